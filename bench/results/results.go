@@ -1,0 +1,194 @@
+// Package results is the versioned schema of results.json, the data every
+// benchmark report is rendered from.
+//
+// A run writes one Results value. Everything a report shows must be
+// derivable from it: the environment, every parameter (including every
+// retry, TTL and waiting-strategy setting of every contender), one Raw
+// record per scenario × contender × variant × repetition with encoded
+// HdrHistogram snapshots, and the tidy Summary (one Row per figure, median,
+// min and max across repetitions).
+//
+// The schema only grows: new fields are added with omitempty, new scenarios
+// bring new scenario/variant/metric names. A change that would make an old
+// reader misread a file bumps SchemaVersion.
+package results
+
+import (
+	"time"
+)
+
+// SchemaVersion is the version of the schema written by this package. Load
+// rejects files with a higher version.
+const SchemaVersion = 1
+
+// Results is the content of one results.json.
+type Results struct {
+	SchemaVersion int    `json:"schema_version"`
+	RunID         string `json:"run_id"`
+	// Partial is true when the run stopped early (Ctrl-C, a failed
+	// contender); PartialReason says why.
+	Partial       bool        `json:"partial"`
+	PartialReason string      `json:"partial_reason,omitempty"`
+	StartedAt     time.Time   `json:"started_at"`
+	FinishedAt    time.Time   `json:"finished_at"`
+	Environment   Environment `json:"environment"`
+	Parameters    Parameters  `json:"parameters"`
+	// Summary holds one row per figure; see Row.
+	Summary []Row `json:"summary"`
+	// Raw holds one record per scenario × contender × variant × repetition.
+	Raw []Raw `json:"raw"`
+	// Notes are free-form remarks of the run (skipped contenders, warnings)
+	// that a report should show under "method and caveats".
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Environment describes the machine and the servers a run measured.
+type Environment struct {
+	CPUModel   string `json:"cpu_model"`
+	Cores      int    `json:"cores"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	Kernel     string `json:"kernel"`
+	OS         string `json:"os"`
+	Arch       string `json:"arch"`
+	GoVersion  string `json:"go_version"`
+	// RedisVersion is the redis_version reported by the measured Redis
+	// (INFO server), empty when no Redis contender ran.
+	RedisVersion string `json:"redis_version,omitempty"`
+	// DockerVersion is the engine version, empty unless the containers
+	// backend ran.
+	DockerVersion string `json:"docker_version,omitempty"`
+	// Backend is "containers", "local" or "external".
+	Backend string `json:"backend"`
+	// NetworkPath says how the bench reached the servers, e.g.
+	// "loopback 127.0.0.1" or "bridge network, container IP, no docker-proxy".
+	NetworkPath string  `json:"network_path"`
+	Images      []Image `json:"images,omitempty"`
+	// Servers lists the address of every server the run measured.
+	Servers []Server `json:"servers,omitempty"`
+	// Command is the command line of the run.
+	Command []string `json:"command,omitempty"`
+}
+
+// Image is one container image a run used.
+type Image struct {
+	Role string `json:"role"` // "monolock", "redis", "tcp-floor"
+	Ref  string `json:"ref"`  // image reference, e.g. "monolock-bench/monolock:3f2a…"
+	// Source says where the image came from, e.g. "built from the static
+	// binary (FROM scratch)" or "host redis-server packaged into scratch".
+	Source string `json:"source"`
+}
+
+// Server is one measured server process.
+type Server struct {
+	Role    string `json:"role"` // "monolock", "redis", "redlock-1" … "redlock-5", "tcp-floor"
+	Address string `json:"address"`
+	// Version of the server software when known.
+	Version string `json:"version,omitempty"`
+}
+
+// Parameters records every setting of a run, so a report can state it and a
+// comparison can tell like from unlike.
+type Parameters struct {
+	Quick       bool     `json:"quick"`
+	Repetitions int      `json:"repetitions"`
+	Scenarios   []string `json:"scenarios"`
+	Contenders  []string `json:"contenders"`
+	// Scenario holds the settings of each scenario, by scenario name.
+	Scenario map[string]Settings `json:"scenario"`
+	// Contender holds the settings of each contender, by contender id: lease
+	// or TTL, retry delays and tries, watchdog interval, waiting strategy,
+	// pool sizes.
+	Contender map[string]Settings `json:"contender"`
+}
+
+// Settings maps a parameter name to its value as text ("2s", "16",
+// "jittered 50ms-250ms"). Text keeps the values exact and printable.
+type Settings map[string]string
+
+// Row is one figure: one metric of one contender in one variant of one
+// scenario, aggregated across repetitions.
+type Row struct {
+	Scenario  string `json:"scenario"`
+	Contender string `json:"contender"`
+	Variant   string `json:"variant"`
+	Metric    string `json:"metric"`
+	Unit      string `json:"unit"`
+	// Median, Min and Max are across repetitions.
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	// N is the number of repetitions the row aggregates.
+	N int `json:"n"`
+}
+
+// Raw is the record of one repetition of one scenario variant for one
+// contender.
+type Raw struct {
+	Scenario   string    `json:"scenario"`
+	Contender  string    `json:"contender"`
+	Variant    string    `json:"variant"`
+	Repetition int       `json:"repetition"` // 1-based
+	StartedAt  time.Time `json:"started_at"`
+	// Seconds is the measured span (warm-up excluded).
+	Seconds float64 `json:"seconds"`
+	// Metrics are this repetition's figures; Summary aggregates them.
+	Metrics []Metric `json:"metrics"`
+	// Counts are plain event counts: cycles, failures, give_ups, lost.
+	Counts map[string]int64 `json:"counts,omitempty"`
+	// Histograms are encoded HdrHistogram snapshots of the repetition.
+	Histograms []Histogram `json:"histograms,omitempty"`
+	// CPU is the CPU time spent during the measured span, when measured.
+	CPU *CPU `json:"cpu,omitempty"`
+	// Clients is a per-client table (fairness: one row per contender
+	// process or goroutine).
+	Clients []Client `json:"clients,omitempty"`
+	// Series are short lists of raw samples (handover trials, one value
+	// per trial) kept verbatim.
+	Series []Series `json:"series,omitempty"`
+	// Errors holds up to a few distinct error messages seen.
+	Errors []string `json:"errors,omitempty"`
+}
+
+// Metric is one named figure of one repetition.
+type Metric struct {
+	Name  string  `json:"name"`
+	Unit  string  `json:"unit"`
+	Value float64 `json:"value"`
+}
+
+// Histogram is an HdrHistogram snapshot.
+type Histogram struct {
+	// Name is what was measured: "acquire", "cycle", "wait", "handover".
+	Name string `json:"name"`
+	// Unit of the recorded values, e.g. "ns".
+	Unit  string `json:"unit"`
+	Count int64  `json:"count"`
+	// Encoded is the HdrHistogram V2 compressed, base64 encoding
+	// (hdrhistogram.Histogram.Encode(hdrhistogram.V2CompressedEncodingCookieBase)).
+	Encoded string `json:"encoded"`
+}
+
+// CPU is CPU time spent during a measured span.
+type CPU struct {
+	// ServerMS is user+system time of all server processes of the
+	// contender; ServerSource says how it was read ("/proc/<pid>/stat",
+	// "cgroup cpu.stat", or "unavailable" for external servers).
+	ServerMS     float64 `json:"server_ms"`
+	ServerSource string  `json:"server_source"`
+	// ClientMS is user+system time of the bench process (getrusage).
+	ClientMS float64 `json:"client_ms"`
+}
+
+// Client is one row of a per-client table.
+type Client struct {
+	ID      string           `json:"id"`
+	Counts  map[string]int64 `json:"counts,omitempty"`
+	Metrics []Metric         `json:"metrics,omitempty"`
+}
+
+// Series is a list of raw samples.
+type Series struct {
+	Name   string    `json:"name"`
+	Unit   string    `json:"unit"`
+	Values []float64 `json:"values"`
+}

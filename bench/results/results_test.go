@@ -1,0 +1,181 @@
+package results
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// sample builds a valid Results with two repetitions of one latency variant.
+func sample(t *testing.T) *Results {
+	t.Helper()
+	h := hdrhistogram.New(1, int64(time.Minute), 3)
+	for i := int64(1); i <= 1000; i++ {
+		if err := h.RecordValue(i * 1000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc, err := NewHistogram("cycle", "ns", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 11, 30, 4, 0, 0, 123456789, time.UTC)
+	raw := []Raw{
+		{
+			Scenario: "latency", Contender: "redis", Variant: "w1", Repetition: 1,
+			StartedAt: start, Seconds: 1.5,
+			Metrics:    []Metric{{"cycle_p50", "us", 500.5}, {"cycle_p99", "us", 990}},
+			Counts:     map[string]int64{"cycles": 1000},
+			Histograms: []Histogram{enc},
+			CPU:        &CPU{ServerMS: 12.5, ServerSource: "/proc/1/stat", ClientMS: 30},
+			Clients:    []Client{{ID: "w0", Counts: map[string]int64{"grants": 3}, Metrics: []Metric{{"wait_p50", "ms", 1}}}},
+			Series:     []Series{{Name: "trial", Unit: "ms", Values: []float64{1, 2.5}}},
+		},
+		{
+			Scenario: "latency", Contender: "redis", Variant: "w1", Repetition: 2,
+			StartedAt: start.Add(time.Second), Seconds: 1.5,
+			Metrics: []Metric{{"cycle_p50", "us", 400}, {"cycle_p99", "us", 1000}},
+		},
+	}
+	return &Results{
+		SchemaVersion: SchemaVersion,
+		RunID:         "20261130T040000Z",
+		StartedAt:     start,
+		FinishedAt:    start.Add(time.Minute),
+		Environment: Environment{
+			CPUModel: "test cpu", Cores: 2, GOMAXPROCS: 2, Kernel: "6.1", OS: "linux", Arch: "amd64",
+			GoVersion: "go1.26", RedisVersion: "7.0.15", Backend: "local", NetworkPath: "loopback",
+			Images:  []Image{{Role: "redis", Ref: "r:1", Source: "host"}},
+			Servers: []Server{{Role: "redis", Address: "127.0.0.1:6379", Version: "7.0.15"}},
+		},
+		Parameters: Parameters{
+			Repetitions: 2, Scenarios: []string{"latency"}, Contenders: []string{"redis"},
+			Scenario:  map[string]Settings{"latency": {"iterations": "1000", "warmup": "100"}},
+			Contender: map[string]Settings{"redis": {"ttl": "10s", "retry_delay": "jittered 50ms-250ms"}},
+		},
+		Summary: Summarize(raw),
+		Raw:     raw,
+		Notes:   []string{"a note"},
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	want := sample(t)
+	path := filepath.Join(t.TempDir(), "results.json")
+	if err := want.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("round trip changed the results:\n got %+v\nwant %+v", got, want)
+	}
+	h, err := got.Raw[0].Histograms[0].Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.TotalCount() != 1000 || h.ValueAtQuantile(50) < 499000 || h.ValueAtQuantile(50) > 501000 {
+		t.Fatalf("decoded histogram: count %d p50 %d", h.TotalCount(), h.ValueAtQuantile(50))
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	rows := Summarize(sample(t).Raw)
+	want := []Row{
+		{Scenario: "latency", Contender: "redis", Variant: "w1", Metric: "cycle_p50", Unit: "us", Median: 450.25, Min: 400, Max: 500.5, N: 2},
+		{Scenario: "latency", Contender: "redis", Variant: "w1", Metric: "cycle_p99", Unit: "us", Median: 995, Min: 990, Max: 1000, N: 2},
+	}
+	if !reflect.DeepEqual(rows, want) {
+		t.Fatalf("Summarize = %+v, want %+v", rows, want)
+	}
+	odd := Summarize([]Raw{
+		{Scenario: "s", Contender: "c", Variant: "v", Repetition: 1, Metrics: []Metric{{"m", "u", 3}}},
+		{Scenario: "s", Contender: "c", Variant: "v", Repetition: 2, Metrics: []Metric{{"m", "u", 1}}},
+		{Scenario: "s", Contender: "c", Variant: "v", Repetition: 3, Metrics: []Metric{{"m", "u", 7}}},
+	})
+	if len(odd) != 1 || odd[0].Median != 3 || odd[0].Min != 1 || odd[0].Max != 7 || odd[0].N != 3 {
+		t.Fatalf("odd Summarize = %+v", odd)
+	}
+}
+
+func TestValidateRejects(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(r *Results)
+		want   string
+	}{
+		{"future version", func(r *Results) { r.SchemaVersion = SchemaVersion + 1 }, "schema_version"},
+		{"no run id", func(r *Results) { r.RunID = "" }, "run_id"},
+		{"no start", func(r *Results) { r.StartedAt = time.Time{} }, "started_at"},
+		{"finish before start", func(r *Results) { r.FinishedAt = r.StartedAt.Add(-time.Second) }, "finished_at"},
+		{"bad backend", func(r *Results) { r.Environment.Backend = "cloud" }, "backend"},
+		{"no repetitions", func(r *Results) { r.Parameters.Repetitions = 0 }, "repetitions"},
+		{"partial without reason", func(r *Results) { r.Partial = true }, "partial"},
+		{"reason without partial", func(r *Results) { r.PartialReason = "x" }, "partial"},
+		{"empty variant", func(r *Results) { r.Raw[1].Variant = "" }, "empty scenario"},
+		{"repetition 0", func(r *Results) { r.Raw[1].Repetition = 0 }, "repetition < 1"},
+		{"duplicate repetition", func(r *Results) { r.Raw[1].Repetition = 1 }, "duplicate"},
+		{"wrong spec unit", func(r *Results) { r.Raw[1].Metrics[0].Unit = "ms" }, "the spec says"},
+		{"metric without unit", func(r *Results) { r.Raw[1].Metrics[0].Unit = "" }, "without unit"},
+		{"NaN metric", func(r *Results) { r.Raw[1].Metrics[0].Value = math.NaN() }, "value"},
+		{"metric twice", func(r *Results) { r.Raw[1].Metrics[1].Name = "cycle_p50" }, "twice"},
+		{"histogram count", func(r *Results) { r.Raw[0].Histograms[0].Count++ }, "encoding holds"},
+		{"histogram garbage", func(r *Results) { r.Raw[0].Histograms[0].Encoded = "!!" }, "histogram"},
+		{"cpu without source", func(r *Results) { r.Raw[0].CPU.ServerSource = "" }, "cpu"},
+		{"client without id", func(r *Results) { r.Raw[0].Clients[0].ID = "" }, "client"},
+		{"infinite series", func(r *Results) { r.Raw[0].Series[0].Values[0] = math.Inf(1) }, "series"},
+		{"summary edited", func(r *Results) { r.Summary[0].Median = 1 }, "summary"},
+		{"summary dropped", func(r *Results) { r.Summary = r.Summary[:1] }, "summary"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := sample(t)
+			tt.mutate(r)
+			err := r.Validate()
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Validate() = %v, want ErrInvalid mentioning %q", err, tt.want)
+			}
+			if err := r.Save(filepath.Join(t.TempDir(), "results.json")); !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Save() = %v, want ErrInvalid", err)
+			}
+		})
+	}
+}
+
+func TestLoadRejects(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name, content, want string
+	}{
+		{"not json", "hello", "not a results file"},
+		{"newer schema", `{"schema_version": 99}`, "newer"},
+		{"empty object", `{}`, "schema_version 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(write(tt.name+".json", tt.content))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Load() = %v, want an error mentioning %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := Load(filepath.Join(dir, "missing.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Load(missing) = %v, want os.ErrNotExist", err)
+	}
+}

@@ -1,0 +1,158 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+)
+
+// ErrInvalid is wrapped by every validation error.
+var ErrInvalid = errors.New("results: invalid")
+
+// Backends a run can use.
+var backends = map[string]bool{"containers": true, "local": true, "external": true}
+
+// specUnits fixes the unit of the metrics named in the spec's table
+// (spec/bench.md, "Interfaces that stay stable"), by scenario. Metrics not
+// listed here may be added freely with any non-empty unit.
+var specUnits = map[string]map[string]string{
+	"latency": {
+		"acquire_p50": "us", "acquire_p99": "us", "acquire_p999": "us",
+		"cycle_p50": "us", "cycle_p99": "us",
+	},
+	"throughput": {
+		"cycles_per_sec": "1/s", "cycle_p99": "us",
+		"server_cpu_ms_per_1k": "ms", "client_cpu_ms_per_1k": "ms",
+	},
+	"handover": {"p50": "ms", "p95": "ms", "max": "ms", "failed": "count"},
+	"fairness": {
+		"wait_p50": "ms", "wait_p99": "ms", "wait_max": "ms",
+		"utilisation": "ratio", "server_ops_per_sec": "1/s", "grants": "count",
+	},
+}
+
+// Validate checks r against the schema: version, identity, environment,
+// parameters, every raw record (finite values, spec units, histograms that
+// decode to their stated count, no duplicate repetition) and the summary,
+// which must be exactly Summarize(r.Raw) so that every figure traces back to
+// raw data. Errors wrap ErrInvalid.
+func (r *Results) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
+	}
+	switch {
+	case r.SchemaVersion < 1 || r.SchemaVersion > SchemaVersion:
+		return bad("schema_version %d (this program reads 1..%d)", r.SchemaVersion, SchemaVersion)
+	case r.RunID == "":
+		return bad("empty run_id")
+	case r.StartedAt.IsZero():
+		return bad("zero started_at")
+	case !r.FinishedAt.IsZero() && r.FinishedAt.Before(r.StartedAt):
+		return bad("finished_at %v before started_at %v", r.FinishedAt, r.StartedAt)
+	case !backends[r.Environment.Backend]:
+		return bad("backend %q (want containers, local or external)", r.Environment.Backend)
+	case r.Parameters.Repetitions < 1:
+		return bad("repetitions %d < 1", r.Parameters.Repetitions)
+	case r.Partial != (r.PartialReason != ""):
+		return bad("partial=%v with partial_reason %q: both or neither", r.Partial, r.PartialReason)
+	}
+	type rep struct {
+		scenario, contender, variant string
+		repetition                   int
+	}
+	seen := map[rep]bool{}
+	for i, raw := range r.Raw {
+		where := fmt.Sprintf("raw[%d] %s/%s/%s#%d", i, raw.Scenario, raw.Contender, raw.Variant, raw.Repetition)
+		switch {
+		case raw.Scenario == "" || raw.Contender == "" || raw.Variant == "":
+			return bad("%s: empty scenario, contender or variant", where)
+		case raw.Repetition < 1:
+			return bad("%s: repetition < 1", where)
+		case !finite(raw.Seconds) || raw.Seconds < 0:
+			return bad("%s: seconds %v", where, raw.Seconds)
+		}
+		k := rep{raw.Scenario, raw.Contender, raw.Variant, raw.Repetition}
+		if seen[k] {
+			return bad("%s: duplicate repetition", where)
+		}
+		seen[k] = true
+		names := map[string]bool{}
+		for _, m := range raw.Metrics {
+			if err := checkMetric(raw.Scenario, m); err != nil {
+				return bad("%s: %v", where, err)
+			}
+			if names[m.Name] {
+				return bad("%s: metric %q twice", where, m.Name)
+			}
+			names[m.Name] = true
+		}
+		for _, h := range raw.Histograms {
+			if err := checkHistogram(h); err != nil {
+				return bad("%s: %v", where, err)
+			}
+		}
+		if c := raw.CPU; c != nil && (!finite(c.ServerMS) || !finite(c.ClientMS) || c.ServerSource == "") {
+			return bad("%s: cpu %+v", where, *c)
+		}
+		for _, c := range raw.Clients {
+			if c.ID == "" {
+				return bad("%s: client without id", where)
+			}
+			for _, m := range c.Metrics {
+				if m.Name == "" || m.Unit == "" || !finite(m.Value) {
+					return bad("%s: client %s: metric %+v", where, c.ID, m)
+				}
+			}
+		}
+		for _, s := range raw.Series {
+			if s.Name == "" || s.Unit == "" {
+				return bad("%s: series without name or unit", where)
+			}
+			for _, v := range s.Values {
+				if !finite(v) {
+					return bad("%s: series %s: value %v", where, s.Name, v)
+				}
+			}
+		}
+	}
+	want := Summarize(r.Raw)
+	if len(r.Summary) == 0 && len(want) == 0 {
+		return nil
+	}
+	if !reflect.DeepEqual(r.Summary, want) {
+		return bad("summary does not match the raw records (want Summarize(raw): %d rows, have %d)", len(want), len(r.Summary))
+	}
+	return nil
+}
+
+func checkMetric(scenario string, m Metric) error {
+	switch {
+	case m.Name == "":
+		return errors.New("metric without name")
+	case m.Unit == "":
+		return fmt.Errorf("metric %q without unit", m.Name)
+	case !finite(m.Value):
+		return fmt.Errorf("metric %q value %v", m.Name, m.Value)
+	}
+	if u, ok := specUnits[scenario][m.Name]; ok && u != m.Unit {
+		return fmt.Errorf("metric %q unit %q, the spec says %q", m.Name, m.Unit, u)
+	}
+	return nil
+}
+
+func checkHistogram(h Histogram) error {
+	if h.Name == "" || h.Unit == "" {
+		return errors.New("histogram without name or unit")
+	}
+	d, err := h.Decode()
+	if err != nil {
+		return err
+	}
+	if d.TotalCount() != h.Count {
+		return fmt.Errorf("histogram %q: count %d, encoding holds %d", h.Name, h.Count, d.TotalCount())
+	}
+	return nil
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
