@@ -1,0 +1,181 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+// Runner runs every selected scenario × variant × repetition × contender
+// against one Deployment. Contenders are interleaved inside each repetition
+// so that slow drift of the machine spreads over all of them.
+type Runner struct {
+	Scenarios  []Scenario
+	Contenders []Contender
+	Deployment Deployment
+	// Repetitions is the number of repetitions; default 1 when zero.
+	Repetitions int
+	// Quick shortens every scenario.
+	Quick bool
+	// Lease is the lease (monolock) and TTL (Redis, Redlock) of every
+	// contender: parity.
+	Lease time.Duration
+	// Progress, when set, is told about every step.
+	Progress Progress
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// Step is one measured unit of a run.
+type Step struct {
+	Index, Total            int // 1-based
+	Scenario, Variant       string
+	Contender               string
+	Repetition, Repetitions int
+	// Remaining estimates the wall time left, this step included.
+	Remaining time.Duration
+}
+
+// Progress displays a run's progress. Its methods are called from the
+// runner's goroutine only.
+type Progress interface {
+	Start(s Step)
+	Finish(s Step, err error)
+}
+
+type plannedStep struct {
+	Step
+	scenario  *Scenario
+	variant   Variant
+	contender Contender
+}
+
+// Run fills res.Parameters, res.Raw, res.Summary and res.Notes. When ctx
+// ends it stops at once, marks res partial and returns ctx.Err(); the
+// repetitions finished so far stay in res. A failing step is logged, noted
+// in res.Notes and skipped; Run then returns an error after the last step.
+func (r *Runner) Run(ctx context.Context, res *results.Results) error {
+	log := r.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	reps := max(r.Repetitions, 1)
+	res.Parameters.Quick = r.Quick
+	res.Parameters.Repetitions = reps
+	res.Parameters.Scenario = map[string]results.Settings{}
+	res.Parameters.Contender = map[string]results.Settings{}
+	for _, s := range r.Scenarios {
+		res.Parameters.Scenarios = append(res.Parameters.Scenarios, s.Name)
+		res.Parameters.Scenario[s.Name] = s.Settings(r.Quick)
+	}
+	for _, c := range r.Contenders {
+		res.Parameters.Contenders = append(res.Parameters.Contenders, c.Name)
+		set := results.Settings{"lease": r.Lease.String(), "server_role": c.Role}
+		for k, v := range c.Settings {
+			set[k] = v
+		}
+		res.Parameters.Contender[c.Name] = set
+	}
+
+	steps := r.plan(reps)
+	var estimated, actual time.Duration // of the steps done, for the ETA scale
+	var failed []string
+	for i := range steps {
+		st := &steps[i]
+		var left time.Duration
+		for _, later := range steps[i:] {
+			left += later.variant.Estimate
+		}
+		if estimated > 0 {
+			left = time.Duration(float64(left) * float64(actual) / float64(estimated))
+		}
+		st.Remaining = left
+		if r.Progress != nil {
+			r.Progress.Start(st.Step)
+		}
+		env := &Env{
+			Contender:  st.contender,
+			Addrs:      r.Deployment.Addrs(st.contender.Role),
+			Lease:      r.Lease,
+			Deployment: r.Deployment,
+		}
+		begin := time.Now()
+		raw, err := st.variant.Run(ctx, env)
+		estimated += st.variant.Estimate
+		actual += time.Since(begin)
+		if r.Progress != nil {
+			r.Progress.Finish(st.Step, err)
+		}
+		if ctx.Err() != nil {
+			res.Partial = true
+			res.PartialReason = fmt.Sprintf("interrupted during %s/%s/%s repetition %d (%d of %d steps done)",
+				st.Scenario, st.Variant, st.Contender, st.Repetition, i, len(steps))
+			res.Summary = results.Summarize(res.Raw)
+			return ctx.Err()
+		}
+		if err != nil {
+			msg := fmt.Sprintf("%s/%s/%s repetition %d failed: %v", st.Scenario, st.Variant, st.Contender, st.Repetition, err)
+			log.Error("bench: step failed", "scenario", st.Scenario, "variant", st.Variant,
+				"contender", st.Contender, "repetition", st.Repetition, "err", err)
+			res.Notes = append(res.Notes, msg)
+			failed = append(failed, msg)
+			continue
+		}
+		raw.Scenario, raw.Contender, raw.Variant, raw.Repetition = st.Scenario, st.Contender, st.Variant, st.Repetition
+		raw.StartedAt = begin.UTC()
+		res.Raw = append(res.Raw, raw)
+	}
+	res.Summary = results.Summarize(res.Raw)
+	if len(failed) > 0 {
+		return fmt.Errorf("bench: %d of %d steps failed, first: %s", len(failed), len(steps), failed[0])
+	}
+	return nil
+}
+
+// plan lists the steps in run order: scenario, variant, repetition,
+// contender.
+func (r *Runner) plan(reps int) []plannedStep {
+	var steps []plannedStep
+	for si := range r.Scenarios {
+		s := &r.Scenarios[si]
+		for _, v := range s.Variants(r.Quick) {
+			for rep := 1; rep <= reps; rep++ {
+				for _, c := range r.Contenders {
+					if (c.Floor && !s.Floors) || (c.ContendedOnly && !v.Contended) {
+						continue
+					}
+					steps = append(steps, plannedStep{
+						Step: Step{
+							Scenario: s.Name, Variant: v.Name, Contender: c.Name,
+							Repetition: rep, Repetitions: reps,
+						},
+						scenario: s, variant: v, contender: c,
+					})
+				}
+			}
+		}
+	}
+	for i := range steps {
+		steps[i].Index, steps[i].Total = i+1, len(steps)
+	}
+	return steps
+}
+
+// ErrNoServers is returned by CheckDeployment when a contender's role has
+// no server in the deployment.
+var ErrNoServers = errors.New("bench: no servers for role")
+
+// CheckDeployment verifies that d has servers for the role of every
+// contender.
+func CheckDeployment(d Deployment, contenders []Contender) error {
+	for _, c := range contenders {
+		if len(d.Addrs(c.Role)) == 0 {
+			return fmt.Errorf("%w %q (contender %s)", ErrNoServers, c.Role, c.Name)
+		}
+	}
+	return nil
+}

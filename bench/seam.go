@@ -1,0 +1,34 @@
+package bench
+
+import (
+	"context"
+	"errors"
+)
+
+// Locker is one lock implementation under test. A Locker is opened once per
+// measured run and shared by all workers: Acquire must be safe for
+// concurrent use.
+type Locker interface {
+	// Acquire blocks until key is held, ctx ends (return ctx.Err()), or the
+	// implementation gives up (return an error wrapping ErrGaveUp).
+	Acquire(ctx context.Context, key string) (Held, error)
+	// Close releases every resource of the Locker (pools, watchdogs).
+	Close() error
+}
+
+// Held is one held lock. Its methods are safe for concurrent use.
+type Held interface {
+	// Token returns the fencing token of the grant, if the implementation
+	// has one.
+	Token() (uint64, bool)
+	// Lost is closed when the implementation stops being sure it still
+	// holds the lock (lease lost, watchdog failed), and after Release.
+	Lost() <-chan struct{}
+	// Release gives the lock back.
+	Release(ctx context.Context) error
+}
+
+// ErrGaveUp is wrapped by Acquire errors of implementations that stop
+// waiting on their own (a retry budget ran out) although ctx was still
+// live. The harness counts them as failures, never as silence.
+var ErrGaveUp = errors.New("bench: gave up waiting for the lock")

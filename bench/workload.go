@@ -1,0 +1,126 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Workload describes a closed-loop load: Workers goroutines, each cycling
+// acquire → hold → release on Key(worker) as fast as it can, after a
+// warm-up whose measurements are discarded.
+type Workload struct {
+	Workers int
+	// Key returns the lock key of a worker.
+	Key func(worker int) string
+	// Hold is how long each grant is held; zero releases at once.
+	Hold time.Duration
+	// Warmup is run before the measured span and not counted.
+	Warmup time.Duration
+	// Cycles, when positive, ends the measured span after every worker
+	// completed that many cycles; otherwise Duration ends it.
+	Cycles   int
+	Duration time.Duration
+}
+
+// Measurement is the outcome of one Workload.
+type Measurement struct {
+	// Rec merges every worker's Recorder of the measured span.
+	Rec *Recorder
+	// Elapsed is the measured span on the monotonic clock.
+	Elapsed time.Duration
+	// ServerCPU is the CPU time of the contender's servers during the
+	// span; ServerCPUOK is false when the backend cannot see it.
+	ServerCPU       time.Duration
+	ServerCPUSource string
+	ServerCPUOK     bool
+	// ClientCPU is the bench process's CPU time during the span.
+	ClientCPU time.Duration
+}
+
+// Measure opens the contender, runs w against it and closes it again.
+func (e *Env) Measure(ctx context.Context, w Workload) (Measurement, error) {
+	l, err := e.Open(ctx)
+	if err != nil {
+		return Measurement{}, fmt.Errorf("bench: opening %s: %w", e.Contender.Name, err)
+	}
+	defer l.Close()
+
+	if w.Warmup > 0 {
+		wctx, cancel := context.WithTimeout(ctx, w.Warmup)
+		runWorkers(wctx, l, w, 0)
+		cancel()
+		if err := ctx.Err(); err != nil {
+			return Measurement{}, err
+		}
+	}
+
+	var m Measurement
+	srv0, src, ok, err := e.Deployment.ServerCPU(ctx, e.Contender.Role)
+	if err != nil {
+		return m, err
+	}
+	cli0, err := SelfCPU()
+	if err != nil {
+		return m, err
+	}
+	mctx, cancel := ctx, context.CancelFunc(func() {})
+	if w.Cycles <= 0 {
+		mctx, cancel = context.WithTimeout(ctx, w.Duration)
+	}
+	start := time.Now()
+	recs := runWorkers(mctx, l, w, w.Cycles)
+	m.Elapsed = time.Since(start)
+	cancel()
+	if err := ctx.Err(); err != nil {
+		return m, err
+	}
+	cli1, err := SelfCPU()
+	if err != nil {
+		return m, err
+	}
+	srv1, _, _, err := e.Deployment.ServerCPU(ctx, e.Contender.Role)
+	if err != nil {
+		return m, err
+	}
+	m.Rec = NewRecorder()
+	for _, r := range recs {
+		m.Rec.Merge(r)
+	}
+	m.ClientCPU = cli1 - cli0
+	m.ServerCPU, m.ServerCPUSource, m.ServerCPUOK = srv1-srv0, src, ok
+	return m, nil
+}
+
+// runWorkers runs w's workers until ctx ends or, when cycles > 0, until each
+// completed that many cycles, and returns their recorders.
+func runWorkers(ctx context.Context, l Locker, w Workload, cycles int) []*Recorder {
+	recs := make([]*Recorder, w.Workers)
+	var wg sync.WaitGroup
+	for i := range w.Workers {
+		recs[i] = NewRecorder()
+		tl := Timed(l, recs[i])
+		key := w.Key(i)
+		wg.Go(func() {
+			for n := 0; ctx.Err() == nil && (cycles <= 0 || n < cycles); n++ {
+				if err := Cycle(ctx, tl, key, w.Hold); err != nil && ctx.Err() == nil {
+					// A failed cycle is counted by the recorder; pause
+					// briefly so a dead server does not turn into a spin.
+					sleep(ctx, 10*time.Millisecond)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return recs
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
