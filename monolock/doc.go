@@ -1,0 +1,39 @@
+// Package monolock is the Go client of the monolock lock service.
+//
+// A lock is a name; a claim is one TCP (or TLS) connection. Acquire dials,
+// sends ACQUIRE and waits in the server's FIFO queue until it is granted;
+// the returned Lock carries the fencing token of the grant and keeps the
+// session alive with heartbeats until Release closes the connection, which
+// is the release. There is no release message and no hold limit: the lease
+// is how long the server tolerates silence, not how long the lock is held.
+//
+// The client is the pessimist. When no frame has confirmed the session for
+// 0.8 × lease (the ACQUIRE handshake included), it closes the connection
+// and reports the lock lost (Lock.Done, Lock.Err) before the server can
+// expire it and grant it to someone else. The fencing token is what makes
+// the remaining window safe: hand it to the resource you protect and have
+// the resource reject tokens lower than the highest it has seen.
+//
+// Most callers want Do or DoRetry, which acquire, run a function with the
+// token and a context that is cancelled the moment ownership is not
+// confirmed, and release when the function returns or panics:
+//
+//	c, err := monolock.New(monolock.Config{Address: "locks.internal:7070"})
+//	...
+//	err = c.Do(ctx, "jobs/nightly", 10*time.Second, func(ctx context.Context, token uint64) error {
+//		return store.WriteFenced(ctx, token, data)
+//	})
+//
+// Heartbeats: every session (queued or owning) sends a HEARTBEAT every
+// lease/4, shortened by twice the smoothed round-trip time (EWMA, alpha
+// 0.2) and never below 100ms (nor above lease/4), with at most one
+// heartbeat unanswered; the interval is measured between sends.
+//
+// Errors: invalid names and leases are reported before dialling as the
+// protocol's errors (protocol.ErrEmptyName, protocol.ErrNameTooLong,
+// protocol.ErrInvalidName, protocol.ErrBadLease). An ERROR frame from the
+// server is a *ServerError, which matches the protocol's canonical error of
+// its code under errors.Is and reports Temporary by code range. A lost
+// session is ErrHeartbeatTimeout, ErrConnectionClosed or
+// ErrProtocolViolation.
+package monolock

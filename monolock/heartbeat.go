@@ -1,0 +1,113 @@
+package monolock
+
+import (
+	"fmt"
+	"time"
+)
+
+// Heartbeat schedule constants (see the package documentation).
+const (
+	heartbeatFloor = 100 * time.Millisecond // shortest interval, unless lease/4 is shorter
+	rttAlpha       = 0.2                    // weight of a new RTT sample in the EWMA
+)
+
+// schedule derives the heartbeat interval from the lease and the measured
+// round-trip times. It is pure data: the caller supplies every sample.
+type schedule struct {
+	base time.Duration // lease/4
+	rtt  time.Duration // EWMA of the samples; 0 before the first
+	seen bool
+}
+
+func newSchedule(lease time.Duration) schedule { return schedule{base: lease / 4} }
+
+// observe folds one round-trip sample into the EWMA. The first sample
+// initialises it, so one slow handshake is not averaged with zero.
+func (s *schedule) observe(rtt time.Duration) {
+	if rtt < 0 {
+		rtt = 0
+	}
+	if !s.seen {
+		s.rtt, s.seen = rtt, true
+		return
+	}
+	s.rtt = time.Duration(rttAlpha*float64(rtt) + (1-rttAlpha)*float64(s.rtt))
+}
+
+// interval is base − 2 × EWMA(RTT), at least 100ms and at most base. For a
+// lease under 400ms base itself is below the floor; base wins, because a
+// longer interval could not keep such a lease alive.
+func (s *schedule) interval() time.Duration {
+	d := s.base - 2*s.rtt
+	d = max(d, heartbeatFloor)
+	return min(d, s.base)
+}
+
+// keeper runs one session's heartbeats and its pessimistic deadline. After
+// the ACQUIRE it is the connection's only writer. Its inputs are injected
+// so that the schedule is testable without a connection.
+type keeper struct {
+	lease   time.Duration
+	send    func() error     // writes one HEARTBEAT
+	answers <-chan time.Time // receive time of each answer to a frame we sent
+	quit    <-chan struct{}  // closed when the session ends for another reason
+	sched   schedule         // interval state
+}
+
+// deadlineFraction of the lease is how long the client waits for a
+// confirming frame before it gives the session up.
+const deadlineFraction = 0.8
+
+// run starts with the ACQUIRE written at sentAt and its answer in flight.
+// It returns nil when quit is closed, or the reason the session is lost.
+//
+// The deadline counts from the send time of the last answered frame, not
+// from the answer's arrival: the server heard that frame no earlier than
+// it was sent, so the server's silence window cannot end before ours.
+func (k *keeper) run(sentAt time.Time) error {
+	patience := time.Duration(deadlineFraction * float64(k.lease))
+	deadline := time.NewTimer(time.Until(sentAt.Add(patience)))
+	defer deadline.Stop()
+	next := time.NewTimer(time.Until(sentAt.Add(k.sched.interval())))
+	defer next.Stop()
+	inFlight, due := true, false
+	send := func() error {
+		if err := k.send(); err != nil {
+			return fmt.Errorf("%w: sending heartbeat: %w", ErrConnectionClosed, err)
+		}
+		sentAt, inFlight, due = time.Now(), true, false
+		next.Reset(k.sched.interval())
+		return nil
+	}
+	for {
+		select {
+		case <-k.quit:
+			return nil
+		case <-deadline.C:
+			return ErrHeartbeatTimeout
+		case at := <-k.answers:
+			if !inFlight {
+				continue // an extra ACQUIRED: it confirms nothing new
+			}
+			inFlight = false
+			k.sched.observe(at.Sub(sentAt))
+			deadline.Reset(time.Until(sentAt.Add(patience)))
+			if due {
+				if err := send(); err != nil {
+					return err
+				}
+				continue
+			}
+			// The new sample may shorten the interval of the pending send.
+			next.Reset(time.Until(sentAt.Add(k.sched.interval())))
+		case <-next.C:
+			if inFlight {
+				due = true // one in flight: send when the answer arrives
+				continue
+			}
+			if err := send(); err != nil {
+				return err
+			}
+		}
+	}
+}

@@ -1,0 +1,208 @@
+package monolock
+
+import (
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func TestScheduleInterval(t *testing.T) {
+	ms := time.Millisecond
+	tests := []struct {
+		name    string
+		lease   time.Duration
+		samples []time.Duration
+		want    time.Duration
+	}{
+		{"no sample: lease/4", 2 * time.Second, nil, 500 * ms},
+		{"rtt 50ms: base - 2×rtt", 2 * time.Second, []time.Duration{50 * ms}, 400 * ms},
+		{"ewma 0.2: 100 then 200 → 120", 2 * time.Second, []time.Duration{100 * ms, 200 * ms}, 260 * ms},
+		{"ewma 0.2: 100, 0 → 80", 2 * time.Second, []time.Duration{100 * ms, 0}, 340 * ms},
+		{"large rtt: floor 100ms", 2 * time.Second, []time.Duration{300 * ms}, 100 * ms},
+		{"short lease: base under the floor wins", 200 * ms, nil, 50 * ms},
+		{"short lease with rtt: still base", 200 * ms, []time.Duration{10 * ms}, 50 * ms},
+		{"negative sample counts as 0", 2 * time.Second, []time.Duration{-5 * ms}, 500 * ms},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSchedule(tt.lease)
+			for _, rtt := range tt.samples {
+				s.observe(rtt)
+			}
+			if got := s.interval(); got != tt.want {
+				t.Fatalf("interval = %v, want %v (ewma %v)", got, tt.want, s.rtt)
+			}
+		})
+	}
+}
+
+// fakeServer answers the keeper's frames after rtt each, until stopAfter
+// answers (negative: never stop). It records the send times (relative to
+// the bubble's start) and the largest number of unanswered frames.
+type fakeServer struct {
+	start       time.Time
+	rtt         time.Duration
+	stopAfter   int
+	frames      chan time.Time // send times; the first is the ACQUIRE
+	answers     chan time.Time
+	sends       []time.Duration
+	maxInFlight int
+}
+
+func newFakeServer(rtt time.Duration, stopAfter int) *fakeServer {
+	return &fakeServer{
+		start:     time.Now(),
+		rtt:       rtt,
+		stopAfter: stopAfter,
+		frames:    make(chan time.Time, 16),
+		answers:   make(chan time.Time, 2),
+	}
+}
+
+// keeper returns a keeper wired to the fake server; the ACQUIRE is sent now.
+func (f *fakeServer) keeper(lease time.Duration, quit <-chan struct{}) *keeper {
+	f.frames <- time.Now()
+	return &keeper{
+		lease: lease,
+		send: func() error {
+			f.sends = append(f.sends, time.Since(f.start))
+			f.frames <- time.Now()
+			return nil
+		},
+		answers: f.answers,
+		quit:    quit,
+		sched:   newSchedule(lease),
+	}
+}
+
+// serve runs in the bubble: one frame at a time, answered after rtt.
+func (f *fakeServer) serve(quit <-chan struct{}) {
+	answered := 0
+	for {
+		select {
+		case <-quit:
+			return
+		case <-f.frames:
+		}
+		f.maxInFlight = max(f.maxInFlight, 1+len(f.frames))
+		if f.stopAfter >= 0 && answered >= f.stopAfter {
+			continue
+		}
+		select {
+		case <-time.After(f.rtt):
+		case <-quit:
+			return
+		}
+		answered++
+		select {
+		case f.answers <- time.Now():
+		case <-quit:
+			return
+		}
+	}
+}
+
+func TestKeeperSchedule(t *testing.T) {
+	ms := time.Millisecond
+	tests := []struct {
+		name      string
+		lease     time.Duration
+		rtt       time.Duration
+		runFor    time.Duration
+		wantSends []time.Duration
+	}{
+		// Instant answers: every lease/4, measured from the ACQUIRE.
+		{"interval lease/4", 2 * time.Second, 0, 2100 * ms, []time.Duration{500 * ms, 1000 * ms, 1500 * ms, 2000 * ms}},
+		// The ACQUIRE's answer is the first sample: 500 − 2×50 = 400.
+		{"rtt correction", 2 * time.Second, 50 * ms, 1300 * ms, []time.Duration{400 * ms, 800 * ms, 1200 * ms}},
+		// RTT 700ms > interval: the next heartbeat waits for the answer
+		// and goes out the moment it arrives.
+		{"one in flight", 2 * time.Second, 700 * ms, 2200 * ms, []time.Duration{700 * ms, 1400 * ms, 2100 * ms}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				quit := make(chan struct{})
+				f := newFakeServer(tt.rtt, -1)
+				k := f.keeper(tt.lease, quit)
+				served := make(chan struct{})
+				go func() { f.serve(quit); close(served) }()
+				done := make(chan error, 1)
+				go func() { done <- k.run(f.start) }()
+				time.Sleep(tt.runFor)
+				close(quit)
+				<-served
+				if err := <-done; err != nil {
+					t.Fatalf("run = %v, want nil after quit", err)
+				}
+				if !equalDurations(f.sends, tt.wantSends) {
+					t.Fatalf("heartbeats sent at %v, want %v", f.sends, tt.wantSends)
+				}
+				if f.maxInFlight > 1 {
+					t.Fatalf("%d frames in flight at once, want at most 1", f.maxInFlight)
+				}
+			})
+		})
+	}
+}
+
+func TestKeeperDeadline(t *testing.T) {
+	ms := time.Millisecond
+	tests := []struct {
+		name      string
+		rtt       time.Duration
+		stopAfter int
+		want      time.Duration
+	}{
+		// The ACQUIRE is never answered: 0.8 × 2s after it was sent.
+		{"handshake unanswered", 0, 0, 1600 * ms},
+		// ACQUIRE (t=0) and the heartbeat sent at 400ms are answered;
+		// the deadline counts from that send, not from its answer at 450.
+		{"silence after two answers", 50 * ms, 2, 2000 * ms},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				quit := make(chan struct{})
+				defer close(quit)
+				f := newFakeServer(tt.rtt, tt.stopAfter)
+				k := f.keeper(2*time.Second, quit)
+				go f.serve(quit)
+				err := k.run(f.start)
+				if !errors.Is(err, ErrHeartbeatTimeout) {
+					t.Fatalf("run = %v, want ErrHeartbeatTimeout", err)
+				}
+				if got := time.Since(f.start); got != tt.want {
+					t.Fatalf("gave up after %v, want %v", got, tt.want)
+				}
+			})
+		})
+	}
+}
+
+func TestKeeperSendError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		quit := make(chan struct{})
+		answers := make(chan time.Time, 1)
+		answers <- time.Now()
+		broken := errors.New("broken pipe")
+		k := &keeper{lease: time.Second, send: func() error { return broken }, answers: answers, quit: quit, sched: newSchedule(time.Second)}
+		err := k.run(time.Now())
+		if !errors.Is(err, ErrConnectionClosed) || !errors.Is(err, broken) {
+			t.Fatalf("run = %v, want ErrConnectionClosed wrapping the write error", err)
+		}
+	})
+}
+
+func equalDurations(a, b []time.Duration) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,171 @@
+package monolock
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/monolock/monolock-bench/monolock/protocol"
+)
+
+// Lock is one granted claim: a connection whose session owns the lock. A
+// reader goroutine and a heartbeat goroutine keep it alive until Release or
+// loss; neither outlives the Lock. Methods are safe for concurrent use.
+type Lock struct {
+	name    string
+	conn    net.Conn
+	token   uint64        // written by the reader before granted is closed
+	granted chan struct{} // closed on the first ACQUIRED
+
+	ctx    context.Context // Done: cancelled when the session ends
+	cancel context.CancelFunc
+
+	mu    sync.Mutex
+	ended bool
+	err   error // why the session ended; nil for Release
+
+	wg sync.WaitGroup // reader and keeper
+}
+
+func newLock(name string, conn net.Conn) *Lock {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Lock{name: name, conn: conn, granted: make(chan struct{}), ctx: ctx, cancel: cancel}
+}
+
+// Name returns the lock's name.
+func (l *Lock) Name() string { return l.name }
+
+// Token returns the fencing token of the grant: strictly greater than the
+// token of every earlier grant of any lock on the server (and, unless the
+// server's clock steps back across a restart, on its earlier runs). Pass it
+// to the resource you protect.
+func (l *Lock) Token() uint64 { return l.token }
+
+// Done returns a channel that is closed the moment ownership stops being
+// confirmed: on loss (Err is then non-nil) and on Release (Err stays nil).
+func (l *Lock) Done() <-chan struct{} { return l.ctx.Done() }
+
+// Err returns why ownership was lost: nil while the lock is held and after
+// a Release that came first; otherwise ErrHeartbeatTimeout,
+// ErrConnectionClosed or ErrProtocolViolation (wrapped with detail), or a
+// *ServerError (for example code 0x02 after a force-release by an
+// administrator).
+func (l *Lock) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// Release closes the connection, which is the release: the server promotes
+// the next waiter at once. It waits for the Lock's goroutines to exit and
+// returns Err: nil if the lock was still held, the cause if ownership had
+// already been lost (so the critical section may not have been exclusive).
+// Calling it again returns the same.
+func (l *Lock) Release() error {
+	l.end(nil)
+	l.wait()
+	return l.Err()
+}
+
+// start launches the reader and the keeper; the ACQUIRE was sent at sentAt.
+func (l *Lock) start(lease time.Duration, sentAt time.Time) {
+	answers := make(chan time.Time, 2)
+	k := &keeper{
+		lease:   lease,
+		send:    l.sendHeartbeat,
+		answers: answers,
+		quit:    l.ctx.Done(),
+		sched:   newSchedule(lease),
+	}
+	l.wg.Add(2)
+	go l.read(answers)
+	go func() {
+		defer l.wg.Done()
+		if err := k.run(sentAt); err != nil {
+			l.end(err)
+		}
+	}()
+}
+
+var heartbeatFrame = protocol.AppendHeartbeat(nil)
+
+func (l *Lock) sendHeartbeat() error {
+	_, err := l.conn.Write(heartbeatFrame)
+	return err
+}
+
+// end ends the session once: cause nil is a Release. Done is closed before
+// the connection so that watchers learn of a loss first.
+func (l *Lock) end(cause error) {
+	l.mu.Lock()
+	if l.ended {
+		l.mu.Unlock()
+		return
+	}
+	l.ended, l.err = true, cause
+	l.mu.Unlock()
+	l.cancel()
+	l.conn.Close()
+}
+
+func (l *Lock) wait() { l.wg.Wait() }
+
+// read is the permanent reader: it decodes every server frame until the
+// connection ends, and tells the keeper when a frame answers one we sent.
+//
+// After a WAITING, the first ACQUIRED is the promotion the server pushes on
+// its own, not an answer; every other WAITING or ACQUIRED answers a frame.
+func (l *Lock) read(answers chan<- time.Time) {
+	defer l.wg.Done()
+	r := bufio.NewReaderSize(l.conn, 64)
+	waited, granted := false, false
+	answer := func(at time.Time) {
+		select {
+		case answers <- at:
+		case <-l.ctx.Done():
+		}
+	}
+	for {
+		f, err := protocol.ReadServerFrame(r)
+		at := time.Now()
+		if err != nil {
+			if errors.Is(err, protocol.ErrUnknownFrame) {
+				err = fmt.Errorf("%w: %w", ErrProtocolViolation, err)
+			} else {
+				err = fmt.Errorf("%w: %w", ErrConnectionClosed, err)
+			}
+			l.end(err)
+			return
+		}
+		switch f.Type {
+		case protocol.TypeWaiting:
+			if granted {
+				l.end(fmt.Errorf("%w: WAITING after ACQUIRED", ErrProtocolViolation))
+				return
+			}
+			waited = true
+			answer(at)
+		case protocol.TypeAcquired:
+			if granted {
+				if f.Token != l.token {
+					l.end(fmt.Errorf("%w: token changed from %d to %d", ErrProtocolViolation, l.token, f.Token))
+					return
+				}
+				answer(at)
+				continue
+			}
+			l.token, granted = f.Token, true
+			close(l.granted)
+			if !waited {
+				answer(at)
+			}
+		case protocol.TypeError:
+			l.end(&ServerError{Code: f.Code, Reason: f.Reason})
+			return
+		}
+	}
+}

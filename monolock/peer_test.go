@@ -1,0 +1,398 @@
+package monolock
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/monolock/monolock-bench/monolock/protocol"
+)
+
+// peerConn is the server side of one connection in a scripted peer.
+type peerConn struct {
+	t    *testing.T
+	conn net.Conn
+	acq  protocol.Acquire
+}
+
+func (p *peerConn) write(b []byte) {
+	if _, err := p.conn.Write(b); err != nil {
+		p.t.Errorf("peer write: %v", err)
+	}
+}
+
+// answerHeartbeats answers every HEARTBEAT with frame until the client
+// closes the connection, and returns how many it read.
+func (p *peerConn) answerHeartbeats(frame []byte) int {
+	n := 0
+	for {
+		typ, err := protocol.ReadType(p.conn)
+		if err != nil {
+			return n
+		}
+		if typ != protocol.TypeHeartbeat {
+			p.t.Errorf("peer read frame type 0x%02x, want HEARTBEAT", typ)
+			return n
+		}
+		n++
+		if frame != nil {
+			p.write(frame)
+		}
+	}
+}
+
+// scriptedPeer listens on loopback; for each accepted connection it reads
+// and checks the ACQUIRE, then runs script. It returns a client for it.
+func scriptedPeer(t *testing.T, script func(p *peerConn)) *Client {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Go(func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Go(func() {
+				defer conn.Close()
+				typ, err := protocol.ReadType(conn)
+				if err != nil || typ != protocol.TypeAcquire {
+					t.Errorf("peer: first frame type 0x%02x, %v; want ACQUIRE", typ, err)
+					return
+				}
+				acq, err := protocol.ReadAcquire(conn)
+				if err != nil {
+					t.Errorf("peer: ReadAcquire: %v", err)
+					return
+				}
+				script(&peerConn{t: t, conn: conn, acq: acq})
+			})
+		}
+	})
+	c, err := New(Config{Address: ln.Addr().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestAcquireHandshake(t *testing.T) {
+	granted := protocol.AppendAcquired(nil, 42)
+	tests := []struct {
+		name   string
+		script func(p *peerConn)
+		want   uint64
+	}{
+		{"granted at once", func(p *peerConn) {
+			p.write(granted)
+			p.answerHeartbeats(granted)
+		}, 42},
+		{"granted one byte at a time", func(p *peerConn) {
+			for _, b := range granted {
+				p.write([]byte{b})
+				time.Sleep(time.Millisecond)
+			}
+			p.answerHeartbeats(granted)
+		}, 42},
+		{"queued, then promoted by a push", func(p *peerConn) {
+			p.write(protocol.AppendWaiting(nil))
+			time.Sleep(50 * time.Millisecond)
+			p.write(protocol.AppendAcquired(nil, 7))
+			p.answerHeartbeats(protocol.AppendAcquired(nil, 7))
+		}, 7},
+		{"waiting and grant in one segment", func(p *peerConn) {
+			p.write(protocol.AppendAcquired(protocol.AppendWaiting(nil), 9))
+			p.answerHeartbeats(protocol.AppendAcquired(nil, 9))
+		}, 9},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := make(chan protocol.Acquire, 1)
+			c := scriptedPeer(t, func(p *peerConn) {
+				got <- p.acq
+				tt.script(p)
+			})
+			l, err := c.Acquire(t.Context(), "jobs/nightly ✓", 1500*time.Millisecond)
+			if err != nil {
+				t.Fatalf("Acquire: %v", err)
+			}
+			if l.Token() != tt.want {
+				t.Errorf("Token = %d, want %d", l.Token(), tt.want)
+			}
+			if a := <-got; a.Name != "jobs/nightly ✓" || a.LeaseMS != 1500 || a.Version != protocol.Version {
+				t.Errorf("server read %+v", a)
+			}
+			select {
+			case <-l.Done():
+				t.Fatalf("Done closed while held: %v", l.Err())
+			default:
+			}
+			if err := l.Release(); err != nil {
+				t.Fatalf("Release = %v", err)
+			}
+			select {
+			case <-l.Done():
+			default:
+				t.Fatal("Done still open after Release")
+			}
+			if l.Err() != nil || l.Release() != nil {
+				t.Fatalf("after Release: Err = %v, second Release = %v", l.Err(), l.Release())
+			}
+		})
+	}
+}
+
+func TestAcquireFailures(t *testing.T) {
+	tests := []struct {
+		name      string
+		lease     time.Duration
+		script    func(p *peerConn)
+		want      error
+		temporary bool // for a *ServerError
+	}{
+		{"error frame: not authorized", time.Second, func(p *peerConn) {
+			p.write(protocol.AppendError(nil, protocol.CodeNotAuthorized, `identity "x" may not lock "y"`))
+		}, protocol.ErrNotAuthorized, false},
+		{"error frame: shutting down", time.Second, func(p *peerConn) {
+			p.write(protocol.AppendError(nil, protocol.CodeShuttingDown, ""))
+		}, protocol.ErrShuttingDown, true},
+		{"error frame after waiting", time.Second, func(p *peerConn) {
+			p.write(protocol.AppendWaiting(nil))
+			p.write(protocol.AppendError(nil, protocol.CodeClosedByAdmin, "kicked"))
+		}, protocol.ErrClosedByAdmin, true},
+		{"unknown frame type", time.Second, func(p *peerConn) {
+			p.write([]byte{0x7f})
+			io.Copy(io.Discard, p.conn)
+		}, ErrProtocolViolation, false},
+		{"closed without answer", time.Second, func(p *peerConn) {}, ErrConnectionClosed, false},
+		{"closed mid-frame", time.Second, func(p *peerConn) {
+			p.write([]byte{byte(protocol.TypeAcquired), 0, 0})
+		}, ErrConnectionClosed, false},
+		{"silent peer", 500 * time.Millisecond, func(p *peerConn) {
+			io.Copy(io.Discard, p.conn)
+		}, ErrHeartbeatTimeout, false},
+		{"queued, then silent", 500 * time.Millisecond, func(p *peerConn) {
+			p.write(protocol.AppendWaiting(nil))
+			io.Copy(io.Discard, p.conn)
+		}, ErrHeartbeatTimeout, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := scriptedPeer(t, tt.script)
+			start := time.Now()
+			l, err := c.Acquire(t.Context(), "a", tt.lease)
+			if err == nil {
+				l.Release()
+				t.Fatal("Acquire succeeded")
+			}
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("Acquire = %v, want %v", err, tt.want)
+			}
+			var se *ServerError
+			if errors.As(err, &se) && se.Temporary() != tt.temporary {
+				t.Errorf("Temporary() = %v, want %v", se.Temporary(), tt.temporary)
+			}
+			if errors.Is(err, ErrHeartbeatTimeout) {
+				// 0.8 × lease after the ACQUIRE; generous upper bound.
+				if d := time.Since(start); d < 400*time.Millisecond || d > 5*time.Second {
+					t.Errorf("gave up after %v, want about 400ms", d)
+				}
+			}
+		})
+	}
+}
+
+func TestLockLoss(t *testing.T) {
+	acq := func(token uint64) []byte { return protocol.AppendAcquired(nil, token) }
+	tests := []struct {
+		name   string
+		script func(p *peerConn)
+		want   error
+	}{
+		{"waiting after acquired", func(p *peerConn) {
+			p.write(acq(5))
+			p.write(protocol.AppendWaiting(nil))
+			io.Copy(io.Discard, p.conn)
+		}, ErrProtocolViolation},
+		{"token changed", func(p *peerConn) {
+			p.write(acq(5))
+			p.write(acq(6))
+			io.Copy(io.Discard, p.conn)
+		}, ErrProtocolViolation},
+		{"force-released", func(p *peerConn) {
+			p.write(acq(5))
+			time.Sleep(20 * time.Millisecond)
+			p.write(protocol.AppendError(nil, protocol.CodeClosedByAdmin, "force-release"))
+		}, protocol.ErrClosedByAdmin},
+		{"connection reset", func(p *peerConn) {
+			p.write(acq(5))
+			p.conn.(*net.TCPConn).SetLinger(0)
+		}, ErrConnectionClosed},
+		{"heartbeats unanswered", func(p *peerConn) {
+			p.write(acq(5))
+			p.answerHeartbeats(nil)
+		}, ErrHeartbeatTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := scriptedPeer(t, tt.script)
+			l, err := c.Acquire(t.Context(), "a", 500*time.Millisecond)
+			if err != nil {
+				t.Fatalf("Acquire: %v", err)
+			}
+			select {
+			case <-l.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatal("Done not closed")
+			}
+			if !errors.Is(l.Err(), tt.want) {
+				t.Fatalf("Err = %v, want %v", l.Err(), tt.want)
+			}
+			if err := l.Release(); !errors.Is(err, tt.want) {
+				t.Fatalf("Release = %v, want the loss %v", err, tt.want)
+			}
+		})
+	}
+}
+
+// Heartbeats keep a session alive well past its lease.
+func TestHeartbeatsKeepLock(t *testing.T) {
+	beats := make(chan int, 1)
+	c := scriptedPeer(t, func(p *peerConn) {
+		p.write(protocol.AppendAcquired(nil, 1))
+		beats <- p.answerHeartbeats(protocol.AppendAcquired(nil, 1))
+	})
+	l, err := c.Acquire(t.Context(), "a", 400*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-l.Done():
+		t.Fatalf("lost: %v", l.Err())
+	case <-time.After(1200 * time.Millisecond): // three leases
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	// 1200ms at lease/4 = 100ms: about 12; allow for a slow machine.
+	if n := <-beats; n < 4 {
+		t.Fatalf("peer saw %d heartbeats in three leases", n)
+	}
+}
+
+func TestAcquireCancelWhileQueued(t *testing.T) {
+	closed := make(chan struct{})
+	c := scriptedPeer(t, func(p *peerConn) {
+		p.write(protocol.AppendWaiting(nil))
+		p.answerHeartbeats(protocol.AppendWaiting(nil))
+		close(closed)
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := c.Acquire(ctx, "a", 10*time.Second)
+	if err != context.DeadlineExceeded {
+		t.Fatalf("Acquire = %v, want context.DeadlineExceeded unchanged", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("returned after %v", d)
+	}
+	select {
+	case <-closed: // leaving the queue is closing the connection
+	case <-time.After(5 * time.Second):
+		t.Fatal("connection not closed after cancellation")
+	}
+}
+
+// neverDial fails the test if Acquire dials: validation comes first.
+type neverDial struct{ t *testing.T }
+
+func (d neverDial) DialContext(context.Context, string, string) (net.Conn, error) {
+	d.t.Error("dialled despite invalid arguments")
+	return nil, errors.New("unreachable")
+}
+
+func TestValidationBeforeDial(t *testing.T) {
+	tests := []struct {
+		name  string
+		lock  string
+		lease time.Duration
+		want  error
+	}{
+		{"empty name", "", time.Second, protocol.ErrEmptyName},
+		{"name of 256 bytes", strings.Repeat("n", 256), time.Second, protocol.ErrNameTooLong},
+		{"invalid utf-8", "a\xffb", time.Second, protocol.ErrInvalidName},
+		{"zero lease", "a", 0, protocol.ErrBadLease},
+		{"negative lease", "a", -time.Second, protocol.ErrBadLease},
+		{"lease under 1ms", "a", 500 * time.Microsecond, protocol.ErrBadLease},
+	}
+	fn := func(context.Context, uint64) error {
+		t.Error("fn called")
+		return nil
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := New(Config{Address: "127.0.0.1:1", Dialer: neverDial{t}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls := map[string]func() error{
+				"Acquire": func() error { _, err := c.Acquire(t.Context(), tt.lock, tt.lease); return err },
+				"Do":      func() error { return c.Do(t.Context(), tt.lock, tt.lease, fn) },
+				"DoRetry": func() error { return c.DoRetry(t.Context(), tt.lock, tt.lease, fn) },
+			}
+			for call, f := range calls {
+				if err := f(); !errors.Is(err, tt.want) {
+					t.Errorf("%s = %v, want %v", call, err, tt.want)
+				}
+			}
+		})
+	}
+	if _, err := New(Config{}); err == nil {
+		t.Error("New with an empty Address succeeded")
+	}
+	// A name of exactly 255 bytes is valid.
+	if err := protocol.ValidateName(strings.Repeat("n", 255)); err != nil {
+		t.Errorf("255-byte name: %v", err)
+	}
+}
+
+func TestServerErrorClassification(t *testing.T) {
+	for code := 0; code <= 0xff; code++ {
+		e := &ServerError{Code: protocol.Code(code), Reason: "detail"}
+		if got, want := e.Temporary(), code < 0x10; got != want {
+			t.Errorf("code 0x%02x: Temporary = %v, want %v", code, got, want)
+		}
+		var pe *protocol.Error
+		if !errors.As(e, &pe) || pe.Code != protocol.Code(code) {
+			t.Errorf("code 0x%02x: errors.As *protocol.Error = %v", code, pe)
+		}
+		if canon := protocol.CanonicalError(protocol.Code(code)); canon != nil && !errors.Is(e, canon) {
+			t.Errorf("code 0x%02x: not errors.Is its canonical error", code)
+		}
+		if got, want := retryable(e), code < 0x10; got != want {
+			t.Errorf("code 0x%02x: retryable = %v, want %v", code, got, want)
+		}
+	}
+	for _, tt := range []struct {
+		err  *ServerError
+		text string
+	}{
+		{&ServerError{0x05, ""}, "monolock: server error 0x05: unknown server condition 0x05"},
+		{&ServerError{0x42, ""}, "monolock: server error 0x42: unknown client error 0x42"},
+		{&ServerError{0x13, "unknown message type: 0x7f"}, "monolock: server error 0x13: unknown message type: 0x7f"},
+	} {
+		if got := tt.err.Error(); got != tt.text {
+			t.Errorf("Error() = %q, want %q", got, tt.text)
+		}
+	}
+}
