@@ -36,7 +36,7 @@ const (
 )
 
 // Reasons lists every Reason, in order, for exporters that report zeros.
-var Reasons = []Reason{Graceful, Expired, IOTimeout, Force, Shutdown}
+var Reasons = [...]Reason{Graceful, Expired, IOTimeout, Force, Shutdown}
 
 // String returns the metric label of the reason.
 func (r Reason) String() string {

@@ -1,0 +1,121 @@
+// Package monolocktest runs a real monolock server in-process for tests,
+// like net/http/httptest: it listens on a loopback port and is closed by the
+// test's cleanup.
+package monolocktest
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/monolock/monolock-bench/monolock/server"
+)
+
+// Server is an in-process monolock server on 127.0.0.1. Its methods are safe
+// for concurrent use.
+type Server struct {
+	// Addr is the host:port the server listens on. It stays the same
+	// across Restart.
+	Addr string
+
+	cfg    server.Config
+	mu     sync.Mutex
+	srv    *server.Server
+	served chan struct{} // closed when the current Serve returns
+	closed bool
+}
+
+// NewServer starts a server with the default configuration (io-timeout 5s)
+// and logs discarded. It is closed by tb.Cleanup.
+func NewServer(tb testing.TB) *Server {
+	tb.Helper()
+	return NewServerConfig(tb, server.Config{})
+}
+
+// NewServerConfig starts a server with cfg on 127.0.0.1:0. A nil cfg.Logger
+// discards logs (rather than slog.Default). It is closed by tb.Cleanup.
+func NewServerConfig(tb testing.TB, cfg server.Config) *Server {
+	tb.Helper()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("monolocktest: listen: %v", err)
+	}
+	s := &Server{Addr: l.Addr().String(), cfg: cfg}
+	s.start(tb, l)
+	tb.Cleanup(s.Close)
+	return s
+}
+
+func (s *Server) start(tb testing.TB, l net.Listener) {
+	tb.Helper()
+	srv, err := server.New(s.cfg)
+	if err != nil {
+		l.Close()
+		tb.Fatalf("monolocktest: %v", err)
+	}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		srv.Serve(l)
+	}()
+	s.mu.Lock()
+	s.srv, s.served, s.closed = srv, served, false
+	s.mu.Unlock()
+}
+
+// Server returns the running server.Server (for metrics, ops handler,
+// admin methods). After Restart it is a new one.
+func (s *Server) Server() *server.Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.srv
+}
+
+// Close stops the server hard, as a crash looks to clients: listeners and
+// connections close without a goodbye frame. It waits until every server
+// goroutine has exited. Closing twice is harmless.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	srv, served := s.srv, s.served
+	s.mu.Unlock()
+	srv.Close()
+	<-served
+}
+
+// Restart closes the server and serves again, with a new lock table, on the
+// same address. Before serving it waits for the wall clock to reach the next
+// whole second, as a real restart would have to: fencing tokens continue
+// above the previous server's only when the restart is more than a second
+// after its last grant (see package locktable).
+func (s *Server) Restart(tb testing.TB) {
+	tb.Helper()
+	s.Close()
+	now := time.Now()
+	time.Sleep(now.Truncate(time.Second).Add(time.Second + time.Millisecond).Sub(now))
+	var l net.Listener
+	var err error
+	// The port was just freed; another process could grab it, so a few
+	// attempts absorb transient errors but not a stolen port.
+	for range 50 {
+		if l, err = net.Listen("tcp", s.Addr); err == nil || !errors.Is(err, syscall.EADDRINUSE) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		tb.Fatalf("monolocktest: restart on %s: %v", s.Addr, err)
+	}
+	s.start(tb, l)
+}

@@ -1,0 +1,313 @@
+// Package server is the monolock lock server: protocol v1 over TCP (or TLS),
+// one claim per connection, FIFO queues with push promotion, leases as
+// sliding windows of silence, global fencing tokens, graceful shutdown and
+// an ops HTTP surface (/metrics, /healthz, /readyz).
+//
+// A request's path: Serve accepts a connection and starts its session
+// (session.go); the session reads the ACQUIRE (package protocol), enters a
+// claim in the lock table (internal/locktable), and answers; the table calls
+// the session back when the claim is promoted or ended, and the session's
+// writer pushes the frame.
+//
+// The package imports the standard library only.
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/monolock/monolock-bench/monolock/internal/locktable"
+	"github.com/monolock/monolock-bench/monolock/protocol"
+)
+
+// DefaultIOTimeout bounds one read of a started frame, one write and one
+// handshake when Config.IOTimeout is zero.
+const DefaultIOTimeout = 5 * time.Second
+
+// Config configures a Server. The zero value is a plaintext server with the
+// defaults below.
+type Config struct {
+	// IOTimeout bounds the reading of one started frame, one write, and the
+	// handshake of a new connection (TLS, then the ACQUIRE frame). A peer
+	// that exceeds it ends its own session (release reason io_timeout).
+	// Default DefaultIOTimeout (5s) when zero; negative is an error.
+	IOTimeout time.Duration
+	// Logger receives diagnostics. Default slog.Default().
+	Logger *slog.Logger
+	// TLSConfig, when non-nil, makes every connection TLS; the handshake is
+	// completed explicitly under IOTimeout and failures are counted. Nil:
+	// plaintext.
+	TLSConfig *tls.Config
+}
+
+// Errors callers branch on.
+var (
+	// ErrServerClosed is returned by Serve after Shutdown or Close.
+	ErrServerClosed = errors.New("monolock: server closed")
+	// ErrNotHeld is returned by ForceRelease when the lock has no owner.
+	ErrNotHeld = locktable.ErrNotHeld
+	// ErrNoSuchWaiter is returned by Kick when the lock has no waiter with
+	// that remote address.
+	ErrNoSuchWaiter = locktable.ErrNoSuchWaiter
+)
+
+// LockInfo describes a live lock (one with an owner or waiters): its name,
+// its holder (nil only while shutting down) and its waiters in queue order.
+type LockInfo = locktable.Lock
+
+// Holder describes the owner of a lock: session id, identity, remote
+// address, since (grant time), lease and fencing token.
+type Holder = locktable.Holder
+
+// Waiter describes a queued claim: session id, identity, remote address,
+// queued-at time and lease.
+type Waiter = locktable.Waiter
+
+// Stats are live counts for dashboards and the admin API.
+type Stats struct {
+	Connections int // open protocol connections, in any state
+	LocksHeld   int
+	Waiters     int
+}
+
+// Server is a monolock server. Its methods are safe for concurrent use.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	table   *locktable.Table
+	metrics serverMetrics
+	nextID  atomic.Uint64
+
+	shuttingDown atomic.Bool
+	serving      atomic.Int32 // listeners in Serve, for /readyz
+
+	mu        sync.Mutex
+	closing   chan struct{} // closed when shutdown begins; wakes accept back-off
+	listeners map[net.Listener]struct{}
+	sessions  map[*session]struct{}
+	active    sync.WaitGroup // session goroutines (reader and writer)
+}
+
+// New returns a Server that is not yet serving.
+func New(cfg Config) (*Server, error) {
+	if cfg.IOTimeout < 0 {
+		return nil, fmt.Errorf("monolock: io-timeout must be positive, got %v", cfg.IOTimeout)
+	}
+	if cfg.IOTimeout == 0 {
+		cfg.IOTimeout = DefaultIOTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Server{
+		cfg:       cfg,
+		log:       cfg.Logger,
+		closing:   make(chan struct{}),
+		listeners: make(map[net.Listener]struct{}),
+		sessions:  make(map[*session]struct{}),
+	}
+	s.table = locktable.New(locktable.Config{OnGrant: s.onGrant, OnRelease: s.onRelease})
+	return s, nil
+}
+
+// onGrant observes every grant, under the table's lock (so, per lock, after
+// the release that made it possible).
+func (s *Server) onGrant(_ locktable.Holder, waited time.Duration) {
+	s.metrics.waitSeconds.Observe(waited.Seconds())
+}
+
+// onRelease observes every end of an ownership, under the table's lock.
+func (s *Server) onRelease(_ locktable.Holder, held time.Duration, reason locktable.Reason) {
+	s.metrics.holdSeconds.Observe(held.Seconds())
+	s.metrics.releases[reason].Inc()
+}
+
+// Serve accepts connections on l until Shutdown or Close, and always returns
+// a non-nil error: ErrServerClosed after Shutdown or Close, otherwise the
+// error that made l unusable (net.ErrClosed when someone else closed it).
+// Accept failures such as EMFILE/ENFILE are counted and retried with a
+// back-off from 5ms to 1s; Serve does not exit on them. Serve closes l when
+// it returns.
+func (s *Server) Serve(l net.Listener) error {
+	if !s.trackListener(l) {
+		l.Close()
+		return ErrServerClosed
+	}
+	s.serving.Add(1)
+	defer func() {
+		s.serving.Add(-1)
+		s.untrackListener(l)
+		l.Close()
+	}()
+	var delay time.Duration
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			if s.shuttingDown.Load() {
+				return ErrServerClosed
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return err
+			}
+			s.metrics.acceptErrors.Inc()
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			s.log.Warn("monolock: accept failed; retrying", "err", err, "retry_in", delay)
+			select {
+			case <-time.After(delay):
+			case <-s.closing:
+			}
+			continue
+		}
+		delay = 0
+		s.metrics.accepted.Inc()
+		sess := newSession(s, conn)
+		if !s.trackSession(sess) {
+			conn.Close()
+			return ErrServerClosed
+		}
+		go sess.serve()
+	}
+}
+
+func (s *Server) trackListener(l net.Listener) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shuttingDown.Load() {
+		return false
+	}
+	s.listeners[l] = struct{}{}
+	return true
+}
+
+func (s *Server) untrackListener(l net.Listener) {
+	s.mu.Lock()
+	delete(s.listeners, l)
+	s.mu.Unlock()
+}
+
+// trackSession registers a new session and accounts for its two goroutines.
+func (s *Server) trackSession(sess *session) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shuttingDown.Load() {
+		return false
+	}
+	s.sessions[sess] = struct{}{}
+	s.active.Add(2)
+	s.metrics.connections.Add(1)
+	return true
+}
+
+func (s *Server) untrackSession(sess *session) {
+	s.mu.Lock()
+	delete(s.sessions, sess)
+	s.mu.Unlock()
+	s.metrics.connections.Add(-1)
+}
+
+// beginShutdown flips /healthz to 503, stops accepting and stops promotions.
+// It returns the sessions open at that moment; no new ones are added.
+func (s *Server) beginShutdown() []*session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.shuttingDown.Swap(true) {
+		close(s.closing)
+	}
+	for l := range s.listeners {
+		l.Close()
+	}
+	s.table.Close()
+	sessions := make([]*session, 0, len(s.sessions))
+	for sess := range s.sessions {
+		sessions = append(sessions, sess)
+	}
+	return sessions
+}
+
+// Shutdown stops the server gracefully: /healthz answers 503 at once, the
+// listeners close, no waiter is promoted from then on, every session gets
+// ERROR 0x01 (server shutting down) and is closed. It returns when every
+// session has ended, or with ctx.Err() when ctx ends first, after closing the
+// remaining connections hard.
+func (s *Server) Shutdown(ctx context.Context) error {
+	for _, sess := range s.beginShutdown() {
+		sess.end(locktable.Shutdown, protocol.ErrShuttingDown)
+	}
+	done := make(chan struct{})
+	go func() {
+		s.active.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		s.closeAll()
+		return ctx.Err()
+	}
+}
+
+// Close stops the server at once: listeners and connections are closed
+// without a goodbye frame, as in a crash seen from the clients. It returns
+// when every session goroutine has exited.
+func (s *Server) Close() error {
+	s.beginShutdown()
+	s.closeAll()
+	s.active.Wait()
+	return nil
+}
+
+func (s *Server) closeAll() {
+	s.mu.Lock()
+	sessions := make([]*session, 0, len(s.sessions))
+	for sess := range s.sessions {
+		sessions = append(sessions, sess)
+	}
+	s.mu.Unlock()
+	for _, sess := range sessions {
+		sess.end(locktable.Shutdown, nil)
+		sess.conn.Close()
+	}
+}
+
+// ShuttingDown reports whether Shutdown or Close has begun.
+func (s *Server) ShuttingDown() bool { return s.shuttingDown.Load() }
+
+// Locks describes every live lock whose name satisfies match (every lock
+// when match is nil), sorted by name. match must not call the Server.
+func (s *Server) Locks(match func(name string) bool) []LockInfo {
+	return s.table.Snapshot(match)
+}
+
+// Lock describes the named lock; ok is false when it has neither owner nor
+// waiters.
+func (s *Server) Lock(name string) (info LockInfo, ok bool) { return s.table.Lookup(name) }
+
+// ForceRelease ends the ownership of the named lock: the owner gets ERROR
+// 0x02 (closed by administrator) and is disconnected, the release is counted
+// with reason force, and the head waiter is promoted. It returns the token of
+// the released ownership, or ErrNotHeld.
+func (s *Server) ForceRelease(name string) (uint64, error) {
+	return s.table.ForceRelease(name)
+}
+
+// Kick removes the first waiter of the named lock whose remote address is
+// remoteAddr (host:port as listed by Lock): it gets ERROR 0x02 and is
+// disconnected; the other waiters keep their order. It returns
+// ErrNoSuchWaiter when there is none.
+func (s *Server) Kick(name, remoteAddr string) error {
+	return s.table.Kick(name, remoteAddr)
+}
+
+// Stats returns live counts.
+func (s *Server) Stats() Stats {
+	c := s.table.Counts()
+	return Stats{Connections: int(s.metrics.connections.Load()), LocksHeld: c.Held, Waiters: c.Waiting}
+}

@@ -1,0 +1,392 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/monolock/monolock-bench/monolock/internal/locktable"
+	"github.com/monolock/monolock-bench/monolock/protocol"
+)
+
+// lingerTimeout bounds how long a session that sent an ERROR keeps reading
+// (and discarding) after half-closing, so that unread client bytes do not
+// turn the close into a reset that destroys the ERROR in flight.
+const lingerTimeout = 500 * time.Millisecond
+
+// handshakeBufSize is enough for any valid ACQUIRE in one read.
+const handshakeBufSize = 1 + 1 + 4 + 2 + protocol.MaxNameLen
+
+var handshakeBufs = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, handshakeBufSize) }}
+
+// session is one connection: one permanent reader (serve) and one writer
+// (writeLoop). Frames are queued in out under mu in the order the session's
+// state changes, and only the writer writes to the connection.
+type session struct {
+	srv      *Server
+	conn     net.Conn // the TLS connection when TLS is on
+	id       uint64
+	remote   string
+	identity string // empty without mTLS
+
+	wake       chan struct{} // capacity 1: out changed or the session is ending
+	writerDone chan struct{}
+
+	mu        sync.Mutex
+	claim     *locktable.Claim // set before the claim enters the table
+	out       []byte           // frames not yet written
+	owned     bool             // the claim owns its lock
+	token     uint64           // the grant's token once owned
+	answered  bool             // the ACQUIRE was answered: promotions are pushed from now on
+	ending    bool             // no more frames are queued; the writer closes after flushing
+	lingering bool             // an ERROR was queued: half-close and drain rather than close
+	reason    locktable.Reason // why the session ended
+}
+
+func newSession(s *Server, conn net.Conn) *session {
+	remote := conn.RemoteAddr().String()
+	if s.cfg.TLSConfig != nil {
+		// Wrapped now so that ss.conn never changes; the handshake is
+		// completed explicitly under the io-timeout by the reader.
+		conn = tls.Server(conn, s.cfg.TLSConfig)
+	}
+	return &session{
+		srv:        s,
+		conn:       conn,
+		id:         s.nextID.Add(1),
+		remote:     remote,
+		wake:       make(chan struct{}, 1),
+		writerDone: make(chan struct{}),
+	}
+}
+
+// serve is the session's reader goroutine: it owns the connection's life.
+func (ss *session) serve() {
+	s := ss.srv
+	defer s.active.Done()
+	defer s.untrackSession(ss)
+	go ss.writeLoop()
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("monolock: session panic", "session", ss.id, "remote", ss.remote, "panic", p, "stack", string(debug.Stack()))
+			ss.end(locktable.Graceful, nil)
+		}
+		ss.drain()
+		<-ss.writerDone
+		ss.conn.Close()
+		// The session's own release, in case the claim entered the table
+		// after another goroutine ended the session; otherwise a no-op.
+		ss.mu.Lock()
+		c, reason := ss.claim, ss.reason
+		ss.mu.Unlock()
+		if c != nil {
+			s.table.Release(c, reason)
+		}
+	}()
+	if !ss.handshake() {
+		return
+	}
+	ss.readLoop()
+}
+
+// handshake completes TLS, reads and answers the ACQUIRE, all under the
+// io-timeout. It reports whether the session continues.
+func (ss *session) handshake() bool {
+	s := ss.srv
+	if tc, ok := ss.conn.(*tls.Conn); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.IOTimeout)
+		err := tc.HandshakeContext(ctx)
+		cancel()
+		if err != nil {
+			s.metrics.tlsHandshakeErrors.Inc()
+			s.log.Debug("monolock: TLS handshake failed", "remote", ss.remote, "err", err)
+			ss.end(reasonOf(err), nil)
+			return false
+		}
+	}
+	br := handshakeBufs.Get().(*bufio.Reader)
+	br.Reset(ss.conn)
+	defer func() {
+		br.Reset(nil)
+		handshakeBufs.Put(br)
+	}()
+	// The first byte is awaited for one io-timeout (a connection that never
+	// speaks), the rest of the frame for one io-timeout after it arrives.
+	ss.setReadDeadline(time.Now().Add(s.cfg.IOTimeout))
+	t, err := protocol.ReadType(br)
+	if err != nil {
+		ss.readFailed(err)
+		return false
+	}
+	if t != protocol.TypeAcquire {
+		ss.end(locktable.Graceful, protocol.ErrFirstNotAcquire)
+		return false
+	}
+	ss.setReadDeadline(time.Now().Add(s.cfg.IOTimeout))
+	acq, err := protocol.ReadAcquire(br)
+	if err != nil {
+		ss.readFailed(err)
+		return false
+	}
+	if br.Buffered() > 0 {
+		// The client pipelined frames after its ACQUIRE: handle them as
+		// violations or heartbeats before reading on.
+		rest, _ := br.Peek(br.Buffered())
+		if !ss.acquire(acq) {
+			return false
+		}
+		for _, b := range rest {
+			if !ss.frame(protocol.Type(b)) {
+				return false
+			}
+		}
+	} else if !ss.acquire(acq) {
+		return false
+	}
+	// From here on every frame is one byte (its type), so no frame can
+	// stall half-read: silence is bounded by the lease alone.
+	ss.setReadDeadline(time.Time{})
+	return true
+}
+
+// acquire enters the claim in the table and answers with its state.
+func (ss *session) acquire(acq protocol.Acquire) bool {
+	s := ss.srv
+	c := &locktable.Claim{
+		Session:    ss.id,
+		Name:       acq.Name,
+		Identity:   ss.identity,
+		RemoteAddr: ss.remote,
+		Lease:      acq.Lease(),
+		Notifier:   ss,
+	}
+	ss.mu.Lock()
+	ss.claim = c
+	ss.mu.Unlock()
+	token, granted, err := s.table.Acquire(c)
+	if err != nil { // the table is closed: shutting down
+		ss.end(locktable.Shutdown, protocol.ErrShuttingDown)
+		return false
+	}
+	s.metrics.acquires.Inc()
+	ss.mu.Lock()
+	if granted {
+		ss.owned, ss.token = true, token
+	}
+	ss.answered = true
+	ss.queueStateLocked()
+	ss.mu.Unlock()
+	s.log.Debug("monolock: acquire", "session", ss.id, "remote", ss.remote, "lock", acq.Name, "lease", acq.Lease(), "granted", granted, "token", token)
+	return true
+}
+
+// readLoop reads one-byte frames until the session ends.
+func (ss *session) readLoop() {
+	var b [1]byte
+	for {
+		if _, err := io.ReadFull(ss.conn, b[:]); err != nil {
+			ss.readFailed(err)
+			return
+		}
+		if !ss.frame(protocol.Type(b[0])) {
+			return
+		}
+	}
+}
+
+// frame handles one frame after the ACQUIRE. It reports whether the session
+// continues.
+func (ss *session) frame(t protocol.Type) bool {
+	switch t {
+	case protocol.TypeHeartbeat:
+		ss.claim.Touch()
+		ss.srv.metrics.heartbeats.Inc()
+		ss.mu.Lock()
+		ss.queueStateLocked()
+		ss.mu.Unlock()
+		return true
+	case protocol.TypeAcquire:
+		ss.end(locktable.Graceful, protocol.ErrDuplicateAcquire)
+	default:
+		ss.end(locktable.Graceful, &protocol.Error{Code: protocol.CodeUnknownType, Reason: fmt.Sprintf("unknown message type: 0x%02x", uint8(t))})
+	}
+	return false
+}
+
+// readFailed ends the session after a failed read: a protocol violation is
+// answered with its ERROR; a timeout is io_timeout; anything else (EOF,
+// reset, or the connection closed by the session's own end) is graceful.
+func (ss *session) readFailed(err error) {
+	if perr, ok := errors.AsType[*protocol.Error](err); ok {
+		ss.end(locktable.Graceful, perr)
+		return
+	}
+	ss.end(reasonOf(err), nil)
+}
+
+func reasonOf(err error) locktable.Reason {
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+		return locktable.IOTimeout
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return locktable.IOTimeout
+	}
+	return locktable.Graceful
+}
+
+// queueStateLocked queues the answer to a valid frame: the session's current
+// state. Caller holds ss.mu.
+func (ss *session) queueStateLocked() {
+	if ss.ending {
+		return
+	}
+	if ss.owned {
+		ss.out = protocol.AppendAcquired(ss.out, ss.token)
+	} else {
+		ss.out = protocol.AppendWaiting(ss.out)
+	}
+	ss.signal()
+}
+
+func (ss *session) signal() {
+	select {
+	case ss.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Promoted implements locktable.Notifier: the claim now owns its lock. The
+// ACQUIRED is pushed at once, unless the ACQUIRE is still unanswered, in
+// which case the answer carries it. Called under the table's lock.
+func (ss *session) Promoted(token uint64) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.owned, ss.token = true, token
+	if ss.answered && !ss.ending {
+		ss.out = protocol.AppendAcquired(ss.out, token)
+		ss.signal()
+	}
+}
+
+// Ended implements locktable.Notifier: the table removed the claim (lease
+// expired, or force-release/kick). Called under the table's lock, so it must
+// not call the table: the claim is already out of it.
+func (ss *session) Ended(reason locktable.Reason) {
+	var perr *protocol.Error
+	if reason == locktable.Force {
+		perr = protocol.ErrClosedByAdmin
+	}
+	ss.stop(reason, perr)
+}
+
+// end ends the session for reason, sending perr first when non-nil, and
+// releases its claim at once (promoting the next waiter). Safe to call from
+// any goroutine, any number of times; the first call wins.
+func (ss *session) end(reason locktable.Reason, perr *protocol.Error) {
+	if !ss.stop(reason, perr) {
+		return
+	}
+	ss.mu.Lock()
+	c := ss.claim
+	ss.mu.Unlock()
+	if c != nil {
+		ss.srv.table.Release(c, reason)
+	}
+}
+
+// stop marks the session ending and queues perr; the writer flushes and
+// closes. It does not touch the table. It reports whether this call ended
+// the session.
+func (ss *session) stop(reason locktable.Reason, perr *protocol.Error) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.ending {
+		return false
+	}
+	ss.ending, ss.reason = true, reason
+	if perr != nil {
+		ss.out = protocol.AppendError(ss.out, perr.Code, perr.Reason)
+		ss.lingering = true
+		ss.srv.metrics.protocolErrors[perr.Code].Inc()
+	}
+	ss.signal()
+	name := ""
+	if ss.claim != nil {
+		name = ss.claim.Name
+	}
+	if ss.srv.log.Enabled(context.Background(), slog.LevelDebug) {
+		code := ""
+		if perr != nil {
+			code = fmt.Sprintf("0x%02x", uint8(perr.Code))
+		}
+		ss.srv.log.Debug("monolock: session ends", "session", ss.id, "remote", ss.remote, "lock", name, "reason", reason.String(), "error_code", code)
+	}
+	return true
+}
+
+// setReadDeadline sets the read deadline unless the session is ending, when
+// the writer owns the deadline (the linger).
+func (ss *session) setReadDeadline(t time.Time) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if !ss.ending {
+		ss.conn.SetReadDeadline(t)
+	}
+}
+
+// writeLoop is the session's only writer.
+func (ss *session) writeLoop() {
+	defer ss.srv.active.Done()
+	defer close(ss.writerDone)
+	defer func() {
+		if p := recover(); p != nil {
+			ss.srv.log.Error("monolock: session writer panic", "session", ss.id, "remote", ss.remote, "panic", p, "stack", string(debug.Stack()))
+			ss.end(locktable.Graceful, nil)
+			ss.conn.Close()
+		}
+	}()
+	var buf []byte
+	for range ss.wake {
+		ss.mu.Lock()
+		buf, ss.out = ss.out, buf[:0]
+		ending, lingering := ss.ending, ss.lingering
+		ss.mu.Unlock()
+		if len(buf) > 0 {
+			ss.conn.SetWriteDeadline(time.Now().Add(ss.srv.cfg.IOTimeout))
+			if _, err := ss.conn.Write(buf); err != nil {
+				ss.end(reasonOf(err), nil)
+				ss.conn.Close()
+				return
+			}
+		}
+		if !ending {
+			continue
+		}
+		if cw, ok := ss.conn.(interface{ CloseWrite() error }); ok && lingering {
+			cw.CloseWrite()
+			ss.conn.SetReadDeadline(time.Now().Add(lingerTimeout))
+		} else {
+			ss.conn.Close()
+		}
+		return
+	}
+}
+
+// drain discards input until the connection is closed, the linger deadline
+// passes or the client closes; it runs once the session is ending.
+func (ss *session) drain() {
+	var b [64]byte
+	for {
+		if _, err := ss.conn.Read(b[:]); err != nil {
+			return
+		}
+	}
+}
