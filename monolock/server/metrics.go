@@ -18,7 +18,7 @@ type serverMetrics struct {
 	acquires           metricsfmt.Counter
 	aclDenials         metricsfmt.Counter
 	releases           [len(locktable.Reasons)]metricsfmt.Counter // by locktable.Reason
-	protocolErrors     [256]metricsfmt.Counter                // ERROR frames sent, by code
+	protocolErrors     [256]metricsfmt.Counter                    // ERROR frames sent, by code
 	accepted           metricsfmt.Counter
 	acceptErrors       metricsfmt.Counter
 	tlsHandshakeErrors metricsfmt.Counter

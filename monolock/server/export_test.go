@@ -1,5 +1,0 @@
-package server_test
-
-import "os"
-
-var os_ErrDeadlineExceeded = os.ErrDeadlineExceeded
