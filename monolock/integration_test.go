@@ -366,4 +366,3 @@ func TestTLSDialer(t *testing.T) {
 		t.Fatal("plaintext client acquired a lock on a TLS server")
 	}
 }
-
