@@ -22,7 +22,8 @@ type Held interface {
 	// has one.
 	Token() (uint64, bool)
 	// Lost is closed when the implementation stops being sure it still
-	// holds the lock (lease lost, watchdog failed), and after Release.
+	// holds the lock (lease lost, watchdog failed), and after Release. A
+	// baseline that locks nothing (a floor) may never close it.
 	Lost() <-chan struct{}
 	// Release gives the lock back.
 	Release(ctx context.Context) error
