@@ -1,12 +1,16 @@
 package audit
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sync"
 	"time"
 )
+
+// ErrClosed is returned by Write and Reopen after Close.
+var ErrClosed = errors.New("audit: log closed")
 
 // Stdout is the path that selects standard output instead of a file.
 const Stdout = "-"
@@ -21,10 +25,11 @@ const Stdout = "-"
 type Log struct {
 	path string
 
-	mu   sync.Mutex
-	w    io.Writer
-	file *os.File // nil for standard output
-	buf  []byte
+	mu     sync.Mutex
+	w      io.Writer
+	file   *os.File // nil for standard output
+	buf    []byte
+	closed bool
 }
 
 // Open opens the audit log at path for appending, creating it if needed, or
@@ -59,6 +64,9 @@ func (l *Log) Path() string { return l.path }
 func (l *Log) Write(e Event) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.closed {
+		return ErrClosed
+	}
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
@@ -86,6 +94,11 @@ func (l *Log) Reopen() error {
 		return err
 	}
 	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		f.Close()
+		return ErrClosed
+	}
 	old := l.file
 	l.w, l.file = f, f
 	l.mu.Unlock()
@@ -95,11 +108,15 @@ func (l *Log) Reopen() error {
 	return nil
 }
 
-// Close closes the file. Standard output is left open. Write after Close
-// returns an error.
+// Close closes the file; standard output is left open. Write and Reopen
+// after Close return ErrClosed; closing twice is harmless.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
 	if l.file == nil {
 		return nil
 	}

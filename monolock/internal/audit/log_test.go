@@ -3,6 +3,7 @@ package audit
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -217,8 +218,14 @@ func TestWriteAfterCloseFails(t *testing.T) {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Write(Event{Kind: Denied}); err == nil {
-		t.Fatal("Write after Close succeeded")
+	if err := l.Write(Event{Kind: Denied}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Write after Close = %v, want ErrClosed", err)
+	}
+	if err := l.Reopen(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Reopen after Close = %v, want ErrClosed", err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatalf("second Close = %v", err)
 	}
 }
 
