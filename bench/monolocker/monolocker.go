@@ -1,0 +1,64 @@
+// Package monolocker adapts this project's Go client (package monolock) to
+// the bench seam: Acquire is monolock's Client.Acquire (one connection per
+// claim, FIFO queue on the server, promotion pushed), Lost is Lock.Done and
+// Release closes the connection.
+package monolocker
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/monolock"
+)
+
+// Locker is a monolock contender. It is safe for concurrent use.
+type Locker struct {
+	client *monolock.Client
+	lease  time.Duration
+}
+
+// New returns a Locker for the server at addr acquiring with lease.
+func New(addr string, lease time.Duration) (*Locker, error) {
+	c, err := monolock.New(monolock.Config{Address: addr})
+	if err != nil {
+		return nil, fmt.Errorf("monolocker: %w", err)
+	}
+	return &Locker{client: c, lease: lease}, nil
+}
+
+// Settings describes the contender for results.json.
+func Settings() results.Settings {
+	return results.Settings{
+		"client":    "monolock Go client (this repository), Client.Acquire",
+		"claim":     "one TCP connection per claim, plaintext",
+		"lease":     "= lease",
+		"heartbeat": "lease/4 minus 2×EWMA(RTT), floor 100ms; lost after 0.8×lease without confirmation",
+		"wait":      "server-side FIFO queue, promotion pushed (no polling)",
+		"release":   "close the connection",
+		"give_up":   "never (waits until the harness cancels)",
+	}
+}
+
+// Acquire implements bench.Locker.
+func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
+	lk, err := l.client.Acquire(ctx, key, l.lease)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	return held{lk}, nil
+}
+
+// Close implements bench.Locker; the client keeps no shared resources.
+func (l *Locker) Close() error { return nil }
+
+type held struct{ l *monolock.Lock }
+
+func (h held) Token() (uint64, bool)         { return h.l.Token(), true }
+func (h held) Lost() <-chan struct{}         { return h.l.Done() }
+func (h held) Release(context.Context) error { return h.l.Release() }
