@@ -1,0 +1,221 @@
+package containers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"sync"
+
+	"github.com/containerd/errdefs"
+	"github.com/moby/moby/api/types/network"
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+)
+
+// How a Session's containers are reached, as reported in Path.
+const (
+	PathDirect    = "container IP on bridge network, no docker-proxy"
+	PathPublished = "published port via docker-proxy"
+)
+
+// PublishEnv names the environment variable that, set to 1, makes
+// sessions reach containers through published ports even where the
+// host routes to their network.
+const PublishEnv = "MONOLOCK_BENCH_PUBLISH_PORTS"
+
+// Session is one run's set of containers on its own bridge network.
+// Close removes them all; so does RemoveAll. Methods are safe for
+// concurrent use.
+type Session struct {
+	// ID is random and labels the session's containers and network.
+	ID string
+	// Network is the name of the session's bridge network.
+	Network string
+	// Path says how container addresses are reached: PathDirect or
+	// PathPublished.
+	Path string
+
+	provider *testcontainers.DockerProvider
+	gateway  netip.Addr
+
+	mu     sync.Mutex
+	lastIP netip.Addr
+	closed bool
+}
+
+// NewSession connects to the Docker engine and creates the session's
+// network. Its containers get fixed addresses on it, so a restarted
+// container keeps its address.
+func NewSession(ctx context.Context) (*Session, error) {
+	p, err := newProvider()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Health(ctx); err != nil {
+		p.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%w: %w", ErrNoEngine, err)
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	s := &Session{ID: hex.EncodeToString(b[:]), provider: p}
+	s.Network = "monolock-bench-" + s.ID
+	if err := s.createNetwork(ctx); err != nil {
+		p.Close()
+		return nil, err
+	}
+	s.lastIP = s.gateway
+	s.Path = PathPublished
+	if os.Getenv(PublishEnv) != "1" && hostHasAddr(s.gateway) {
+		// The engine gave the host an address on the bridge, so the
+		// host routes to the containers' addresses directly.
+		s.Path = PathDirect
+	}
+	return s, nil
+}
+
+// createNetwork makes the session's bridge network with a subnet set
+// explicitly, which Docker requires for fixed container addresses. The
+// subnet is the one the engine picks for a throw-away network, so it
+// does not collide with the host's; another process may take it in
+// between, hence the retries.
+func (s *Session) createNetwork(ctx context.Context) error {
+	api := s.provider.Client()
+	labels := map[string]string{LabelProject: "1", LabelSession: s.ID}
+	var lastErr error
+	for range 3 {
+		probe, err := api.NetworkCreate(ctx, s.Network, client.NetworkCreateOptions{Driver: "bridge", Labels: labels})
+		if err != nil {
+			return fmt.Errorf("bench: create network: %w", err)
+		}
+		inspect, err := api.NetworkInspect(ctx, probe.ID, client.NetworkInspectOptions{})
+		_, rmErr := api.NetworkRemove(ctx, probe.ID, client.NetworkRemoveOptions{})
+		if err != nil || rmErr != nil {
+			return fmt.Errorf("bench: create network: %w", errors.Join(err, rmErr))
+		}
+		var cfg network.IPAMConfig
+		for _, c := range inspect.Network.IPAM.Config {
+			if c.Subnet.Addr().Is4() {
+				cfg = c
+				break
+			}
+		}
+		if !cfg.Subnet.IsValid() {
+			return errors.New("bench: create network: the engine assigned no IPv4 subnet")
+		}
+		if !cfg.Gateway.IsValid() {
+			cfg.Gateway = cfg.Subnet.Masked().Addr().Next()
+		}
+		_, err = api.NetworkCreate(ctx, s.Network, client.NetworkCreateOptions{
+			Driver: "bridge",
+			Labels: labels,
+			IPAM:   &network.IPAM{Config: []network.IPAMConfig{{Subnet: cfg.Subnet, Gateway: cfg.Gateway}}},
+		})
+		if err == nil {
+			s.gateway = cfg.Gateway
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		lastErr = err
+	}
+	return fmt.Errorf("bench: create network: %w", lastErr)
+}
+
+// Close terminates every container of the session, including any a
+// failed start left behind, and removes its network. It is safe to call
+// more than once and from a Ctrl-C handler (give it a fresh context).
+func (s *Session) Close(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	err := removeLabelled(ctx, s.provider.Client(), LabelSession+"="+s.ID, false)
+	s.provider.Close()
+	return err
+}
+
+// nextIP hands out the session's fixed container addresses in order; it
+// fails once the session is closed.
+func (s *Session) nextIP() (netip.Addr, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return netip.Addr{}, ErrSessionClosed
+	}
+	s.lastIP = s.lastIP.Next()
+	return s.lastIP, nil
+}
+
+// RemoveAll removes every container, network and image that carries the
+// project label (any session's, and images built here), as `make clean`
+// does. Images not built here (RedisImageEnv, RegistryRedis) are kept.
+func RemoveAll(ctx context.Context) error {
+	p, err := newProvider()
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	return removeLabelled(ctx, p.Client(), LabelProject+"=1", true)
+}
+
+// removeLabelled force-removes the containers and networks matching the
+// label filter ("key=value"), then, if images is set, the images.
+func removeLabelled(ctx context.Context, api client.APIClient, label string, images bool) error {
+	filter := make(client.Filters).Add("label", label)
+	var errs []error
+	ctrs, err := api.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: filter})
+	errs = append(errs, err)
+	for _, c := range ctrs.Items {
+		_, err := api.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+		if !errdefs.IsNotFound(err) {
+			errs = append(errs, err)
+		}
+	}
+	nets, err := api.NetworkList(ctx, client.NetworkListOptions{Filters: filter})
+	errs = append(errs, err)
+	for _, n := range nets.Items {
+		_, err := api.NetworkRemove(ctx, n.ID, client.NetworkRemoveOptions{})
+		if !errdefs.IsNotFound(err) {
+			errs = append(errs, err)
+		}
+	}
+	if images {
+		imgs, err := api.ImageList(ctx, client.ImageListOptions{All: true, Filters: filter})
+		errs = append(errs, err)
+		for _, img := range imgs.Items {
+			_, err := api.ImageRemove(ctx, img.ID, client.ImageRemoveOptions{Force: true, PruneChildren: true})
+			if !errdefs.IsNotFound(err) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("bench: remove %s: %w", label, err)
+	}
+	return nil
+}
+
+// hostHasAddr reports whether ip is assigned to one of the host's
+// interfaces.
+func hostHasAddr(ip netip.Addr) bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok {
+			if addr, ok := netip.AddrFromSlice(n.IP); ok && addr.Unmap() == ip {
+				return true
+			}
+		}
+	}
+	return false
+}

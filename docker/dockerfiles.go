@@ -1,0 +1,18 @@
+// Package docker holds the Dockerfiles of the project's images. They are
+// embedded so that bench/containers builds every image from Go, with a
+// build context it assembles itself, wherever the process runs.
+package docker
+
+import _ "embed"
+
+// StaticGo is the Dockerfile for a static Go binary in a scratch image.
+// It is a text/template: {{.Binary}} names the binary in the context.
+//
+//go:embed static-go.Dockerfile
+var StaticGo string
+
+// HostRedis is the Dockerfile for the host's redis-server and its shared
+// libraries in a scratch image; the context holds them under rootfs/.
+//
+//go:embed host-redis.Dockerfile
+var HostRedis string
