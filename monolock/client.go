@@ -81,13 +81,31 @@ func (c *Client) Acquire(ctx context.Context, name string, lease time.Duration) 
 		conn.Close()
 		return nil, fmt.Errorf("%w: sending ACQUIRE: %w", ErrConnectionClosed, err)
 	}
-	l.start(lease, sentAt)
+	// The answer to ACQUIRE is read here rather than by the reader
+	// goroutine: an uncontended grant then costs no goroutine handoff.
+	f, answeredAt, err := l.handshake(ctx, lease, sentAt)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	switch f.Type {
+	case protocol.TypeAcquired:
+		l.token = f.Token
+		close(l.granted)
+		l.start(lease, sentAt, answeredAt, false)
+		return l, nil
+	case protocol.TypeError:
+		conn.Close()
+		return nil, &ServerError{Code: f.Code, Reason: f.Reason}
+	}
+	// WAITING: the reader goroutine takes over and receives the promotion.
+	l.start(lease, sentAt, answeredAt, true)
 	select {
 	case <-l.granted:
 		return l, nil
 	case <-l.ctx.Done():
 		l.wait()
-		return nil, l.err
+		return nil, l.Err()
 	case <-ctx.Done():
 		l.Release()
 		return nil, ctx.Err()

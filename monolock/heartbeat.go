@@ -54,23 +54,27 @@ type keeper struct {
 	sched   schedule         // interval state
 }
 
-// deadlineFraction of the lease is how long the client waits for a
-// confirming frame before it gives the session up.
-const deadlineFraction = 0.8
+// patience is how long the client waits for a confirming frame before it
+// gives the session up: 0.8 × lease.
+func patience(lease time.Duration) time.Duration { return lease * 4 / 5 }
 
-// run starts with the ACQUIRE written at sentAt and its answer in flight.
-// It returns nil when quit is closed, or the reason the session is lost.
+// run starts with the ACQUIRE written at sentAt, answered at answeredAt
+// (zero: its answer is still in flight). It returns nil when quit is
+// closed, or the reason the session is lost.
 //
 // The deadline counts from the send time of the last answered frame, not
 // from the answer's arrival: the server heard that frame no earlier than
 // it was sent, so the server's silence window cannot end before ours.
-func (k *keeper) run(sentAt time.Time) error {
-	patience := time.Duration(deadlineFraction * float64(k.lease))
+func (k *keeper) run(sentAt, answeredAt time.Time) error {
+	patience := patience(k.lease)
+	inFlight, due := answeredAt.IsZero(), false
+	if !inFlight {
+		k.sched.observe(answeredAt.Sub(sentAt))
+	}
 	deadline := time.NewTimer(time.Until(sentAt.Add(patience)))
 	defer deadline.Stop()
 	next := time.NewTimer(time.Until(sentAt.Add(k.sched.interval())))
 	defer next.Stop()
-	inFlight, due := true, false
 	send := func() error {
 		if err := k.send(); err != nil {
 			return fmt.Errorf("%w: sending heartbeat: %w", ErrConnectionClosed, err)

@@ -129,7 +129,7 @@ func TestKeeperSchedule(t *testing.T) {
 				served := make(chan struct{})
 				go func() { f.serve(quit); close(served) }()
 				done := make(chan error, 1)
-				go func() { done <- k.run(f.start) }()
+				go func() { done <- k.run(f.start, time.Time{}) }()
 				time.Sleep(tt.runFor)
 				close(quit)
 				<-served
@@ -169,7 +169,7 @@ func TestKeeperDeadline(t *testing.T) {
 				f := newFakeServer(tt.rtt, tt.stopAfter)
 				k := f.keeper(2*time.Second, quit)
 				go f.serve(quit)
-				err := k.run(f.start)
+				err := k.run(f.start, time.Time{})
 				if !errors.Is(err, ErrHeartbeatTimeout) {
 					t.Fatalf("run = %v, want ErrHeartbeatTimeout", err)
 				}
@@ -188,7 +188,7 @@ func TestKeeperSendError(t *testing.T) {
 		answers <- time.Now()
 		broken := errors.New("broken pipe")
 		k := &keeper{lease: time.Second, send: func() error { return broken }, answers: answers, quit: quit, sched: newSchedule(time.Second)}
-		err := k.run(time.Now())
+		err := k.run(time.Now(), time.Time{})
 		if !errors.Is(err, ErrConnectionClosed) || !errors.Is(err, broken) {
 			t.Fatalf("run = %v, want ErrConnectionClosed wrapping the write error", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -28,12 +29,14 @@ type Lock struct {
 	ended bool
 	err   error // why the session ended; nil for Release
 
-	wg sync.WaitGroup // reader and keeper
+	r      *bufio.Reader  // all reads of conn
+	keeper keeper         // heartbeats; runs in its own goroutine
+	wg     sync.WaitGroup // reader and keeper
 }
 
 func newLock(name string, conn net.Conn) *Lock {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Lock{name: name, conn: conn, granted: make(chan struct{}), ctx: ctx, cancel: cancel}
+	return &Lock{name: name, conn: conn, r: bufio.NewReaderSize(conn, 64), granted: make(chan struct{}), ctx: ctx, cancel: cancel}
 }
 
 // Name returns the lock's name.
@@ -71,10 +74,35 @@ func (l *Lock) Release() error {
 	return l.Err()
 }
 
-// start launches the reader and the keeper; the ACQUIRE was sent at sentAt.
-func (l *Lock) start(lease time.Duration, sentAt time.Time) {
+// handshake reads the answer to the ACQUIRE sent at sentAt, giving up
+// after 0.8 × lease (ErrHeartbeatTimeout) or when ctx ends (ctx.Err()).
+func (l *Lock) handshake(ctx context.Context, lease time.Duration, sentAt time.Time) (protocol.ServerFrame, time.Time, error) {
+	l.conn.SetReadDeadline(sentAt.Add(patience(lease)))
+	var stop func() bool
+	if ctx.Done() != nil {
+		stop = context.AfterFunc(ctx, func() { l.conn.SetReadDeadline(time.Unix(1, 0)) })
+	}
+	f, err := protocol.ReadServerFrame(l.r)
+	at := time.Now()
+	if stop != nil && !stop() {
+		return f, at, ctx.Err()
+	}
+	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return f, at, ErrHeartbeatTimeout
+		}
+		return f, at, l.readError(err)
+	}
+	l.conn.SetReadDeadline(time.Time{})
+	return f, at, nil
+}
+
+// start launches the reader and the keeper once the ACQUIRE sent at sentAt
+// has been answered at answeredAt; waiting tells whether that answer was
+// WAITING.
+func (l *Lock) start(lease time.Duration, sentAt, answeredAt time.Time, waiting bool) {
 	answers := make(chan time.Time, 2)
-	k := &keeper{
+	l.keeper = keeper{
 		lease:   lease,
 		send:    l.sendHeartbeat,
 		answers: answers,
@@ -82,10 +110,10 @@ func (l *Lock) start(lease time.Duration, sentAt time.Time) {
 		sched:   newSchedule(lease),
 	}
 	l.wg.Add(2)
-	go l.read(answers)
+	go l.read(answers, waiting)
 	go func() {
 		defer l.wg.Done()
-		if err := k.run(sentAt); err != nil {
+		if err := l.keeper.run(sentAt, answeredAt); err != nil {
 			l.end(err)
 		}
 	}()
@@ -114,15 +142,15 @@ func (l *Lock) end(cause error) {
 
 func (l *Lock) wait() { l.wg.Wait() }
 
-// read is the permanent reader: it decodes every server frame until the
-// connection ends, and tells the keeper when a frame answers one we sent.
+// read is the permanent reader from the answer to ACQUIRE on: it decodes
+// every server frame until the connection ends, and tells the keeper when
+// a frame answers one we sent. waited tells whether the session is queued.
 //
 // After a WAITING, the first ACQUIRED is the promotion the server pushes on
 // its own, not an answer; every other WAITING or ACQUIRED answers a frame.
-func (l *Lock) read(answers chan<- time.Time) {
+func (l *Lock) read(answers chan<- time.Time, waited bool) {
 	defer l.wg.Done()
-	r := bufio.NewReaderSize(l.conn, 64)
-	waited, granted := false, false
+	granted := !waited
 	answer := func(at time.Time) {
 		select {
 		case answers <- at:
@@ -130,15 +158,12 @@ func (l *Lock) read(answers chan<- time.Time) {
 		}
 	}
 	for {
-		f, err := protocol.ReadServerFrame(r)
+		f, err := protocol.ReadServerFrame(l.r)
 		at := time.Now()
 		if err != nil {
-			if errors.Is(err, protocol.ErrUnknownFrame) {
-				err = fmt.Errorf("%w: %w", ErrProtocolViolation, err)
-			} else {
-				err = fmt.Errorf("%w: %w", ErrConnectionClosed, err)
+			if l.ctx.Err() == nil { // not our own Release
+				l.end(l.readError(err))
 			}
-			l.end(err)
 			return
 		}
 		switch f.Type {
@@ -147,7 +172,6 @@ func (l *Lock) read(answers chan<- time.Time) {
 				l.end(fmt.Errorf("%w: WAITING after ACQUIRED", ErrProtocolViolation))
 				return
 			}
-			waited = true
 			answer(at)
 		case protocol.TypeAcquired:
 			if granted {
@@ -160,12 +184,17 @@ func (l *Lock) read(answers chan<- time.Time) {
 			}
 			l.token, granted = f.Token, true
 			close(l.granted)
-			if !waited {
-				answer(at)
-			}
 		case protocol.TypeError:
 			l.end(&ServerError{Code: f.Code, Reason: f.Reason})
 			return
 		}
 	}
+}
+
+// readError classifies a failed read of a server frame.
+func (l *Lock) readError(err error) error {
+	if errors.Is(err, protocol.ErrUnknownFrame) {
+		return fmt.Errorf("%w: %w", ErrProtocolViolation, err)
+	}
+	return fmt.Errorf("%w: %w", ErrConnectionClosed, err)
 }

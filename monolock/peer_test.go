@@ -289,27 +289,40 @@ func TestHeartbeatsKeepLock(t *testing.T) {
 	}
 }
 
-func TestAcquireCancelWhileQueued(t *testing.T) {
-	closed := make(chan struct{})
-	c := scriptedPeer(t, func(p *peerConn) {
-		p.write(protocol.AppendWaiting(nil))
-		p.answerHeartbeats(protocol.AppendWaiting(nil))
-		close(closed)
-	})
-	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	_, err := c.Acquire(ctx, "a", 10*time.Second)
-	if err != context.DeadlineExceeded {
-		t.Fatalf("Acquire = %v, want context.DeadlineExceeded unchanged", err)
+func TestAcquireCancel(t *testing.T) {
+	tests := []struct {
+		name  string
+		first []byte // nil: the peer never answers the ACQUIRE
+	}{
+		{"while queued", protocol.AppendWaiting(nil)},
+		{"before the answer", nil},
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("returned after %v", d)
-	}
-	select {
-	case <-closed: // leaving the queue is closing the connection
-	case <-time.After(5 * time.Second):
-		t.Fatal("connection not closed after cancellation")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			closed := make(chan struct{})
+			c := scriptedPeer(t, func(p *peerConn) {
+				if tt.first != nil {
+					p.write(tt.first)
+				}
+				p.answerHeartbeats(tt.first)
+				close(closed)
+			})
+			ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			_, err := c.Acquire(ctx, "a", 10*time.Second)
+			if err != context.DeadlineExceeded {
+				t.Fatalf("Acquire = %v, want context.DeadlineExceeded unchanged", err)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Fatalf("returned after %v", d)
+			}
+			select {
+			case <-closed: // leaving the queue is closing the connection
+			case <-time.After(5 * time.Second):
+				t.Fatal("connection not closed after cancellation")
+			}
+		})
 	}
 }
 
