@@ -1,0 +1,226 @@
+package server_test
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/monolock/monolock-bench/monolock/monolocktest"
+	"github.com/monolock/monolock-bench/monolock/protocol"
+)
+
+// idleClientsEnv makes the test binary a child process that holds idle
+// sessions open, so that the parent measures server memory alone.
+const idleClientsEnv = "MONOLOCK_BENCH_IDLE_CLIENTS"
+
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(idleClientsEnv); spec != "" {
+		os.Exit(runIdleClients(spec))
+	}
+	os.Exit(m.Run())
+}
+
+// floorServer is the do-nothing baseline: per connection it reads one
+// 12-byte frame, writes 9 bytes and closes when the client does — the bytes
+// of an uncontended monolock claim with a 4-byte name, and nothing else.
+func floorServer(b *testing.B) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				var in [12]byte
+				if _, err := io.ReadFull(c, in[:]); err != nil {
+					return
+				}
+				c.Write(protocol.AppendAcquired(make([]byte, 0, 9), 1))
+				io.ReadFull(c, in[:1]) // until the client closes
+			}()
+		}
+	}()
+	return l.Addr().String()
+}
+
+// cycleName returns the 4-byte lock name of cycle i: every cycle takes a
+// lock of its own, so that none waits for the server to notice the close
+// of a previous claim on the same name.
+func cycleName(i uint32) string {
+	const digits = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_"
+	return string([]byte{digits[i>>18&63], digits[i>>12&63], digits[i>>6&63], digits[i&63]})
+}
+
+// cycles runs connect → ACQUIRE → ACQUIRED → close from parallel clients,
+// uncontended, and reports cycles/s.
+func cycles(b *testing.B, addr string) {
+	var next atomic.Uint32
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		var buf [protocol.AcquiredLen]byte
+		frame := make([]byte, 0, 12)
+		for pb.Next() {
+			frame = protocol.AppendAcquire(frame[:0], 10_000, cycleName(next.Add(1)))
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			if _, err := c.Write(frame); err != nil {
+				b.Error(err)
+			}
+			if _, err := io.ReadFull(c, buf[:]); err != nil || buf[0] != byte(protocol.TypeAcquired) {
+				b.Errorf("answer %x, %v", buf, err)
+			}
+			c.Close()
+		}
+	})
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "cycles/s")
+}
+
+// BenchmarkCycle compares full claim cycles on the monolock server with the
+// do-nothing floor server; compare their cycles/s.
+func BenchmarkCycle(b *testing.B) {
+	b.Run("server=monolock", func(b *testing.B) { cycles(b, monolocktest.NewServer(b).Addr) })
+	b.Run("server=floor", func(b *testing.B) { cycles(b, floorServer(b)) })
+}
+
+// BenchmarkHeartbeatRoundTrip measures HEARTBEAT → ACQUIRED on an owned lock.
+func BenchmarkHeartbeatRoundTrip(b *testing.B) {
+	ts := monolocktest.NewServer(b)
+	c, err := net.Dial("tcp", ts.Addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	c.Write(protocol.AppendAcquire(nil, 60_000, "hb"))
+	var buf [protocol.AcquiredLen]byte
+	if _, err := io.ReadFull(c, buf[:]); err != nil {
+		b.Fatal(err)
+	}
+	hb := protocol.AppendHeartbeat(nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Write(hb); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, buf[:]); err != nil || buf[0] != byte(protocol.TypeAcquired) {
+			b.Fatalf("ack %x, %v", buf, err)
+		}
+	}
+}
+
+// BenchmarkIdleSessionMemory opens 10,000 idle sessions (each the owner of
+// its own lock, lease 10 minutes) from a child process and reports the
+// server's heap and stack growth per session. Run it with -benchtime=1x.
+func BenchmarkIdleSessionMemory(b *testing.B) {
+	const sessions = 10_000
+	raiseOpenFileLimit(b, sessions+200)
+	for range b.N {
+		ts := monolocktest.NewServer(b)
+		before := serverMemory()
+		goroutines := runtime.NumGoroutine()
+
+		child := exec.Command(os.Args[0], "-test.run=^$")
+		child.Env = append(os.Environ(), fmt.Sprintf("%s=%s,%d", idleClientsEnv, ts.Addr, sessions))
+		child.Stderr = os.Stderr
+		stdin, _ := child.StdinPipe()
+		stdout, _ := child.StdoutPipe()
+		if err := child.Start(); err != nil {
+			b.Fatal(err)
+		}
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		if err != nil || line != "ready\n" {
+			b.Fatalf("child: %q, %v", line, err)
+		}
+		if st := ts.Server().Stats(); st.Connections != sessions || st.LocksHeld != sessions {
+			b.Fatalf("Stats = %+v", st)
+		}
+		after := serverMemory()
+		b.ReportMetric(float64(after-before)/sessions, "B/session")
+		b.ReportMetric(float64(runtime.NumGoroutine()-goroutines)/sessions, "goroutines/session")
+		stdin.Close()
+		if err := child.Wait(); err != nil {
+			b.Fatalf("child: %v", err)
+		}
+		ts.Close()
+	}
+}
+
+// serverMemory is heap in use plus goroutine stacks, after a GC.
+func serverMemory() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse + m.StackInuse
+}
+
+func raiseOpenFileLimit(b *testing.B, need uint64) {
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
+		b.Fatal(err)
+	}
+	r.Cur = max(r.Cur, min(need, r.Max))
+	if r.Max < need {
+		r.Cur, r.Max = need, need // needs CAP_SYS_RESOURCE
+	}
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
+		b.Skipf("cannot raise RLIMIT_NOFILE to %d: %v", need, err)
+	}
+}
+
+// runIdleClients is the child: it opens n sessions to addr, each acquiring
+// its own lock, prints "ready", and holds them until stdin closes.
+func runIdleClients(spec string) int {
+	var addr string
+	var n int
+	for i := len(spec) - 1; i >= 0; i-- {
+		if spec[i] == ',' {
+			addr = spec[:i]
+			n, _ = strconv.Atoi(spec[i+1:])
+			break
+		}
+	}
+	conns := make([]net.Conn, 0, n)
+	var buf [protocol.AcquiredLen]byte
+	for i := range n {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			_, err = c.Write(protocol.AppendAcquire(nil, 600_000, fmt.Sprintf("idle-%05d", i)))
+		}
+		if err == nil {
+			_, err = io.ReadFull(c, buf[:])
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "idle client %d: %v\n", i, err)
+			return 1
+		}
+		conns = append(conns, c)
+	}
+	fmt.Println("ready")
+	if _, err := io.Copy(io.Discard, os.Stdin); err != nil && !errors.Is(err, os.ErrClosed) {
+		return 1
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	return 0
+}
