@@ -1,0 +1,76 @@
+# Thin targets: the logic lives in Go (docker/images, cmd/monolock-bench)
+# and in .ci/run. `make test` is what CI runs.
+
+GO                  ?= go
+FUZZTIME            ?= 10s
+BENCH_ARGS          ?=
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK         ?= $(shell command -v staticcheck 2>/dev/null || echo "$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)")
+
+# testcontainers' reaper (Ryuk) needs a registry image; the project removes
+# what it creates itself. Exactly this string.
+export TESTCONTAINERS_RYUK_DISABLED := true
+
+# Binaries built into bin/ when their main package exists.
+BINARIES := $(wildcard cmd/monolock cmd/monolockctl cmd/monolock-bench)
+
+.PHONY: build test bench bench-quick images lint fuzz clean redis-server
+
+## build: static binaries (CGO_ENABLED=0) into bin/
+build:
+	@mkdir -p bin
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ $(addprefix ./,$(BINARIES))
+
+## test: every test, with the race detector, containers included
+test: redis-server
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+## bench: the full suite into reports/<run-id>/
+bench: redis-server
+	$(GO) run ./cmd/monolock-bench run $(BENCH_ARGS)
+
+## bench-quick: every scenario and contender, shortened to a few minutes
+bench-quick: redis-server
+	$(GO) run ./cmd/monolock-bench run --quick $(BENCH_ARGS)
+
+## images: build the Docker images (reused when their content is unchanged)
+images: redis-server
+	$(GO) run ./docker/images build
+
+## lint: gofmt, go vet, staticcheck
+lint:
+	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(STATICCHECK) ./...
+
+## fuzz: every fuzz target for FUZZTIME (default 10s) each
+fuzz:
+	@set -e; \
+	targets="$$($(GO) test -list '^Fuzz' ./... | awk '/^Fuzz/ { f[n++] = $$1; next } /^ok / { for (i = 0; i < n; i++) print $$2 "," f[i]; n = 0 }')"; \
+	if [ -z "$$targets" ]; then echo "no fuzz targets"; exit 1; fi; \
+	for t in $$targets; do \
+		pkg="$${t%%,*}"; fn="$${t##*,}"; \
+		echo "fuzz $$pkg $$fn for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) "$$pkg"; \
+	done
+
+## clean: bin/ and every container, network and image the project created (by label)
+clean:
+	rm -rf bin/
+	$(GO) run ./docker/images clean
+
+# redis-server is needed by the local backend, the Redis tests and the
+# offline Redis image. Installed with apt-get when possible, else explained.
+redis-server:
+	@if ! command -v redis-server >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing redis-server with apt-get"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			apt-get -o DPkg::Lock::Timeout=300 update -qq && \
+			apt-get -o DPkg::Lock::Timeout=300 install -y -qq redis-server >/dev/null; \
+		else \
+			echo "redis-server is missing: install it (Debian/Ubuntu: sudo apt-get install -y redis-server; macOS: brew install redis)," >&2; \
+			echo "or set MONOLOCK_BENCH_REDIS_IMAGE to a Redis image the Docker engine has." >&2; \
+			exit 1; \
+		fi; \
+	fi
