@@ -15,6 +15,11 @@ const (
 	RoleRedis    = "redis"     // one Redis
 	RoleRedlock  = "redlock"   // five independent Redis masters
 	RoleTCPFloor = "tcp-floor" // the do-nothing connection-per-claim server
+	// RoleMonolockOps is the ops HTTP address (/metrics) of the monolock
+	// server, for scenarios that read the coordinator's own counters
+	// (fairness: commands/s; handover: a waiter is queued). A backend that
+	// cannot reach it returns no address; those figures are then omitted.
+	RoleMonolockOps = "monolock-ops"
 )
 
 // Deployment is a set of running servers handed to the runner by a backend
