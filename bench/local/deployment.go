@@ -84,10 +84,21 @@ func Start(ctx context.Context, cfg Config) (_ *Deployment, err error) {
 					return nil, err
 				}
 			}
-			p, err := StartBinary(ctx, role, bin, "-listen")
+			var extra []string
+			var ops string
+			if role == bench.RoleMonolock {
+				// The ops HTTP server (/metrics) is what scenarios read the
+				// coordinator's own counters from (bench.RoleMonolockOps).
+				if ops, err = FreeAddr(); err != nil {
+					return nil, err
+				}
+				extra = []string{"-ops-listen", ops}
+			}
+			p, err := StartBinary(ctx, role, bin, "-listen", extra...)
 			if err != nil {
 				return nil, err
 			}
+			p.OpsAddr = ops
 			ps = append(ps, p)
 		default:
 			return nil, fmt.Errorf("local: unknown server role %q", role)
@@ -123,9 +134,16 @@ func (d *Deployment) Processes(role string) []*Process {
 	return d.processes[role]
 }
 
-// Addrs implements bench.Deployment.
+// Addrs implements bench.Deployment. bench.RoleMonolockOps answers the ops
+// HTTP addresses of the monolock processes.
 func (d *Deployment) Addrs(role string) []string {
 	var addrs []string
+	if role == bench.RoleMonolockOps {
+		for _, p := range d.Processes(bench.RoleMonolock) {
+			addrs = append(addrs, p.OpsAddr)
+		}
+		return addrs
+	}
 	for _, p := range d.Processes(role) {
 		addrs = append(addrs, p.Addr)
 	}

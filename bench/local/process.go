@@ -31,11 +31,14 @@ const startTimeout = 10 * time.Second
 type Process struct {
 	// Role is the server role (bench.RoleRedis, ...), Addr its host:port.
 	Role, Addr string
-	argv       []string
-	mu         sync.Mutex
-	cmd        *exec.Cmd
-	exited     chan struct{}
-	stderr     *bytes.Buffer
+	// OpsAddr is the ops HTTP host:port of a monolock server, else empty.
+	OpsAddr string
+
+	argv   []string
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	exited chan struct{}
+	stderr *bytes.Buffer
 }
 
 // StartProcess starts path with args and waits until it accepts TCP connections on
