@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/monolock/monolock-bench/monolock"
+	"github.com/monolock/monolock-bench/monolock/monolocktest"
+)
+
+// waitFile waits for path to exist and returns its trimmed content.
+func waitFile(t *testing.T, path string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
+			return strings.TrimSpace(string(b))
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never written", path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// start runs the CLI in the background.
+func start(t *testing.T, env map[string]string, args ...string) <-chan result {
+	done := make(chan result, 1)
+	go func() {
+		code, stdout, stderr := invoke(t, env, args...)
+		done <- result{code, stdout, stderr}
+	}()
+	return done
+}
+
+func await(t *testing.T, done <-chan result, within time.Duration) result {
+	t.Helper()
+	select {
+	case r := <-done:
+		return r
+	case <-time.After(within):
+		t.Fatalf("monolockctl still running after %v", within)
+		return result{}
+	}
+}
+
+// The lock is held while the command runs; the command sees the name and
+// the token; its exit status is ours; -addr defaults to MONOLOCK_ADDR.
+func TestRunHoldsLockWhileCommandRuns(t *testing.T) {
+	srv := monolocktest.NewServer(t)
+	dir := t.TempDir()
+	out, proceed := filepath.Join(dir, "env"), filepath.Join(dir, "go")
+	done := start(t, map[string]string{"MONOLOCK_ADDR": srv.Addr},
+		"run", "-lease", "1s", "deploy/prod", "--",
+		"sh", "-c", `echo "$MONOLOCK_LOCK $MONOLOCK_TOKEN" > "$1"; while [ ! -e "$2" ]; do sleep 0.02; done; exit 3`, "sh", out, proceed)
+
+	fields := strings.Fields(waitFile(t, out))
+	if len(fields) != 2 || fields[0] != "deploy/prod" {
+		t.Fatalf("command saw %q, want the lock name and a token", fields)
+	}
+	token, err := strconv.ParseUint(fields[1], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, ok := srv.Server().Lock("deploy/prod")
+	if !ok || info.Holder == nil || info.Holder.Token != token {
+		t.Fatalf("server's holder %+v, want token %d", info.Holder, token)
+	}
+	// Held across several leases: heartbeats keep it.
+	c, err := monolock.New(monolock.Config{Address: srv.Addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2500*time.Millisecond)
+	defer cancel()
+	if l, err := c.Acquire(ctx, "deploy/prod", time.Second); err == nil {
+		l.Release()
+		t.Fatal("another client got the lock while the command ran")
+	}
+	if err := os.WriteFile(proceed, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := await(t, done, 10*time.Second)
+	if r.code != 3 {
+		t.Fatalf("exit %d, want the command's 3; stderr:\n%s", r.code, r.stderr)
+	}
+	// Released on exit.
+	l, err := c.Acquire(t.Context(), "deploy/prod", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Token() <= token {
+		t.Errorf("next token %d not above %d", l.Token(), token)
+	}
+	l.Release()
+}
+
+// A force-release stops the command at once (SIGTERM) and exits 76.
+func TestRunStopsCommandWhenLockLost(t *testing.T) {
+	srv := monolocktest.NewServer(t)
+	started := filepath.Join(t.TempDir(), "started")
+	begin := time.Now()
+	done := start(t, nil, "run", "-addr", srv.Addr, "-grace", "8s", "job",
+		"sh", "-c", `echo up > "$1"; exec sleep 60`, "sh", started)
+	waitFile(t, started)
+	if _, err := srv.Server().ForceRelease("job"); err != nil {
+		t.Fatal(err)
+	}
+	r := await(t, done, 7*time.Second) // before -grace: SIGTERM did it
+	if r.code != exitLost {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, exitLost, r.stderr)
+	}
+	if !strings.Contains(r.stderr, `lock "job" lost`) || strings.Contains(r.stderr, "SIGKILL") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	t.Logf("command stopped %v after start", time.Since(begin).Round(time.Millisecond))
+}
+
+// A command that ignores SIGTERM is killed after -grace.
+func TestRunKillsAfterGrace(t *testing.T) {
+	srv := monolocktest.NewServer(t)
+	started := filepath.Join(t.TempDir(), "started")
+	done := start(t, nil, "run", "-addr", srv.Addr, "-grace", "300ms", "job",
+		"sh", "-c", `trap "" TERM; echo up > "$1"; sleep 60; echo survived`, "sh", started)
+	waitFile(t, started)
+	lost := time.Now()
+	if _, err := srv.Server().ForceRelease("job"); err != nil {
+		t.Fatal(err)
+	}
+	r := await(t, done, 10*time.Second)
+	if r.code != exitLost || !strings.Contains(r.stderr, "sending SIGKILL") || strings.Contains(r.stdout, "survived") {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if d := time.Since(lost); d < 300*time.Millisecond {
+		t.Fatalf("killed after %v, before the 300ms grace", d)
+	}
+}
+
+// Signals sent to monolockctl while the command runs are forwarded to it.
+func TestRunForwardsSignals(t *testing.T) {
+	srv := monolocktest.NewServer(t)
+	started := filepath.Join(t.TempDir(), "started")
+	done := start(t, nil, "run", "-addr", srv.Addr, "job",
+		"sh", "-c", `trap "exit 9" TERM; echo up > "$1"; while :; do sleep 0.05; done`, "sh", started)
+	waitFile(t, started) // monolockctl is running the command: it handles SIGTERM
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if r := await(t, done, 10*time.Second); r.code != 9 {
+		t.Fatalf("exit %d, want 9 from the command's trap; stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	srv := monolocktest.NewServer(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	c, err := monolock.New(monolock.Config{Address: srv.Addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := c.Acquire(t.Context(), "busy", 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"success", []string{"-addr", srv.Addr, "a", "true"}, 0, ""},
+		{"command's status", []string{"-addr", srv.Addr, "a", "sh", "-c", "exit 42"}, 42, ""},
+		{"command killed by a signal", []string{"-addr", srv.Addr, "a", "sh", "-c", "kill -9 $$"}, 128 + 9, ""},
+		{"command not found", []string{"-addr", srv.Addr, "a", "/nonexistent/cmd"}, exitNotFound, "no such file"},
+		{"wait expires", []string{"-addr", srv.Addr, "-wait", "200ms", "busy", "true"}, exitNotObtained, "not granted within -wait 200ms"},
+		{"server unreachable", []string{"-addr", closed, "a", "true"}, exitNotObtained, "connection refused"},
+		{"invalid name", []string{"-addr", srv.Addr, strings.Repeat("n", 256), "true"}, exitNotObtained, "too long"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := invoke(t, nil, append([]string{"run"}, tt.args...)...)
+			if code != tt.code || !strings.Contains(stderr, tt.want) {
+				t.Fatalf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr, tt.code, tt.want)
+			}
+		})
+	}
+}
