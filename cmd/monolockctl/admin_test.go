@@ -1,0 +1,148 @@
+package main
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// replay is an admin API double that answers with the contract's JSON and
+// records the requests, for front-end tests that need no lock server.
+type replay struct {
+	t    *testing.T
+	reqs []string // "METHOD escaped-path?query"
+	// answers maps "METHOD escaped-path" to status and body.
+	answers map[string]struct {
+		status int
+		body   string
+	}
+}
+
+func (rp *replay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	key := r.Method + " " + r.URL.EscapedPath()
+	q := ""
+	if r.URL.RawQuery != "" {
+		q = "?" + r.URL.RawQuery
+	}
+	rp.reqs = append(rp.reqs, key+q)
+	a, ok := rp.answers[key]
+	if !ok {
+		a.status, a.body = http.StatusNotFound, `{"error":"no route"}`
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(a.status)
+	w.Write([]byte(a.body))
+}
+
+func newReplay(t *testing.T, answers map[string]struct {
+	status int
+	body   string
+}) (*replay, string) {
+	rp := &replay{t: t, answers: answers}
+	srv := httptest.NewServer(rp)
+	t.Cleanup(srv.Close)
+	return rp, srv.Listener.Addr().String()
+}
+
+type answer = struct {
+	status int
+	body   string
+}
+
+func TestAdminAgainstContractJSON(t *testing.T) {
+	since := time.Now().Add(-90 * time.Second).UTC().Format(time.RFC3339Nano)
+	holder := `{"identity":"spiffe://ci/deployer","remote_addr":"127.0.0.1:5555","since":"` + since + `","lease_ms":2000,"token":42}`
+	answers := map[string]answer{
+		"GET /api/locks": {200, `{"locks":[{"name":"deploy/prod","holder":` + holder + `,"waiters":2},{"name":"odd name\t1","holder":null,"waiters":1}]}`},
+		"GET /api/locks/deploy%2Fprod": {200, `{"name":"deploy/prod","holder":` + holder + `,"waiters":[` +
+			`{"identity":"","remote_addr":"127.0.0.1:5556","queued_at":"` + since + `"},` +
+			`{"identity":"cn-x","remote_addr":"[::1]:5557","queued_at":"` + since + `"}]}`},
+		"POST /api/locks/deploy%2Fprod/release":                  {200, `{"released":true,"token":42}`},
+		"POST /api/locks/idle/release":                           {404, `{"error":"lock \"idle\" has no owner"}`},
+		"DELETE /api/locks/deploy%2Fprod/waiters/%5B::1%5D:5557": {200, `{"kicked":true}`},
+		"DELETE /api/locks/deploy%2Fprod/waiters/127.0.0.1:1":    {404, `{"error":"no such waiter"}`},
+	}
+	rp, addr := newReplay(t, answers)
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		request string
+		want    []string // in stdout (success) or stderr (failure)
+	}{
+		{"locks table", []string{"locks"}, 0, "GET /api/locks",
+			[]string{"NAME", "WAITERS", "deploy/prod", "127.0.0.1:5555", "spiffe://ci/deployer", "42", "1m30", "2s", `"odd name\t1"`}},
+		{"locks with a glob", []string{"locks", "deploy/*"}, 0, "GET /api/locks?match=deploy%2F%2A", nil},
+		{"show", []string{"show", "deploy/prod"}, 0, "GET /api/locks/deploy%2Fprod",
+			[]string{"lock deploy/prod", "holder", "1", "127.0.0.1:5556", "2", "[::1]:5557", "cn-x"}},
+		{"release", []string{"release", "deploy/prod"}, 0, "POST /api/locks/deploy%2Fprod/release",
+			[]string{"released deploy/prod (owner's token 42)"}},
+		{"release of an idle lock", []string{"release", "idle"}, exitFailure, "POST /api/locks/idle/release",
+			[]string{"404 Not Found", `lock "idle" has no owner`}},
+		{"kick", []string{"kick", "deploy/prod", "[::1]:5557"}, 0, "DELETE /api/locks/deploy%2Fprod/waiters/%5B::1%5D:5557",
+			[]string{"kicked waiter [::1]:5557 from deploy/prod"}},
+		{"kick of an unknown waiter", []string{"kick", "deploy/prod", "127.0.0.1:1"}, exitFailure, "DELETE /api/locks/deploy%2Fprod/waiters/127.0.0.1:1",
+			[]string{"no such waiter"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rp.reqs = nil
+			args := append([]string{tt.args[0], "-admin", addr}, tt.args[1:]...)
+			code, stdout, stderr := invoke(t, nil, args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tt.code, stderr)
+			}
+			if len(rp.reqs) != 1 || rp.reqs[0] != tt.request {
+				t.Fatalf("requests %q, want %q", rp.reqs, tt.request)
+			}
+			out := stdout
+			if code != 0 {
+				out = stderr
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+func TestAdminJSONAndAddress(t *testing.T) {
+	body := `{"locks":[{"name":"a","holder":null,"waiters":3}]}`
+	_, addr := newReplay(t, map[string]answer{"GET /api/locks": {200, body}})
+	// -admin from MONOLOCK_ADMIN_ADDR, as a URL; -json passes the server's JSON.
+	code, stdout, stderr := invoke(t, map[string]string{"MONOLOCK_ADMIN_ADDR": "http://" + addr + "/"}, "locks", "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got, want any
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("-json output is not JSON: %v\n%s", err, stdout)
+	}
+	json.Unmarshal([]byte(body), &want)
+	if g, _ := json.Marshal(got); string(g) != func() string { w, _ := json.Marshal(want); return string(w) }() {
+		t.Fatalf("-json output %s, want %s", g, body)
+	}
+
+	// Nothing listening: a clear failure, exit 1.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+	code, _, stderr = invoke(t, nil, "locks", "-admin", dead)
+	if code != exitFailure || !strings.Contains(stderr, "connection refused") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	// An empty list reads as such.
+	_, addr = newReplay(t, map[string]answer{"GET /api/locks": {200, `{"locks":[]}`}})
+	if code, stdout, _ := invoke(t, nil, "locks", "-admin", addr); code != 0 || !strings.Contains(stdout, "no locks held or awaited") {
+		t.Fatalf("exit %d, stdout %q", code, stdout)
+	}
+}
