@@ -366,3 +366,43 @@ func TestTLSDialer(t *testing.T) {
 		t.Fatal("plaintext client acquired a lock on a TLS server")
 	}
 }
+
+// Short leases keep both sessions heartbeating every 100ms, so the
+// promotion push often crosses a heartbeat in flight; the promoted client
+// must keep the lock for several leases without a false loss.
+func TestPromotionAmidHeartbeats(t *testing.T) {
+	srv := monolocktest.NewServer(t)
+	c := newClient(t, srv.Addr)
+	const lease = 400 * time.Millisecond
+	for i := range 3 {
+		a, err := c.Acquire(t.Context(), "hot", lease)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan *monolock.Lock, 1)
+		go func() {
+			b, err := c.Acquire(t.Context(), "hot", lease)
+			if err != nil {
+				t.Error(err)
+			}
+			got <- b
+		}()
+		queued(t, srv, "hot", 1)
+		time.Sleep(time.Duration(250+37*i) * time.Millisecond) // queued across heartbeats
+		if err := a.Release(); err != nil {
+			t.Fatalf("first owner lost the lock while holding it: %v", err)
+		}
+		b := <-got
+		if b == nil {
+			return
+		}
+		select {
+		case <-b.Done():
+			t.Fatalf("round %d: promoted owner lost the lock: %v", i, b.Err())
+		case <-time.After(3 * lease):
+		}
+		if err := b.Release(); err != nil {
+			t.Fatalf("round %d: Release = %v", i, err)
+		}
+	}
+}
