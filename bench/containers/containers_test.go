@@ -382,3 +382,36 @@ func TestMonolockContainerGrantsLock(t *testing.T) {
 		t.Fatalf("after the owner left → %+v, %v; want ACQUIRED with a token above %d", f3, err, f.Token)
 	}
 }
+
+func TestTCPFloorContainerAnswers(t *testing.T) {
+	if _, err := os.Stat(filepath.Join("..", "..", "cmd", "tcpfloor")); err != nil {
+		t.Skip("cmd/tcpfloor is not in the tree yet")
+	}
+	s := newSession(t)
+	ctx := testContext(t)
+	if v, err := s.EngineVersion(ctx); err != nil || !strings.Contains(v, "API") {
+		t.Errorf("EngineVersion = %q, %v", v, err)
+	}
+	img, err := BuildGoImage(ctx, "./cmd/tcpfloor", "tcp-floor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.StartTCPFloor(ctx, img, "tcp-floor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.DialTimeout("tcp", c.Addr(), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(5 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Write(protocol.AppendAcquire(nil, 1000, "k000")); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := protocol.ReadServerFrame(conn); err != nil || f.Type != protocol.TypeAcquired {
+		t.Fatalf("tcp-floor answered %+v, %v; want ACQUIRED", f, err)
+	}
+}

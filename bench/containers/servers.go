@@ -10,6 +10,7 @@ const (
 	RedisPort       = 6379
 	MonolockPort    = 7070
 	MonolockOpsPort = 9090
+	TCPFloorPort    = 7071
 )
 
 // redisCmd runs Redis as a lock server: reachable from the bench (the
@@ -46,5 +47,18 @@ func (s *Session) StartMonolock(ctx context.Context, img Image, name string, arg
 		Port:  MonolockPort,
 		Ports: []int{MonolockOpsPort},
 		Ready: HTTPReady(MonolockOpsPort, "/healthz"),
+	})
+}
+
+// StartTCPFloor starts the tcp-floor baseline server from img (see
+// BuildGoImage with "./cmd/tcpfloor") on TCPFloorPort, ready once it
+// accepts connections. args are appended to its flags.
+func (s *Session) StartTCPFloor(ctx context.Context, img Image, name string, args ...string) (*Container, error) {
+	return s.Start(ctx, Spec{
+		Name:  name,
+		Image: img,
+		Cmd:   append([]string{"-listen", "0.0.0.0:" + strconv.Itoa(TCPFloorPort)}, args...),
+		Port:  TCPFloorPort,
+		Ready: TCPReady,
 	})
 }

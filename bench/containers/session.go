@@ -130,6 +130,16 @@ func (s *Session) createNetwork(ctx context.Context) error {
 	return fmt.Errorf("bench: create network: %w", lastErr)
 }
 
+// EngineVersion returns the Docker engine's version and API version, for
+// the report ("20.10.24+dfsg1 (API 1.41)").
+func (s *Session) EngineVersion(ctx context.Context) (string, error) {
+	v, err := s.provider.Client().ServerVersion(ctx, client.ServerVersionOptions{})
+	if err != nil {
+		return "", fmt.Errorf("bench: docker version: %w", err)
+	}
+	return fmt.Sprintf("%s (API %s)", v.Version, v.APIVersion), nil
+}
+
 // Close terminates every container of the session, including any a
 // failed start left behind, and removes its network. It is safe to call
 // more than once and from a Ctrl-C handler (give it a fresh context).
