@@ -1,0 +1,198 @@
+// Package containerbackend is the containers backend of the bench: it
+// implements bench.Deployment over bench/containers, with one monolock
+// container, one Redis, five Redis masters for Redlock and one tcp-floor
+// container, all on one session network and reached the same way (the
+// container IP without docker-proxy where the host routes to it).
+package containerbackend
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/containers"
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+// TCPFloorPort is the tcp-floor server's port inside its container.
+const TCPFloorPort = 7071
+
+// redlockMasters is the number of independent Redis masters behind the
+// redlock role.
+const redlockMasters = 5
+
+// closeTimeout bounds the removal of the session's containers.
+const closeTimeout = time.Minute
+
+// Deployment is one container session. Its methods are safe for concurrent
+// use.
+type Deployment struct {
+	session    *containers.Session
+	mu         sync.Mutex
+	containers map[string][]*containers.Container
+	images     []results.Image
+	closeOnce  sync.Once
+	closeErr   error
+}
+
+// Start builds (or reuses, by content hash) the images the roles need and
+// starts their containers. On error everything started is removed again.
+func Start(ctx context.Context, roles []string) (_ *Deployment, err error) {
+	s, err := containers.NewSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d := &Deployment{session: s, containers: map[string][]*containers.Container{}}
+	defer func() {
+		if err != nil {
+			d.Close()
+		}
+	}()
+	var redisImg *containers.Image
+	redisImage := func() (containers.Image, error) {
+		if redisImg != nil {
+			return *redisImg, nil
+		}
+		img, err := containers.RedisImage(ctx)
+		if err != nil {
+			return img, err
+		}
+		redisImg = &img
+		d.images = append(d.images, results.Image{Role: "redis", Ref: img.Ref, Source: img.Source})
+		return img, nil
+	}
+	for _, role := range roles {
+		var cs []*containers.Container
+		switch role {
+		case bench.RoleMonolock:
+			img, err := containers.BuildGoImage(ctx, "./cmd/monolock", "monolock")
+			if err != nil {
+				return nil, err
+			}
+			d.images = append(d.images, results.Image{Role: role, Ref: img.Ref, Source: img.Source + ", static binary FROM scratch"})
+			c, err := s.StartMonolock(ctx, img, "monolock")
+			if err != nil {
+				return nil, err
+			}
+			cs = append(cs, c)
+		case bench.RoleTCPFloor:
+			img, err := containers.BuildGoImage(ctx, "./cmd/tcpfloor", "tcpfloor")
+			if err != nil {
+				return nil, err
+			}
+			d.images = append(d.images, results.Image{Role: role, Ref: img.Ref, Source: img.Source + ", static binary FROM scratch"})
+			c, err := s.Start(ctx, containers.Spec{
+				Name: "tcp-floor", Image: img, Port: TCPFloorPort,
+				Cmd: []string{"-listen", "0.0.0.0:" + strconv.Itoa(TCPFloorPort)},
+			})
+			if err != nil {
+				return nil, err
+			}
+			cs = append(cs, c)
+		case bench.RoleRedis:
+			img, err := redisImage()
+			if err != nil {
+				return nil, err
+			}
+			c, err := s.StartRedis(ctx, img, "redis")
+			if err != nil {
+				return nil, err
+			}
+			cs = append(cs, c)
+		case bench.RoleRedlock:
+			img, err := redisImage()
+			if err != nil {
+				return nil, err
+			}
+			for i := range redlockMasters {
+				c, err := s.StartRedis(ctx, img, fmt.Sprintf("redlock-%d", i+1))
+				if err != nil {
+					return nil, err
+				}
+				cs = append(cs, c)
+			}
+		default:
+			return nil, fmt.Errorf("containerbackend: unknown server role %q", role)
+		}
+		d.mu.Lock()
+		d.containers[role] = cs
+		d.mu.Unlock()
+	}
+	return d, nil
+}
+
+// Containers returns the containers of role, e.g. to kill one in a
+// failover scenario.
+func (d *Deployment) Containers(role string) []*containers.Container {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.containers[role]
+}
+
+// Addrs implements bench.Deployment.
+func (d *Deployment) Addrs(role string) []string {
+	var addrs []string
+	for _, c := range d.Containers(role) {
+		addrs = append(addrs, c.Addr())
+	}
+	return addrs
+}
+
+// ServerCPU implements bench.Deployment: the sum of the containers' CPU
+// time as the engine's stats report it (cgroup CPU accounting).
+func (d *Deployment) ServerCPU(ctx context.Context, role string) (time.Duration, string, bool, error) {
+	cs := d.Containers(role)
+	if len(cs) == 0 {
+		return 0, "", false, fmt.Errorf("%w %q", bench.ErrNoServers, role)
+	}
+	var sum time.Duration
+	for _, c := range cs {
+		st, err := c.Stats(ctx)
+		if err != nil {
+			return 0, "", false, err
+		}
+		sum += st.CPU
+	}
+	return sum, "container cgroup CPU usage (engine stats API)", true, nil
+}
+
+// Describe implements bench.Deployment.
+func (d *Deployment) Describe(env *results.Environment) {
+	env.Backend = "containers"
+	env.NetworkPath = d.session.Path + " (network " + d.session.Network + ")"
+	env.DockerVersion = engineVersion()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	env.Images = append(env.Images, d.images...)
+	for _, role := range []string{bench.RoleMonolock, bench.RoleRedis, bench.RoleRedlock, bench.RoleTCPFloor} {
+		for _, c := range d.containers[role] {
+			env.Servers = append(env.Servers, results.Server{Role: c.Name, Address: c.Addr()})
+		}
+	}
+}
+
+// engineVersion asks the docker CLI for the engine's version; empty when
+// the CLI is missing.
+func engineVersion() string {
+	out, err := exec.Command("docker", "version", "--format", "{{.Server.Version}}").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Close removes every container and the network of the session, with its
+// own timeout so that it also works after Ctrl-C. Safe to call twice.
+func (d *Deployment) Close() error {
+	d.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+		defer cancel()
+		d.closeErr = d.session.Close(ctx)
+	})
+	return d.closeErr
+}

@@ -1,0 +1,171 @@
+// Package markdown renders results as plain Markdown: the table of medians
+// of one run, and the per-figure comparison of two runs. It is the
+// stand-in renderer of cmd/monolock-bench until the full report (charts,
+// claims checked) takes over, and stays useful for terminals and CI logs.
+package markdown
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+// Summary writes the run's header (id, partial flag, environment, notes)
+// and one table per scenario: a row per variant and metric, a column per
+// contender, each cell the median across repetitions with its min–max.
+func Summary(w io.Writer, r *results.Results) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# monolock-bench run %s\n\n", r.RunID)
+	if r.Partial {
+		fmt.Fprintf(&b, "**Partial run:** %s\n\n", r.PartialReason)
+	}
+	e := r.Environment
+	fmt.Fprintf(&b, "- machine: %s, %d cores (GOMAXPROCS %d), %s/%s, kernel %s, %s\n",
+		e.CPUModel, e.Cores, e.GOMAXPROCS, e.OS, e.Arch, e.Kernel, e.GoVersion)
+	fmt.Fprintf(&b, "- backend: %s; network path: %s\n", e.Backend, e.NetworkPath)
+	if e.RedisVersion != "" {
+		fmt.Fprintf(&b, "- Redis %s\n", e.RedisVersion)
+	}
+	if e.DockerVersion != "" {
+		fmt.Fprintf(&b, "- Docker engine %s\n", e.DockerVersion)
+	}
+	for _, im := range e.Images {
+		fmt.Fprintf(&b, "- image %s: %s (%s)\n", im.Role, im.Ref, im.Source)
+	}
+	fmt.Fprintf(&b, "- repetitions: %d; quick: %v; started %s, finished %s\n\n",
+		r.Parameters.Repetitions, r.Parameters.Quick, r.StartedAt.Format("2006-01-02 15:04:05Z07:00"), r.FinishedAt.Format("15:04:05Z07:00"))
+
+	for _, scenario := range r.Parameters.Scenarios {
+		rows := filter(r.Summary, func(x results.Row) bool { return x.Scenario == scenario })
+		if len(rows) == 0 {
+			continue
+		}
+		contenders := unique(rows, func(x results.Row) string { return x.Contender })
+		fmt.Fprintf(&b, "## %s\n\nMedian across repetitions (min–max).\n\n", scenario)
+		fmt.Fprintf(&b, "| variant | metric | unit | %s |\n", strings.Join(contenders, " | "))
+		fmt.Fprintf(&b, "|---|---|---|%s\n", strings.Repeat("---:|", len(contenders)))
+		type figure struct{ variant, metric, unit string }
+		var figures []figure
+		cells := map[figure]map[string]results.Row{}
+		for _, x := range rows {
+			f := figure{x.Variant, x.Metric, x.Unit}
+			if cells[f] == nil {
+				figures = append(figures, f)
+				cells[f] = map[string]results.Row{}
+			}
+			cells[f][x.Contender] = x
+		}
+		for _, f := range figures {
+			fmt.Fprintf(&b, "| %s | %s | %s |", f.variant, f.metric, f.unit)
+			for _, c := range contenders {
+				x, ok := cells[f][c]
+				switch {
+				case !ok:
+					b.WriteString(" – |")
+				case x.N > 1 && x.Min != x.Max:
+					fmt.Fprintf(&b, " %s (%s–%s) |", num(x.Median), num(x.Min), num(x.Max))
+				default:
+					fmt.Fprintf(&b, " %s |", num(x.Median))
+				}
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Notes) > 0 {
+		b.WriteString("## Notes\n\n")
+		for _, n := range r.Notes {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Compare writes one row per figure present in both runs: old and new
+// median, the delta, and a Mann-Whitney U test over the per-repetition
+// values (benchstat's method): "~" when the difference is not significant
+// at alpha 0.05, which needs enough repetitions (n ≥ 4 each for any
+// significance at all).
+func Compare(w io.Writer, a, b *results.Results) error {
+	type key struct{ scenario, contender, variant, metric string }
+	samples := func(r *results.Results) map[key][]float64 {
+		m := map[key][]float64{}
+		for _, raw := range r.Raw {
+			for _, x := range raw.Metrics {
+				k := key{raw.Scenario, raw.Contender, raw.Variant, x.Name}
+				m[k] = append(m[k], x.Value)
+			}
+		}
+		return m
+	}
+	sa, sb := samples(a), samples(b)
+	newRows := map[key]results.Row{}
+	for _, x := range b.Summary {
+		newRows[key{x.Scenario, x.Contender, x.Variant, x.Metric}] = x
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "# compare %s → %s\n\n", a.RunID, b.RunID)
+	if a.Environment.Backend != b.Environment.Backend || a.Environment.CPUModel != b.Environment.CPUModel {
+		fmt.Fprintf(&out, "**Caution:** different setups (%s on %q vs %s on %q).\n\n",
+			a.Environment.Backend, a.Environment.CPUModel, b.Environment.Backend, b.Environment.CPUModel)
+	}
+	out.WriteString("| scenario | variant | contender | metric | unit | old | new | delta | test |\n")
+	out.WriteString("|---|---|---|---|---|---:|---:|---:|---|\n")
+	thresholds := benchmath.DefaultThresholds
+	for _, x := range a.Summary {
+		k := key{x.Scenario, x.Contender, x.Variant, x.Metric}
+		y, ok := newRows[k]
+		if !ok {
+			continue
+		}
+		cmp := benchmath.AssumeNothing.Compare(
+			benchmath.NewSample(slices.Clone(sa[k]), &thresholds),
+			benchmath.NewSample(slices.Clone(sb[k]), &thresholds))
+		fmt.Fprintf(&out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			x.Scenario, x.Variant, x.Contender, x.Metric, x.Unit,
+			num(x.Median), num(y.Median), cmp.FormatDelta(x.Median, y.Median), cmp.String())
+	}
+	_, err := io.WriteString(w, out.String())
+	return err
+}
+
+// num prints a figure with precision that suits its size.
+func num(f float64) string {
+	switch a := max(f, -f); {
+	case a == 0:
+		return "0"
+	case a >= 1000:
+		return fmt.Sprintf("%.0f", f)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", f)
+	default:
+		return fmt.Sprintf("%.3g", f)
+	}
+}
+
+func filter(rows []results.Row, keep func(results.Row) bool) []results.Row {
+	var out []results.Row
+	for _, x := range rows {
+		if keep(x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func unique(rows []results.Row, f func(results.Row) string) []string {
+	var out []string
+	for _, x := range rows {
+		if v := f(x); !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}

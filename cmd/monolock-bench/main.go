@@ -1,0 +1,72 @@
+// Command monolock-bench runs the benchmark suite that puts monolock,
+// single-instance Redis SET NX and five-master Redlock side by side, and
+// renders its results.
+//
+//	monolock-bench run     [--scenarios latency,throughput,...]
+//	                       [--contenders monolock,redis,redlock,...]
+//	                       [--backend containers|local|external] [--quick]
+//	                       [--repetitions N] [--out DIR]
+//	                       [--monolock-addr A] [--redis-addr A] [--redlock-addrs A,B,C,D,E]
+//	monolock-bench report  DIR/results.json
+//	monolock-bench compare A/results.json B/results.json
+//
+// Exit status: 0 success, 1 a failure while running, 2 bad usage, 130 when
+// interrupted (partial results are kept and marked partial).
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `usage:
+  monolock-bench run     [flags]            run the suite, write DIR/results.json and DIR/report.md
+  monolock-bench report  DIR/results.json   re-render the report beside results.json
+  monolock-bench compare A/results.json B/results.json
+                                            per-figure deltas with significance
+Run "monolock-bench run -h" for the flags of run.
+`
+
+// Exit statuses.
+const (
+	exitOK          = 0
+	exitFailure     = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+func main() {
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	slog.SetDefault(log)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// After the first signal, a second one kills the process the default
+	// way.
+	go func() { <-ctx.Done(); stop() }()
+	os.Exit(dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "run":
+		return runCommand(ctx, args[1:], stdout, stderr)
+	case "report":
+		return reportCommand(args[1:], stdout, stderr)
+	case "compare":
+		return compareCommand(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "monolock-bench: unknown command %q\n%s", args[0], usage)
+		return exitUsage
+	}
+}
