@@ -5,6 +5,8 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -405,4 +407,63 @@ func TestPromotionAmidHeartbeats(t *testing.T) {
 			t.Fatalf("round %d: Release = %v", i, err)
 		}
 	}
+}
+
+// lockGoroutines returns the stacks of goroutines running client code.
+func lockGoroutines() []string {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var found []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "monolock-bench/monolock.(*Lock)") || strings.Contains(g, "monolock-bench/monolock.(*keeper)") {
+			found = append(found, g)
+		}
+	}
+	return found
+}
+
+// No goroutine outlives its Lock: by the time Release (or a failed or
+// cancelled Acquire) returns, the reader and the keeper have exited.
+func TestNoGoroutineOutlivesLock(t *testing.T) {
+	srv := monolocktest.NewServer(t)
+	c := newClient(t, srv.Addr)
+	check := func(when string) {
+		t.Helper()
+		if g := lockGoroutines(); len(g) > 0 {
+			t.Fatalf("%s: %d client goroutines left:\n%s", when, len(g), strings.Join(g, "\n\n"))
+		}
+	}
+	for range 50 {
+		l, err := c.Acquire(t.Context(), "g", time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Release()
+		check("after Acquire+Release")
+	}
+
+	l, err := c.Acquire(t.Context(), "g", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	queuedDone := make(chan error, 1)
+	go func() { _, err := c.Acquire(ctx, "g", time.Second); queuedDone <- err }()
+	queued(t, srv, "g", 1)
+	cancel()
+	if err := <-queuedDone; err != context.Canceled {
+		t.Fatalf("queued Acquire = %v", err)
+	}
+	if _, err := srv.Server().ForceRelease("g"); err != nil {
+		t.Fatal(err)
+	}
+	<-l.Done()
+	l.Release()
+	check("after a cancelled wait and a loss")
+
+	err = c.Do(t.Context(), "g", time.Second, func(context.Context, uint64) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("after Do")
 }
