@@ -8,9 +8,6 @@ package containerbackend
 import (
 	"context"
 	"fmt"
-	"os/exec"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -18,9 +15,6 @@ import (
 	"github.com/monolock/monolock-bench/bench/containers"
 	"github.com/monolock/monolock-bench/bench/results"
 )
-
-// TCPFloorPort is the tcp-floor server's port inside its container.
-const TCPFloorPort = 7071
 
 // redlockMasters is the number of independent Redis masters behind the
 // redlock role.
@@ -36,6 +30,7 @@ type Deployment struct {
 	mu         sync.Mutex
 	containers map[string][]*containers.Container
 	images     []results.Image
+	engine     string
 	closeOnce  sync.Once
 	closeErr   error
 }
@@ -53,6 +48,9 @@ func Start(ctx context.Context, roles []string) (_ *Deployment, err error) {
 			d.Close()
 		}
 	}()
+	if d.engine, err = s.EngineVersion(ctx); err != nil {
+		return nil, err
+	}
 	var redisImg *containers.Image
 	redisImage := func() (containers.Image, error) {
 		if redisImg != nil {
@@ -86,10 +84,7 @@ func Start(ctx context.Context, roles []string) (_ *Deployment, err error) {
 				return nil, err
 			}
 			d.images = append(d.images, results.Image{Role: role, Ref: img.Ref, Source: img.Source + ", static binary FROM scratch"})
-			c, err := s.Start(ctx, containers.Spec{
-				Name: "tcp-floor", Image: img, Port: TCPFloorPort,
-				Cmd: []string{"-listen", "0.0.0.0:" + strconv.Itoa(TCPFloorPort)},
-			})
+			c, err := s.StartTCPFloor(ctx, img, "tcp-floor")
 			if err != nil {
 				return nil, err
 			}
@@ -165,7 +160,7 @@ func (d *Deployment) ServerCPU(ctx context.Context, role string) (time.Duration,
 func (d *Deployment) Describe(env *results.Environment) {
 	env.Backend = "containers"
 	env.NetworkPath = d.session.Path + " (network " + d.session.Network + ")"
-	env.DockerVersion = engineVersion()
+	env.DockerVersion = d.engine
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	env.Images = append(env.Images, d.images...)
@@ -174,16 +169,6 @@ func (d *Deployment) Describe(env *results.Environment) {
 			env.Servers = append(env.Servers, results.Server{Role: c.Name, Address: c.Addr()})
 		}
 	}
-}
-
-// engineVersion asks the docker CLI for the engine's version; empty when
-// the CLI is missing.
-func engineVersion() string {
-	out, err := exec.Command("docker", "version", "--format", "{{.Server.Version}}").Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // Close removes every container and the network of the session, with its
