@@ -24,11 +24,13 @@ const usageRun = `usage: monolockctl run [flags] NAME [--] CMD [ARGS...]
 Waits for the lock NAME, runs CMD while holding it, and releases it when
 CMD exits. CMD gets MONOLOCK_LOCK (the name) and MONOLOCK_TOKEN (the
 fencing token, decimal) in its environment; pass the token to whatever it
-writes so a stale holder can be rejected. CMD runs in its own process
-group. If the lock is lost while CMD runs, the group gets SIGTERM, and
-SIGKILL after -grace. SIGINT, SIGTERM and SIGHUP sent to monolockctl are
-forwarded to the group while CMD runs, and give up the wait before.
-Flags go before NAME.
+writes so a stale holder can be rejected.
+
+CMD runs in its own process group, so that a lost lock stops all of it
+(as a background group it cannot read from the terminal). If the lock is
+lost while CMD runs, the group gets SIGTERM, and SIGKILL after -grace.
+SIGINT, SIGTERM and SIGHUP sent to monolockctl are forwarded to the group
+while CMD runs; before, they give up the wait. Flags go before NAME.
 
 Exit status:
   CMD's status    CMD ran to its end while the lock was held
