@@ -341,7 +341,7 @@ func TestMonolockContainerGrantsLock(t *testing.T) {
 	}
 	s := newSession(t)
 	ctx := testContext(t)
-	img, err := BuildGoImage(ctx, "./cmd/monolock", "monolock")
+	img, err := MonolockImage(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +392,7 @@ func TestTCPFloorContainerAnswers(t *testing.T) {
 	if v, err := s.EngineVersion(ctx); err != nil || !strings.Contains(v, "API") {
 		t.Errorf("EngineVersion = %q, %v", v, err)
 	}
-	img, err := BuildGoImage(ctx, "./cmd/tcpfloor", "tcp-floor")
+	img, err := TCPFloorImage(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,18 @@ const (
 	TCPFloorPort    = 7071
 )
 
+// MonolockImage builds (or reuses) the monolock server image from
+// ./cmd/monolock: BuildGoImage(ctx, "./cmd/monolock", "monolock").
+func MonolockImage(ctx context.Context) (Image, error) {
+	return BuildGoImage(ctx, "./cmd/monolock", "monolock")
+}
+
+// TCPFloorImage builds (or reuses) the tcp-floor baseline server image
+// from ./cmd/tcpfloor: BuildGoImage(ctx, "./cmd/tcpfloor", "tcp-floor").
+func TCPFloorImage(ctx context.Context) (Image, error) {
+	return BuildGoImage(ctx, "./cmd/tcpfloor", "tcp-floor")
+}
+
 // redisCmd runs Redis as a lock server: reachable from the bench (the
 // default "protected mode" refuses non-loopback clients without a
 // password) and with persistence off, since nothing must survive a

@@ -22,11 +22,14 @@ import (
 	"github.com/monolock/monolock-bench/bench/containers"
 )
 
-// goImages are the servers the bench runs in containers, by image name
-// and main package.
-var goImages = []struct{ name, pkg string }{
-	{"monolock", "./cmd/monolock"},
-	{"tcp-floor", "./cmd/tcpfloor"},
+// goImages are the servers the bench runs in containers, by name, main
+// package (skipped when absent from the checkout) and builder.
+var goImages = []struct {
+	name, pkg string
+	build     func(context.Context) (containers.Image, error)
+}{
+	{"monolock", "./cmd/monolock", containers.MonolockImage},
+	{"tcp-floor", "./cmd/tcpfloor", containers.TCPFloorImage},
 }
 
 func main() {
@@ -74,7 +77,7 @@ func build(ctx context.Context) error {
 			continue
 		}
 		start := time.Now()
-		img, err := containers.BuildGoImage(ctx, g.pkg, g.name)
+		img, err := g.build(ctx)
 		if err != nil {
 			return err
 		}
