@@ -1,0 +1,253 @@
+// Package holder runs a lock holder in its own OS process, so that the
+// handover scenario can release it, kill it (SIGKILL) or freeze it
+// (SIGSTOP) the way a real client process ends or stalls.
+//
+// The child side is Main (the hidden `monolock-bench holder` subcommand,
+// which re-executes the bench binary) and Serve; it acquires through the
+// same contender code as the bench (the contender table's Open). The
+// parent side is Start and Process. They talk over the child's stdin and
+// stdout, one line per message (see the line constants).
+package holder
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ErrExited is wrapped by Start and Released when the child exited before
+// it said what was expected.
+var ErrExited = errors.New("holder: child process exited")
+
+// DefaultCloseGrace is how long Close lets a child release and exit on its
+// own before it kills it.
+const DefaultCloseGrace = 2 * time.Second
+
+// Command is how to start a holder child: Path with Args, to which Start
+// appends the holder flags. For the bench it is the bench binary itself
+// (os.Executable()) with Args ["holder"].
+type Command struct {
+	Path string
+	Args []string
+	// Env, when non-nil, is the child's environment (exec.Cmd.Env).
+	Env []string
+}
+
+// Spec says what the holder holds.
+type Spec struct {
+	// Contender is the contender id in the child's contender table.
+	Contender string
+	// Addrs are the contender's server addresses, Lease its lease or TTL.
+	Addrs []string
+	Lease time.Duration
+	// Key is the lock key.
+	Key string
+}
+
+// Process is a running holder child. Its methods are safe for concurrent
+// use; Close must be called once the caller is done with it, also after
+// Kill.
+type Process struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan string   // the child's stdout lines; closed at EOF
+	exited chan struct{} // closed once the child is reaped
+	stderr *syncBuffer
+
+	token   uint64
+	hasTok  bool
+	closeMu sync.Mutex
+	closed  bool
+}
+
+// Start starts a holder child and waits until it holds the lock ("held"),
+// ctx ends, or the child fails. On error the child is already reaped.
+func Start(ctx context.Context, c Command, s Spec) (*Process, error) {
+	args := append(append([]string{}, c.Args...),
+		"-contender", s.Contender, "-addrs", strings.Join(s.Addrs, ","),
+		"-lease", s.Lease.String(), "-key", s.Key)
+	cmd := exec.Command(c.Path, args...)
+	cmd.Env = c.Env
+	// Own process group: a Ctrl-C on the terminal reaches only the bench,
+	// which then ends its children itself. Pdeathsig: a child never
+	// outlives a bench that died.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("holder: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("holder: %w", err)
+	}
+	p := &Process{cmd: cmd, stdin: stdin, lines: make(chan string, 4), exited: make(chan struct{}), stderr: &syncBuffer{}}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("holder: starting %s: %w", c.Path, err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+		// Wait only after stdout is drained (os/exec's rule for pipes).
+		_ = cmd.Wait()
+		close(p.exited)
+	}()
+	line, err := p.next(ctx)
+	if err == nil {
+		word, rest, _ := strings.Cut(line, " ")
+		switch word {
+		case lineHeld:
+			if rest != "-" {
+				p.token, err = strconv.ParseUint(rest, 10, 64)
+				p.hasTok = err == nil
+			}
+		case lineError:
+			err = fmt.Errorf("holder: %s", rest)
+		default:
+			err = fmt.Errorf("holder: unexpected line %q", line)
+		}
+	}
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// next returns the child's next stdout line.
+func (p *Process) next(ctx context.Context) (string, error) {
+	select {
+	case line, ok := <-p.lines:
+		if !ok {
+			<-p.exited
+			return "", fmt.Errorf("%w (%v); stderr: %s", ErrExited, p.cmd.ProcessState, p.stderr.tail())
+		}
+		return line, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// Pid returns the child's process id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Token returns the fencing token the child was granted, if the contender
+// has tokens.
+func (p *Process) Token() (uint64, bool) { return p.token, p.hasTok }
+
+// Release asks the child to release the lock and exit. It returns once the
+// request is written; Released waits for the outcome.
+func (p *Process) Release() error {
+	if _, err := io.WriteString(p.stdin, lineRelease+"\n"); err != nil {
+		return fmt.Errorf("holder: asking for release: %w", err)
+	}
+	return nil
+}
+
+// Released waits until the child reports the outcome of a Release: nil, or
+// the child's release error.
+func (p *Process) Released(ctx context.Context) error {
+	line, err := p.next(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case line == lineReleased:
+		return nil
+	case strings.HasPrefix(line, lineReleased+" "):
+		return fmt.Errorf("holder: %s", line)
+	default:
+		return fmt.Errorf("holder: unexpected line %q", line)
+	}
+}
+
+// Kill sends SIGKILL: the child dies without releasing anything.
+func (p *Process) Kill() error { return p.signal(syscall.SIGKILL) }
+
+// Freeze sends SIGSTOP: the child stops where it is (a GC pause, a VM
+// freeze), sockets open, heartbeats silent.
+func (p *Process) Freeze() error { return p.signal(syscall.SIGSTOP) }
+
+// Resume sends SIGCONT to a frozen child.
+func (p *Process) Resume() error { return p.signal(syscall.SIGCONT) }
+
+func (p *Process) signal(sig syscall.Signal) error {
+	select {
+	case <-p.exited:
+		return fmt.Errorf("%w before %v", ErrExited, sig)
+	default:
+	}
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		return fmt.Errorf("holder: %v: %w", sig, err)
+	}
+	return nil
+}
+
+// Close ends the child and reaps it: it resumes a frozen child, asks it to
+// release and exit (EOF on stdin), waits up to DefaultCloseGrace, then
+// kills it. When Close returns the child has exited and been waited for.
+// Calling it again does nothing.
+func (p *Process) Close() {
+	p.closeMu.Lock()
+	defer p.closeMu.Unlock()
+	if p.closed {
+		return
+	}
+	p.closed = true
+	_ = p.cmd.Process.Signal(syscall.SIGCONT)
+	_ = p.stdin.Close()
+	t := time.NewTimer(DefaultCloseGrace)
+	defer t.Stop()
+	lines := p.lines
+	for {
+		select {
+		case <-p.exited:
+			return
+		case _, ok := <-lines: // drain, so the reader reaches EOF
+			if !ok {
+				lines = nil
+			}
+		case <-t.C:
+			_ = p.cmd.Process.Kill()
+		}
+	}
+}
+
+// Exited is closed once the child has exited and been reaped.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// syncBuffer keeps the child's stderr for error messages.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// tail returns the last bytes of stderr, enough for an error message.
+func (b *syncBuffer) tail() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := bytes.TrimSpace(b.buf.Bytes())
+	const keep = 500
+	if len(s) > keep {
+		s = s[len(s)-keep:]
+	}
+	return string(s)
+}
