@@ -1,0 +1,388 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Chart size: wide enough for a legend beside the lines, small enough for
+// a phone after CSS scaling.
+const (
+	chartWidth  = 6 * vg.Inch
+	chartHeight = 3.6 * vg.Inch
+)
+
+// palette gives every lock a fixed colour by its position in the display
+// order; floors are grey and dashed so they read as baselines.
+var palette = []color.RGBA{
+	{0x1f, 0x5f, 0xbf, 0xff}, // blue
+	{0xc8, 0x32, 0x2d, 0xff}, // red
+	{0xe0, 0x8a, 0x00, 0xff}, // orange
+	{0x2e, 0x8b, 0x57, 0xff}, // green
+	{0x7b, 0x3f, 0xa0, 0xff}, // purple
+	{0x8c, 0x56, 0x3c, 0xff}, // brown
+}
+
+var floorGrey = [...]color.RGBA{{0x55, 0x55, 0x55, 0xff}, {0x99, 0x99, 0x99, 0xff}}
+
+// style returns the colour and dashes of a contender's line.
+func (f *figures) lineStyle(contender string) draw.LineStyle {
+	ls := draw.LineStyle{Width: vg.Points(1.5)}
+	switch contender {
+	case tcpFloor:
+		ls.Color, ls.Dashes = floorGrey[0], []vg.Length{vg.Points(5), vg.Points(3)}
+		return ls
+	case redisFloor:
+		ls.Color, ls.Dashes = floorGrey[1], []vg.Length{vg.Points(2), vg.Points(2)}
+		return ls
+	}
+	i := 0
+	for _, c := range f.contenders {
+		if c == contender {
+			break
+		}
+		if !isFloor(c) {
+			i++
+		}
+	}
+	ls.Color = palette[i%len(palette)]
+	return ls
+}
+
+// newPlot returns a plot with the house layout.
+func newPlot(title, xLabel, yLabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Legend.TextStyle.Font.Size = vg.Points(9)
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// svgOf renders p as a deterministic SVG document. vgsvg writes no ids, no
+// timestamps and (by default) no embedded fonts; the font family it names
+// gets generic fallbacks so that a browser without Liberation fonts keeps
+// the layout close.
+func svgOf(p *plot.Plot) ([]byte, error) {
+	c := vgsvg.New(chartWidth, chartHeight)
+	p.Draw(draw.New(c))
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("report: writing SVG: %w", err)
+	}
+	out := strings.ReplaceAll(b.String(), "font-family:Liberation Serif;", "font-family:'Liberation Serif','Times New Roman',Times,serif;")
+	out = strings.ReplaceAll(out, "font-family:Liberation Sans;", "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")
+	return []byte(out), nil
+}
+
+// percentileX maps a quantile q in [0,1) to the x position of a percentile
+// plot: log10(1/(1-q)), so that 90%, 99%, 99.9% are evenly spaced.
+func percentileX(q float64) float64 { return math.Log10(1 / (1 - q)) }
+
+// percentileTicks labels the x axis of a percentile plot up to the given
+// number of nines.
+func percentileTicks(nines int) plot.ConstantTicks {
+	ticks := plot.ConstantTicks{{Value: 0, Label: "0%"}, {Value: percentileX(0.5), Label: "50%"}}
+	label := "90"
+	for n := 1; n <= nines; n++ {
+		ticks = append(ticks, plot.Tick{Value: float64(n), Label: label + "%"})
+		if n == 1 {
+			label = "99"
+		} else {
+			label += "9"
+		}
+		if n == 2 {
+			label = "99.9"
+		}
+	}
+	return ticks
+}
+
+// percentileLine returns the points (percentile position, value in us) of
+// a latency histogram recorded in ns: the HdrHistogram percentile
+// distribution, up to the last quantile the sample size supports.
+func percentileLine(h *hdrhistogram.Histogram, unit string) (plotter.XYs, int) {
+	scale := 1.0
+	switch unit {
+	case "ns":
+		scale = 1e-3
+	case "ms":
+		scale = 1e3
+	case "s":
+		scale = 1e6
+	}
+	n := h.TotalCount()
+	nines := 0
+	for c := int64(10); c <= n && nines < 5; c *= 10 {
+		nines++
+	}
+	limit := float64(nines)
+	var xys plotter.XYs
+	for step := 0; ; step++ {
+		x := float64(step) / 20
+		if x > limit {
+			break
+		}
+		q := 1 - math.Pow(10, -x)
+		v := float64(h.ValueAtQuantile(q*100)) * scale
+		xys = append(xys, plotter.XY{X: x, Y: math.Max(v, 1e-3)})
+	}
+	return xys, nines
+}
+
+// percentileChart draws one line per contender from its merged histogram
+// named hist in the given scenario variant; nil when no contender has one.
+func (f *figures) percentileChart(title, scenario, variant, hist, yLabel string) ([]byte, error) {
+	p := newPlot(title, "percentile (log of 1/(1−q))", yLabel)
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	maxNines := 0
+	lines := 0
+	for _, c := range f.scenarioContenders(scenario) {
+		h, unit, err := f.histogram(scenario, c, variant, hist)
+		if err != nil {
+			return nil, err
+		}
+		if h == nil || h.TotalCount() == 0 {
+			continue
+		}
+		xys, nines := percentileLine(h, unit)
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		l.LineStyle = f.lineStyle(c)
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("%s (n=%d)", c, h.TotalCount()), l)
+		maxNines = max(maxNines, nines)
+		lines++
+	}
+	if lines == 0 {
+		return nil, nil
+	}
+	p.X.Tick.Marker = percentileTicks(maxNines)
+	p.X.Min, p.X.Max = 0, float64(maxNines)
+	return svgOf(p)
+}
+
+// throughputChart draws completed cycles per second against the number of
+// workers on distinct keys, one line per contender (floors dashed), with
+// the min–max spread across repetitions as error bars.
+func (f *figures) throughputChart() ([]byte, error) {
+	p := newPlot("Short locks on distinct keys: throughput against workers", "workers (log scale)", "completed cycles/s")
+	p.X.Scale = plot.LogScale{}
+	var ticks plot.ConstantTicks
+	lines := 0
+	for _, c := range f.scenarioContenders("throughput") {
+		var xys plotter.XYs
+		var errs plotter.YErrors
+		for _, v := range f.variants("throughput") {
+			w, ok := workersOf(v)
+			if !ok || !strings.HasPrefix(v, "distinct-") {
+				continue
+			}
+			x, ok := f.row("throughput", c, v, "cycles_per_sec")
+			if !ok {
+				continue
+			}
+			xys = append(xys, plotter.XY{X: float64(w), Y: x.Median})
+			errs = append(errs, struct{ Low, High float64 }{x.Median - x.Min, x.Max - x.Median})
+			if !hasTick(ticks, float64(w)) {
+				ticks = append(ticks, plot.Tick{Value: float64(w), Label: strconv.Itoa(w)})
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		l, pts, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		l.LineStyle = f.lineStyle(c)
+		pts.Color = l.LineStyle.Color
+		eb := &plotter.YErrorBars{XYs: xys, YErrors: errs, LineStyle: draw.LineStyle{Color: l.LineStyle.Color, Width: vg.Points(1)}, CapWidth: vg.Points(5)}
+		p.Add(l, pts, eb)
+		p.Legend.Add(c, l, pts)
+		lines++
+	}
+	if lines == 0 {
+		return nil, nil
+	}
+	p.X.Tick.Marker = ticks
+	p.Y.Min = 0
+	return svgOf(p)
+}
+
+func hasTick(ts plot.ConstantTicks, v float64) bool {
+	for _, t := range ts {
+		if t.Value == v {
+			return true
+		}
+	}
+	return false
+}
+
+// logBars is a grouped bar chart on a log value axis: bars grow from the
+// bottom of the plot area (a log axis has no zero), with a whisker from the
+// bar's top to a second value (the maximum).
+type logBars struct {
+	groups  int
+	index   int // this series' position in the group
+	series  int // series per group
+	values  []float64
+	whisker []float64 // same length as values; NaN for none
+	fill    color.Color
+}
+
+func (b *logBars) pos(g int) (center, half float64) {
+	width := 0.8 / float64(b.series)
+	return float64(g) + (float64(b.index)-float64(b.series-1)/2)*width, width / 2
+}
+
+// Plot implements plot.Plotter.
+func (b *logBars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for g, v := range b.values {
+		if math.IsNaN(v) {
+			continue
+		}
+		center, half := b.pos(g)
+		top := trY(v)
+		rect := c.ClipPolygonY([]vg.Point{
+			{X: trX(center - half), Y: c.Min.Y}, {X: trX(center + half), Y: c.Min.Y},
+			{X: trX(center + half), Y: top}, {X: trX(center - half), Y: top},
+		})
+		c.FillPolygon(b.fill, rect)
+		if w := b.whisker[g]; !math.IsNaN(w) && w > v {
+			ls := draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
+			x := trX(center)
+			c.StrokeLines(ls, c.ClipLinesY([]vg.Point{{X: x, Y: top}, {X: x, Y: trY(w)}})...)
+			c.StrokeLines(ls, c.ClipLinesY([]vg.Point{{X: x - vg.Points(3), Y: trY(w)}, {X: x + vg.Points(3), Y: trY(w)}})...)
+		}
+	}
+}
+
+// DataRange implements plot.DataRanger.
+func (b *logBars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	ymin, ymax = math.Inf(1), math.Inf(-1)
+	for i, v := range b.values {
+		for _, y := range []float64{v, b.whisker[i]} {
+			if !math.IsNaN(y) && y > 0 {
+				ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
+			}
+		}
+	}
+	if math.IsInf(ymin, 0) {
+		ymin, ymax = 1, 10
+	}
+	return -0.5, float64(b.groups) - 0.5, ymin / 3, ymax * 2
+}
+
+// Thumbnail implements plot.Thumbnailer for the legend.
+func (b *logBars) Thumbnail(c *draw.Canvas) {
+	c.FillPolygon(b.fill, []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y}})
+}
+
+// handoverChart draws, per handover mode, one bar per contender: the
+// median of the per-repetition p50, with a whisker to the median max.
+func (f *figures) handoverChart() ([]byte, error) {
+	modes := f.variants("handover")
+	contenders := f.scenarioContenders("handover")
+	if len(modes) == 0 || len(contenders) == 0 {
+		return nil, nil
+	}
+	p := newPlot("Handover: waiter's grant after the holder stops", "mode (bar: p50, whisker: max)", "handover (ms, log scale)")
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Legend.Left = false
+	p.Legend.Top = true
+	var ticks plot.ConstantTicks
+	for g, m := range modes {
+		ticks = append(ticks, plot.Tick{Value: float64(g), Label: m})
+	}
+	p.X.Tick.Marker = ticks
+	for i, c := range contenders {
+		b := &logBars{groups: len(modes), index: i, series: len(contenders), fill: f.lineStyle(c).Color}
+		for _, m := range modes {
+			v, w := math.NaN(), math.NaN()
+			if x, ok := f.row("handover", c, m, "p50"); ok {
+				v = math.Max(x.Median, 1e-3)
+			}
+			if x, ok := f.row("handover", c, m, "max"); ok {
+				w = math.Max(x.Median, 1e-3)
+			}
+			b.values, b.whisker = append(b.values, v), append(b.whisker, w)
+		}
+		p.Add(b)
+		p.Legend.Add(c, b)
+	}
+	return svgOf(p)
+}
+
+// grantsChart draws the grants each fairness client got, summed over the
+// repetitions, one bar series per contender.
+func (f *figures) grantsChart(variant string) ([]byte, error) {
+	contenders := f.scenarioContenders("fairness")
+	var clients []string
+	grants := map[string]map[string]float64{}
+	for _, c := range contenders {
+		grants[c] = map[string]float64{}
+		for _, raw := range f.raws("fairness", c, variant) {
+			for _, cl := range raw.Clients {
+				if !slices.Contains(clients, cl.ID) {
+					clients = append(clients, cl.ID)
+				}
+				grants[c][cl.ID] += float64(cl.Counts["grants"])
+			}
+		}
+	}
+	if len(clients) == 0 {
+		return nil, nil
+	}
+	p := newPlot("Fairness: grants per client ("+variant+", all repetitions)", "client", "grants")
+	p.Legend.Left = false
+	width := vg.Points(float64(chartWidth.Points()) * 0.6 / float64(len(clients)*max(len(contenders), 1)))
+	series := 0
+	for _, c := range contenders {
+		vals := make(plotter.Values, len(clients))
+		nonzero := false
+		for i, id := range clients {
+			vals[i] = grants[c][id]
+			nonzero = nonzero || vals[i] > 0
+		}
+		if !nonzero {
+			continue
+		}
+		series++
+		bc, err := plotter.NewBarChart(vals, width)
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		bc.Color = f.lineStyle(c).Color
+		bc.LineStyle.Width = 0
+		bc.Offset = vg.Length(float64(series-1)-float64(len(contenders)-1)/2) * width
+		p.Add(bc)
+		p.Legend.Add(c, bc)
+	}
+	if series == 0 {
+		return nil, nil
+	}
+	p.NominalX(clients...)
+	p.Y.Min = 0
+	return svgOf(p)
+}

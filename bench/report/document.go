@@ -1,0 +1,72 @@
+package report
+
+// A document is the report as a list of blocks, rendered once to Markdown
+// and once to HTML so that both say exactly the same thing.
+type document struct {
+	title  string
+	blocks []block
+}
+
+// block is one of heading, paragraph, list, table, chart.
+type block interface{ isBlock() }
+
+type heading struct {
+	level int    // 2 or 3 (the title is level 1)
+	text  string // plain text
+	id    string // anchor, stable across runs
+}
+
+// paragraph is plain text; strong marks it as a warning (partial run).
+type paragraph struct {
+	text   string
+	strong bool
+}
+
+type list struct{ items []string }
+
+// table is a grid of cells; the first labels columns (at least one) are
+// labels, the others right-aligned figures unless leftAligned.
+type table struct {
+	head        []string
+	rows        [][]cell
+	labels      int
+	leftAligned bool
+}
+
+// isLabel reports whether column i is left-aligned text.
+func (t table) isLabel(i int) bool { return t.leftAligned || i < max(t.labels, 1) }
+
+// cell is one table cell; class colours it in HTML ("holds", "fails",
+// "inconclusive") and is ignored in Markdown.
+type cell struct {
+	text  string
+	class string
+}
+
+// chart is an SVG chart: written to charts/<name>.svg beside report.md and
+// inlined into report.html.
+type chart struct {
+	name    string // file stem, e.g. "latency-w1"
+	caption string
+	svg     []byte // deterministic SVG document
+}
+
+func (heading) isBlock()   {}
+func (paragraph) isBlock() {}
+func (list) isBlock()      {}
+func (table) isBlock()     {}
+func (chart) isBlock()     {}
+
+func (d *document) h2(text, id string) { d.blocks = append(d.blocks, heading{2, text, id}) }
+func (d *document) h3(text, id string) { d.blocks = append(d.blocks, heading{3, text, id}) }
+func (d *document) p(text string)      { d.blocks = append(d.blocks, paragraph{text: text}) }
+func (d *document) add(b block)        { d.blocks = append(d.blocks, b) }
+
+// plainCells turns strings into unstyled cells.
+func plainCells(texts ...string) []cell {
+	out := make([]cell, len(texts))
+	for i, t := range texts {
+		out[i] = cell{text: t}
+	}
+	return out
+}

@@ -1,0 +1,214 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+// fixture builds the synthetic results.json the renderer tests use. Every
+// number in it is made up from fixed seeds to exercise the renderers; it is
+// a test fixture, labelled as such in its run id, environment and notes,
+// and never a measurement.
+func fixture(t testing.TB) *results.Results {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(8, 2026))
+	start := time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC)
+	jitter := func(v, rel float64) float64 { return v * (1 + rel*(2*rng.Float64()-1)) }
+	hist := func(name string, n int, medianUS, tail float64) results.Histogram {
+		h := hdrhistogram.New(1, int64(10*time.Minute), 3)
+		for range n {
+			// log-normal-ish body with a heavier tail
+			v := medianUS * math.Exp(0.25*rng.NormFloat64())
+			if rng.Float64() < 0.01 {
+				v *= tail
+			}
+			if err := h.RecordValue(int64(v * 1000)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		enc, err := results.NewHistogram(name, "ns", h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return enc
+	}
+	type lat struct{ acquire, cycle float64 }
+	latency := map[string]lat{
+		"monolock": {120, 180}, "redis": {100, 190}, "redlock": {310, 600},
+		"tcp-floor": {70, 95}, "redis-floor": {60, 60},
+	}
+	contenders := []string{"monolock", "redis", "redlock", "tcp-floor", "redis-floor"}
+	var raw []results.Raw
+	for rep := 1; rep <= 3; rep++ {
+		for _, v := range []string{"w1", "w8"} {
+			slow := map[string]float64{"w1": 1, "w8": 2.5}[v]
+			for _, c := range contenders {
+				a := jitter(latency[c].acquire*slow, 0.06)
+				cy := jitter(latency[c].cycle*slow, 0.06)
+				ha := hist("acquire", 400, a, 6)
+				hc := hist("cycle", 400, cy, 6)
+				raw = append(raw, results.Raw{
+					Scenario: "latency", Contender: c, Variant: v, Repetition: rep,
+					StartedAt: start.Add(time.Duration(len(raw)) * time.Second), Seconds: 0.5,
+					Metrics: []results.Metric{
+						{Name: "acquire_p50", Unit: "us", Value: a}, {Name: "acquire_p99", Unit: "us", Value: a * 2.1},
+						{Name: "acquire_p999", Unit: "us", Value: a * 5.5}, {Name: "cycle_p50", Unit: "us", Value: cy},
+						{Name: "cycle_p99", Unit: "us", Value: cy * 2.2},
+					},
+					Counts:     map[string]int64{"cycles": 400},
+					Histograms: []results.Histogram{ha, hc},
+				})
+			}
+		}
+		peak := map[string]float64{"monolock": 21000, "redis": 36000, "redlock": 9000, "tcp-floor": 30000, "redis-floor": 52000}
+		for _, w := range []int{1, 4, 16, 64} {
+			for _, c := range contenders {
+				scale := math.Min(1, float64(w)/12) * (1 - 0.002*float64(w))
+				cps := jitter(peak[c]*math.Max(scale, 0.12), 0.05)
+				raw = append(raw, results.Raw{
+					Scenario: "throughput", Contender: c, Variant: fmt.Sprintf("distinct-w%d", w), Repetition: rep,
+					StartedAt: start.Add(time.Duration(len(raw)) * time.Second), Seconds: 2,
+					Metrics: []results.Metric{
+						{Name: "cycles_per_sec", Unit: "1/s", Value: cps},
+						{Name: "cycle_p99", Unit: "us", Value: jitter(float64(w)*1e6/cps*2, 0.1)},
+						{Name: "server_cpu_ms_per_1k", Unit: "ms", Value: jitter(map[string]float64{"monolock": 38, "redis": 21, "redlock": 95, "tcp-floor": 25, "redis-floor": 9}[c], 0.1)},
+						{Name: "client_cpu_ms_per_1k", Unit: "ms", Value: jitter(45, 0.1)},
+					},
+					Counts: map[string]int64{"cycles": int64(cps * 2)},
+					CPU:    &results.CPU{ServerMS: 80, ServerSource: "cgroup cpu.stat", ClientMS: 90},
+				})
+			}
+		}
+		for _, c := range []string{"monolock", "redis", "redlock"} {
+			cps := jitter(map[string]float64{"monolock": 6100, "redis": 2400, "redlock": 700}[c], 0.05)
+			raw = append(raw, results.Raw{
+				Scenario: "throughput", Contender: c, Variant: "shared-w16", Repetition: rep,
+				StartedAt: start.Add(time.Duration(len(raw)) * time.Second), Seconds: 2,
+				Metrics: []results.Metric{
+					{Name: "cycles_per_sec", Unit: "1/s", Value: cps},
+					{Name: "cycle_p99", Unit: "us", Value: jitter(16e6/cps*3, 0.1)},
+					{Name: "server_cpu_ms_per_1k", Unit: "ms", Value: jitter(40, 0.1)},
+					{Name: "client_cpu_ms_per_1k", Unit: "ms", Value: jitter(50, 0.1)},
+				},
+			})
+		}
+		handover := map[string]map[string]float64{
+			"monolock": {"graceful": 0.35, "crash": 0.5, "freeze": 1800},
+			"redis":    {"graceful": 95, "crash": 2060, "freeze": 2070},
+			"redlock":  {"graceful": 140, "crash": 2110, "freeze": 2120},
+		}
+		for _, mode := range []string{"graceful", "crash", "freeze"} {
+			for _, c := range []string{"monolock", "redis", "redlock"} {
+				var trials []float64
+				for range 9 {
+					trials = append(trials, jitter(handover[c][mode], 0.08))
+				}
+				p := func(q float64) float64 {
+					s := append([]float64(nil), trials...)
+					for i := range s {
+						for j := i + 1; j < len(s); j++ {
+							if s[j] < s[i] {
+								s[i], s[j] = s[j], s[i]
+							}
+						}
+					}
+					return s[int(math.Ceil(q*float64(len(s))))-1]
+				}
+				raw = append(raw, results.Raw{
+					Scenario: "handover", Contender: c, Variant: mode, Repetition: rep,
+					StartedAt: start.Add(time.Duration(len(raw)) * time.Second), Seconds: 30,
+					Metrics: []results.Metric{
+						{Name: "p50", Unit: "ms", Value: p(0.5)}, {Name: "p95", Unit: "ms", Value: p(0.95)},
+						{Name: "max", Unit: "ms", Value: p(1)}, {Name: "failed", Unit: "count", Value: 0},
+					},
+					Series: []results.Series{{Name: "handover", Unit: "ms", Values: trials}},
+				})
+			}
+		}
+		fair := map[string]struct{ jain, inv, waitMS, ops, attempts float64 }{
+			"monolock": {0.999, 0, 7, 410, 1},
+			"redis":    {0.82, 140, 45, 5200, 13},
+			"redlock":  {0.77, 210, 80, 14000, 9},
+		}
+		for _, c := range []string{"monolock", "redis", "redlock"} {
+			fx := fair[c]
+			var clients []results.Client
+			var grants int64
+			for i := range 8 {
+				g := int64(jitter(400, 1-fx.jain*0.98))
+				grants += g
+				clients = append(clients, results.Client{
+					ID:     fmt.Sprintf("c%d", i),
+					Counts: map[string]int64{"grants": g, "attempts": int64(float64(g) * fx.attempts)},
+					Metrics: []results.Metric{
+						{Name: "wait_p50", Unit: "ms", Value: jitter(fx.waitMS, 0.1)},
+						{Name: "wait_p99", Unit: "ms", Value: jitter(fx.waitMS*3, 0.1)},
+					},
+				})
+			}
+			raw = append(raw, results.Raw{
+				Scenario: "fairness", Contender: c, Variant: "n8", Repetition: rep,
+				StartedAt: start.Add(time.Duration(len(raw)) * time.Second), Seconds: 8,
+				Metrics: []results.Metric{
+					{Name: "jain_index", Unit: "ratio", Value: math.Min(1, jitter(fx.jain, 0.01))},
+					{Name: "fifo_inversions_per_1k", Unit: "per 1k", Value: jitter(fx.inv, 0.1)},
+					{Name: "wait_p50", Unit: "ms", Value: jitter(fx.waitMS, 0.05)},
+					{Name: "wait_p99", Unit: "ms", Value: jitter(fx.waitMS*3, 0.05)},
+					{Name: "wait_max", Unit: "ms", Value: jitter(fx.waitMS*6, 0.05)},
+					{Name: "utilisation", Unit: "ratio", Value: jitter(0.9, 0.02)},
+					{Name: "server_ops_per_sec", Unit: "1/s", Value: jitter(fx.ops, 0.05)},
+					{Name: "grants", Unit: "count", Value: float64(grants)},
+				},
+				Counts:     map[string]int64{"grants": grants},
+				Histograms: []results.Histogram{hist("wait", int(grants), fx.waitMS*1000, 5)},
+				Clients:    clients,
+			})
+		}
+	}
+	return &results.Results{
+		SchemaVersion: results.SchemaVersion,
+		RunID:         "test-fixture",
+		StartedAt:     start,
+		FinishedAt:    start.Add(20 * time.Minute),
+		Environment: results.Environment{
+			CPUModel: "TEST FIXTURE (synthetic numbers, not a machine)", Cores: 2, GOMAXPROCS: 2,
+			Kernel: "fixture", OS: "linux", Arch: "amd64", GoVersion: "go1.26.8",
+			RedisVersion: "7.0.15", DockerVersion: "20.10.24", Backend: "containers",
+			NetworkPath: "bridge network, container IP, no docker-proxy",
+			Images: []results.Image{
+				{Role: "monolock", Ref: "monolock-bench/monolock:fixture", Source: "built from the static binary (FROM scratch)"},
+				{Role: "redis", Ref: "monolock-bench/redis:fixture", Source: "host redis-server packaged into scratch"},
+			},
+			Servers: []results.Server{{Role: "monolock", Address: "172.28.0.2:7070"}, {Role: "redis", Address: "172.28.0.3:6379", Version: "7.0.15"}},
+			Command: []string{"monolock-bench", "run", "--repetitions", "3"},
+		},
+		Parameters: results.Parameters{
+			Repetitions: 3,
+			Scenarios:   []string{"latency", "throughput", "handover", "fairness"},
+			Contenders:  contenders,
+			Scenario: map[string]results.Settings{
+				"latency":    {"iterations": "400", "warmup": "100"},
+				"throughput": {"duration": "2s", "hold": "0s", "workers": "1,4,16,64", "shared_keys": "4"},
+				"handover":   {"trials": "9"},
+				"fairness":   {"clients": "8", "hold": "1ms", "think": "1ms", "duration": "8s"},
+			},
+			Contender: map[string]results.Settings{
+				"monolock":    {"lease": "2s", "server_role": "monolock"},
+				"redis":       {"lease": "2s", "server_role": "redis", "wait": "jittered 50ms-250ms", "watchdog": "ttl/3"},
+				"redlock":     {"lease": "2s", "server_role": "redlock", "wait": "redsync default", "quorum": "3 of 5"},
+				"tcp-floor":   {"lease": "2s", "server_role": "tcp-floor"},
+				"redis-floor": {"lease": "2s", "server_role": "redis"},
+			},
+		},
+		Summary: results.Summarize(raw),
+		Raw:     raw,
+		Notes:   []string{"TEST FIXTURE: every number in this file is synthetic, made up to test the renderers. It is not a measurement."},
+	}
+}

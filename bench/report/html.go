@@ -1,0 +1,112 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"strings"
+)
+
+// style makes the page readable on a phone (tables scroll sideways, charts
+// shrink to the width) and in print (no colours needed to read a verdict,
+// charts do not split across pages). No fonts or scripts are loaded.
+const style = `body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",Arial,sans-serif;line-height:1.45;max-width:64rem;margin:0 auto;padding:1rem;color:#1a1a1a;background:#fff}
+h1{font-size:1.6rem}h2{font-size:1.3rem;margin-top:2rem;border-bottom:1px solid #ccc}h3{font-size:1.1rem}
+.scroll{overflow-x:auto;margin:0.75rem 0}
+table{border-collapse:collapse;font-size:0.9rem}
+th,td{border:1px solid #ccc;padding:0.25rem 0.5rem;vertical-align:top}
+th{background:#f2f2f2;text-align:left}
+td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
+td.holds{background:#e3f4e3}td.fails{background:#fbe2e2}td.inconclusive{background:#f4f0dc}
+td.holds,td.fails,td.inconclusive{font-weight:bold}
+figure{margin:1rem 0}figure svg{width:100%;max-width:40rem;height:auto;display:block}
+figcaption{font-size:0.85rem;color:#444}
+p.warn{border:2px solid #b00;padding:0.5rem;font-weight:bold}
+@media print{body{max-width:none;padding:0}figure,table{break-inside:avoid}.scroll{overflow:visible}h2{break-after:avoid}}
+`
+
+// html renders d as one self-contained HTML page: inline CSS, charts as
+// inline SVG, nothing fetched from the network.
+func (d *document) html() []byte {
+	var b strings.Builder
+	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+	fmt.Fprintf(&b, "<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n", html.EscapeString(d.title), style)
+	fmt.Fprintf(&b, "<h1>%s</h1>\n", html.EscapeString(d.title))
+	for _, bl := range d.blocks {
+		switch x := bl.(type) {
+		case heading:
+			fmt.Fprintf(&b, "<h%d id=\"%s\">%s</h%d>\n", x.level, html.EscapeString(x.id), html.EscapeString(x.text), x.level)
+		case paragraph:
+			if x.strong {
+				fmt.Fprintf(&b, "<p class=\"warn\">%s</p>\n", html.EscapeString(x.text))
+			} else {
+				fmt.Fprintf(&b, "<p>%s</p>\n", html.EscapeString(x.text))
+			}
+		case list:
+			b.WriteString("<ul>\n")
+			for _, it := range x.items {
+				fmt.Fprintf(&b, "<li>%s</li>\n", html.EscapeString(it))
+			}
+			b.WriteString("</ul>\n")
+		case table:
+			b.WriteString("<div class=\"scroll\"><table>\n<thead><tr>")
+			for _, h := range x.head {
+				fmt.Fprintf(&b, "<th>%s</th>", html.EscapeString(h))
+			}
+			b.WriteString("</tr></thead>\n<tbody>\n")
+			for _, row := range x.rows {
+				b.WriteString("<tr>")
+				for i, c := range row {
+					class := c.class
+					if class == "" && !x.isLabel(i) {
+						class = "num"
+					}
+					if class != "" {
+						fmt.Fprintf(&b, "<td class=\"%s\">%s</td>", class, html.EscapeString(c.text))
+					} else {
+						fmt.Fprintf(&b, "<td>%s</td>", html.EscapeString(c.text))
+					}
+				}
+				b.WriteString("</tr>\n")
+			}
+			b.WriteString("</tbody>\n</table></div>\n")
+		case chart:
+			fmt.Fprintf(&b, "<figure id=\"chart-%s\">\n%s\n<figcaption>%s</figcaption>\n</figure>\n",
+				html.EscapeString(x.name), inlineSVG(x.svg), html.EscapeString(x.caption))
+		}
+	}
+	b.WriteString("</body>\n</html>\n")
+	return []byte(b.String())
+}
+
+// inlineSVG turns a standalone SVG document into an element for an HTML
+// page: no XML prolog or generator comment, and no fixed width and height
+// so that CSS scales it (the viewBox keeps the aspect ratio).
+func inlineSVG(svg []byte) string {
+	s := svg
+	if i := bytes.Index(s, []byte("<svg")); i >= 0 {
+		s = s[i:]
+	}
+	out := string(bytes.TrimSpace(s))
+	if end := strings.Index(out, ">"); end > 0 {
+		open := out[:end]
+		open = dropAttr(open, "width")
+		open = dropAttr(open, "height")
+		out = open + ` role="img"` + out[end:]
+	}
+	return out
+}
+
+// dropAttr removes the first attribute name="..." from an opening tag.
+func dropAttr(tag, name string) string {
+	i := strings.Index(tag, " "+name+"=\"")
+	if i < 0 {
+		return tag
+	}
+	j := strings.Index(tag[i+len(name)+3:], "\"")
+	if j < 0 {
+		return tag
+	}
+	return tag[:i] + tag[i+len(name)+3+j+1:]
+}

@@ -1,0 +1,67 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// markdown renders d as GitHub-flavoured Markdown. Charts are referenced as
+// charts/<name>.svg, the files Write puts beside report.md.
+func (d *document) markdown() []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n", mdEscape(d.title))
+	for _, bl := range d.blocks {
+		b.WriteString("\n")
+		switch x := bl.(type) {
+		case heading:
+			fmt.Fprintf(&b, "%s %s\n", strings.Repeat("#", x.level), mdEscape(x.text))
+		case paragraph:
+			if x.strong {
+				fmt.Fprintf(&b, "**%s**\n", mdEscape(x.text))
+			} else {
+				fmt.Fprintf(&b, "%s\n", mdEscape(x.text))
+			}
+		case list:
+			for _, it := range x.items {
+				fmt.Fprintf(&b, "- %s\n", mdEscape(it))
+			}
+		case table:
+			b.WriteString("|")
+			for _, h := range x.head {
+				fmt.Fprintf(&b, " %s |", mdCell(h))
+			}
+			b.WriteString("\n|")
+			for i := range x.head {
+				if x.isLabel(i) {
+					b.WriteString("---|")
+				} else {
+					b.WriteString("---:|")
+				}
+			}
+			b.WriteString("\n")
+			for _, row := range x.rows {
+				b.WriteString("|")
+				for _, c := range row {
+					fmt.Fprintf(&b, " %s |", mdCell(c.text))
+				}
+				b.WriteString("\n")
+			}
+		case chart:
+			fmt.Fprintf(&b, "![%s](charts/%s.svg)\n", mdEscape(x.caption), x.name)
+		}
+	}
+	return []byte(b.String())
+}
+
+// mdEscape keeps generated text (contender ids, notes, error messages) from
+// being read as Markdown markup.
+var mdEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`)
+
+func mdEscape(s string) string { return mdEscaper.Replace(s) }
+
+func mdCell(s string) string {
+	if s == "" {
+		return " "
+	}
+	return strings.ReplaceAll(mdEscape(s), "|", `\|`)
+}

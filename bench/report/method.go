@@ -1,0 +1,191 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// method writes the method and caveats: environment, servers and images,
+// repetitions and noise, the bench's own overhead, failures, notes and
+// every contender setting.
+func (f *figures) method(d *document) {
+	r := f.r
+	e := r.Environment
+	d.h2("Method and caveats", "method-and-caveats")
+	if r.Partial {
+		d.add(paragraph{text: "This run is partial: " + r.PartialReason + ".", strong: true})
+	}
+	env := []string{
+		fmt.Sprintf("Machine: %s, %d cores, GOMAXPROCS %d, %s/%s, kernel %s.", orUnknown(e.CPUModel), e.Cores, e.GOMAXPROCS, e.OS, e.Arch, orUnknown(e.Kernel)),
+		fmt.Sprintf("Go %s; Redis %s; Docker engine %s.", orUnknown(e.GoVersion), orNone(e.RedisVersion), orNone(e.DockerVersion)),
+		fmt.Sprintf("Backend %s; network path: %s. All servers run in the same backend and are reached the same way.", e.Backend, orUnknown(e.NetworkPath)),
+	}
+	for _, s := range e.Servers {
+		line := fmt.Sprintf("Server %s at %s", s.Role, s.Address)
+		if s.Version != "" {
+			line += ", version " + s.Version
+		}
+		env = append(env, line+".")
+	}
+	for _, im := range e.Images {
+		env = append(env, fmt.Sprintf("Image %s: %s (%s).", im.Role, im.Ref, im.Source))
+	}
+	if len(e.Command) > 0 {
+		env = append(env, "Command: "+strings.Join(e.Command, " "))
+	}
+	env = append(env, fmt.Sprintf("Repetitions: %d%s; contenders interleaved inside each repetition so that slow drift of the machine spreads over all of them. Timestamps come from the monotonic clock of the bench process.",
+		r.Parameters.Repetitions, map[bool]string{true: " (quick mode: shortened durations and counts)", false: ""}[r.Parameters.Quick]))
+	d.add(list{items: env})
+
+	d.h3("Noise", "noise")
+	d.p(f.noiseText())
+
+	d.h3("The bench's own overhead", "overhead")
+	d.p(f.overheadText())
+
+	if fails := f.failureLines(); len(fails) > 0 {
+		d.h3("Failures and errors", "failures")
+		d.add(list{items: fails})
+	}
+	if len(r.Notes) > 0 {
+		d.h3("Notes of the run", "notes")
+		d.add(list{items: r.Notes})
+	}
+	f.settingsTable(d)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "not used"
+	}
+	return s
+}
+
+// noiseText summarises the spread across repetitions: the median relative
+// spread (max−min)/median over every figure with more than one repetition,
+// and the noisiest figures.
+func (f *figures) noiseText() string {
+	type noisy struct {
+		name   string
+		spread float64
+	}
+	var all []noisy
+	for _, x := range f.r.Summary {
+		if x.N < 2 || x.Median == 0 {
+			continue
+		}
+		all = append(all, noisy{fmt.Sprintf("%s/%s/%s %s", x.Scenario, x.Variant, x.Contender, x.Metric), (x.Max - x.Min) / math.Abs(x.Median)})
+	}
+	if len(all) == 0 {
+		return "Each figure comes from a single repetition, so this run says nothing about its own noise: run with --repetitions 3 or more before trusting small differences, and use monolock-bench compare for significance."
+	}
+	slices.SortStableFunc(all, func(a, b noisy) int {
+		switch {
+		case a.spread > b.spread:
+			return -1
+		case a.spread < b.spread:
+			return 1
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	spreads := make([]float64, len(all))
+	for i, n := range all {
+		spreads[i] = n.spread
+	}
+	slices.Sort(spreads)
+	med := spreads[len(spreads)/2]
+	if len(spreads)%2 == 0 {
+		med = (spreads[len(spreads)/2-1] + spreads[len(spreads)/2]) / 2
+	}
+	var worst []string
+	for _, n := range all[:min(3, len(all))] {
+		worst = append(worst, fmt.Sprintf("%s ±%.0f%%", n.name, 50*n.spread))
+	}
+	return fmt.Sprintf("Across repetitions the figures spread by a median of %.0f%% of their value (max−min over median, %d figures). The noisiest: %s. Differences smaller than the spread are not findings; the claims above take the spread into account.",
+		100*med, len(all), strings.Join(worst, "; "))
+}
+
+// overheadText states what the floors measured, so every lock's figure can
+// be read against the cost of the bench and the network path.
+func (f *figures) overheadText() string {
+	var parts []string
+	for _, fl := range []string{tcpFloor, redisFloor} {
+		if x, ok := f.row("latency", fl, "w1", "acquire_p50"); ok {
+			parts = append(parts, fmt.Sprintf("%s %s per acquire (p50, 1 worker)", fl, withUnit(x.Median, x.Unit)))
+		}
+		if v, w := f.highestDistinct(fl, fl); v != "" {
+			x, _ := f.row("throughput", fl, v, "cycles_per_sec")
+			parts = append(parts, fmt.Sprintf("%s %s cycles/s at %d workers", fl, num(x.Median), w))
+		}
+	}
+	text := "The bench measures around the lock interface (a timing decorator), in the same process as every worker, on a machine shared with the servers. The floors run through exactly the same harness and network path with no lock logic at all, so they show what the bench and the path cost by themselves"
+	if len(parts) == 0 {
+		return text + "; this run has no floor figures, so the overhead is not known."
+	}
+	return text + ": " + strings.Join(parts, "; ") + ". A lock cannot do better than its floor on this machine; compare each lock's figure with the floor beside it rather than with another machine's numbers."
+}
+
+// failureLines lists failed cycles, lost locks and the errors seen, per
+// scenario, variant and contender, from the raw counts.
+func (f *figures) failureLines() []string {
+	var out []string
+	for _, x := range f.r.Raw {
+		var parts []string
+		for _, k := range []string{"failures", "gave_up", "lost"} {
+			if n := x.Counts[k]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", k, n))
+			}
+		}
+		if len(parts) == 0 && len(x.Errors) == 0 {
+			continue
+		}
+		line := fmt.Sprintf("%s/%s/%s repetition %d:", x.Scenario, x.Variant, x.Contender, x.Repetition)
+		if len(parts) > 0 {
+			line += " " + strings.Join(parts, ", ") + "."
+		}
+		if len(x.Errors) > 0 {
+			line += " Errors: " + strings.Join(x.Errors, "; ")
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// settingsTable shows every contender parameter side by side.
+func (f *figures) settingsTable(d *document) {
+	set := f.r.Parameters.Contender
+	if len(set) == 0 {
+		return
+	}
+	var cols, keys []string
+	for _, c := range f.contenders {
+		if _, ok := set[c]; ok {
+			cols = append(cols, c)
+		}
+	}
+	for _, c := range cols {
+		for k := range set[c] {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	slices.Sort(keys)
+	d.h3("Contender settings", "contender-settings")
+	d.p("Lease (monolock) and TTL (Redis, Redlock) are the same for every contender; the waiting strategy of each Redis contender is a named parameter.")
+	t := table{head: append([]string{"setting"}, cols...), leftAligned: true}
+	for _, k := range keys {
+		row := []cell{{text: k}}
+		for _, c := range cols {
+			v, ok := set[c][k]
+			if !ok {
+				v = "–"
+			}
+			row = append(row, cell{text: v})
+		}
+		t.rows = append(t.rows, row)
+	}
+	d.add(t)
+}

@@ -1,0 +1,143 @@
+// Package report renders a benchmark run's results.json as report.md and a
+// self-contained report.html (inline CSS and SVG charts, nothing loaded
+// from the network), checks the comparison's claims against the measured
+// figures, and keeps the index of runs in reports/README.md.
+//
+// Rendering depends on the Results value only: no clock, no environment,
+// sorted map keys and deterministic SVG, so re-rendering a results.json
+// gives byte-identical files. Functions are safe for concurrent use.
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+// File names Write uses inside a report directory.
+const (
+	MarkdownFile = "report.md"
+	HTMLFile     = "report.html"
+	ChartsDir    = "charts"
+	ResultsFile  = "results.json"
+)
+
+// Report is a rendered report.
+type Report struct {
+	Markdown []byte
+	HTML     []byte
+	// Charts are the SVG charts report.md links to as charts/<Name>.svg;
+	// report.html carries the same charts inline.
+	Charts []Chart
+	// Claims are the claims checked, as shown in the report.
+	Claims []Claim
+}
+
+// Chart is one SVG chart.
+type Chart struct {
+	Name string
+	SVG  []byte
+}
+
+// Render renders r. It fails only when r holds data it cannot decode (a
+// corrupt histogram); missing scenarios or contenders are reported as
+// missing.
+func Render(r *results.Results) (*Report, error) {
+	f := newFigures(r)
+	claims := Check(r)
+	d := &document{title: "monolock-bench report — run " + r.RunID}
+	f.intro(d)
+	f.atAGlance(d)
+	f.claimsSection(d, claims)
+	f.guidance(d, claims)
+	for _, s := range f.scenarios() {
+		if err := f.scenarioSection(d, s); err != nil {
+			return nil, err
+		}
+	}
+	f.method(d)
+	rep := &Report{Markdown: d.markdown(), HTML: d.html(), Claims: claims}
+	for _, b := range d.blocks {
+		if c, ok := b.(chart); ok {
+			rep.Charts = append(rep.Charts, Chart{Name: c.name, SVG: c.svg})
+		}
+	}
+	return rep, nil
+}
+
+// Write renders r into dir: report.md, report.html and charts/*.svg. SVG
+// files in charts/ that the report no longer uses are removed, so the
+// directory always matches the report.
+func Write(dir string, r *results.Results) error {
+	rep, err := Render(r)
+	if err != nil {
+		return err
+	}
+	charts := filepath.Join(dir, ChartsDir)
+	if err := os.MkdirAll(charts, 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	keep := map[string]bool{}
+	for _, c := range rep.Charts {
+		name := c.Name + ".svg"
+		keep[name] = true
+		if err := writeIfChanged(filepath.Join(charts, name), c.SVG); err != nil {
+			return err
+		}
+	}
+	old, err := filepath.Glob(filepath.Join(charts, "*.svg"))
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	for _, p := range old {
+		if !keep[filepath.Base(p)] {
+			if err := os.Remove(p); err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
+		}
+	}
+	if err := writeIfChanged(filepath.Join(dir, MarkdownFile), rep.Markdown); err != nil {
+		return err
+	}
+	return writeIfChanged(filepath.Join(dir, HTMLFile), rep.HTML)
+}
+
+// Rerender loads a results.json and writes its report beside it (the
+// `monolock-bench report DIR/results.json` command).
+func Rerender(resultsPath string) error {
+	r, err := results.Load(resultsPath)
+	if err != nil {
+		return err
+	}
+	return Write(filepath.Dir(resultsPath), r)
+}
+
+// writeIfChanged writes data to path unless the file already holds exactly
+// data, so re-rendering leaves unchanged files (and their mtimes) alone.
+func writeIfChanged(path string, data []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// anchor makes a heading id from text.
+func anchor(text string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(text) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-")
+}
