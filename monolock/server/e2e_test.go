@@ -726,3 +726,71 @@ func get(t *testing.T, url string) (int, string) {
 	}
 	return resp.StatusCode, string(b)
 }
+
+// pipeListener accepts the server ends of net.Pipe connections made by
+// dial. A pipe has no buffer: a write waits for the peer to read.
+type pipeListener struct {
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newPipeListener() *pipeListener {
+	return &pipeListener{conns: make(chan net.Conn), closed: make(chan struct{})}
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error   { l.once.Do(func() { close(l.closed) }); return nil }
+func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
+
+func (l *pipeListener) dial(t *testing.T) *rawClient {
+	client, srv := net.Pipe()
+	t.Cleanup(func() { client.Close() })
+	select {
+	case l.conns <- srv:
+	case <-time.After(wait):
+		t.Fatal("pipe not accepted")
+	}
+	return &rawClient{t: t, conn: client}
+}
+
+type pipeAddr struct{}
+
+func (pipeAddr) Network() string { return "pipe" }
+func (pipeAddr) String() string  { return "pipe" }
+
+// TestStalledReaderTimesOutWrite: an owner that never reads its answer
+// stalls the server's write; the write gives up after the io-timeout, the
+// ownership ends with reason io_timeout and the next waiter is promoted,
+// while another client is served throughout.
+func TestStalledReaderTimesOutWrite(t *testing.T) {
+	ts := monolocktest.NewServerConfig(t, server.Config{IOTimeout: 300 * time.Millisecond})
+	pl := newPipeListener()
+	go ts.Server().Serve(pl)
+
+	owner := pl.dial(t)
+	owner.acquire("stall", time.Minute) // the ACQUIRED is never read
+	waiter := dial(t, ts.Addr)
+	eventually(t, "owner granted", func() bool { l, ok := ts.Server().Lock("stall"); return ok && l.Holder != nil })
+	start := time.Now()
+	waiter.acquire("stall", time.Minute)
+	waiter.expect(protocol.TypeWaiting)
+	other := dial(t, ts.Addr)
+	other.acquire("other", time.Minute)
+	other.expect(protocol.TypeAcquired)
+	waiter.expect(protocol.TypeAcquired)
+	if d := time.Since(start); d > wait {
+		t.Errorf("promotion after %v, io-timeout 300ms", d)
+	}
+	if n := metric(t, ts.Server(), `monolock_releases_total{reason="io_timeout"}`); n != 1 {
+		t.Errorf("io_timeout releases = %v", n)
+	}
+}

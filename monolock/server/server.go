@@ -92,7 +92,7 @@ type Server struct {
 	closing   chan struct{} // closed when shutdown begins; wakes accept back-off
 	listeners map[net.Listener]struct{}
 	sessions  map[*session]struct{}
-	active    sync.WaitGroup // session goroutines (reader and writer)
+	active    sync.WaitGroup // session goroutines: readers and pushes
 }
 
 // New returns a Server that is not yet serving.
@@ -192,7 +192,7 @@ func (s *Server) untrackListener(l net.Listener) {
 	s.mu.Unlock()
 }
 
-// trackSession registers a new session and accounts for its two goroutines.
+// trackSession registers a new session and accounts for its reader.
 func (s *Server) trackSession(sess *session) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -200,7 +200,7 @@ func (s *Server) trackSession(sess *session) bool {
 		return false
 	}
 	s.sessions[sess] = struct{}{}
-	s.active.Add(2)
+	s.active.Add(1)
 	s.metrics.connections.Add(1)
 	return true
 }
@@ -239,6 +239,7 @@ func (s *Server) beginShutdown() []*session {
 func (s *Server) Shutdown(ctx context.Context) error {
 	for _, sess := range s.beginShutdown() {
 		sess.end(locktable.Shutdown, protocol.ErrShuttingDown)
+		sess.push()
 	}
 	done := make(chan struct{})
 	go func() {

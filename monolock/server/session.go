@@ -6,7 +6,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"runtime/debug"
@@ -27,9 +26,12 @@ const handshakeBufSize = 1 + 1 + 4 + 2 + protocol.MaxNameLen
 
 var handshakeBufs = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, handshakeBufSize) }}
 
-// session is one connection: one permanent reader (serve) and one writer
-// (writeLoop). Frames are queued in out under mu in the order the session's
-// state changes, and only the writer writes to the connection.
+// session is one connection, served by one permanent reader goroutine
+// (serve). Frames are queued in out under mu, in the order the session's
+// state changes, and written by flush under wmu, so there is one writer at
+// a time: the reader itself for answers (no hand-off on the hot path), or a
+// short-lived goroutine for a push (promotion, admin, shutdown), since the
+// table notifies under its lock and must not block.
 type session struct {
 	srv      *Server
 	conn     net.Conn // the TLS connection when TLS is on
@@ -37,8 +39,9 @@ type session struct {
 	remote   string
 	identity string // empty without mTLS
 
-	wake       chan struct{} // capacity 1: out changed or the session is ending
-	writerDone chan struct{}
+	wmu      sync.Mutex // held while writing
+	spare    []byte     // the last written buffer, reused; guarded by wmu
+	finished bool       // the final close step was taken; guarded by wmu
 
 	mu        sync.Mutex
 	claim     *locktable.Claim // set before the claim enters the table
@@ -46,7 +49,7 @@ type session struct {
 	owned     bool             // the claim owns its lock
 	token     uint64           // the grant's token once owned
 	answered  bool             // the ACQUIRE was answered: promotions are pushed from now on
-	ending    bool             // no more frames are queued; the writer closes after flushing
+	ending    bool             // no more frames are queued; the next flush closes
 	lingering bool             // an ERROR was queued: half-close and drain rather than close
 	reason    locktable.Reason // why the session ended
 }
@@ -59,12 +62,10 @@ func newSession(s *Server, conn net.Conn) *session {
 		conn = tls.Server(conn, s.cfg.TLSConfig)
 	}
 	return &session{
-		srv:        s,
-		conn:       conn,
-		id:         s.nextID.Add(1),
-		remote:     remote,
-		wake:       make(chan struct{}, 1),
-		writerDone: make(chan struct{}),
+		srv:    s,
+		conn:   conn,
+		id:     s.nextID.Add(1),
+		remote: remote,
 	}
 }
 
@@ -73,14 +74,13 @@ func (ss *session) serve() {
 	s := ss.srv
 	defer s.active.Done()
 	defer s.untrackSession(ss)
-	go ss.writeLoop()
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("monolock: session panic", "session", ss.id, "remote", ss.remote, "panic", p, "stack", string(debug.Stack()))
 			ss.end(locktable.Graceful, nil)
 		}
+		ss.flush() // the final step: write what is queued, then close or half-close
 		ss.drain()
-		<-ss.writerDone
 		ss.conn.Close()
 		// The session's own release, in case the claim entered the table
 		// after another goroutine ended the session; otherwise a no-op.
@@ -140,13 +140,8 @@ func (ss *session) handshake() bool {
 		// The client pipelined frames after its ACQUIRE: handle them as
 		// violations or heartbeats before reading on.
 		rest, _ := br.Peek(br.Buffered())
-		if !ss.acquire(acq) {
+		if !ss.acquire(acq) || !ss.frames(rest) {
 			return false
-		}
-		for _, b := range rest {
-			if !ss.frame(protocol.Type(b)) {
-				return false
-			}
 		}
 	} else if !ss.acquire(acq) {
 		return false
@@ -184,26 +179,45 @@ func (ss *session) acquire(acq protocol.Acquire) bool {
 	ss.answered = true
 	ss.queueStateLocked()
 	ss.mu.Unlock()
+	ss.flush()
 	s.log.Debug("monolock: acquire", "session", ss.id, "remote", ss.remote, "lock", acq.Name, "lease", acq.Lease(), "granted", granted, "token", token)
 	return true
 }
 
-// readLoop reads one-byte frames until the session ends.
+// readLoop reads frames until the session ends. Every frame after the
+// ACQUIRE is one byte, so one read delivers whole frames; their answers
+// are written together.
 func (ss *session) readLoop() {
-	var b [1]byte
+	var buf [64]byte
 	for {
-		if _, err := io.ReadFull(ss.conn, b[:]); err != nil {
-			ss.readFailed(err)
+		n, err := ss.conn.Read(buf[:])
+		if !ss.frames(buf[:n]) {
 			return
 		}
-		if !ss.frame(protocol.Type(b[0])) {
+		if err != nil {
+			ss.readFailed(err)
 			return
 		}
 	}
 }
 
-// frame handles one frame after the ACQUIRE. It reports whether the session
-// continues.
+// frames handles frames after the ACQUIRE and writes their answers. It
+// reports whether the session continues.
+func (ss *session) frames(types []byte) bool {
+	if len(types) == 0 {
+		return true
+	}
+	defer ss.flush()
+	for _, t := range types {
+		if !ss.frame(protocol.Type(t)) {
+			return false
+		}
+	}
+	return true
+}
+
+// frame handles one frame after the ACQUIRE, queueing its answer. It
+// reports whether the session continues.
 func (ss *session) frame(t protocol.Type) bool {
 	switch t {
 	case protocol.TypeHeartbeat:
@@ -253,14 +267,6 @@ func (ss *session) queueStateLocked() {
 	} else {
 		ss.out = protocol.AppendWaiting(ss.out)
 	}
-	ss.signal()
-}
-
-func (ss *session) signal() {
-	select {
-	case ss.wake <- struct{}{}:
-	default:
-	}
 }
 
 // Promoted implements locktable.Notifier: the claim now owns its lock. The
@@ -272,7 +278,7 @@ func (ss *session) Promoted(token uint64) {
 	ss.owned, ss.token = true, token
 	if ss.answered && !ss.ending {
 		ss.out = protocol.AppendAcquired(ss.out, token)
-		ss.signal()
+		ss.push()
 	}
 }
 
@@ -284,12 +290,15 @@ func (ss *session) Ended(reason locktable.Reason) {
 	if reason == locktable.Force {
 		perr = protocol.ErrClosedByAdmin
 	}
-	ss.stop(reason, perr)
+	if ss.stop(reason, perr) {
+		ss.push()
+	}
 }
 
-// end ends the session for reason, sending perr first when non-nil, and
+// end ends the session for reason, queueing perr first when non-nil, and
 // releases its claim at once (promoting the next waiter). Safe to call from
-// any goroutine, any number of times; the first call wins.
+// any goroutine, any number of times; the first call wins. The caller sees
+// to a flush: the reader does one on its way out, others push.
 func (ss *session) end(reason locktable.Reason, perr *protocol.Error) {
 	if !ss.stop(reason, perr) {
 		return
@@ -302,8 +311,8 @@ func (ss *session) end(reason locktable.Reason, perr *protocol.Error) {
 	}
 }
 
-// stop marks the session ending and queues perr; the writer flushes and
-// closes. It does not touch the table. It reports whether this call ended
+// stop marks the session ending and queues perr; the next flush writes it
+// and closes. It does not touch the table. It reports whether this call ended
 // the session.
 func (ss *session) stop(reason locktable.Reason, perr *protocol.Error) bool {
 	ss.mu.Lock()
@@ -317,7 +326,6 @@ func (ss *session) stop(reason locktable.Reason, perr *protocol.Error) bool {
 		ss.lingering = true
 		ss.srv.metrics.protocolErrors[perr.Code].Inc()
 	}
-	ss.signal()
 	name := ""
 	if ss.claim != nil {
 		name = ss.claim.Name
@@ -342,41 +350,59 @@ func (ss *session) setReadDeadline(t time.Time) {
 	}
 }
 
-// writeLoop is the session's only writer.
-func (ss *session) writeLoop() {
-	defer ss.srv.active.Done()
-	defer close(ss.writerDone)
-	defer func() {
-		if p := recover(); p != nil {
-			ss.srv.log.Error("monolock: session writer panic", "session", ss.id, "remote", ss.remote, "panic", p, "stack", string(debug.Stack()))
-			ss.end(locktable.Graceful, nil)
-			ss.conn.Close()
-		}
+// push flushes from a new goroutine, for callers that must not block: the
+// table's notifications and the server's shutdown. It is counted in
+// Server.active; the session's reader is still alive whenever push is
+// called, so the count is positive.
+func (ss *session) push() {
+	ss.srv.active.Add(1)
+	go func() {
+		defer ss.srv.active.Done()
+		defer func() {
+			if p := recover(); p != nil {
+				ss.srv.log.Error("monolock: session push panic", "session", ss.id, "remote", ss.remote, "panic", p, "stack", string(debug.Stack()))
+				ss.conn.Close()
+			}
+		}()
+		ss.flush()
 	}()
-	var buf []byte
-	for range ss.wake {
+}
+
+// flush writes the queued frames, each write bounded by the io-timeout,
+// and, once the session is ending and nothing is left to write, takes the
+// final step: after an ERROR, half-close and let the reader drain for the
+// linger; otherwise close. A failed write ends the session.
+func (ss *session) flush() {
+	ss.wmu.Lock()
+	defer ss.wmu.Unlock()
+	for !ss.finished {
 		ss.mu.Lock()
-		buf, ss.out = ss.out, buf[:0]
+		buf := ss.out
+		ss.out, ss.spare = ss.spare[:0], nil
 		ending, lingering := ss.ending, ss.lingering
 		ss.mu.Unlock()
 		if len(buf) > 0 {
 			ss.conn.SetWriteDeadline(time.Now().Add(ss.srv.cfg.IOTimeout))
-			if _, err := ss.conn.Write(buf); err != nil {
+			_, err := ss.conn.Write(buf)
+			ss.spare = buf
+			if err != nil {
 				ss.end(reasonOf(err), nil)
+				ss.finished = true
 				ss.conn.Close()
-				return
 			}
+			continue // frames may have been queued meanwhile
 		}
+		ss.spare = buf
 		if !ending {
-			continue
+			return
 		}
+		ss.finished = true
 		if cw, ok := ss.conn.(interface{ CloseWrite() error }); ok && lingering {
 			cw.CloseWrite()
 			ss.conn.SetReadDeadline(time.Now().Add(lingerTimeout))
 		} else {
 			ss.conn.Close()
 		}
-		return
 	}
 }
 
