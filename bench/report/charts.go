@@ -11,7 +11,9 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
@@ -61,26 +63,59 @@ func (f *figures) lineStyle(contender string) draw.LineStyle {
 	return ls
 }
 
+// sans is the chart font: its metrics come with gonum/plot, so the layout
+// does not depend on the fonts of the machine that renders.
+var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// legendWidth is the column right of the plot area that holds the legend,
+// so that it never covers data.
+const legendWidth = 1.6 * vg.Inch
+
 // newPlot returns a plot with the house layout.
 func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = xLabel
 	p.Y.Label.Text = yLabel
+	for _, ts := range []*text.Style{&p.Title.TextStyle, &p.X.Label.TextStyle, &p.Y.Label.TextStyle,
+		&p.X.Tick.Label, &p.Y.Tick.Label, &p.Legend.TextStyle} {
+		ts.Font.Typeface, ts.Font.Variant = sans.Typeface, sans.Variant
+	}
+	p.Title.TextStyle.Font.Size = vg.Points(11)
+	p.X.Label.TextStyle.Font.Size = vg.Points(10)
+	p.Y.Label.TextStyle.Font.Size = vg.Points(10)
+	p.Legend.TextStyle.Font.Size = vg.Points(9)
 	p.Legend.Top = true
 	p.Legend.Left = true
-	p.Legend.TextStyle.Font.Size = vg.Points(9)
+	p.Legend.ThumbnailWidth = vg.Points(18)
+	p.Legend.Padding = vg.Points(2)
 	p.Add(plotter.NewGrid())
 	return p
 }
 
-// svgOf renders p as a deterministic SVG document. vgsvg writes no ids, no
-// timestamps and (by default) no embedded fonts; the font family it names
-// gets generic fallbacks so that a browser without Liberation fonts keeps
-// the layout close.
+// readableTicks labels a linear axis with the report's number format
+// ("25000", not "25000.00"; "0.5", not "0.50").
+var readableTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', -1, 64)
+		}
+	}
+	return ticks
+})
+
+// svgOf renders p as a deterministic SVG document, its legend in a column
+// on the right. vgsvg writes no ids, no timestamps and (by default) no
+// embedded fonts; the font family it names gets generic fallbacks so that
+// a browser without Liberation fonts keeps the layout close.
 func svgOf(p *plot.Plot) ([]byte, error) {
 	c := vgsvg.New(chartWidth, chartHeight)
-	p.Draw(draw.New(c))
+	dc := draw.New(c)
+	legend := p.Legend
+	p.Legend = plot.NewLegend() // drawn beside the plot, not over it
+	p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
+	legend.Draw(draw.Crop(dc, chartWidth-legendWidth+vg.Points(6), 0, 0, -vg.Points(24)))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("report: writing SVG: %w", err)
@@ -97,7 +132,7 @@ func percentileX(q float64) float64 { return math.Log10(1 / (1 - q)) }
 // percentileTicks labels the x axis of a percentile plot up to the given
 // number of nines.
 func percentileTicks(nines int) plot.ConstantTicks {
-	ticks := plot.ConstantTicks{{Value: 0, Label: "0%"}, {Value: percentileX(0.5), Label: "50%"}}
+	ticks := plot.ConstantTicks{{Value: 0}, {Value: percentileX(0.5), Label: "50%"}}
 	label := "90"
 	for n := 1; n <= nines; n++ {
 		ticks = append(ticks, plot.Tick{Value: float64(n), Label: label + "%"})
@@ -225,6 +260,7 @@ func (f *figures) throughputChart() ([]byte, error) {
 	}
 	p.X.Tick.Marker = ticks
 	p.Y.Min = 0
+	p.Y.Tick.Marker = readableTicks
 	return svgOf(p)
 }
 
@@ -309,8 +345,6 @@ func (f *figures) handoverChart() ([]byte, error) {
 	p := newPlot("Handover: waiter's grant after the holder stops", "mode (bar: p50, whisker: max)", "handover (ms, log scale)")
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Legend.Left = false
-	p.Legend.Top = true
 	var ticks plot.ConstantTicks
 	for g, m := range modes {
 		ticks = append(ticks, plot.Tick{Value: float64(g), Label: m})
@@ -355,34 +389,40 @@ func (f *figures) grantsChart(variant string) ([]byte, error) {
 		return nil, nil
 	}
 	p := newPlot("Fairness: grants per client ("+variant+", all repetitions)", "client", "grants")
-	p.Legend.Left = false
-	width := vg.Points(float64(chartWidth.Points()) * 0.6 / float64(len(clients)*max(len(contenders), 1)))
-	series := 0
+	var shown []string
+	top := 0.0
 	for _, c := range contenders {
+		for _, id := range clients {
+			if g := grants[c][id]; g > 0 {
+				top = math.Max(top, g)
+				if !slices.Contains(shown, c) {
+					shown = append(shown, c)
+				}
+			}
+		}
+	}
+	if len(shown) == 0 {
+		return nil, nil
+	}
+	width := vg.Points(float64((chartWidth - legendWidth).Points()) * 0.6 / float64(len(clients)*len(shown)))
+	for series, c := range shown {
 		vals := make(plotter.Values, len(clients))
-		nonzero := false
 		for i, id := range clients {
 			vals[i] = grants[c][id]
-			nonzero = nonzero || vals[i] > 0
 		}
-		if !nonzero {
-			continue
-		}
-		series++
 		bc, err := plotter.NewBarChart(vals, width)
 		if err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
 		bc.Color = f.lineStyle(c).Color
 		bc.LineStyle.Width = 0
-		bc.Offset = vg.Length(float64(series-1)-float64(len(contenders)-1)/2) * width
+		bc.Offset = vg.Length(float64(series)-float64(len(shown)-1)/2) * width
 		p.Add(bc)
 		p.Legend.Add(c, bc)
 	}
-	if series == 0 {
-		return nil, nil
-	}
 	p.NominalX(clients...)
 	p.Y.Min = 0
+	p.Y.Max = top * 1.1
+	p.Y.Tick.Marker = readableTicks
 	return svgOf(p)
 }
