@@ -1,0 +1,394 @@
+// Package fairness is scenario 4 of the bench: N clients, each with its own
+// Locker (its own connections), loop acquire → hold → release → think on
+// one hot lock. Every request and grant is recorded on the bench's
+// monotonic clock; the figures are Jain's index over grants per client,
+// FIFO inversions, waits, lock utilisation, and the coordinator's load
+// while clients wait (its own command counters and its CPU).
+package fairness
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/serverops"
+)
+
+// Defaults of Config.
+const (
+	DefaultClients       = 8
+	DefaultHold          = 10 * time.Millisecond
+	DefaultThink         = 10 * time.Millisecond
+	DefaultDuration      = 10 * time.Second
+	DefaultWarmup        = time.Second
+	DefaultQuickDuration = 3 * time.Second
+	DefaultQuickWarmup   = 500 * time.Millisecond
+	// DefaultInversionSlack: requests made within 1ms of each other count
+	// as simultaneous. A request time is taken in the bench before the
+	// request travels (a monolock claim first dials a connection), so two
+	// requests that close may reach the coordinator in either order.
+	DefaultInversionSlack = time.Millisecond
+)
+
+// failurePause keeps a client whose Acquire failed from spinning.
+const failurePause = 10 * time.Millisecond
+
+// maxErrors bounds the distinct error messages kept per repetition.
+const maxErrors = 5
+
+// Config configures the scenario. Zero fields take the defaults.
+type Config struct {
+	// Clients is the number of contending clients, each with its own
+	// Locker; default DefaultClients. The variant is named "n<Clients>".
+	Clients int
+	// Hold is how long each grant is held, Think the pause after a release
+	// before the next request; defaults DefaultHold and DefaultThink.
+	Hold, Think time.Duration
+	// Duration is the measured window and Warmup the unmeasured run before
+	// it; defaults DefaultDuration and DefaultWarmup, or the Quick defaults
+	// in a quick run.
+	Duration, Warmup time.Duration
+	// InversionSlack: see DefaultInversionSlack.
+	InversionSlack time.Duration
+}
+
+func (c Config) withDefaults(quick bool) Config {
+	def := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	if c.Clients <= 0 {
+		c.Clients = DefaultClients
+	}
+	def(&c.Hold, DefaultHold)
+	def(&c.Think, DefaultThink)
+	def(&c.InversionSlack, DefaultInversionSlack)
+	if quick {
+		def(&c.Duration, DefaultQuickDuration)
+		def(&c.Warmup, DefaultQuickWarmup)
+	}
+	def(&c.Duration, DefaultDuration)
+	def(&c.Warmup, DefaultWarmup)
+	return c
+}
+
+// Scenario returns the fairness scenario: one variant "n<Clients>" with the
+// metrics jain_index, fifo_inversions_per_1k, wait_p50, wait_p99, wait_max
+// (ms), utilisation (ratio), server_ops_per_sec (1/s) and grants (count),
+// plus attempts_per_grant and server_cpu_ms_per_sec, and a per-client
+// table. Floors do not take part; waiting-strategy variants of the Redis
+// contenders do.
+func Scenario(cfg Config) bench.Scenario {
+	return bench.Scenario{
+		Name: "fairness",
+		Settings: func(quick bool) results.Settings {
+			c := cfg.withDefaults(quick)
+			return results.Settings{
+				"clients":         strconv.Itoa(c.Clients),
+				"client":          "each client has its own Locker (own connections/pool), one hot lock",
+				"loop":            "acquire -> hold -> release -> think",
+				"hold":            c.Hold.String(),
+				"think":           c.Think.String(),
+				"warmup":          c.Warmup.String(),
+				"duration":        c.Duration.String(),
+				"request_time":    "bench monotonic clock, before Acquire is called",
+				"grant_time":      "bench monotonic clock, when Acquire returned",
+				"inversion":       "a grant in the window that overtook an earlier request (made more than inversion_slack before it) still pending at the grant; requests of the warm-up count as overtaken too",
+				"inversion_slack": c.InversionSlack.String(),
+				"utilisation":     "union of [grant, release returned] over the window / window",
+				"server_ops":      "coordinator's own counters over the window: Redis INFO commandstats (all commands but INFO, summed over the masters); monolock /metrics acquires + heartbeats",
+				"attempts":        "acquire attempts the coordinator saw over the window (Redis SET calls / masters; monolock ACQUIREs)",
+				"server_cpu":      "the contender's server processes over the window, where the backend can see them",
+			}
+		},
+		Variants: func(quick bool) []bench.Variant {
+			c := cfg.withDefaults(quick)
+			return []bench.Variant{{
+				Name:      "n" + strconv.Itoa(c.Clients),
+				Contended: true,
+				Estimate:  c.Warmup + c.Duration + 500*time.Millisecond,
+				Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+					return run(ctx, env, c)
+				},
+			}}
+		},
+	}
+}
+
+// clientLog is what one client goroutine records.
+type clientLog struct {
+	reqs     []Request
+	failures int64
+	lost     int64
+	errs     []string
+}
+
+func (l *clientLog) note(err error) {
+	if len(l.errs) < maxErrors && !slices.Contains(l.errs, err.Error()) {
+		l.errs = append(l.errs, err.Error())
+	}
+}
+
+// snapshot is the coordinator's and the bench's counters at one moment.
+type snapshot struct {
+	at        time.Duration // since the run's start
+	counts    serverops.Counts
+	serverCPU time.Duration
+	cpuOK     bool
+	cpuSource string
+	selfCPU   time.Duration
+}
+
+func take(ctx context.Context, env *bench.Env, probe *serverops.Probe, start time.Time) (snapshot, error) {
+	s := snapshot{at: time.Since(start)}
+	var err error
+	if probe != nil {
+		if s.counts, err = probe.Counts(ctx); err != nil {
+			return s, err
+		}
+	}
+	if s.serverCPU, s.cpuSource, s.cpuOK, err = env.Deployment.ServerCPU(ctx, env.Contender.Role); err != nil {
+		return s, err
+	}
+	s.selfCPU, err = bench.SelfCPU()
+	return s, err
+}
+
+// run measures one repetition.
+func run(ctx context.Context, env *bench.Env, cfg Config) (results.Raw, error) {
+	lockers := make([]bench.Locker, 0, cfg.Clients)
+	defer func() {
+		for _, l := range lockers {
+			l.Close()
+		}
+	}()
+	for range cfg.Clients {
+		l, err := env.Open(ctx)
+		if err != nil {
+			return results.Raw{}, fmt.Errorf("fairness: opening %s: %w", env.Contender.Name, err)
+		}
+		lockers = append(lockers, l)
+	}
+	probe, err := serverops.New(env)
+	var notes []string
+	switch {
+	case errors.Is(err, serverops.ErrUnavailable):
+		notes = append(notes, "server_ops_per_sec not measured: "+err.Error())
+		probe = nil
+	case err != nil:
+		return results.Raw{}, err
+	default:
+		defer probe.Close()
+	}
+
+	key := "fairness-" + randomHex()
+	start := time.Now()
+	since := func() time.Duration { return time.Since(start) }
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	logs := make([]clientLog, cfg.Clients)
+	var wg sync.WaitGroup
+	for i, l := range lockers {
+		wg.Go(func() { logs[i] = loop(runCtx, l, i, key, cfg, since) })
+	}
+	a, b, err := window(ctx, env, probe, start, cfg)
+	stop()
+	wg.Wait()
+	if err != nil {
+		return results.Raw{}, err
+	}
+	if ctx.Err() != nil {
+		return results.Raw{}, ctx.Err()
+	}
+	var reqs []Request
+	var failures, lost int64
+	var errs []string
+	for _, l := range logs {
+		reqs = append(reqs, l.reqs...)
+		failures += l.failures
+		lost += l.lost
+		for _, e := range l.errs {
+			if len(errs) < maxErrors && !slices.Contains(errs, e) {
+				errs = append(errs, e)
+			}
+		}
+	}
+	f := Analyze(reqs, cfg.Clients, a.at, b.at, cfg.InversionSlack)
+	return record(cfg, f, reqs, a, b, probe, failures, lost, append(errs, notes...))
+}
+
+// window waits the warm-up, takes the first snapshot, waits the measured
+// duration and takes the second.
+func window(ctx context.Context, env *bench.Env, probe *serverops.Probe, start time.Time, cfg Config) (a, b snapshot, err error) {
+	if err := sleep(ctx, cfg.Warmup); err != nil {
+		return a, b, err
+	}
+	if a, err = take(ctx, env, probe, start); err != nil {
+		return a, b, err
+	}
+	if err := sleep(ctx, cfg.Duration); err != nil {
+		return a, b, err
+	}
+	b, err = take(ctx, env, probe, start)
+	return a, b, err
+}
+
+// loop is one client: acquire → hold → release → think until ctx ends.
+func loop(ctx context.Context, l bench.Locker, client int, key string, cfg Config, since func() time.Duration) clientLog {
+	var log clientLog
+	for ctx.Err() == nil {
+		r := Request{Client: client, Requested: since(), End: Pending}
+		h, err := l.Acquire(ctx, key)
+		if err != nil {
+			if ctx.Err() != nil {
+				log.reqs = append(log.reqs, r) // still pending when the run stopped
+				return log
+			}
+			r.End = since()
+			log.reqs = append(log.reqs, r)
+			log.failures++
+			log.note(err)
+			_ = sleep(ctx, failurePause)
+			continue
+		}
+		r.Granted, r.Grant = true, since()
+		r.End = r.Grant
+		lostEarly := false
+		t := time.NewTimer(cfg.Hold)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		case <-h.Lost():
+			lostEarly = true
+		}
+		t.Stop()
+		if lostEarly {
+			log.lost++
+		}
+		// Release even when ctx ended: the lock must not outlive the client.
+		if err := h.Release(context.WithoutCancel(ctx)); err != nil {
+			log.failures++
+			log.note(err)
+		}
+		r.Released = since()
+		log.reqs = append(log.reqs, r)
+		_ = sleep(ctx, cfg.Think)
+	}
+	return log
+}
+
+// record turns the figures into the repetition's record.
+func record(cfg Config, f Figures, reqs []Request, a, b snapshot, probe *serverops.Probe,
+	failures, lost int64, errs []string) (results.Raw, error) {
+	span := b.at - a.at
+	var grants int64
+	for _, g := range f.Grants {
+		grants += g
+	}
+	if grants == 0 {
+		return results.Raw{}, fmt.Errorf("fairness: no grant in %v (%d failures): %v", span.Round(time.Millisecond), failures, errs)
+	}
+	waits := bench.NewHistogram()
+	perClient := make([][]time.Duration, cfg.Clients)
+	requests := make([]int64, cfg.Clients)
+	for _, r := range reqs {
+		if r.Requested >= a.at && r.Requested < b.at {
+			requests[r.Client]++
+		}
+		if r.Granted && r.Grant >= a.at && r.Grant < b.at {
+			_ = waits.RecordValue(int64(r.Grant - r.Requested))
+			perClient[r.Client] = append(perClient[r.Client], r.Grant-r.Requested)
+		}
+	}
+	hist, err := results.NewHistogram("wait", "ns", waits)
+	if err != nil {
+		return results.Raw{}, err
+	}
+	msOf := func(ns int64) float64 { return float64(ns) / float64(time.Millisecond) }
+	raw := results.Raw{
+		Seconds:    span.Seconds(),
+		Histograms: []results.Histogram{hist},
+		Errors:     errs,
+		Counts: map[string]int64{
+			"grants": grants, "fifo_inversions": f.Inversions, "fifo_inversions_strict": f.StrictInversions,
+			"failures": failures, "lost": lost,
+		},
+		Metrics: []results.Metric{
+			{Name: "jain_index", Unit: "ratio", Value: f.Jain},
+			{Name: "fifo_inversions_per_1k", Unit: "count", Value: float64(f.Inversions) * 1000 / float64(grants)},
+			{Name: "wait_p50", Unit: "ms", Value: msOf(waits.ValueAtQuantile(50))},
+			{Name: "wait_p99", Unit: "ms", Value: msOf(waits.ValueAtQuantile(99))},
+			{Name: "wait_max", Unit: "ms", Value: msOf(waits.Max())},
+			{Name: "utilisation", Unit: "ratio", Value: float64(f.Held) / float64(span)},
+			{Name: "grants", Unit: "count", Value: float64(grants)},
+		},
+	}
+	if probe != nil {
+		cmds := b.counts.Commands - a.counts.Commands
+		attempts := (b.counts.Attempts - a.counts.Attempts) / int64(probe.Servers())
+		raw.Counts["server_commands"] = cmds
+		raw.Counts["attempts"] = attempts
+		raw.Metrics = append(raw.Metrics,
+			results.Metric{Name: "server_ops_per_sec", Unit: "1/s", Value: float64(cmds) / span.Seconds()},
+			results.Metric{Name: "server_ops_per_grant", Unit: "count", Value: float64(cmds) / float64(grants)},
+			results.Metric{Name: "attempts_per_grant", Unit: "count", Value: float64(attempts) / float64(grants)},
+		)
+	}
+	source := "unavailable (external server)"
+	if a.cpuOK && b.cpuOK {
+		source = a.cpuSource
+		raw.Metrics = append(raw.Metrics, results.Metric{
+			Name: "server_cpu_ms_per_sec", Unit: "ms/s",
+			Value: float64(b.serverCPU-a.serverCPU) / float64(time.Millisecond) / span.Seconds(),
+		})
+	}
+	raw.CPU = &results.CPU{
+		ServerMS:     float64(b.serverCPU-a.serverCPU) / float64(time.Millisecond),
+		ServerSource: source,
+		ClientMS:     float64(b.selfCPU-a.selfCPU) / float64(time.Millisecond),
+	}
+	for i, g := range f.Grants {
+		c := results.Client{
+			ID:     "c" + strconv.Itoa(i+1),
+			Counts: map[string]int64{"grants": g, "requests": requests[i]},
+			Metrics: []results.Metric{
+				{Name: "grant_share", Unit: "ratio", Value: float64(g) / float64(grants)},
+			},
+		}
+		if w := perClient[i]; len(w) > 0 {
+			slices.Sort(w)
+			c.Metrics = append(c.Metrics,
+				results.Metric{Name: "wait_p50", Unit: "ms", Value: msOf(int64(w[(len(w)-1)/2]))},
+				results.Metric{Name: "wait_max", Unit: "ms", Value: msOf(int64(w[len(w)-1]))},
+			)
+		}
+		raw.Clients = append(raw.Clients, c)
+	}
+	return raw, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func randomHex() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

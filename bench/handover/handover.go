@@ -1,0 +1,382 @@
+// Package handover is scenario 3 of the bench: how long a waiter waits
+// after the holder lets go, in three ways a holder lets go — it releases
+// (graceful), its process is killed (crash, SIGKILL), or its process
+// stalls (freeze, SIGSTOP: a GC pause, a VM freeze, a swapped-out host).
+//
+// The holder runs in its own OS process (package holder); the waiter runs
+// in the bench and is already queued (monolock) or polling (Redis, Redlock)
+// before t0. t0 is taken in the bench the moment it asks the holder to
+// release, sends SIGKILL or sends SIGSTOP; a trial's figure is the waiter's
+// grant − t0 on the bench's monotonic clock.
+package handover
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	mrand "math/rand/v2"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/holder"
+	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/serverops"
+)
+
+// Modes, which are the variant names.
+const (
+	Graceful = "graceful"
+	Crash    = "crash"
+	Freeze   = "freeze"
+)
+
+// Trial counts per mode. A freeze trial costs a whole lease, so it gets
+// fewer.
+const (
+	DefaultTrials            = 20
+	DefaultFreezeTrials      = 5
+	DefaultQuickTrials       = 5
+	DefaultQuickFreezeTrials = 2
+)
+
+// Timing of a trial.
+const (
+	// phaseMin is the least upper bound of the random pause between "the
+	// waiter is queued or polling" and t0; the bound is max(phaseMin,
+	// lease/3). It spreads t0 over the retry delay of a polling waiter
+	// (redsync's default jitter is 50–250ms) and over the holder's keep-alive
+	// period (Redis watchdog ttl/3, monolock heartbeat lease/4), so that no
+	// figure is biased to the start of a period: a real holder stops at a
+	// random moment. Every contender gets the same rule.
+	phaseMin = 250 * time.Millisecond
+	// settle is the pause used instead of the servers' counters when the
+	// deployment does not expose them (e.g. monolock without its ops port):
+	// time enough for a loopback ACQUIRE to be queued or a first SET NX to
+	// be refused.
+	settle = 200 * time.Millisecond
+	// readyTimeout bounds starting the holder and queueing the waiter.
+	readyTimeout = 15 * time.Second
+	// pollEvery is how often the servers' counters are read while waiting
+	// for the waiter to be queued.
+	pollEvery = 2 * time.Millisecond
+	// grantSlack is added to two leases to bound the wait for the grant; a
+	// waiter not granted by then is a failed trial.
+	grantSlack = 5 * time.Second
+	// assumedLease is the lease the ETA assumes (the runner's default).
+	assumedLease = 2 * time.Second
+)
+
+// maxErrors bounds the distinct error messages kept per repetition.
+const maxErrors = 5
+
+// Config configures the scenario.
+type Config struct {
+	// Holder starts the holder child process: the bench binary with its
+	// hidden holder subcommand. Required.
+	Holder holder.Command
+	// Trials is the number of trials of the graceful and crash modes,
+	// FreezeTrials of the freeze mode. Zero means DefaultTrials and
+	// DefaultFreezeTrials, or the Quick defaults in a quick run.
+	Trials, FreezeTrials int
+}
+
+func (c Config) trials(quick bool, mode string) int {
+	n, def, qdef := c.Trials, DefaultTrials, DefaultQuickTrials
+	if mode == Freeze {
+		n, def, qdef = c.FreezeTrials, DefaultFreezeTrials, DefaultQuickFreezeTrials
+	}
+	switch {
+	case n > 0:
+		return n
+	case quick:
+		return qdef
+	default:
+		return def
+	}
+}
+
+// Scenario returns the handover scenario with variants graceful, crash and
+// freeze and metrics p50, p95, max (ms) and failed (count). Floors do not
+// take part; waiting-strategy variants of the Redis contenders do.
+func Scenario(cfg Config) bench.Scenario {
+	modes := []string{Graceful, Crash, Freeze}
+	return bench.Scenario{
+		Name: "handover",
+		Settings: func(quick bool) results.Settings {
+			return results.Settings{
+				"trials_graceful": strconv.Itoa(cfg.trials(quick, Graceful)),
+				"trials_crash":    strconv.Itoa(cfg.trials(quick, Crash)),
+				"trials_freeze":   strconv.Itoa(cfg.trials(quick, Freeze)),
+				"holder":          "separate OS process (the bench binary's holder subcommand), same contender code; one process per trial, one fresh key per trial",
+				"waiter":          "in the bench; queued (monolock: the server's monolock_waiters gauge rose) or polling (Redis: the servers' SET calls rose by one attempt) before t0; without server counters a " + settle.String() + " settle pause",
+				"phase":           "random pause uniform in [0, max(" + phaseMin.String() + ", lease/3)) between waiter ready and t0, for every contender: spreads t0 over the waiter's retry delay and the holder's watchdog/heartbeat period",
+				"t0":              "graceful: before writing the release request to the holder's stdin; crash: before SIGKILL; freeze: before SIGSTOP",
+				"figure":          "waiter's grant - t0, bench monotonic clock",
+				"percentiles":     "nearest rank over the successful trials",
+				"failed":          "no grant within 2 leases + " + grantSlack.String() + ", holder failed to acquire or to release, or waiter granted before t0",
+				"frozen_holder":   "resumed (SIGCONT) after the trial, then asked to exit and reaped",
+			}
+		},
+		Variants: func(quick bool) []bench.Variant {
+			var vs []bench.Variant
+			for _, mode := range modes {
+				n := cfg.trials(quick, mode)
+				per := 600*time.Millisecond + phaseBound(assumedLease)/2
+				if mode != Graceful {
+					per += assumedLease
+				}
+				vs = append(vs, bench.Variant{
+					Name:      mode,
+					Contended: true,
+					Estimate:  time.Duration(n) * per,
+					Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+						return run(ctx, env, cfg.Holder, mode, n)
+					},
+				})
+			}
+			return vs
+		},
+	}
+}
+
+// run measures trials handovers of one mode for env's contender.
+func run(ctx context.Context, env *bench.Env, cmd holder.Command, mode string, trials int) (results.Raw, error) {
+	if cmd.Path == "" {
+		return results.Raw{}, errors.New("handover: no holder command configured")
+	}
+	waiter, err := env.Open(ctx)
+	if err != nil {
+		return results.Raw{}, fmt.Errorf("handover: opening %s: %w", env.Contender.Name, err)
+	}
+	defer waiter.Close()
+	probe, err := serverops.New(env)
+	switch {
+	case errors.Is(err, serverops.ErrUnavailable):
+		probe = nil // settle pause instead
+	case err != nil:
+		return results.Raw{}, err
+	default:
+		defer probe.Close()
+	}
+	// Warm-up: one uncontended cycle, so the first trial does not pay for
+	// the waiter's first connections.
+	if err := bench.Cycle(ctx, waiter, "handover-warmup-"+randomHex(), 0); err != nil {
+		return results.Raw{}, fmt.Errorf("handover: warm-up: %w", err)
+	}
+
+	t := &trial{env: env, cmd: cmd, mode: mode, waiter: waiter, probe: probe}
+	var values []float64
+	var errs []string
+	begin := time.Now()
+	for range trials {
+		d, err := t.run(ctx)
+		if ctx.Err() != nil {
+			return results.Raw{}, ctx.Err()
+		}
+		if err != nil {
+			if len(errs) < maxErrors && !slices.Contains(errs, err.Error()) {
+				errs = append(errs, err.Error())
+			}
+			continue
+		}
+		values = append(values, ms(d))
+	}
+	failed := trials - len(values)
+	raw := results.Raw{
+		Seconds: time.Since(begin).Seconds(),
+		Counts:  map[string]int64{"trials": int64(trials), "failed": int64(failed)},
+		Series:  []results.Series{{Name: "handover", Unit: "ms", Values: values}},
+		Errors:  errs,
+	}
+	if len(values) > 0 {
+		sorted := slices.Sorted(slices.Values(values))
+		raw.Metrics = append(raw.Metrics,
+			results.Metric{Name: "p50", Unit: "ms", Value: Percentile(sorted, 50)},
+			results.Metric{Name: "p95", Unit: "ms", Value: Percentile(sorted, 95)},
+			results.Metric{Name: "max", Unit: "ms", Value: sorted[len(sorted)-1]},
+		)
+	}
+	raw.Metrics = append(raw.Metrics, results.Metric{Name: "failed", Unit: "count", Value: float64(failed)})
+	return raw, nil
+}
+
+// trial is the state shared by the trials of one repetition.
+type trial struct {
+	env    *bench.Env
+	cmd    holder.Command
+	mode   string
+	waiter bench.Locker
+	probe  *serverops.Probe // nil: settle pause
+}
+
+type grant struct {
+	held bench.Held
+	at   time.Time
+	err  error
+}
+
+// run performs one trial and returns the handover time.
+func (t *trial) run(ctx context.Context) (time.Duration, error) {
+	key := "handover-" + t.mode + "-" + randomHex()
+	rctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	h, err := holder.Start(rctx, t.cmd, holder.Spec{
+		Contender: t.env.Contender.Name, Addrs: t.env.Addrs, Lease: t.env.Lease, Key: key,
+	})
+	if err != nil {
+		return 0, fmt.Errorf("handover: starting the holder: %w", err)
+	}
+	defer h.Close() // resumes a frozen holder, asks it to exit, reaps it
+
+	var base serverops.Counts
+	var baseWaiters int64
+	if t.probe != nil {
+		if base, err = t.probe.Counts(rctx); err != nil {
+			return 0, err
+		}
+		if baseWaiters, err = t.probe.Waiters(rctx); err != nil && !errors.Is(err, serverops.ErrNoQueue) {
+			return 0, err
+		}
+	}
+
+	wctx, wcancel := context.WithCancel(ctx)
+	granted := make(chan grant, 1)
+	go func() {
+		held, err := t.waiter.Acquire(wctx, key)
+		granted <- grant{held, time.Now(), err}
+	}()
+	var g *grant
+	defer func() {
+		// Never leave the waiter goroutine or its grant behind.
+		wcancel()
+		if g == nil {
+			r := <-granted
+			g = &r
+		}
+		if g.held != nil {
+			_ = g.held.Release(context.WithoutCancel(ctx))
+		}
+	}()
+
+	early := func(r grant) error {
+		g = &r
+		if r.err != nil {
+			return fmt.Errorf("handover: waiter failed before t0: %w", r.err)
+		}
+		return errors.New("handover: waiter granted before t0 (the holder lost the lock)")
+	}
+	if r, err := t.waitReady(rctx, base, baseWaiters, granted); r != nil {
+		return 0, early(*r)
+	} else if err != nil {
+		return 0, err
+	}
+	select {
+	case r := <-granted:
+		return 0, early(r)
+	case <-time.After(mrand.N(phaseBound(t.env.Lease))):
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+
+	t0 := time.Now()
+	switch t.mode {
+	case Graceful:
+		err = h.Release()
+	case Crash:
+		err = h.Kill()
+	case Freeze:
+		err = h.Freeze()
+	}
+	if err != nil {
+		return 0, err
+	}
+	deadline := time.NewTimer(2*t.env.Lease + grantSlack)
+	defer deadline.Stop()
+	select {
+	case r := <-granted:
+		g = &r
+	case <-deadline.C:
+		return 0, fmt.Errorf("handover: waiter not granted within %v of t0", 2*t.env.Lease+grantSlack)
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	if g.err != nil {
+		return 0, fmt.Errorf("handover: waiter: %w", g.err)
+	}
+	d := g.at.Sub(t0)
+	if t.mode == Graceful {
+		if err := h.Released(rctx); err != nil {
+			return 0, fmt.Errorf("handover: holder's release: %w", err)
+		}
+	}
+	return d, nil
+}
+
+// waitReady returns once the waiter is queued (monolock's waiter gauge rose
+// above baseWaiters) or polling (the servers saw one more acquire attempt
+// per server than base), or after the settle pause without a probe. If the
+// waiter's Acquire returned first, it returns that result.
+func (t *trial) waitReady(ctx context.Context, base serverops.Counts, baseWaiters int64, granted <-chan grant) (*grant, error) {
+	if t.probe == nil {
+		select {
+		case r := <-granted:
+			return &r, nil
+		case <-time.After(settle):
+			return nil, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case r := <-granted:
+			return &r, nil
+		case <-tick.C:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("handover: waiter not seen queued or polling: %w", ctx.Err())
+		}
+		w, err := t.probe.Waiters(ctx)
+		switch {
+		case err == nil:
+			if w > baseWaiters {
+				return nil, nil
+			}
+		case errors.Is(err, serverops.ErrNoQueue):
+			c, err := t.probe.Counts(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if c.Attempts-base.Attempts >= int64(t.probe.Servers()) {
+				return nil, nil
+			}
+		default:
+			return nil, err
+		}
+	}
+}
+
+// phaseBound is the upper bound of the random pause before t0.
+func phaseBound(lease time.Duration) time.Duration { return max(phaseMin, lease/3) }
+
+// Percentile returns the p-th percentile (0 < p <= 100) of sorted, which
+// must not be empty, by the nearest-rank rule: the smallest value with at
+// least p% of the values at or below it.
+func Percentile(sorted []float64, p float64) float64 {
+	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
+	return sorted[min(max(rank, 1), len(sorted))-1]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func randomHex() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

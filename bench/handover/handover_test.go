@@ -1,0 +1,184 @@
+package handover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/holder"
+	"github.com/monolock/monolock-bench/bench/local"
+	"github.com/monolock/monolock-bench/bench/monolocker"
+	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/redisbench"
+)
+
+// childEnv marks the test binary re-executed as a holder child.
+const childEnv = "MONOLOCK_BENCH_HANDOVER_TEST_HOLDER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		if err := holder.Main(context.Background(), os.Args[1:], contenders, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// contenders mirrors the measured rows of cmd/monolock-bench's table.
+var contenders = []bench.Contender{
+	{
+		Name: "monolock", Role: bench.RoleMonolock,
+		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
+			return monolocker.New(addrs[0], lease)
+		},
+	},
+	{
+		Name: "redis", Role: bench.RoleRedis,
+		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
+			return redisbench.NewRedis(redisbench.Config{Addr: addrs[0], TTL: lease})
+		},
+	},
+	{
+		Name: "redlock", Role: bench.RoleRedlock,
+		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
+			return redisbench.NewRedlock(redisbench.RedlockConfig{Addrs: addrs, TTL: lease})
+		},
+	},
+}
+
+func TestPercentile(t *testing.T) {
+	v := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	tests := []struct {
+		p    float64
+		want float64
+	}{{50, 5}, {95, 10}, {90, 9}, {10, 1}, {1, 1}, {100, 10}}
+	for _, tt := range tests {
+		if got := Percentile(v, tt.p); got != tt.want {
+			t.Errorf("Percentile(1..10, %v) = %v, want %v", tt.p, got, tt.want)
+		}
+	}
+	if got := Percentile([]float64{7}, 95); got != 7 {
+		t.Errorf("Percentile([7], 95) = %v", got)
+	}
+}
+
+// TestSmoke runs one trial per mode and contender against real servers
+// (monolock and redis-server child processes) with a short lease, checks
+// the figures' shape and bounds that tell the mechanisms apart, and that
+// no holder process is left behind.
+func TestSmoke(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	d, err := local.Start(ctx, local.Config{Roles: []string{bench.RoleMonolock, bench.RoleRedis, bench.RoleRedlock}})
+	if errors.Is(err, local.ErrNoRedisServer) && os.Getenv("CI") == "" {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const lease = 400 * time.Millisecond
+	cmd := holder.Command{Path: exe, Env: append(os.Environ(), childEnv+"=1")}
+
+	// The leak check must see a live holder, or it could not fail.
+	h, err := holder.Start(ctx, cmd, holder.Spec{Contender: "monolock", Addrs: d.Addrs(bench.RoleMonolock), Lease: lease, Key: "leak-check"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(holderChildren(t)); n != 1 {
+		t.Errorf("leak check sees %d holder processes while one runs", n)
+	}
+	h.Close()
+
+	r := bench.Runner{
+		Scenarios: []bench.Scenario{Scenario(Config{
+			Holder: cmd, Trials: 1, FreezeTrials: 1,
+		})},
+		Contenders: contenders,
+		Deployment: d,
+		Lease:      lease,
+	}
+	res := &results.Results{SchemaVersion: results.SchemaVersion, RunID: "smoke", StartedAt: time.Now()}
+	d.Describe(&res.Environment)
+	if err := r.Run(ctx, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if want := 3 * len(contenders); len(res.Raw) != want {
+		t.Fatalf("%d raw records, want %d", len(res.Raw), want)
+	}
+	fast := lease / 2 // well below any expiry-driven handover
+	for _, raw := range res.Raw {
+		name := raw.Contender + "/" + raw.Variant
+		m := map[string]float64{}
+		for _, x := range raw.Metrics {
+			m[x.Name] = x.Value
+		}
+		if m["failed"] != 0 || len(raw.Series) != 1 || len(raw.Series[0].Values) != 1 {
+			t.Errorf("%s: failed %v, series %+v, errors %v", name, m["failed"], raw.Series, raw.Errors)
+			continue
+		}
+		p50 := time.Duration(m["p50"] * float64(time.Millisecond))
+		t.Logf("%s: handover %v", name, p50)
+		expiry := raw.Variant == Freeze || (raw.Variant == Crash && raw.Contender != "monolock")
+		switch {
+		case expiry && p50 < fast:
+			t.Errorf("%s: handover %v, want at least %v: only the lease/TTL ends this holder", name, p50, fast)
+		case !expiry && raw.Contender == "monolock" && p50 >= fast:
+			t.Errorf("%s: handover %v, want well below the lease (%v)", name, p50, lease)
+		case p50 > 2*lease+grantSlack:
+			t.Errorf("%s: handover %v beyond the trial bound", name, p50)
+		}
+	}
+	if left := holderChildren(t); len(left) > 0 {
+		t.Errorf("holder processes left behind: %v", left)
+	}
+}
+
+// holderChildren lists the children of this process that run this test
+// binary (re-executed holders), zombies included.
+func holderChildren(t *testing.T) []string {
+	t.Helper()
+	self, err := os.ReadFile("/proc/self/comm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	comm := strings.TrimSpace(string(self))
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var found []string
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // exited meanwhile
+		}
+		s := string(b)
+		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || close < open {
+			continue
+		}
+		f := strings.Fields(s[close+1:]) // state, ppid, ...
+		if len(f) < 2 || f[1] != strconv.Itoa(os.Getpid()) || s[open+1:close] != comm {
+			continue
+		}
+		found = append(found, fmt.Sprintf("pid %s (%s, state %s)", strings.Fields(s)[0], comm, f[0]))
+	}
+	return found
+}
