@@ -1,0 +1,278 @@
+// Package compare compares two benchmark runs figure by figure, the way
+// benchstat compares benchmark results: the median of the per-repetition
+// values with a confidence interval, and a Mann–Whitney U test for whether
+// the difference is significant (golang.org/x/perf/benchmath does the
+// statistics). It backs `monolock-bench compare A/results.json
+// B/results.json`.
+package compare
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+// DefaultAlpha is the significance level Compare uses when given zero.
+const DefaultAlpha = 0.05
+
+// confidence of the intervals around the medians.
+const confidence = 0.95
+
+// Figure is one figure present in both runs.
+type Figure struct {
+	Scenario, Variant, Contender, Metric, Unit string
+	// Old and New summarise the per-repetition values: median and its
+	// confidence interval.
+	Old, New benchmath.Summary
+	OldN     int
+	NewN     int
+	// P is the Mann–Whitney U p-value; the change is significant when
+	// P < Alpha.
+	P, Alpha float64
+	// Delta is "~" when not significant, else the change of the medians
+	// in percent ("+12.34%").
+	Delta string
+	// Direction is "better", "worse" or "" (no change, or a figure without
+	// a better direction).
+	Direction string
+	// Warnings come from the statistics, e.g. too few repetitions for any
+	// difference to be significant.
+	Warnings []string
+}
+
+// Comparison is the result of comparing an old and a new run.
+type Comparison struct {
+	OldRun, NewRun string
+	Figures        []Figure
+	// OnlyOld and OnlyNew name figures (scenario/variant/contender metric)
+	// present in one run only.
+	OnlyOld, OnlyNew []string
+	// Caveats say where the runs are not like for like (machine, backend,
+	// parameters, partial runs).
+	Caveats []string
+}
+
+type key struct{ scenario, variant, contender, metric string }
+
+func (k key) String() string {
+	return k.scenario + "/" + k.variant + "/" + k.contender + " " + k.metric
+}
+
+// samples collects the per-repetition values of every figure of r, keys in
+// order of first appearance.
+func samples(r *results.Results) ([]key, map[key][]float64, map[key]string) {
+	var order []key
+	vals := map[key][]float64{}
+	units := map[key]string{}
+	for _, raw := range r.Raw {
+		for _, m := range raw.Metrics {
+			k := key{raw.Scenario, raw.Variant, raw.Contender, m.Name}
+			if _, ok := vals[k]; !ok {
+				order = append(order, k)
+				units[k] = m.Unit
+			}
+			vals[k] = append(vals[k], m.Value)
+		}
+	}
+	return order, vals, units
+}
+
+// higherIsBetter lists the metrics where a larger value is an improvement;
+// neutral lists those with no better direction. Every other metric (times,
+// CPU, load, inversions, failures) is better lower.
+var (
+	higherIsBetter = map[string]bool{"cycles_per_sec": true, "jain_index": true}
+	neutral        = map[string]bool{"grants": true, "utilisation": true, "workers": true}
+)
+
+// Compare compares every figure of old and new. alpha is the significance
+// level (DefaultAlpha when zero). It does not modify its arguments.
+func Compare(old, new *results.Results, alpha float64) *Comparison {
+	if alpha <= 0 {
+		alpha = DefaultAlpha
+	}
+	th := benchmath.DefaultThresholds
+	th.CompareAlpha = alpha
+	c := &Comparison{OldRun: old.RunID, NewRun: new.RunID, Caveats: caveats(old, new)}
+	oldOrder, oldVals, units := samples(old)
+	newOrder, newVals, _ := samples(new)
+	for _, k := range oldOrder {
+		nv, ok := newVals[k]
+		if !ok {
+			c.OnlyOld = append(c.OnlyOld, k.String())
+			continue
+		}
+		s1 := benchmath.NewSample(slices.Clone(oldVals[k]), &th)
+		s2 := benchmath.NewSample(slices.Clone(nv), &th)
+		cmp := benchmath.AssumeNothing.Compare(s1, s2)
+		f := Figure{
+			Scenario: k.scenario, Variant: k.variant, Contender: k.contender, Metric: k.metric, Unit: units[k],
+			Old: benchmath.AssumeNothing.Summary(s1, confidence), New: benchmath.AssumeNothing.Summary(s2, confidence),
+			OldN: len(s1.Values), NewN: len(s2.Values), P: cmp.P, Alpha: alpha,
+		}
+		f.Delta = cmp.FormatDelta(f.Old.Center, f.New.Center)
+		if f.Delta != "~" && f.Old.Center != f.New.Center && !neutral[k.metric] {
+			up := f.New.Center > f.Old.Center
+			if up == higherIsBetter[k.metric] {
+				f.Direction = "better"
+			} else {
+				f.Direction = "worse"
+			}
+		}
+		for _, w := range slices.Concat(f.Old.Warnings, f.New.Warnings, cmp.Warnings) {
+			if !slices.Contains(f.Warnings, w.Error()) {
+				f.Warnings = append(f.Warnings, w.Error())
+			}
+		}
+		c.Figures = append(c.Figures, f)
+	}
+	for _, k := range newOrder {
+		if _, ok := oldVals[k]; !ok {
+			c.OnlyNew = append(c.OnlyNew, k.String())
+		}
+	}
+	return c
+}
+
+// caveats lists the differences that make two runs less than like for
+// like.
+func caveats(a, b *results.Results) []string {
+	var out []string
+	diff := func(what, x, y string) {
+		if x != y {
+			out = append(out, fmt.Sprintf("%s differs: %q → %q", what, x, y))
+		}
+	}
+	ea, eb := a.Environment, b.Environment
+	diff("CPU", ea.CPUModel, eb.CPUModel)
+	diff("cores", fmt.Sprint(ea.Cores), fmt.Sprint(eb.Cores))
+	diff("backend", ea.Backend, eb.Backend)
+	diff("network path", ea.NetworkPath, eb.NetworkPath)
+	diff("kernel", ea.Kernel, eb.Kernel)
+	diff("Go", ea.GoVersion, eb.GoVersion)
+	diff("Redis", ea.RedisVersion, eb.RedisVersion)
+	diff("quick mode", fmt.Sprint(a.Parameters.Quick), fmt.Sprint(b.Parameters.Quick))
+	for _, group := range []struct {
+		name string
+		x, y map[string]results.Settings
+	}{
+		{"scenario", a.Parameters.Scenario, b.Parameters.Scenario},
+		{"contender", a.Parameters.Contender, b.Parameters.Contender},
+	} {
+		var names []string
+		for n := range group.x {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			y, ok := group.y[n]
+			if !ok {
+				continue
+			}
+			x := group.x[n]
+			var keys []string
+			for k := range x {
+				keys = append(keys, k)
+			}
+			for k := range y {
+				if _, ok := x[k]; !ok {
+					keys = append(keys, k)
+				}
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				diff(fmt.Sprintf("%s %s setting %s", group.name, n, k), x[k], y[k])
+			}
+		}
+	}
+	for _, r := range []*results.Results{a, b} {
+		if r.Partial {
+			out = append(out, fmt.Sprintf("run %s is partial: %s", r.RunID, r.PartialReason))
+		}
+	}
+	return out
+}
+
+// Markdown writes the comparison as Markdown: caveats, one table row per
+// figure (old and new median ± the confidence interval as a percentage,
+// the change or "~", p-value and sample sizes), then figures found in one
+// run only and the statistics' warnings.
+func (c *Comparison) Markdown(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# compare %s → %s\n\n", c.OldRun, c.NewRun)
+	if len(c.Caveats) > 0 {
+		b.WriteString("**Not like for like:**\n\n")
+		for _, s := range c.Caveats {
+			fmt.Fprintf(&b, "- %s\n", s)
+		}
+		b.WriteString("\n")
+	}
+	alpha := DefaultAlpha
+	if len(c.Figures) > 0 {
+		alpha = c.Figures[0].Alpha
+	}
+	fmt.Fprintf(&b, "Medians of the per-repetition values ± the %.0f%% confidence interval; delta is the change of the medians when a Mann–Whitney U test finds it significant (p < %v), else ~.\n\n", 100*confidence, alpha)
+	b.WriteString("| scenario | variant | contender | metric | unit | old | new | delta | p, n |\n")
+	b.WriteString("|---|---|---|---|---|---:|---:|---:|---|\n")
+	var warnings []string
+	for _, f := range c.Figures {
+		delta := f.Delta
+		if f.Direction != "" {
+			delta += " (" + f.Direction + ")"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			f.Scenario, f.Variant, f.Contender, f.Metric, f.Unit,
+			summary(f.Old), summary(f.New), delta, pn(f))
+		for _, w := range f.Warnings {
+			if !slices.Contains(warnings, w) {
+				warnings = append(warnings, w)
+			}
+		}
+	}
+	if len(c.OnlyOld) > 0 {
+		fmt.Fprintf(&b, "\nOnly in %s: %s.\n", c.OldRun, strings.Join(c.OnlyOld, "; "))
+	}
+	if len(c.OnlyNew) > 0 {
+		fmt.Fprintf(&b, "\nOnly in %s: %s.\n", c.NewRun, strings.Join(c.OnlyNew, "; "))
+	}
+	if len(warnings) > 0 {
+		b.WriteString("\nStatistics warnings:\n\n")
+		for _, w := range warnings {
+			fmt.Fprintf(&b, "- %s\n", w)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func summary(s benchmath.Summary) string {
+	return num(s.Center) + " ± " + s.PctRangeString()
+}
+
+func pn(f Figure) string {
+	n := fmt.Sprintf("n=%d", f.OldN)
+	if f.OldN != f.NewN {
+		n = fmt.Sprintf("n=%d+%d", f.OldN, f.NewN)
+	}
+	return fmt.Sprintf("p=%.3f %s", f.P, n)
+}
+
+// num prints a figure with a precision that suits its size.
+func num(v float64) string {
+	switch a := math.Abs(v); {
+	case a == 0:
+		return "0"
+	case a >= 1000:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.3g", v)
+	}
+}

@@ -1,0 +1,164 @@
+package compare
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+var update = flag.Bool("update", false, "rewrite the synthetic fixtures testdata/old.json, testdata/new.json and the golden testdata/compare.md")
+
+// run builds a synthetic results file (a test fixture, not a measurement):
+// one latency figure per contender with the given per-repetition values.
+func run(t *testing.T, id string, values map[string][]float64, lease string) *results.Results {
+	t.Helper()
+	start := time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC)
+	var raw []results.Raw
+	for _, c := range []string{"monolock", "redis", "redlock"} {
+		for i, v := range values[c] {
+			raw = append(raw, results.Raw{
+				Scenario: "latency", Contender: c, Variant: "w1", Repetition: i + 1, StartedAt: start,
+				Metrics: []results.Metric{{Name: "acquire_p50", Unit: "us", Value: v}},
+			})
+		}
+	}
+	if tput, ok := values["throughput"]; ok {
+		for i, v := range tput {
+			raw = append(raw, results.Raw{
+				Scenario: "throughput", Contender: "monolock", Variant: "distinct-w16", Repetition: i + 1, StartedAt: start,
+				Metrics: []results.Metric{{Name: "cycles_per_sec", Unit: "1/s", Value: v}},
+			})
+		}
+	}
+	return &results.Results{
+		SchemaVersion: results.SchemaVersion, RunID: id, StartedAt: start,
+		Environment: results.Environment{CPUModel: "TEST FIXTURE (synthetic)", Cores: 2, Backend: "local", NetworkPath: "loopback"},
+		Parameters: results.Parameters{
+			Repetitions: 6, Scenarios: []string{"latency", "throughput"}, Contenders: []string{"monolock", "redis", "redlock"},
+			Contender: map[string]results.Settings{"monolock": {"lease": lease}},
+		},
+		Summary: results.Summarize(raw), Raw: raw,
+		Notes: []string{"TEST FIXTURE: synthetic numbers, not a measurement."},
+	}
+}
+
+// fixtures returns the two committed fixture runs; with -update it writes
+// them first.
+func fixtures(t *testing.T) (*results.Results, *results.Results) {
+	t.Helper()
+	if *update {
+		old := run(t, "fixture-old", map[string][]float64{
+			"monolock":   {100, 102, 99, 101, 103, 100},
+			"redis":      {90, 91, 89, 92, 90, 91},
+			"redlock":    {300, 310},
+			"throughput": {20000, 20100, 19900, 20050, 19950, 20000},
+		}, "2s")
+		new := run(t, "fixture-new", map[string][]float64{
+			"monolock": {130, 131, 129, 132, 128, 130}, // slower: significant
+			"redis":    {91, 90, 90, 89, 92, 91},       // unchanged
+			"redlock":  {200, 205},                     // too few repetitions
+		}, "3s")
+		for path, r := range map[string]*results.Results{"testdata/old.json": old, "testdata/new.json": new} {
+			if err := r.Save(path); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	old, err := results.Load("testdata/old.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	new, err := results.Load("testdata/new.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return old, new
+}
+
+func TestCompareFixtures(t *testing.T) {
+	old, new := fixtures(t)
+	c := Compare(old, new, 0)
+	byContender := map[string]Figure{}
+	for _, f := range c.Figures {
+		byContender[f.Contender] = f
+	}
+	tests := []struct {
+		contender, delta, direction string
+		warned                      bool
+	}{
+		{"monolock", "+29.35%", "worse", false},
+		{"redis", "~", "", false},
+		{"redlock", "~", "", true},
+	}
+	for _, tt := range tests {
+		f, ok := byContender[tt.contender]
+		if !ok {
+			t.Fatalf("%s: no figure", tt.contender)
+		}
+		if f.Delta != tt.delta || f.Direction != tt.direction || (len(f.Warnings) > 0) != tt.warned {
+			t.Errorf("%s: delta %q direction %q warnings %q; want %q %q warned=%v", tt.contender, f.Delta, f.Direction, f.Warnings, tt.delta, tt.direction, tt.warned)
+		}
+	}
+	if len(c.OnlyOld) != 1 || !strings.Contains(c.OnlyOld[0], "cycles_per_sec") || len(c.OnlyNew) != 0 {
+		t.Errorf("only old %q, only new %q", c.OnlyOld, c.OnlyNew)
+	}
+	if len(c.Caveats) != 1 || !strings.Contains(c.Caveats[0], "lease") {
+		t.Errorf("caveats %q, want the lease difference", c.Caveats)
+	}
+
+	var b bytes.Buffer
+	if err := c.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile("testdata/compare.md", b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile("testdata/compare.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b.Bytes(), want) {
+		t.Errorf("Markdown differs from testdata/compare.md (go test ./bench/compare -update):\n%s", b.String())
+	}
+}
+
+func TestDirection(t *testing.T) {
+	lo := []float64{10, 11, 10, 12, 11}
+	hi := []float64{20, 21, 20, 22, 21}
+	tests := []struct {
+		name          string
+		metric        string
+		old, new      []float64
+		wantDirection string
+	}{
+		{"latency down is better", "acquire_p50", hi, lo, "better"},
+		{"latency up is worse", "acquire_p50", lo, hi, "worse"},
+		{"throughput up is better", "cycles_per_sec", lo, hi, "better"},
+		{"throughput down is worse", "cycles_per_sec", hi, lo, "worse"},
+		{"grants have no direction", "grants", lo, hi, ""},
+		{"same is no change", "acquire_p50", lo, lo, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mk := func(id string, vals []float64) *results.Results {
+				var raw []results.Raw
+				for i, v := range vals {
+					raw = append(raw, results.Raw{Scenario: "s", Contender: "c", Variant: "v", Repetition: i + 1,
+						Metrics: []results.Metric{{Name: tt.metric, Unit: "u", Value: v}}})
+				}
+				return &results.Results{RunID: id, Raw: raw}
+			}
+			c := Compare(mk("a", tt.old), mk("b", tt.new), 0)
+			if len(c.Figures) != 1 || c.Figures[0].Direction != tt.wantDirection {
+				t.Fatalf("figures %+v, want direction %q", c.Figures, tt.wantDirection)
+			}
+		})
+	}
+}
