@@ -29,9 +29,12 @@ type Lock struct {
 	ended bool
 	err   error // why the session ended; nil for Release
 
-	r      *bufio.Reader  // all reads of conn
-	keeper keeper         // heartbeats; runs in its own goroutine
-	wg     sync.WaitGroup // reader and keeper
+	r  *bufio.Reader  // all reads of conn
+	wg sync.WaitGroup // the reader
+
+	keeper      keeper        // heartbeats and the pessimistic deadline
+	keeperTimer *time.Timer   // runs the keeper when the first heartbeat is due
+	keeperDone  chan struct{} // closed when the keeper has returned or will never run
 }
 
 func newLock(name string, conn net.Conn) *Lock {
@@ -97,9 +100,13 @@ func (l *Lock) handshake(ctx context.Context, lease time.Duration, sentAt time.T
 	return f, at, nil
 }
 
-// start launches the reader and the keeper once the ACQUIRE sent at sentAt
-// has been answered at answeredAt; waiting tells whether that answer was
-// WAITING.
+// start launches the reader, and schedules the keeper, once the ACQUIRE
+// sent at sentAt has been answered at answeredAt; waiting tells whether
+// that answer was WAITING.
+//
+// The keeper has nothing to do before the first heartbeat is due, so its
+// goroutine starts then (in the timer's callback): a claim released sooner
+// costs one goroutine, not two.
 func (l *Lock) start(lease time.Duration, sentAt, answeredAt time.Time, waiting bool) {
 	answers := make(chan time.Time, 2)
 	l.keeper = keeper{
@@ -109,14 +116,17 @@ func (l *Lock) start(lease time.Duration, sentAt, answeredAt time.Time, waiting 
 		quit:    l.ctx.Done(),
 		sched:   newSchedule(lease),
 	}
-	l.wg.Add(2)
+	first := l.keeper.sched
+	first.observe(answeredAt.Sub(sentAt))
+	l.wg.Add(1)
 	go l.read(answers, waiting)
-	go func() {
-		defer l.wg.Done()
+	l.keeperDone = make(chan struct{})
+	l.keeperTimer = time.AfterFunc(time.Until(sentAt.Add(first.interval())), func() {
+		defer close(l.keeperDone)
 		if err := l.keeper.run(sentAt, answeredAt); err != nil {
 			l.end(err)
 		}
-	}()
+	})
 }
 
 var heartbeatFrame = protocol.AppendHeartbeat(nil)
@@ -140,7 +150,15 @@ func (l *Lock) end(cause error) {
 	l.conn.Close()
 }
 
-func (l *Lock) wait() { l.wg.Wait() }
+// wait returns when the reader and the keeper have exited; the session
+// must have ended.
+func (l *Lock) wait() {
+	if l.keeperTimer.Stop() {
+		close(l.keeperDone) // it will never run
+	}
+	<-l.keeperDone
+	l.wg.Wait()
+}
 
 // read is the permanent reader from the answer to ACQUIRE on: it decodes
 // every server frame until the connection ends, and tells the keeper when
