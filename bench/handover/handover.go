@@ -40,7 +40,7 @@ const (
 const (
 	DefaultTrials            = 20
 	DefaultFreezeTrials      = 5
-	DefaultQuickTrials       = 5
+	DefaultQuickTrials       = 4
 	DefaultQuickFreezeTrials = 2
 )
 
@@ -70,6 +70,11 @@ const (
 	// assumedLease is the lease the ETA assumes (the runner's default).
 	assumedLease = 2 * time.Second
 )
+
+// errHolder is wrapped when the holder process could not be started or
+// could not acquire its fresh, uncontended key: the step fails rather than
+// counting a failed handover.
+var errHolder = errors.New("handover: starting the holder")
 
 // maxErrors bounds the distinct error messages kept per repetition.
 const maxErrors = 5
@@ -118,7 +123,7 @@ func Scenario(cfg Config) bench.Scenario {
 				"t0":              "graceful: before writing the release request to the holder's stdin; crash: before SIGKILL; freeze: before SIGSTOP",
 				"figure":          "waiter's grant - t0, bench monotonic clock",
 				"percentiles":     "nearest rank over the successful trials",
-				"failed":          "no grant within 2 leases + " + grantSlack.String() + ", holder failed to acquire or to release, or waiter granted before t0",
+				"failed":          "no grant within 2 leases + " + grantSlack.String() + ", holder failed to release (graceful), or waiter granted or failed before t0; a holder that cannot start or acquire fails the step instead",
 				"frozen_holder":   "resumed (SIGCONT) after the trial, then asked to exit and reaped",
 			}
 		},
@@ -178,6 +183,10 @@ func run(ctx context.Context, env *bench.Env, cmd holder.Command, mode string, t
 		if ctx.Err() != nil {
 			return results.Raw{}, ctx.Err()
 		}
+		if errors.Is(err, errHolder) {
+			// Not a handover failure: the harness or the servers are broken.
+			return results.Raw{}, err
+		}
 		if err != nil {
 			if len(errs) < maxErrors && !slices.Contains(errs, err.Error()) {
 				errs = append(errs, err.Error())
@@ -229,7 +238,7 @@ func (t *trial) run(ctx context.Context) (time.Duration, error) {
 		Contender: t.env.Contender.Name, Addrs: t.env.Addrs, Lease: t.env.Lease, Key: key,
 	})
 	if err != nil {
-		return 0, fmt.Errorf("handover: starting the holder: %w", err)
+		return 0, fmt.Errorf("%w: %w", errHolder, err)
 	}
 	defer h.Close() // resumes a frozen holder, asks it to exit, reaps it
 

@@ -12,10 +12,12 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/external"
 	"github.com/monolock/monolock-bench/bench/holder"
 	"github.com/monolock/monolock-bench/bench/local"
 	"github.com/monolock/monolock-bench/bench/monolocker"
 	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/monolock/monolocktest"
 	"github.com/monolock/monolock-bench/redisbench"
 )
 
@@ -181,4 +183,49 @@ func holderChildren(t *testing.T) []string {
 		found = append(found, fmt.Sprintf("pid %s (%s, state %s)", strings.Fields(s)[0], comm, f[0]))
 	}
 	return found
+}
+
+// TestWithoutServerCounters runs against a deployment that exposes no
+// monolock ops address (the external backend without one): the waiter is
+// given the settle pause instead, and a holder that cannot start fails the
+// step instead of counting failed handovers.
+func TestWithoutServerCounters(t *testing.T) {
+	srv := monolocktest.NewServer(t)
+	d := external.New(map[string][]string{bench.RoleMonolock: {srv.Addr}})
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		cmd     holder.Command
+		wantErr bool
+	}{
+		{"settle pause", holder.Command{Path: exe, Env: append(os.Environ(), childEnv+"=1")}, false},
+		{"holder cannot start", holder.Command{Path: filepath.Join(t.TempDir(), "no-such-binary")}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Scenario(Config{Holder: tt.cmd, Trials: 2}).Variants(false)[0]
+			env := &bench.Env{Contender: contenders[0], Addrs: d.Addrs(bench.RoleMonolock), Lease: time.Second, Deployment: d}
+			raw, err := v.Run(context.Background(), env)
+			if tt.wantErr {
+				if !errors.Is(err, errHolder) {
+					t.Fatalf("Run = %v, want an error wrapping errHolder", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if raw.Counts["failed"] != 0 || len(raw.Series[0].Values) != 2 {
+				t.Fatalf("counts %v, series %v, errors %v", raw.Counts, raw.Series, raw.Errors)
+			}
+			for _, v := range raw.Series[0].Values {
+				if v >= 500 {
+					t.Errorf("graceful handover %vms, want well below the 1s lease", v)
+				}
+			}
+		})
+	}
 }
