@@ -22,6 +22,7 @@ td.holds,td.fails,td.inconclusive{font-weight:bold}
 figure{margin:1rem 0}figure svg{width:100%;max-width:40rem;height:auto;display:block}
 figcaption{font-size:0.85rem;color:#444}
 p.warn{border:2px solid #b00;padding:0.5rem;font-weight:bold}
+@media (max-width:40rem){body{padding:0.5rem}td.num{white-space:normal}}
 @media print{body{max-width:none;padding:0}figure,table{break-inside:avoid}.scroll{overflow:visible}h2{break-after:avoid}}
 `
 

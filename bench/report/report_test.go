@@ -112,3 +112,124 @@ func firstDiff(a, b []byte) string {
 	}
 	return "lengths differ"
 }
+
+// Re-rendering from results.json alone gives the golden files byte for
+// byte, and a second re-render changes nothing.
+func TestRerenderIsByteIdentical(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(fixturePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, ResultsFile)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Rerender(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	compareDirs(t, filepath.Join("testdata", "golden"), dir)
+
+	// A chart left over from an earlier render is removed.
+	stale := filepath.Join(dir, ChartsDir, "gone.svg")
+	if err := os.WriteFile(stale, []byte("<svg/>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := results.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	compareDirs(t, filepath.Join("testdata", "golden"), dir)
+}
+
+func TestPartialAndEmptyRuns(t *testing.T) {
+	r := synthetic(nil, nil)
+	r.Partial, r.PartialReason = true, "interrupted during latency/w1/monolock repetition 1 (0 of 9 steps done)"
+	rep, err := Render(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, html := string(rep.Markdown), string(rep.HTML)
+	for _, want := range []string{"**Partial run: interrupted during latency/w1/monolock", "| Uncontended acquire latency, p50 (us) |", "inconclusive", "## Which lock when", "## Method and caveats"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if !strings.Contains(html, `<p class="warn">Partial run:`) {
+		t.Error("report.html does not mark the partial run")
+	}
+	if len(rep.Charts) != 0 {
+		t.Errorf("%d charts without data", len(rep.Charts))
+	}
+}
+
+// The HTML is self-contained: no script, no external reference.
+func TestHTMLSelfContained(t *testing.T) {
+	rep, err := Render(loadFixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(rep.HTML)
+	// SVG namespace names are identifiers, not fetched.
+	stripped := strings.NewReplacer(`"http://www.w3.org/2000/svg"`, "", `"http://www.w3.org/1999/xlink"`, "").Replace(html)
+	for _, banned := range []string{"<script", "http://", "https://", "@import", "url(", "<link", "src="} {
+		if strings.Contains(stripped, banned) {
+			t.Errorf("report.html contains %q", banned)
+		}
+	}
+	if n := strings.Count(html, "<svg"); n != len(rep.Charts) || n == 0 {
+		t.Errorf("%d inline SVGs for %d charts", n, len(rep.Charts))
+	}
+	if strings.Contains(html, "<?xml") {
+		t.Error("inline SVG keeps its XML prolog")
+	}
+}
+
+func TestWriteIndex(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(fixturePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string][]byte{
+		"20261130T040000Z/results.json": data,
+		"broken/results.json":           []byte("{}"),
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := WriteIndex(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"[20261130T040000Z](20261130T040000Z/report.md) ([html](20261130T040000Z/report.html)) | 2026-11-30 04:00 |",
+		"| 3 | yes | 10 / 0 / 0 |",
+		`| broken | – | – | – | – | unreadable: results: invalid: schema\_version 0`,
+	} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("index lacks %q:\n%s", want, got)
+		}
+	}
+	if err := WriteIndex(dir); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := os.ReadFile(filepath.Join(dir, IndexFile))
+	if string(again) != string(got) {
+		t.Error("rebuilding the index changed it")
+	}
+}

@@ -1,0 +1,183 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+// fig is one figure with one value per repetition.
+type fig struct {
+	scenario, contender, variant, metric, unit string
+	values                                     []float64
+}
+
+// synthetic builds a Results from figures (synthetic test data, not a
+// measurement). Every contender gets a 2s lease/TTL unless noLease.
+func synthetic(figs []fig, extra func(raw []results.Raw)) *results.Results {
+	type rk struct {
+		scenario, contender, variant string
+		rep                          int
+	}
+	index := map[rk]int{}
+	var raw []results.Raw
+	for _, f := range figs {
+		for i, v := range f.values {
+			k := rk{f.scenario, f.contender, f.variant, i + 1}
+			j, ok := index[k]
+			if !ok {
+				j = len(raw)
+				index[k] = j
+				raw = append(raw, results.Raw{Scenario: f.scenario, Contender: f.contender, Variant: f.variant, Repetition: i + 1, Seconds: 10})
+			}
+			raw[j].Metrics = append(raw[j].Metrics, results.Metric{Name: f.metric, Unit: f.unit, Value: v})
+		}
+	}
+	if extra != nil {
+		extra(raw)
+	}
+	return &results.Results{
+		RunID: "synthetic",
+		Parameters: results.Parameters{Repetitions: 3, Contender: map[string]results.Settings{
+			"monolock": {"lease": "2s"}, "redis": {"lease": "2s"}, "redlock": {"lease": "2s"},
+		}},
+		Summary: results.Summarize(raw),
+		Raw:     raw,
+	}
+}
+
+func TestClaimVerdicts(t *testing.T) {
+	lat := func(m, r []float64) []fig {
+		return []fig{
+			{"latency", "monolock", "w1", "acquire_p50", "us", m},
+			{"latency", "redis", "w1", "acquire_p50", "us", r},
+		}
+	}
+	tput := func(m, r []float64) []fig {
+		return []fig{
+			{"throughput", "monolock", "distinct-w4", "cycles_per_sec", "1/s", []float64{1, 1, 1}},
+			{"throughput", "redis", "distinct-w4", "cycles_per_sec", "1/s", []float64{9, 9, 9}},
+			{"throughput", "monolock", "distinct-w64", "cycles_per_sec", "1/s", m},
+			{"throughput", "redis", "distinct-w64", "cycles_per_sec", "1/s", r},
+		}
+	}
+	handover := func(contender, mode, metric string, v []float64) []fig {
+		return []fig{{"handover", contender, mode, metric, "ms", v}}
+	}
+	withFailed := func(figs []fig, contender, mode string, failed []float64) []fig {
+		return append(figs, fig{"handover", contender, mode, "failed", "count", failed})
+	}
+	fair := func(metric string, v []float64) []fig {
+		return []fig{{"fairness", "monolock", "n8", metric, "per 1k", v}}
+	}
+	// counts sets grants and attempts of every monolock fairness repetition.
+	counts := func(grants, attempts int64) func([]results.Raw) {
+		return func(raw []results.Raw) {
+			for i := range raw {
+				if raw[i].Scenario == "fairness" && raw[i].Contender == "monolock" {
+					raw[i].Counts = map[string]int64{"grants": grants, "attempts": attempts}
+				}
+			}
+		}
+	}
+	grantsOnly := func(grants int64) func([]results.Raw) {
+		return func(raw []results.Raw) {
+			for i := range raw {
+				if raw[i].Scenario == "fairness" {
+					raw[i].Counts = map[string]int64{"grants": grants}
+				}
+			}
+		}
+	}
+	tests := []struct {
+		name  string
+		claim string
+		figs  []fig
+		extra func([]results.Raw)
+		want  Verdict
+	}{
+		{"latency equal", "acquire-latency", lat([]float64{110, 120, 115}, []float64{100, 105, 102}), nil, Holds},
+		{"latency far apart", "acquire-latency", lat([]float64{400, 420, 410}, []float64{100, 105, 102}), nil, Fails},
+		{"latency straddles", "acquire-latency", lat([]float64{100, 160, 140}, []float64{100, 105, 102}), nil, Inconclusive},
+		{"latency missing", "acquire-latency", lat([]float64{100}, nil), nil, Inconclusive},
+
+		{"redis more throughput", "short-lock-throughput", tput([]float64{100, 110, 105}, []float64{200, 210, 190}), nil, Holds},
+		{"redis not more", "short-lock-throughput", tput([]float64{200, 210, 205}, []float64{100, 110, 105}), nil, Fails},
+		{"throughput overlaps", "short-lock-throughput", tput([]float64{100, 110, 105}, []float64{104, 120, 112}), nil, Inconclusive},
+		{"throughput missing", "short-lock-throughput", nil, nil, Inconclusive},
+
+		{"graceful immediate", "graceful-immediate", handover("monolock", "graceful", "p95", []float64{0.4, 0.5, 0.6}), nil, Holds},
+		{"graceful slow", "graceful-immediate", handover("monolock", "graceful", "p95", []float64{40, 50, 60}), nil, Fails},
+		{"graceful with failures", "graceful-immediate", withFailed(handover("monolock", "graceful", "p95", []float64{0.4, 0.5, 0.6}), "monolock", "graceful", []float64{0, 1, 0}), nil, Fails},
+		{"graceful straddles", "graceful-immediate", handover("monolock", "graceful", "p95", []float64{4, 5, 16}), nil, Inconclusive},
+		{"graceful missing", "graceful-immediate", handover("redis", "graceful", "p95", []float64{1}), nil, Inconclusive},
+
+		{"crash within lease", "crash-one-lease", handover("monolock", "crash", "max", []float64{1, 2, 1900}), nil, Holds},
+		{"crash beyond lease", "crash-one-lease", handover("monolock", "crash", "max", []float64{2500, 2600, 2700}), nil, Fails},
+		{"crash straddles", "crash-one-lease", handover("monolock", "crash", "max", []float64{1, 2, 2500}), nil, Inconclusive},
+		{"crash missing", "crash-one-lease", nil, nil, Inconclusive},
+
+		{"freeze within lease", "freeze-one-lease", handover("monolock", "freeze", "max", []float64{1800, 1900, 2000}), nil, Holds},
+		{"freeze beyond lease", "freeze-one-lease", handover("monolock", "freeze", "max", []float64{4000, 4100, 4200}), nil, Fails},
+		{"freeze straddles", "freeze-one-lease", handover("monolock", "freeze", "max", []float64{1900, 2000, 2300}), nil, Inconclusive},
+
+		{"redis waits the TTL", "redis-crash-ttl", handover("redis", "crash", "p50", []float64{1990, 2050, 2100}), nil, Holds},
+		{"redis hands over early", "redis-crash-ttl", handover("redis", "crash", "p50", []float64{5, 6, 7}), nil, Fails},
+		{"redis straddles", "redis-crash-ttl", handover("redis", "crash", "p50", []float64{5, 2000, 2100}), nil, Inconclusive},
+		{"redis missing", "redis-crash-ttl", nil, nil, Inconclusive},
+		{"redlock waits the TTL", "redlock-crash-ttl", handover("redlock", "crash", "p50", []float64{2000, 2050, 2100}), nil, Holds},
+		{"redlock hands over early", "redlock-crash-ttl", handover("redlock", "crash", "p50", []float64{50, 60, 70}), nil, Fails},
+		{"redlock straddles", "redlock-crash-ttl", handover("redlock", "crash", "p50", []float64{50, 1990, 2100}), nil, Inconclusive},
+
+		{"fifo strict", "strict-fifo", fair("fifo_inversions_per_1k", []float64{0, 0, 0.5}), nil, Holds},
+		{"fifo broken", "strict-fifo", fair("fifo_inversions_per_1k", []float64{20, 30, 25}), nil, Fails},
+		{"fifo straddles", "strict-fifo", fair("fifo_inversions_per_1k", []float64{0, 0, 25}), nil, Inconclusive},
+		{"fifo missing", "strict-fifo", fair("jain_index", []float64{1, 1, 1}), nil, Inconclusive},
+
+		{"one request per grant", "one-waiter-woken", fair("jain_index", []float64{1, 1, 1}), counts(1000, 1000), Holds},
+		{"waiters woken in vain", "one-waiter-woken", fair("jain_index", []float64{1, 1, 1}), counts(1000, 4000), Fails},
+		{"attempts metric straddles", "one-waiter-woken", fair("attempts_per_grant", []float64{1, 1, 3}), nil, Inconclusive},
+		{"attempts not recorded", "one-waiter-woken", fair("jain_index", []float64{1, 1, 1}), grantsOnly(1000), Inconclusive},
+
+		// 10 s per repetition, 1000 grants: 150 ops/s = 1.5 per grant.
+		{"quiet coordinator", "quiet-contention", fair("server_ops_per_sec", []float64{150, 150, 140}), grantsOnly(1000), Holds},
+		{"polled coordinator", "quiet-contention", fair("server_ops_per_sec", []float64{5000, 5200, 5100}), grantsOnly(1000), Fails},
+		{"coordinator load straddles", "quiet-contention", fair("server_ops_per_sec", []float64{150, 150, 5000}), grantsOnly(1000), Inconclusive},
+		{"coordinator load without grants", "quiet-contention", fair("server_ops_per_sec", []float64{150, 150, 140}), nil, Inconclusive},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := synthetic(tt.figs, tt.extra)
+			var got *Claim
+			for _, c := range Check(r) {
+				if c.ID == tt.claim {
+					got = &c
+					break
+				}
+			}
+			if got == nil {
+				t.Fatalf("no claim %q", tt.claim)
+			}
+			if got.Verdict != tt.want {
+				t.Fatalf("verdict %s, want %s (evidence: %s)", got.Verdict, tt.want, got.Evidence)
+			}
+			if got.Evidence == "" || got.Threshold == "" || got.Statement == "" {
+				t.Fatalf("claim without evidence, threshold or statement: %+v", *got)
+			}
+		})
+	}
+}
+
+// Every claim reports inconclusive, saying what is missing, on a run
+// without data.
+func TestClaimsOnEmptyRun(t *testing.T) {
+	for _, c := range Check(synthetic(nil, nil)) {
+		if c.Verdict != Inconclusive {
+			t.Errorf("%s: %s on no data", c.ID, c.Verdict)
+		}
+		if !strings.Contains(c.Evidence, "not measured") {
+			t.Errorf("%s: evidence %q does not say what is missing", c.ID, c.Evidence)
+		}
+	}
+}
