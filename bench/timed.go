@@ -75,7 +75,7 @@ func (r *Recorder) noteError(msg string) {
 }
 
 func (r *Recorder) fail(ctx context.Context, err error) {
-	if ctx.Err() != nil {
+	if stopped(ctx) {
 		return // the harness stopped the worker; not a failure of the lock
 	}
 	r.Failures++
@@ -83,6 +83,17 @@ func (r *Recorder) fail(ctx context.Context, err error) {
 		r.GaveUp++
 	}
 	r.noteError(err.Error())
+}
+
+// stopped reports whether ctx ended or its deadline passed. The deadline
+// check matters: a dial or read bounded by ctx's deadline can fail with an
+// i/o timeout a moment before ctx's own timer marks it done.
+func stopped(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
 }
 
 // Timed decorates l so that every Acquire and Release through it is timed

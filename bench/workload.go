@@ -103,8 +103,8 @@ func runWorkers(ctx context.Context, l Locker, w Workload, cycles int) []*Record
 		tl := Timed(l, recs[i])
 		key := w.Key(i)
 		wg.Go(func() {
-			for n := 0; ctx.Err() == nil && (cycles <= 0 || n < cycles); n++ {
-				if err := Cycle(ctx, tl, key, w.Hold); err != nil && ctx.Err() == nil {
+			for n := 0; !stopped(ctx) && (cycles <= 0 || n < cycles); n++ {
+				if err := Cycle(ctx, tl, key, w.Hold); err != nil && !stopped(ctx) {
 					// A failed cycle is counted by the recorder; pause
 					// briefly so a dead server does not turn into a spin.
 					sleep(ctx, 10*time.Millisecond)

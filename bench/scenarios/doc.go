@@ -23,13 +23,9 @@ func SharedKey(i, n int) string { return fmt.Sprintf("s%03d", i%n) }
 func us(ns int64) float64 { return float64(ns) / 1e3 }
 
 // baseRaw turns a measurement into a repetition record: counts, the
-// acquire and cycle histograms, CPU, errors and a failures metric. It
-// fails when not a single cycle completed, since no figure could be given.
+// acquire and cycle histograms, CPU, errors and a failures metric.
 func baseRaw(m bench.Measurement) (results.Raw, error) {
 	rec := m.Rec
-	if rec.Cycles == 0 {
-		return results.Raw{}, fmt.Errorf("no cycle completed in %v (%d failures): %v", m.Elapsed.Round(time.Millisecond), rec.Failures, rec.Errors)
-	}
 	acq, err := results.NewHistogram("acquire", "ns", rec.Acquire)
 	if err != nil {
 		return results.Raw{}, err
@@ -59,4 +55,10 @@ func baseRaw(m bench.Measurement) (results.Raw, error) {
 		ClientMS:     float64(m.ClientCPU) / float64(time.Millisecond),
 	}
 	return raw, nil
+}
+
+// noCycles is the error of a repetition in which not a single cycle
+// completed, so that no latency can be given.
+func noCycles(m bench.Measurement) error {
+	return fmt.Errorf("no cycle completed in %v (%d failures): %v", m.Elapsed.Round(time.Millisecond), m.Rec.Failures, m.Rec.Errors)
 }

@@ -9,43 +9,59 @@ import (
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
-// latencyPlan are the latency scenario's parameters.
-type latencyPlan struct {
-	warmup      time.Duration
-	iterations  int // per worker, w1
-	iterationsN int // per worker, w8
+// LatencyConfig are the latency scenario's parameters. A zero field takes
+// its default, which depends on quick: Warmup 2s (quick 300ms), Iterations
+// per worker in w1 10000 (quick 1000), IterationsW8 per worker in w8 2500
+// (quick 250).
+type LatencyConfig struct {
+	Warmup       time.Duration
+	Iterations   int
+	IterationsW8 int
 }
 
-func latencyParams(quick bool) latencyPlan {
+func (c LatencyConfig) withDefaults(quick bool) LatencyConfig {
+	d := LatencyConfig{Warmup: 2 * time.Second, Iterations: 10000, IterationsW8: 2500}
 	if quick {
-		return latencyPlan{warmup: 300 * time.Millisecond, iterations: 1000, iterationsN: 250}
+		d = LatencyConfig{Warmup: 300 * time.Millisecond, Iterations: 1000, IterationsW8: 250}
 	}
-	return latencyPlan{warmup: 2 * time.Second, iterations: 10000, iterationsN: 2500}
+	if c.Warmup <= 0 {
+		c.Warmup = d.Warmup
+	}
+	if c.Iterations <= 0 {
+		c.Iterations = d.Iterations
+	}
+	if c.IterationsW8 <= 0 {
+		c.IterationsW8 = d.IterationsW8
+	}
+	return c
 }
 
-// Latency is the latency scenario: one worker uncontended (w1) and eight
-// workers on distinct keys (w8), a fixed number of acquire → release cycles
-// per worker after a warm-up; acquire and cycle latency percentiles from
-// HdrHistogram. Floors take part.
-func Latency() bench.Scenario {
+// Latency is the latency scenario with the default parameters.
+func Latency() bench.Scenario { return LatencyConfig{}.Scenario() }
+
+// Scenario returns the latency scenario: one worker uncontended (w1) and
+// eight workers on distinct keys (w8), a fixed number of acquire → release
+// cycles per worker after a warm-up; acquire and cycle latency percentiles
+// from HdrHistogram. Floors take part.
+func (c LatencyConfig) Scenario() bench.Scenario {
 	return bench.Scenario{
 		Name:   "latency",
 		Floors: true,
 		Settings: func(quick bool) results.Settings {
-			p := latencyParams(quick)
+			p := c.withDefaults(quick)
 			return results.Settings{
-				"warmup":                p.warmup.String(),
-				"iterations_per_worker": fmt.Sprintf("w1: %d, w8: %d", p.iterations, p.iterationsN),
+				"warmup":                p.Warmup.String(),
+				"iterations_per_worker": fmt.Sprintf("w1: %d, w8: %d", p.Iterations, p.IterationsW8),
 				"hold":                  "0",
 				"keys":                  "distinct, one per worker",
 				"clock":                 "monotonic clock of the bench process, around the seam",
 			}
 		},
 		Variants: func(quick bool) []bench.Variant {
-			p := latencyParams(quick)
+			p := c.withDefaults(quick)
 			return []bench.Variant{
-				latencyVariant("w1", 1, p.iterations, p.warmup),
-				latencyVariant("w8", 8, p.iterationsN, p.warmup),
+				latencyVariant("w1", 1, p.Iterations, p.Warmup),
+				latencyVariant("w8", 8, p.IterationsW8, p.Warmup),
 			}
 		},
 	}
@@ -63,6 +79,9 @@ func latencyVariant(name string, workers, iterations int, warmup time.Duration) 
 			})
 			if err != nil {
 				return results.Raw{}, err
+			}
+			if m.Rec.Cycles == 0 {
+				return results.Raw{}, noCycles(m)
 			}
 			raw, err := baseRaw(m)
 			if err != nil {

@@ -10,49 +10,73 @@ import (
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
-// Throughput sweep: workers on distinct keys, and one contended run on a
-// small shared key set.
-var (
-	distinctWorkers = []int{1, 4, 16, 64}
-	sharedWorkers   = 16
-	sharedKeys      = 4
-)
-
-func throughputTimes(quick bool) (warmup, duration time.Duration) {
-	if quick {
-		return 500 * time.Millisecond, 2 * time.Second
-	}
-	return 2 * time.Second, 10 * time.Second
+// ThroughputConfig are the throughput scenario's parameters. A zero field
+// takes its default: Warmup 2s (quick 500ms), Duration 10s (quick 2s),
+// DistinctWorkers 1, 4, 16, 64; SharedWorkers 16 on SharedKeys 4.
+type ThroughputConfig struct {
+	Warmup, Duration time.Duration
+	DistinctWorkers  []int
+	SharedWorkers    int
+	SharedKeys       int
 }
 
-// Throughput is the throughput scenario: short locks (hold 0), W workers
-// in a closed loop for a fixed duration on distinct keys (W = 1, 4, 16, 64)
-// and on a shared set of 4 keys (W = 16); completed cycles per second,
-// cycle p99, and server and client CPU per 1,000 locks. Floors take part.
-func Throughput() bench.Scenario {
+func (c ThroughputConfig) withDefaults(quick bool) ThroughputConfig {
+	if c.Warmup <= 0 {
+		c.Warmup = 2 * time.Second
+		if quick {
+			c.Warmup = 500 * time.Millisecond
+		}
+	}
+	if c.Duration <= 0 {
+		c.Duration = 10 * time.Second
+		if quick {
+			c.Duration = 2 * time.Second
+		}
+	}
+	if len(c.DistinctWorkers) == 0 {
+		c.DistinctWorkers = []int{1, 4, 16, 64}
+	}
+	if c.SharedWorkers <= 0 {
+		c.SharedWorkers = 16
+	}
+	if c.SharedKeys <= 0 {
+		c.SharedKeys = 4
+	}
+	return c
+}
+
+// Throughput is the throughput scenario with the default parameters.
+func Throughput() bench.Scenario { return ThroughputConfig{}.Scenario() }
+
+// Scenario returns the throughput scenario: short locks (hold 0), W
+// workers in a closed loop for a fixed duration on distinct keys
+// (distinct-wW) and on a small shared key set (shared-wW); completed cycles
+// per second, cycle p99, and server and client CPU per 1,000 locks. Floors
+// take part.
+func (c ThroughputConfig) Scenario() bench.Scenario {
 	return bench.Scenario{
 		Name:   "throughput",
 		Floors: true,
 		Settings: func(quick bool) results.Settings {
-			w, d := throughputTimes(quick)
+			p := c.withDefaults(quick)
 			return results.Settings{
-				"warmup":           w.String(),
-				"duration":         d.String(),
+				"warmup":           p.Warmup.String(),
+				"duration":         p.Duration.String(),
 				"hold":             "0",
-				"distinct_workers": fmt.Sprint(distinctWorkers),
-				"shared_workers":   fmt.Sprint(sharedWorkers),
-				"shared_keys":      fmt.Sprint(sharedKeys),
+				"distinct_workers": fmt.Sprint(p.DistinctWorkers),
+				"shared_workers":   fmt.Sprint(p.SharedWorkers),
+				"shared_keys":      fmt.Sprint(p.SharedKeys),
 				"cpu":              "server: the contender's server processes; client: the whole bench process (getrusage)",
 			}
 		},
 		Variants: func(quick bool) []bench.Variant {
-			w, d := throughputTimes(quick)
+			p := c.withDefaults(quick)
 			var vs []bench.Variant
-			for _, n := range distinctWorkers {
-				vs = append(vs, throughputVariant("distinct-w"+strconv.Itoa(n), n, false, DistinctKey, w, d))
+			for _, n := range p.DistinctWorkers {
+				vs = append(vs, throughputVariant("distinct-w"+strconv.Itoa(n), n, false, DistinctKey, p.Warmup, p.Duration))
 			}
-			shared := func(i int) string { return SharedKey(i, sharedKeys) }
-			vs = append(vs, throughputVariant("shared-w"+strconv.Itoa(sharedWorkers), sharedWorkers, true, shared, w, d))
+			shared := func(i int) string { return SharedKey(i, p.SharedKeys) }
+			vs = append(vs, throughputVariant("shared-w"+strconv.Itoa(p.SharedWorkers), p.SharedWorkers, true, shared, p.Warmup, p.Duration))
 			return vs
 		},
 	}
@@ -74,16 +98,23 @@ func throughputVariant(name string, workers int, contended bool, key func(int) s
 			if err != nil {
 				return raw, err
 			}
+			raw.Metrics = append(raw.Metrics,
+				results.Metric{Name: "cycles_per_sec", Unit: "1/s", Value: float64(m.Rec.Cycles) / m.Elapsed.Seconds()},
+				results.Metric{Name: "workers", Unit: "count", Value: float64(workers)},
+			)
+			if m.Rec.Cycles == 0 {
+				// A span without a single completed cycle is a measured
+				// zero; latency and per-lock CPU are undefined.
+				return raw, nil
+			}
 			c := m.Rec.Cycle
 			per1k := func(d time.Duration) float64 {
 				return float64(d) / float64(time.Millisecond) * 1000 / float64(m.Rec.Cycles)
 			}
 			raw.Metrics = append(raw.Metrics,
-				results.Metric{Name: "cycles_per_sec", Unit: "1/s", Value: float64(m.Rec.Cycles) / m.Elapsed.Seconds()},
 				results.Metric{Name: "cycle_p50", Unit: "us", Value: us(c.ValueAtQuantile(50))},
 				results.Metric{Name: "cycle_p99", Unit: "us", Value: us(c.ValueAtQuantile(99))},
 				results.Metric{Name: "client_cpu_ms_per_1k", Unit: "ms", Value: per1k(m.ClientCPU)},
-				results.Metric{Name: "workers", Unit: "count", Value: float64(workers)},
 			)
 			if m.ServerCPUOK {
 				raw.Metrics = append(raw.Metrics, results.Metric{Name: "server_cpu_ms_per_1k", Unit: "ms", Value: per1k(m.ServerCPU)})

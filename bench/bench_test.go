@@ -1,0 +1,215 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+func TestParseProcStat(t *testing.T) {
+	tests := []struct {
+		name, line string
+		want       time.Duration
+		wantErr    bool
+	}{
+		{"plain", "42 (redis-server) S 1 42 42 0 -1 4194560 100 0 0 0 150 50 0 0 20 0 4 0 100 0 0", 2 * time.Second, false},
+		{"spaces and parens in comm", "7 (a b) (c)) R 1 7 7 0 -1 0 0 0 0 0 3 4 0 0 20 0 1 0 5 0 0", 70 * time.Millisecond, false},
+		{"no comm", "garbage", 0, true},
+		{"short", "1 (x) S 1 2 3", 0, true},
+		{"not a number", "1 (x) S 1 1 1 0 -1 0 0 0 0 0 x 4 0", 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseProcStat(tt.line)
+			if (err != nil) != tt.wantErr || got != tt.want {
+				t.Fatalf("parseProcStat = %v, %v; want %v, error %v", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestCPUOfThisProcess(t *testing.T) {
+	self0, err := SelfCPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc0, err := ProcessCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Burn CPU until both clocks moved: /proc counts in 10ms ticks.
+	deadline := time.Now().Add(10 * time.Second)
+	for x := 0; time.Now().Before(deadline); x++ {
+		s, _ := SelfCPU()
+		p, _ := ProcessCPU(os.Getpid())
+		if s > self0 && p > proc0 {
+			return
+		}
+	}
+	t.Fatal("neither getrusage nor /proc/<pid>/stat saw the CPU this test burned")
+}
+
+// scriptedLocker is a stand-in lock for testing the harness itself (not a
+// measured system): Acquire takes acquireIn, Release takes releaseIn, and
+// err, when set, is returned by Acquire.
+type scriptedLocker struct {
+	acquireIn, releaseIn time.Duration
+	err                  error
+	lost                 bool
+}
+
+func (s *scriptedLocker) Acquire(ctx context.Context, _ string) (Held, error) {
+	select {
+	case <-time.After(s.acquireIn):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if s.err != nil {
+		return nil, s.err
+	}
+	h := &scriptedHeld{s: s, lost: make(chan struct{})}
+	if s.lost {
+		close(h.lost)
+	}
+	return h, nil
+}
+func (s *scriptedLocker) Close() error { return nil }
+
+type scriptedHeld struct {
+	s    *scriptedLocker
+	lost chan struct{}
+}
+
+func (h *scriptedHeld) Token() (uint64, bool)  { return 0, false }
+func (h *scriptedHeld) Lost() <-chan struct{} { return h.lost }
+func (h *scriptedHeld) Release(context.Context) error {
+	time.Sleep(h.s.releaseIn)
+	return nil
+}
+
+func TestTimedMeasuresAroundTheSeam(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := NewRecorder()
+		l := Timed(&scriptedLocker{acquireIn: 5 * time.Millisecond, releaseIn: 3 * time.Millisecond}, rec)
+		for range 4 {
+			if err := Cycle(t.Context(), l, "k", 2*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if rec.Cycles != 4 || rec.Failures != 0 {
+			t.Fatalf("cycles %d failures %d", rec.Cycles, rec.Failures)
+		}
+		// Fake time is exact: acquire 5ms; cycle 5 + hold 2 + release 3.
+		if got := time.Duration(rec.Acquire.ValueAtQuantile(50)); !within(got, 5*time.Millisecond) {
+			t.Errorf("acquire p50 %v, want 5ms", got)
+		}
+		if got := time.Duration(rec.Cycle.Max()); !within(got, 10*time.Millisecond) {
+			t.Errorf("cycle max %v, want 10ms", got)
+		}
+	})
+}
+
+// within allows HdrHistogram's 3-significant-digit bucketing.
+func within(got, want time.Duration) bool {
+	d := got - want
+	return d >= -want/500 && d <= want/500
+}
+
+func TestTimedCountsFailures(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := NewRecorder()
+		gaveUp := fmt.Errorf("%w after 3 tries", ErrGaveUp)
+		if _, err := Timed(&scriptedLocker{err: gaveUp}, rec).Acquire(t.Context(), "k"); !errors.Is(err, ErrGaveUp) {
+			t.Fatal(err)
+		}
+		if _, err := Timed(&scriptedLocker{err: errors.New("connection refused")}, rec).Acquire(t.Context(), "k"); err == nil {
+			t.Fatal("want an error")
+		}
+		// A worker stopped by the harness is not a failure of the lock.
+		ctx, cancel := context.WithTimeout(t.Context(), time.Millisecond)
+		defer cancel()
+		if _, err := Timed(&scriptedLocker{acquireIn: time.Second}, rec).Acquire(ctx, "k"); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatal(err)
+		}
+		if err := Cycle(t.Context(), Timed(&scriptedLocker{lost: true}, rec), "k", 0); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Failures != 2 || rec.GaveUp != 1 || rec.Lost != 1 || rec.Cycles != 1 || len(rec.Errors) != 2 {
+			t.Fatalf("failures %d gave_up %d lost %d cycles %d errors %q; want 2 1 1 1 and two messages",
+				rec.Failures, rec.GaveUp, rec.Lost, rec.Cycles, rec.Errors)
+		}
+	})
+}
+
+// fakeDeployment serves one role with a CPU clock the test advances.
+type fakeDeployment struct{}
+
+func (fakeDeployment) Addrs(role string) []string { return []string{role + ":1"} }
+func (fakeDeployment) ServerCPU(context.Context, string) (time.Duration, string, bool, error) {
+	return 0, "fake", true, nil
+}
+func (fakeDeployment) Describe(env *results.Environment) { env.Backend = "local" }
+func (fakeDeployment) Close() error                      { return nil }
+
+func TestRunnerPlansRecordsAndStopsPartial(t *testing.T) {
+	open := func(context.Context, []string, time.Duration) (Locker, error) { return &scriptedLocker{}, nil }
+	contenders := []Contender{
+		{Name: "a", Role: "ra", Open: open, Settings: results.Settings{"wait": "x"}},
+		{Name: "spin", Role: "ra", Open: open, ContendedOnly: true},
+		{Name: "floor", Role: "rf", Open: open, Floor: true},
+	}
+	var runs []string
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	variant := func(name string, contended bool) Variant {
+		return Variant{Name: name, Contended: contended, Estimate: time.Second,
+			Run: func(ctx context.Context, env *Env) (results.Raw, error) {
+				runs = append(runs, name+"/"+env.Contender.Name)
+				if env.Contender.Name == "floor" && name == "broken" {
+					return results.Raw{}, errors.New("boom")
+				}
+				if len(runs) == 6 {
+					cancel()
+					return results.Raw{}, ctx.Err()
+				}
+				return results.Raw{Metrics: []results.Metric{{Name: "m", Unit: "u", Value: float64(len(runs))}}}, nil
+			}}
+	}
+	scen := []Scenario{
+		{Name: "s1", Floors: true,
+			Settings: func(bool) results.Settings { return results.Settings{"k": "v"} },
+			Variants: func(bool) []Variant { return []Variant{variant("broken", false), variant("shared", true)} }},
+		{Name: "s2",
+			Settings: func(bool) results.Settings { return nil },
+			Variants: func(bool) []Variant { return []Variant{variant("never", false)} }},
+	}
+	r := &Runner{Scenarios: scen, Contenders: contenders, Deployment: fakeDeployment{}, Lease: time.Second}
+	res := &results.Results{}
+	err := r.Run(ctx, res)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+	want := "broken/a broken/floor shared/a shared/spin shared/floor never/a"
+	if got := strings.Join(runs, " "); got != want {
+		t.Fatalf("run order %q, want %q (spin only where contended, floors only where allowed)", got, want)
+	}
+	if !res.Partial || !strings.Contains(res.PartialReason, "interrupted") {
+		t.Fatalf("partial=%v reason=%q", res.Partial, res.PartialReason)
+	}
+	if len(res.Raw) != 4 || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "boom") {
+		t.Fatalf("raw %d notes %q; want 4 records and the failed floor noted", len(res.Raw), res.Notes)
+	}
+	if res.Parameters.Contender["a"]["lease"] != "1s" || res.Parameters.Contender["a"]["wait"] != "x" {
+		t.Fatalf("contender parameters %v", res.Parameters.Contender["a"])
+	}
+	if len(res.Summary) != 4 || res.Summary[0].Scenario != "s1" {
+		t.Fatalf("summary %+v", res.Summary)
+	}
+}

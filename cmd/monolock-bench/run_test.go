@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/containers"
+	"github.com/monolock/monolock-bench/bench/local"
+	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/scenarios"
+)
+
+// tinyScenarios are the real scenarios with tiny counts: the smoke test
+// exercises the pipeline, its figures mean nothing.
+func tinyScenarios() []bench.Scenario {
+	return []bench.Scenario{
+		scenarios.LatencyConfig{Warmup: 50 * time.Millisecond, Iterations: 20, IterationsW8: 5}.Scenario(),
+		scenarios.ThroughputConfig{
+			Warmup: 50 * time.Millisecond, Duration: 500 * time.Millisecond,
+			DistinctWorkers: []int{1, 4}, SharedWorkers: 4, SharedKeys: 2,
+		}.Scenario(),
+	}
+}
+
+// requireRedisServer skips without redis-server on PATH, unless CI is set.
+func requireRedisServer(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skip(local.ErrNoRedisServer)
+		}
+		t.Fatal(local.ErrNoRedisServer)
+	}
+}
+
+// TestSmoke runs the whole pipeline — servers, every contender, both
+// scenarios, results.json, report, compare — on the local backend and, when
+// a Docker engine answers, on the containers backend.
+func TestSmoke(t *testing.T) {
+	for _, backend := range []string{"local", "containers"} {
+		t.Run(backend, func(t *testing.T) {
+			if backend == "containers" {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				err := containers.Ping(ctx)
+				cancel()
+				if err != nil {
+					if os.Getenv("CI") == "" {
+						t.Skipf("no Docker engine: %v", err)
+					}
+					t.Fatalf("CI is set but no Docker engine answers: %v", err)
+				}
+			} else {
+				requireRedisServer(t)
+			}
+			out := t.TempDir()
+			o := &runOptions{
+				scenarios: tinyScenarios(), contenders: contenderTable(), backend: backend,
+				quick: true, repetitions: 2, out: out, lease: 5 * time.Second,
+			}
+			var stdout, stderr bytes.Buffer
+			if code := run(context.Background(), o, &stdout, &stderr); code != exitOK {
+				t.Fatalf("run = %d, stderr:\n%s", code, stderr.String())
+			}
+			r, err := results.Load(filepath.Join(out, "results.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Partial || r.Environment.Backend != backend {
+				t.Fatalf("partial=%v backend=%q", r.Partial, r.Environment.Backend)
+			}
+			if r.Environment.RedisVersion == "" || len(r.Environment.Servers) == 0 {
+				t.Errorf("environment incomplete: %+v", r.Environment)
+			}
+			// Every contender produced every figure of every variant it
+			// takes part in, with no failures, in both repetitions.
+			seen := map[string]bool{}
+			for _, row := range r.Summary {
+				seen[row.Scenario+"/"+row.Variant+"/"+row.Contender+"/"+row.Metric] = true
+				// A repetition without a single completed cycle (a stall
+				// of the noisy machine) still counts its zero throughput
+				// but gives no percentiles.
+				if whole := row.Metric == "cycles_per_sec" || row.Metric == "failures"; whole && row.N != 2 || row.N < 1 {
+					t.Errorf("%+v: n=%d, want 2 repetitions", row, row.N)
+				}
+				if row.Metric == "failures" && row.Max != 0 {
+					t.Errorf("%s/%s/%s: %v failures", row.Scenario, row.Variant, row.Contender, row.Max)
+				}
+			}
+			for _, c := range contenderTable() {
+				want := []string{"latency/w1/" + c.Name + "/cycle_p99", "throughput/shared-w4/" + c.Name + "/cycles_per_sec",
+					"throughput/shared-w4/" + c.Name + "/server_cpu_ms_per_1k"}
+				if c.ContendedOnly {
+					want = want[1:]
+				}
+				for _, k := range want {
+					if !seen[k] {
+						t.Errorf("no summary row %s", k)
+					}
+				}
+			}
+			if !strings.Contains(stdout.String(), "| variant | metric |") {
+				t.Errorf("no table on stdout:\n%s", stdout.String())
+			}
+
+			// report re-renders from results.json alone; compare runs on
+			// two result files.
+			os.Remove(filepath.Join(out, "report.md"))
+			stdout.Reset()
+			if code := dispatch(context.Background(), []string{"report", filepath.Join(out, "results.json")}, &stdout, &stderr); code != exitOK {
+				t.Fatalf("report = %d: %s", code, stderr.String())
+			}
+			if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
+				t.Fatal(err)
+			}
+			stdout.Reset()
+			p := filepath.Join(out, "results.json")
+			if code := dispatch(context.Background(), []string{"compare", p, p}, &stdout, &stderr); code != exitOK {
+				t.Fatalf("compare = %d: %s", code, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), "| latency | w1 | monolock | cycle_p99 |") {
+				t.Errorf("compare output lacks a latency row:\n%s", stdout.String())
+			}
+		})
+	}
+}
+
+// TestInterrupt cancels a local run midway: the exit status is 130, the
+// results written so far are marked partial, and no server is left
+// running.
+func TestInterrupt(t *testing.T) {
+	requireRedisServer(t)
+	out := t.TempDir()
+	o := &runOptions{
+		scenarios: []bench.Scenario{scenarios.ThroughputConfig{
+			Warmup: 50 * time.Millisecond, Duration: 400 * time.Millisecond, DistinctWorkers: []int{1, 2, 3, 4, 5, 6, 7, 8},
+		}.Scenario()},
+		contenders: contenderTable()[:2], backend: "local", repetitions: 1, out: out, lease: 5 * time.Second,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr bytes.Buffer
+	done := make(chan int)
+	go func() { done <- run(ctx, o, &stdout, &stderr) }()
+	// Cancel once some repetitions finished.
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(stderr.String(), "[4/") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if code := <-done; code != exitInterrupted {
+		t.Fatalf("run = %d, want %d; stderr:\n%s", code, exitInterrupted, stderr.String())
+	}
+	r, err := results.Load(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Partial || !strings.Contains(r.PartialReason, "interrupted") || len(r.Raw) == 0 {
+		t.Fatalf("partial=%v reason=%q raw=%d, want partial results", r.Partial, r.PartialReason, len(r.Raw))
+	}
+	for _, s := range r.Environment.Servers {
+		if c, err := net.DialTimeout("tcp", s.Address, time.Second); err == nil {
+			c.Close()
+			t.Errorf("server %s at %s still accepts connections after the run", s.Role, s.Address)
+		}
+	}
+}
+
+func TestParseRunFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"unknown scenario", []string{"--scenarios", "latency,nope"}, `unknown scenario "nope"`},
+		{"unknown contender", []string{"--contenders", "zookeeper"}, `unknown contender "zookeeper"`},
+		{"bad backend", []string{"--backend", "cloud"}, "--backend"},
+		{"negative repetitions", []string{"--repetitions", "-1"}, "repetitions"},
+		{"tiny lease", []string{"--lease", "1us"}, "lease"},
+		{"four redlock masters", []string{"--redlock-addrs", "a:1,b:1,c:1,d:1"}, "wants 5 comma-separated"},
+		{"addresses without external", []string{"--backend", "local", "--redis-addr", "127.0.0.1:1"}, "external"},
+		{"external without addresses", []string{"--backend", "external"}, "needs"},
+		{"external contender without address", []string{"--redis-addr", "127.0.0.1:1", "--contenders", "monolock"}, "needs the address"},
+		{"stray argument", []string{"latency"}, "unexpected"},
+		{"ok quick", []string{"--quick", "--backend", "local"}, ""},
+		{"ok external", []string{"--redis-addr", "127.0.0.1:1"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := parseRunFlags(tt.args, &bytes.Buffer{})
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("parseRunFlags = %v, %v; want errUsage mentioning %q", o, err, tt.wantErr)
+			}
+		})
+	}
+	o, err := parseRunFlags([]string{"--redis-addr", "127.0.0.1:1"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.backend != "external" || len(o.contenders) != 3 || o.repetitions != defaultRepetitions {
+		t.Fatalf("external with a Redis: backend %q, %d contenders (want redis, redis-spin, redis-floor), %d repetitions",
+			o.backend, len(o.contenders), o.repetitions)
+	}
+}
+
+func TestExternalUnreachable(t *testing.T) {
+	free, err := local.FreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := dispatch(context.Background(), []string{"run", "--redis-addr", free, "--out", t.TempDir()}, &stdout, &stderr)
+	if code != exitFailure || !strings.Contains(stderr.String(), "unreachable") {
+		t.Fatalf("run against a dead address = %d, stderr %q; want exit 1 saying unreachable", code, stderr.String())
+	}
+}
