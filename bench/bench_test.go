@@ -87,7 +87,7 @@ type scriptedHeld struct {
 	lost chan struct{}
 }
 
-func (h *scriptedHeld) Token() (uint64, bool)  { return 0, false }
+func (h *scriptedHeld) Token() (uint64, bool) { return 0, false }
 func (h *scriptedHeld) Lost() <-chan struct{} { return h.lost }
 func (h *scriptedHeld) Release(context.Context) error {
 	time.Sleep(h.s.releaseIn)
