@@ -145,6 +145,8 @@ func TestClaimVerdicts(t *testing.T) {
 		{"polled coordinator", "quiet-contention", fair("server_ops_per_sec", []float64{5000, 5200, 5100}), grantsOnly(1000), Fails},
 		{"coordinator load straddles", "quiet-contention", fair("server_ops_per_sec", []float64{150, 150, 5000}), grantsOnly(1000), Inconclusive},
 		{"coordinator load without grants", "quiet-contention", fair("server_ops_per_sec", []float64{150, 150, 140}), nil, Inconclusive},
+		{"ops per grant metric", "quiet-contention", fair("server_ops_per_grant", []float64{1, 1.2, 1.1}), nil, Holds},
+		{"ops per grant metric polled", "quiet-contention", fair("server_ops_per_grant", []float64{12, 14, 13}), nil, Fails},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -61,12 +61,3 @@ func (d *document) h2(text, id string) { d.blocks = append(d.blocks, heading{2, 
 func (d *document) h3(text, id string) { d.blocks = append(d.blocks, heading{3, text, id}) }
 func (d *document) p(text string)      { d.blocks = append(d.blocks, paragraph{text: text}) }
 func (d *document) add(b block)        { d.blocks = append(d.blocks, b) }
-
-// plainCells turns strings into unstyled cells.
-func plainCells(texts ...string) []cell {
-	out := make([]cell, len(texts))
-	for i, t := range texts {
-		out[i] = cell{text: t}
-	}
-	return out
-}
