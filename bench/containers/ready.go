@@ -20,16 +20,19 @@ type ReadyFunc func(ctx context.Context, c *Container) error
 // readyAttemptTimeout bounds one readiness attempt.
 const readyAttemptTimeout = time.Second
 
-// TCPReady succeeds once a TCP connection to Addr is accepted and not
-// closed or reset within 100ms. The wait matters for published ports:
-// docker-proxy accepts before the server listens, then resets.
+// TCPReady succeeds once a TCP connection to Addr is accepted. Through a
+// published port it must also stay open for half a second, because
+// docker-proxy accepts before the server listens and then resets.
 func TCPReady(ctx context.Context, c *Container) error {
 	conn, err := dial(ctx, c.Addr())
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	if err := conn.SetReadDeadline(time.Now().Add(100 * time.Millisecond)); err != nil {
+	if c.Path == PathDirect {
+		return nil
+	}
+	if err := conn.SetReadDeadline(time.Now().Add(500 * time.Millisecond)); err != nil {
 		return err
 	}
 	if _, err := conn.Read(make([]byte, 1)); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
