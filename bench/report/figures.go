@@ -182,12 +182,13 @@ func workersOf(variant string) (int, bool) {
 }
 
 // num prints a figure with a precision that suits its size: whole numbers
-// from 1000 up, one decimal from 10, three significant digits below.
+// from 1000 up and for integral values (counts), one decimal from 10,
+// three significant digits below.
 func num(v float64) string {
 	switch a := math.Abs(v); {
 	case a == 0:
 		return "0"
-	case a >= 1000:
+	case a >= 1000 || (v == math.Trunc(v) && a < 1e15):
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	case a >= 10:
 		return strconv.FormatFloat(v, 'f', 1, 64)

@@ -54,7 +54,7 @@ func (f *figures) glanceRows() []glanceRow {
 		{"Uncontended acquire latency, p99", "latency", "w1", "acquire_p99", "us"},
 		{"Acquire + release cycle, p50 (1 worker)", "latency", "w1", "cycle_p50", "us"},
 	}
-	if v, w := f.highestDistinct(monolock, redis); v != "" {
+	if v, w := f.highestDistinctAny(); v != "" {
 		rows = append(rows,
 			glanceRow{fmt.Sprintf("Short-lock throughput, %d workers, distinct keys", w), "throughput", v, "cycles_per_sec", "1/s"},
 			glanceRow{fmt.Sprintf("Short-lock cycle p99, %d workers", w), "throughput", v, "cycle_p99", "us"})
@@ -78,7 +78,7 @@ func (f *figures) glanceRows() []glanceRow {
 			glanceRow{"Fairness: wait p99", "fairness", v, "wait_p99", "ms"},
 			glanceRow{"Coordinator load under contention", "fairness", v, "server_ops_per_sec", "1/s"})
 	}
-	if v, w := f.highestDistinct(monolock, redis); v != "" {
+	if v, w := f.highestDistinctAny(); v != "" {
 		rows = append(rows,
 			glanceRow{fmt.Sprintf("Coordinator CPU per 1,000 locks (%d workers)", w), "throughput", v, "server_cpu_ms_per_1k", "ms"},
 			glanceRow{fmt.Sprintf("Client CPU per 1,000 locks (%d workers)", w), "throughput", v, "client_cpu_ms_per_1k", "ms"})
@@ -97,15 +97,23 @@ func (f *figures) atAGlance(d *document) {
 			label += " (" + g.unit + ")"
 		}
 		row := []cell{{text: label}}
+		measured := false
 		for _, c := range cols {
 			x, ok := f.row(g.scenario, c, g.variant, g.metric)
 			if !ok {
 				row = append(row, cell{text: "–"})
 				continue
 			}
+			measured = true
 			row = append(row, cell{text: spread(x)})
 		}
-		t.rows = append(t.rows, row)
+		if measured {
+			t.rows = append(t.rows, row)
+		}
+	}
+	if len(t.rows) == 0 {
+		d.p("No figures: none of the decision figures was measured in this run.")
+		return
 	}
 	d.add(t)
 	d.p("– means not measured in this run (the floors take part in latency and throughput only). Floors: tcp-floor is a do-nothing server (connect, one frame in, one out, close), the best any connection-per-claim lock can do; redis-floor is two PINGs on a persistent connection, the best any two-round-trip Redis lock can do.")
@@ -200,7 +208,7 @@ func (f *figures) figureTable(d *document, s string) {
 	type fig struct{ variant, metric, unit string }
 	var figs []fig
 	for _, x := range f.r.Summary {
-		if x.Scenario != s {
+		if x.Scenario != s || x.Metric == "workers" { // a parameter, in the variant name
 			continue
 		}
 		g := fig{x.Variant, x.Metric, x.Unit}
