@@ -1,7 +1,6 @@
-// Package markdown renders results as plain Markdown: the table of medians
-// of one run, and the per-figure comparison of two runs. It is the
-// stand-in renderer of cmd/monolock-bench until the full report (charts,
-// claims checked) takes over, and stays useful for terminals and CI logs.
+// Package markdown renders the table of medians of one run as plain
+// Markdown, for the terminal and CI logs at the end of a run; the full
+// report (charts, claims checked) is bench/report.
 package markdown
 
 import (
@@ -9,8 +8,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-
-	"golang.org/x/perf/benchmath"
 
 	"github.com/monolock/monolock-bench/bench/results"
 )
@@ -85,54 +82,6 @@ func Summary(w io.Writer, r *results.Results) error {
 		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// Compare writes one row per figure present in both runs: old and new
-// median, the delta, and a Mann-Whitney U test over the per-repetition
-// values (benchstat's method): "~" when the difference is not significant
-// at alpha 0.05, which needs enough repetitions (n ≥ 4 each for any
-// significance at all).
-func Compare(w io.Writer, a, b *results.Results) error {
-	type key struct{ scenario, contender, variant, metric string }
-	samples := func(r *results.Results) map[key][]float64 {
-		m := map[key][]float64{}
-		for _, raw := range r.Raw {
-			for _, x := range raw.Metrics {
-				k := key{raw.Scenario, raw.Contender, raw.Variant, x.Name}
-				m[k] = append(m[k], x.Value)
-			}
-		}
-		return m
-	}
-	sa, sb := samples(a), samples(b)
-	newRows := map[key]results.Row{}
-	for _, x := range b.Summary {
-		newRows[key{x.Scenario, x.Contender, x.Variant, x.Metric}] = x
-	}
-	var out strings.Builder
-	fmt.Fprintf(&out, "# compare %s → %s\n\n", a.RunID, b.RunID)
-	if a.Environment.Backend != b.Environment.Backend || a.Environment.CPUModel != b.Environment.CPUModel {
-		fmt.Fprintf(&out, "**Caution:** different setups (%s on %q vs %s on %q).\n\n",
-			a.Environment.Backend, a.Environment.CPUModel, b.Environment.Backend, b.Environment.CPUModel)
-	}
-	out.WriteString("| scenario | variant | contender | metric | unit | old | new | delta | test |\n")
-	out.WriteString("|---|---|---|---|---|---:|---:|---:|---|\n")
-	thresholds := benchmath.DefaultThresholds
-	for _, x := range a.Summary {
-		k := key{x.Scenario, x.Contender, x.Variant, x.Metric}
-		y, ok := newRows[k]
-		if !ok {
-			continue
-		}
-		cmp := benchmath.AssumeNothing.Compare(
-			benchmath.NewSample(slices.Clone(sa[k]), &thresholds),
-			benchmath.NewSample(slices.Clone(sb[k]), &thresholds))
-		fmt.Fprintf(&out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			x.Scenario, x.Variant, x.Contender, x.Metric, x.Unit,
-			num(x.Median), num(y.Median), cmp.FormatDelta(x.Median, y.Median), cmp.String())
-	}
-	_, err := io.WriteString(w, out.String())
 	return err
 }
 

@@ -22,11 +22,13 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/monolock/monolock-bench/bench/holder"
 )
 
 const usage = `usage:
-  monolock-bench run     [flags]            run the suite, write DIR/results.json and DIR/report.md
-  monolock-bench report  DIR/results.json   re-render the report beside results.json
+  monolock-bench run     [flags]            run the suite, write DIR/results.json, report.md, report.html
+  monolock-bench report  DIR/results.json   re-render report.md and report.html beside results.json
   monolock-bench compare A/results.json B/results.json
                                             per-figure deltas with significance
 Run "monolock-bench run -h" for the flags of run.
@@ -62,6 +64,14 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return reportCommand(args[1:], stdout, stderr)
 	case "compare":
 		return compareCommand(args[1:], stdout, stderr)
+	case "holder":
+		// Hidden: the separate OS process that holds a lock in the
+		// handover scenario, driven over stdin/stdout by the bench.
+		if err := holder.Main(ctx, args[1:], contenderTable(), os.Stdin, stdout); err != nil {
+			fmt.Fprintf(stderr, "monolock-bench holder: %v\n", err)
+			return exitFailure
+		}
+		return exitOK
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

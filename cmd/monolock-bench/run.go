@@ -17,15 +17,17 @@ import (
 	"github.com/monolock/monolock-bench/bench/containerbackend"
 	"github.com/monolock/monolock-bench/bench/containers"
 	"github.com/monolock/monolock-bench/bench/external"
+	"github.com/monolock/monolock-bench/bench/holder"
 	"github.com/monolock/monolock-bench/bench/local"
 	"github.com/monolock/monolock-bench/bench/markdown"
+	"github.com/monolock/monolock-bench/bench/report"
 	"github.com/monolock/monolock-bench/bench/results"
 	"github.com/monolock/monolock-bench/redisbench"
 )
 
 // Defaults of run.
 const (
-	defaultLease       = 10 * time.Second
+	defaultLease       = 2 * time.Second
 	defaultRepetitions = 3
 	quickRepetitions   = 1
 )
@@ -51,7 +53,12 @@ type runOptions struct {
 func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 	fs := flag.NewFlagSet("monolock-bench run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	allScenarios, allContenders := scenarioTable(), contenderTable()
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("monolock-bench: finding this binary for the holder process: %w", err)
+	}
+	allScenarios := scenarioTable(holder.Command{Path: self, Args: []string{"holder"}})
+	allContenders := contenderTable()
 	var (
 		scenarioList  = fs.String("scenarios", "", "comma-separated scenarios; default all: "+strings.Join(names(allScenarios, scenarioName), ","))
 		contenderList = fs.String("contenders", "", "comma-separated contenders; default all: "+strings.Join(names(allContenders, contenderName), ","))
@@ -75,7 +82,6 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		return nil, fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
 	}
 	o := &runOptions{quick: *quick, out: *out, lease: *lease, monolockBin: *monolockBin, tcpfloorBin: *tcpfloorBin}
-	var err error
 	if o.scenarios, err = pick(allScenarios, *scenarioList, scenarioName, "scenario"); err != nil {
 		return nil, err
 	}
@@ -246,15 +252,14 @@ func run(ctx context.Context, o *runOptions, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "monolock-bench run: saving results: %v\n", err)
 		return exitFailure
 	}
-	report, err := writeReport(o.out, res)
-	if err != nil {
-		fmt.Fprintf(stderr, "monolock-bench run: %v\n", err)
+	if err := report.Write(o.out, res); err != nil {
+		fmt.Fprintf(stderr, "monolock-bench run: writing the report: %v\n", err)
 		return exitFailure
 	}
 	if err := markdown.Summary(stdout, res); err != nil {
 		return exitFailure
 	}
-	log.Info("monolock-bench: written", "results", path, "report", report, "partial", res.Partial)
+	log.Info("monolock-bench: written", "results", path, "report", filepath.Join(o.out, report.HTMLFile), "partial", res.Partial)
 	switch {
 	case ctx.Err() != nil:
 		return exitInterrupted

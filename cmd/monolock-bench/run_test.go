@@ -114,12 +114,15 @@ func TestSmoke(t *testing.T) {
 			// report re-renders from results.json alone; compare runs on
 			// two result files.
 			os.Remove(filepath.Join(out, "report.md"))
+			os.Remove(filepath.Join(out, "report.html"))
 			stdout.Reset()
 			if code := dispatch(context.Background(), []string{"report", filepath.Join(out, "results.json")}, &stdout, &stderr); code != exitOK {
 				t.Fatalf("report = %d: %s", code, stderr.String())
 			}
-			if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
-				t.Fatal(err)
+			for _, f := range []string{"report.md", "report.html"} {
+				if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			stdout.Reset()
 			p := filepath.Join(out, "results.json")

@@ -5,6 +5,9 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/fairness"
+	"github.com/monolock/monolock-bench/bench/handover"
+	"github.com/monolock/monolock-bench/bench/holder"
 	"github.com/monolock/monolock-bench/bench/monolocker"
 	"github.com/monolock/monolock-bench/bench/scenarios"
 	"github.com/monolock/monolock-bench/bench/tcpfloor"
@@ -12,11 +15,14 @@ import (
 )
 
 // scenarioTable lists every scenario in run order. A new scenario is one
-// more row.
-func scenarioTable() []bench.Scenario {
+// more row. holderCmd starts this binary's hidden holder subcommand, the
+// separate OS process that holds the lock in the handover scenario.
+func scenarioTable(holderCmd holder.Command) []bench.Scenario {
 	return []bench.Scenario{
 		scenarios.Latency(),
 		scenarios.Throughput(),
+		handover.Scenario(handover.Config{Holder: holderCmd}),
+		fairness.Scenario(fairness.Config{}),
 	}
 }
 
