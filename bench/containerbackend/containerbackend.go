@@ -132,9 +132,16 @@ func (d *Deployment) Containers(role string) []*containers.Container {
 	return d.containers[role]
 }
 
-// Addrs implements bench.Deployment.
+// Addrs implements bench.Deployment. bench.RoleMonolockOps answers the ops
+// HTTP address (/metrics) of the monolock container.
 func (d *Deployment) Addrs(role string) []string {
 	var addrs []string
+	if role == bench.RoleMonolockOps {
+		for _, c := range d.Containers(bench.RoleMonolock) {
+			addrs = append(addrs, c.AddrOf(containers.MonolockOpsPort))
+		}
+		return addrs
+	}
 	for _, c := range d.Containers(role) {
 		addrs = append(addrs, c.Addr())
 	}
