@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/monolock/monolock-bench/bench/report"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -56,6 +57,17 @@ type Comparison struct {
 	// Caveats say where the runs are not like for like (machine, backend,
 	// parameters, partial runs).
 	Caveats []string
+	// Claims are the claims checked in both runs, in report order.
+	Claims []ClaimChange
+}
+
+// ClaimChange is one claim's verdict in the old and the new run.
+type ClaimChange struct {
+	ID       string
+	Claim    string
+	Old, New report.Verdict
+	// OldEvidence and NewEvidence are the numbers behind each verdict.
+	OldEvidence, NewEvidence string
 }
 
 type key struct{ scenario, variant, contender, metric string }
@@ -100,6 +112,12 @@ func Compare(old, new *results.Results, alpha float64) *Comparison {
 	th := benchmath.DefaultThresholds
 	th.CompareAlpha = alpha
 	c := &Comparison{OldRun: old.RunID, NewRun: new.RunID, Caveats: caveats(old, new)}
+	newClaims := report.Check(new)
+	for i, oc := range report.Check(old) {
+		nc := newClaims[i] // Check returns the same claims in the same order
+		c.Claims = append(c.Claims, ClaimChange{ID: oc.ID, Claim: oc.Claim, Old: oc.Verdict, New: nc.Verdict,
+			OldEvidence: oc.Evidence, NewEvidence: nc.Evidence})
+	}
 	oldOrder, oldVals, units := samples(old)
 	newOrder, newVals, _ := samples(new)
 	for _, k := range oldOrder {
@@ -201,8 +219,9 @@ func caveats(a, b *results.Results) []string {
 
 // Markdown writes the comparison as Markdown: caveats, one table row per
 // figure (old and new median ± the confidence interval as a percentage,
-// the change or "~", p-value and sample sizes), then figures found in one
-// run only and the statistics' warnings.
+// the change or "~", p-value and sample sizes), the verdict of each claim
+// in both runs, then figures found in one run only and the statistics'
+// warnings.
 func (c *Comparison) Markdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# compare %s → %s\n\n", c.OldRun, c.NewRun)
@@ -233,6 +252,17 @@ func (c *Comparison) Markdown(w io.Writer) error {
 			if !slices.Contains(warnings, w) {
 				warnings = append(warnings, w)
 			}
+		}
+	}
+	if len(c.Claims) > 0 {
+		b.WriteString("\nClaims checked (see each run's report for the thresholds):\n\n")
+		b.WriteString("| claim | old | new |\n|---|---|---|\n")
+		for _, cl := range c.Claims {
+			change := ""
+			if cl.Old != cl.New {
+				change = " **changed**"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s%s |\n", cl.ID, cl.Old, cl.New, change)
 		}
 	}
 	if len(c.OnlyOld) > 0 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/monolock/monolock-bench/bench/report"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -59,7 +60,7 @@ func fixtures(t *testing.T) (*results.Results, *results.Results) {
 			"throughput": {20000, 20100, 19900, 20050, 19950, 20000},
 		}, "2s")
 		new := run(t, "fixture-new", map[string][]float64{
-			"monolock": {130, 131, 129, 132, 128, 130}, // slower: significant
+			"monolock": {160, 161, 159, 162, 158, 160}, // slower: significant, and no longer within 1.5× of Redis
 			"redis":    {91, 90, 90, 89, 92, 91},       // unchanged
 			"redlock":  {200, 205},                     // too few repetitions
 		}, "3s")
@@ -91,7 +92,7 @@ func TestCompareFixtures(t *testing.T) {
 		contender, delta, direction string
 		warned                      bool
 	}{
-		{"monolock", "+29.35%", "worse", false},
+		{"monolock", "+59.20%", "worse", false},
 		{"redis", "~", "", false},
 		{"redlock", "~", "", true},
 	}
@@ -109,6 +110,19 @@ func TestCompareFixtures(t *testing.T) {
 	}
 	if len(c.Caveats) != 1 || !strings.Contains(c.Caveats[0], "lease") {
 		t.Errorf("caveats %q, want the lease difference", c.Caveats)
+	}
+
+	verdicts := map[string][2]report.Verdict{}
+	for _, cl := range c.Claims {
+		verdicts[cl.ID] = [2]report.Verdict{cl.Old, cl.New}
+	}
+	// old: monolock 100.5 vs redis 90.5 us (1.11×, within the 1.5× band);
+	// new: 160 vs 90.5 (1.77×, outside in every pairing).
+	if got := verdicts["acquire-latency"]; got != [2]report.Verdict{report.Holds, report.Fails} {
+		t.Errorf("acquire-latency verdicts %v, want holds then fails", got)
+	}
+	if got := verdicts["strict-fifo"]; got != [2]report.Verdict{report.Inconclusive, report.Inconclusive} {
+		t.Errorf("strict-fifo verdicts %v, want inconclusive without fairness data", got)
 	}
 
 	var b bytes.Buffer

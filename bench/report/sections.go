@@ -408,6 +408,7 @@ func (f *figures) fairnessSection(d *document) error {
 		if svg != nil {
 			d.add(chart{name: "fairness-wait-" + anchor(v), caption: "Wait from request to grant on the hot lock (" + v + "), all clients and repetitions merged.", svg: svg})
 		}
+		f.clientTable(d, v)
 		var parts []string
 		for _, c := range f.locks("fairness") {
 			var fs []string
@@ -435,4 +436,49 @@ func (f *figures) fairnessSection(d *document) error {
 		}
 	}
 	return nil
+}
+
+// clientTable shows the per-client grants of a fairness variant (summed
+// over the repetitions) with each client's share, one column per contender.
+func (f *figures) clientTable(d *document, variant string) {
+	var clients, cols []string
+	grants := map[string]map[string]int64{}
+	totals := map[string]int64{}
+	for _, c := range f.scenarioContenders("fairness") {
+		for _, raw := range f.raws("fairness", c, variant) {
+			for _, cl := range raw.Clients {
+				g, ok := cl.Counts["grants"]
+				if !ok {
+					continue
+				}
+				if !slices.Contains(clients, cl.ID) {
+					clients = append(clients, cl.ID)
+				}
+				if grants[c] == nil {
+					grants[c] = map[string]int64{}
+					cols = append(cols, c)
+				}
+				grants[c][cl.ID] += g
+				totals[c] += g
+			}
+		}
+	}
+	if len(clients) == 0 {
+		return
+	}
+	t := table{head: append([]string{"client"}, cols...)}
+	for _, id := range clients {
+		row := []cell{{text: id}}
+		for _, c := range cols {
+			g, ok := grants[c][id]
+			if !ok || totals[c] == 0 {
+				row = append(row, cell{text: "–"})
+				continue
+			}
+			row = append(row, cell{text: fmt.Sprintf("%d (%.1f%%)", g, 100*float64(g)/float64(totals[c]))})
+		}
+		t.rows = append(t.rows, row)
+	}
+	d.p(fmt.Sprintf("Grants per client (%s, all repetitions) and each client's share; with %d clients an equal share is %.1f%%.", variant, len(clients), 100/float64(len(clients))))
+	d.add(t)
 }
