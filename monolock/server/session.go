@@ -180,7 +180,9 @@ func (ss *session) acquire(acq protocol.Acquire) bool {
 	ss.queueStateLocked()
 	ss.mu.Unlock()
 	ss.flush()
-	s.log.Debug("monolock: acquire", "session", ss.id, "remote", ss.remote, "lock", acq.Name, "lease", acq.Lease(), "granted", granted, "token", token)
+	if s.log.Enabled(context.Background(), slog.LevelDebug) { // spare the hot path the arguments
+		s.log.Debug("monolock: acquire", "session", ss.id, "remote", ss.remote, "lock", acq.Name, "lease", acq.Lease(), "granted", granted, "token", token)
+	}
 	return true
 }
 
