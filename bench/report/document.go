@@ -31,6 +31,9 @@ type table struct {
 	rows        [][]cell
 	labels      int
 	leftAligned bool
+	// cards lets a narrow screen show each row as a block of labelled
+	// lines instead of a wide grid (for tables of prose).
+	cards bool
 }
 
 // isLabel reports whether column i is left-aligned text.

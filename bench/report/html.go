@@ -22,7 +22,10 @@ td.holds,td.fails,td.inconclusive{font-weight:bold}
 figure{margin:1rem 0}figure svg{width:100%;max-width:40rem;height:auto;display:block}
 figcaption{font-size:0.85rem;color:#444}
 p.warn{border:2px solid #b00;padding:0.5rem;font-weight:bold}
-@media (max-width:40rem){body{padding:0.5rem}td.num{white-space:normal}}
+@media (max-width:40rem){body{padding:0.5rem}td.num{white-space:normal}
+table.cards,table.cards tbody,table.cards tr,table.cards td{display:block}table.cards thead{display:none}
+table.cards tr{border:1px solid #ccc;margin-bottom:0.75rem}table.cards td{border:none;border-bottom:1px solid #eee}
+table.cards td::before{content:attr(data-label) ": ";font-weight:bold;color:#444}}
 @media print{body{max-width:none;padding:0}figure,table{break-inside:avoid}.scroll{overflow:visible}h2{break-after:avoid}}
 `
 
@@ -51,7 +54,11 @@ func (d *document) html() []byte {
 			}
 			b.WriteString("</ul>\n")
 		case table:
-			b.WriteString("<div class=\"scroll\"><table>\n<thead><tr>")
+			if x.cards {
+				b.WriteString("<div class=\"scroll\"><table class=\"cards\">\n<thead><tr>")
+			} else {
+				b.WriteString("<div class=\"scroll\"><table>\n<thead><tr>")
+			}
 			for _, h := range x.head {
 				fmt.Fprintf(&b, "<th>%s</th>", html.EscapeString(h))
 			}
@@ -63,11 +70,14 @@ func (d *document) html() []byte {
 					if class == "" && !x.isLabel(i) {
 						class = "num"
 					}
+					b.WriteString("<td")
 					if class != "" {
-						fmt.Fprintf(&b, "<td class=\"%s\">%s</td>", class, html.EscapeString(c.text))
-					} else {
-						fmt.Fprintf(&b, "<td>%s</td>", html.EscapeString(c.text))
+						fmt.Fprintf(&b, " class=\"%s\"", class)
 					}
+					if x.cards && i < len(x.head) {
+						fmt.Fprintf(&b, " data-label=\"%s\"", html.EscapeString(x.head[i]))
+					}
+					fmt.Fprintf(&b, ">%s</td>", html.EscapeString(c.text))
 				}
 				b.WriteString("</tr>\n")
 			}

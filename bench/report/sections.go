@@ -122,7 +122,7 @@ func (f *figures) atAGlance(d *document) {
 func (f *figures) claimsSection(d *document, claims []Claim) {
 	d.h2("Claims checked", "claims-checked")
 	d.p("Each claim of the comparison between monolock and Redis/Redlock, as a testable statement with the verdict this run's data gives. A verdict is holds or fails only when every repetition agrees with respect to the stated threshold; when the spread straddles the threshold, or the data is missing, it is inconclusive.")
-	t := table{head: []string{"claim", "testable statement", "verdict", "measured", "threshold"}, leftAligned: true}
+	t := table{head: []string{"claim", "testable statement", "verdict", "measured", "threshold"}, leftAligned: true, cards: true}
 	for _, c := range claims {
 		t.rows = append(t.rows, []cell{
 			{text: c.Claim}, {text: c.Statement}, {text: string(c.Verdict), class: string(c.Verdict)},
@@ -259,13 +259,13 @@ func (f *figures) latencySection(d *document) error {
 			return err
 		}
 		if svg != nil {
-			d.add(chart{name: "latency-" + anchor(v), caption: "Acquire latency distribution, " + v + ", all repetitions merged (HdrHistogram); floors dashed.", svg: svg})
+			d.add(chart{name: "latency-" + anchor(v), caption: "Acquire latency distribution (the CDF drawn as a percentile plot, tails to the right), " + v + ", all repetitions merged from the HdrHistograms; floors dashed.", svg: svg})
 		}
 		if line := f.listFigures("latency", v, "acquire_p50", f.scenarioContenders("latency")); line != "" {
 			text := fmt.Sprintf("Reading (%s): median acquire %s.", v, line)
 			if m, ok := f.row("latency", monolock, v, "acquire_p50"); ok {
 				if r, ok := f.row("latency", redis, v, "acquire_p50"); ok {
-					text += fmt.Sprintf(" monolock takes %s of Redis's time;", ratio(m.Median, r.Median))
+					text += fmt.Sprintf(" monolock takes %s Redis's time;", ratio(m.Median, r.Median))
 					if m.Median <= r.Median {
 						text += " it is the faster of the two here."
 					} else {
