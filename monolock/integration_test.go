@@ -268,45 +268,64 @@ func TestSilentNetworkCancelsFnBeforeNextGrant(t *testing.T) {
 // A server restart under DoRetry: the queued claim loses its place, DoRetry
 // reconnects, fn runs once with a token above every earlier one.
 func TestDoRetryAcrossRestart(t *testing.T) {
-	srv := monolocktest.NewServer(t)
-	c := newClient(t, srv.Addr)
-	a, err := c.Acquire(t.Context(), "deploy", time.Second)
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name      string
+		stop      func(t *testing.T, srv *monolocktest.Server)
+		holderErr error
+	}{
+		{"crash", func(t *testing.T, srv *monolocktest.Server) {}, monolock.ErrConnectionClosed},
+		{"graceful shutdown", func(t *testing.T, srv *monolocktest.Server) {
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+			defer cancel()
+			if err := srv.Server().Shutdown(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}, protocol.ErrShuttingDown},
 	}
-	runs := 0
-	var token uint64
-	done := make(chan error, 1)
-	go func() {
-		done <- c.DoRetry(t.Context(), "deploy", time.Second, func(ctx context.Context, tok uint64) error {
-			runs++
-			token = tok
-			return nil
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := monolocktest.NewServer(t)
+			c := newClient(t, srv.Addr)
+			a, err := c.Acquire(t.Context(), "deploy", time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs := 0
+			var token uint64
+			done := make(chan error, 1)
+			go func() {
+				done <- c.DoRetry(t.Context(), "deploy", time.Second, func(ctx context.Context, tok uint64) error {
+					runs++
+					token = tok
+					return nil
+				})
+			}()
+			queued(t, srv, "deploy", 1)
+			tt.stop(t, srv)
+			srv.Restart(t)
+			select {
+			case <-a.Done():
+			case <-time.After(5 * time.Second):
+				t.Fatal("holder did not notice the restart")
+			}
+			if err := a.Release(); !errors.Is(err, tt.holderErr) {
+				t.Errorf("holder's Release after the stop = %v, want %v", err, tt.holderErr)
+			}
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("DoRetry = %v", err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("DoRetry did not get the lock after the restart")
+			}
+			if runs != 1 {
+				t.Fatalf("fn ran %d times", runs)
+			}
+			if token <= a.Token() {
+				t.Fatalf("token after restart %d not above %d", token, a.Token())
+			}
 		})
-	}()
-	queued(t, srv, "deploy", 1)
-	srv.Restart(t)
-	select {
-	case <-a.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("holder did not notice the restart")
-	}
-	if err := a.Release(); !errors.Is(err, monolock.ErrConnectionClosed) {
-		t.Errorf("holder's Release after the crash = %v, want ErrConnectionClosed", err)
-	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("DoRetry = %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("DoRetry did not get the lock after the restart")
-	}
-	if runs != 1 {
-		t.Fatalf("fn ran %d times", runs)
-	}
-	if token <= a.Token() {
-		t.Fatalf("token after restart %d not above %d", token, a.Token())
 	}
 }
 
