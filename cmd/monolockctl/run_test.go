@@ -203,3 +203,44 @@ func TestRunExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// A signal while waiting gives up the wait (leaving the queue) and exits
+// 128+N; the command never runs.
+func TestRunSignalWhileWaiting(t *testing.T) {
+	srv := monolocktest.NewServer(t)
+	c, err := monolock.New(monolock.Config{Address: srv.Addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := c.Acquire(t.Context(), "busy", 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	ran := filepath.Join(t.TempDir(), "ran")
+	done := start(t, nil, "run", "-addr", srv.Addr, "-wait", "0", "busy", "touch", ran)
+	deadline := time.Now().Add(10 * time.Second)
+	for info, _ := srv.Server().Lock("busy"); len(info.Waiters) == 0; info, _ = srv.Server().Lock("busy") {
+		if time.Now().After(deadline) {
+			t.Fatal("monolockctl never queued")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// Queued: monolockctl handles SIGINT now.
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	r := await(t, done, 10*time.Second)
+	if r.code != 128+int(syscall.SIGINT) || !strings.Contains(r.stderr, "while waiting for lock") {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Fatal("the command ran")
+	}
+	for info, _ := srv.Server().Lock("busy"); len(info.Waiters) != 0; info, _ = srv.Server().Lock("busy") {
+		if time.Now().After(deadline) {
+			t.Fatal("monolockctl still queued after giving up")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
