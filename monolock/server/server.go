@@ -45,6 +45,31 @@ type Config struct {
 	// completed explicitly under IOTimeout and failures are counted. Nil:
 	// plaintext.
 	TLSConfig *tls.Config
+
+	// TLSCertFile and TLSKeyFile, when set, serve TLS from these PEM files
+	// (instead of TLSConfig, which must then be nil); TLSClientCAFile
+	// additionally requires and verifies client certificates signed by
+	// these CAs (mTLS). A client's identity is the first URI SAN of its
+	// verified certificate, else the first DNS SAN, else the CN; it is
+	// shown in the admin API and the audit log, and empty without mTLS.
+	// Reload re-reads the files. Default: empty (plaintext, or TLSConfig).
+	TLSCertFile, TLSKeyFile, TLSClientCAFile string
+	// ACLFile, when set, is a JSON ACL checked on every ACQUIRE:
+	// {"rules":[{"identity":"glob","locks":["glob",...]}]}, deny by
+	// default, `*` any run (including `/`), `?` one character. A denied
+	// lock gets ERROR 0x18 and is counted, logged and audited. Requires
+	// TLSClientCAFile. Reload re-reads it. Default: empty (all allowed).
+	ACLFile string
+	// AuditLog, when set, is where the audit log goes: a file path
+	// (appended to) or "-" for standard output. One JSON line per grant,
+	// release, ACL denial, force-release and kick; for one lock a released
+	// line always precedes the next granted. Reload reopens the file (log
+	// rotation). Default: empty (no audit log).
+	AuditLog string
+	// Settings are extra effective settings listed in the config of the
+	// admin API's GET /api/info (e.g. the ops and admin addresses).
+	// Optional.
+	Settings map[string]string
 }
 
 // Errors callers branch on.
@@ -62,7 +87,7 @@ var (
 // its holder (nil only while shutting down) and its waiters in queue order.
 type LockInfo = locktable.Lock
 
-// Holder describes the owner of a lock: session id, identity, remote
+// Holder describes the owner of a lock: lock name, session id, identity, remote
 // address, since (grant time), lease and fencing token.
 type Holder = locktable.Holder
 
@@ -80,6 +105,7 @@ type Stats struct {
 // Server is a monolock server. Its methods are safe for concurrent use.
 type Server struct {
 	cfg     Config
+	ops     *ops // TLS files, ACL, audit log: see ops.go
 	log     *slog.Logger
 	table   *locktable.Table
 	metrics serverMetrics
@@ -106,8 +132,13 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	o, err := openOps(&cfg)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
 		cfg:       cfg,
+		ops:       o,
 		log:       cfg.Logger,
 		closing:   make(chan struct{}),
 		listeners: make(map[net.Listener]struct{}),
@@ -119,14 +150,16 @@ func New(cfg Config) (*Server, error) {
 
 // onGrant observes every grant, under the table's lock (so, per lock, after
 // the release that made it possible).
-func (s *Server) onGrant(_ locktable.Holder, waited time.Duration) {
+func (s *Server) onGrant(h locktable.Holder, waited time.Duration) {
 	s.metrics.waitSeconds.Observe(waited.Seconds())
+	s.auditGrant(h, waited)
 }
 
 // onRelease observes every end of an ownership, under the table's lock.
-func (s *Server) onRelease(_ locktable.Holder, held time.Duration, reason locktable.Reason) {
+func (s *Server) onRelease(h locktable.Holder, held time.Duration, reason locktable.Reason) {
 	s.metrics.holdSeconds.Observe(held.Seconds())
 	s.metrics.releases[reason].Inc()
+	s.auditRelease(h, held, reason)
 }
 
 // Serve accepts connections on l until Shutdown or Close, and always returns
@@ -248,6 +281,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}()
 	select {
 	case <-done:
+		s.closeOps()
 		return nil
 	case <-ctx.Done():
 		s.closeAll()
@@ -262,6 +296,7 @@ func (s *Server) Close() error {
 	s.beginShutdown()
 	s.closeAll()
 	s.active.Wait()
+	s.closeOps()
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/monolock/internal/locktable"
+	"github.com/monolock/monolock-bench/monolock/internal/tlsconfig"
 	"github.com/monolock/monolock-bench/monolock/protocol"
 )
 
@@ -111,6 +112,7 @@ func (ss *session) handshake() bool {
 			ss.end(reasonOf(err), nil)
 			return false
 		}
+		ss.identity = tlsconfig.PeerIdentity(tc.ConnectionState())
 	}
 	br := handshakeBufs.Get().(*bufio.Reader)
 	br.Reset(ss.conn)
@@ -155,6 +157,10 @@ func (ss *session) handshake() bool {
 // acquire enters the claim in the table and answers with its state.
 func (ss *session) acquire(acq protocol.Acquire) bool {
 	s := ss.srv
+	if !s.authorized(ss.identity, ss.remote, acq.Name) {
+		ss.end(locktable.Graceful, protocol.ErrNotAuthorized)
+		return false
+	}
 	c := &locktable.Claim{
 		Session:    ss.id,
 		Name:       acq.Name,
@@ -291,6 +297,12 @@ func (ss *session) Ended(reason locktable.Reason) {
 	var perr *protocol.Error
 	if reason == locktable.Force {
 		perr = protocol.ErrClosedByAdmin
+		ss.mu.Lock()
+		kicked, name := !ss.owned, ss.claim.Name
+		ss.mu.Unlock()
+		if kicked { // a force-released owner is audited by onRelease
+			ss.srv.auditKick(name, ss.identity, ss.remote)
+		}
 	}
 	if ss.stop(reason, perr) {
 		ss.push()

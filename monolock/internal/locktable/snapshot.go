@@ -8,6 +8,7 @@ import (
 
 // Holder describes the owner of a lock.
 type Holder struct {
+	Name       string // the lock's name
 	Session    uint64
 	Identity   string
 	RemoteAddr string
@@ -39,7 +40,7 @@ type Counts struct {
 }
 
 func (c *Claim) holder() Holder {
-	return Holder{Session: c.Session, Identity: c.Identity, RemoteAddr: c.RemoteAddr, Since: c.since, Lease: c.Lease, Token: c.token}
+	return Holder{Name: c.Name, Session: c.Session, Identity: c.Identity, RemoteAddr: c.RemoteAddr, Since: c.since, Lease: c.Lease, Token: c.token}
 }
 
 func (lk *lock) describe() Lock {

@@ -1,0 +1,235 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/monolock/monolock-bench/monolock/internal/acl"
+	"github.com/monolock/monolock-bench/monolock/internal/admin"
+	"github.com/monolock/monolock-bench/monolock/internal/audit"
+	"github.com/monolock/monolock-bench/monolock/internal/locktable"
+	"github.com/monolock/monolock-bench/monolock/internal/tlsconfig"
+)
+
+// Errors about inconsistent operations settings, returned by New.
+var (
+	ErrTLSKeyWithoutCert  = errors.New("monolock: a TLS key needs a TLS certificate (-tls-cert)")
+	ErrTLSCertWithoutKey  = errors.New("monolock: a TLS certificate needs its key (-tls-key)")
+	ErrClientCAWithoutTLS = errors.New("monolock: a client CA (-tls-client-ca) needs TLS (-tls-cert and -tls-key)")
+	ErrACLWithoutMTLS     = errors.New("monolock: an ACL file (-acl-file) needs client certificates (-tls-client-ca)")
+	ErrTLSConfigAndFiles  = errors.New("monolock: TLSConfig and TLS files are mutually exclusive")
+)
+
+// ops is the operations state built from Config: reloadable TLS files, ACL
+// and audit log. Each part is nil when not configured.
+type ops struct {
+	tls     *tlsconfig.Reloader
+	acl     *acl.File
+	audit   *audit.Log
+	started time.Time
+	// auditFailing suppresses repeated log lines while the audit log
+	// cannot be written (disk full): one line when it starts failing, one
+	// when it recovers.
+	auditFailing atomic.Bool
+}
+
+// openOps validates the operations settings of cfg and opens its files.
+// On error nothing stays open.
+func openOps(cfg *Config) (*ops, error) {
+	o := &ops{started: time.Now()}
+	files := tlsconfig.Files{CertFile: cfg.TLSCertFile, KeyFile: cfg.TLSKeyFile, ClientCAFile: cfg.TLSClientCAFile}
+	switch {
+	case files.KeyFile != "" && files.CertFile == "":
+		return nil, ErrTLSKeyWithoutCert
+	case files.CertFile != "" && files.KeyFile == "":
+		return nil, ErrTLSCertWithoutKey
+	case files.ClientCAFile != "" && files.CertFile == "":
+		return nil, ErrClientCAWithoutTLS
+	case cfg.ACLFile != "" && files.ClientCAFile == "":
+		return nil, ErrACLWithoutMTLS
+	case files.CertFile != "" && cfg.TLSConfig != nil:
+		return nil, ErrTLSConfigAndFiles
+	}
+	var err error
+	if files.CertFile != "" {
+		if o.tls, err = tlsconfig.Load(files); err != nil {
+			return nil, fmt.Errorf("monolock: %w", err)
+		}
+		cfg.TLSConfig = o.tls.ServerConfig()
+	}
+	if cfg.ACLFile != "" {
+		if o.acl, err = acl.OpenFile(cfg.ACLFile); err != nil {
+			return nil, fmt.Errorf("monolock: %w", err)
+		}
+	}
+	if cfg.AuditLog != "" {
+		if o.audit, err = audit.Open(cfg.AuditLog); err != nil {
+			return nil, fmt.Errorf("monolock: %w", err)
+		}
+	}
+	return o, nil
+}
+
+// Reload re-reads the TLS files and the ACL file and reopens the audit log
+// (for SIGHUP). Each part is reloaded on its own: a part that fails keeps its
+// previous working state, and the failure is logged and returned (joined
+// with any other). Established sessions are untouched; new connections use
+// the new TLS files and new ACQUIREs the new ACL. Safe for concurrent use.
+func (s *Server) Reload() error {
+	var errs []error
+	step := func(what string, reload func() error, attrs ...any) {
+		if err := reload(); err != nil {
+			s.log.Error("monolock: reload failed; keeping the previous "+what, append(attrs, "err", err)...)
+			errs = append(errs, err)
+			return
+		}
+		s.log.Info("monolock: reloaded "+what, attrs...)
+	}
+	if t := s.ops.tls; t != nil {
+		step("TLS certificates", t.Reload, "cert", s.cfg.TLSCertFile, "client_ca", s.cfg.TLSClientCAFile)
+	}
+	if a := s.ops.acl; a != nil {
+		step("ACL", a.Reload, "file", a.Path())
+	}
+	if l := s.ops.audit; l != nil {
+		step("audit log", l.Reopen, "path", l.Path())
+	}
+	return errors.Join(errs...)
+}
+
+// authorized applies the ACL to an ACQUIRE; without an ACL everything is
+// allowed. A denial is counted, logged and audited.
+func (s *Server) authorized(identity, remote, name string) bool {
+	if s.ops.acl == nil || s.ops.acl.Allowed(identity, name) {
+		return true
+	}
+	s.metrics.aclDenials.Inc()
+	s.log.Warn("monolock: ACL denied lock", "lock", name, "identity", identity, "remote", remote)
+	s.writeAudit(audit.Event{Kind: audit.Denied, Lock: name, Identity: identity, RemoteAddr: remote})
+	return false
+}
+
+// auditGrant and auditRelease run under the lock table's mutex, so for one
+// lock a released line always precedes the next granted line.
+func (s *Server) auditGrant(h locktable.Holder, waited time.Duration) {
+	if s.ops.audit == nil {
+		return
+	}
+	s.writeAudit(audit.Event{Time: h.Since, Kind: audit.Granted, Lock: h.Name, Identity: h.Identity, RemoteAddr: h.RemoteAddr, Token: h.Token, Wait: waited})
+}
+
+func (s *Server) auditRelease(h locktable.Holder, held time.Duration, reason locktable.Reason) {
+	if s.ops.audit == nil {
+		return
+	}
+	now := time.Now()
+	if reason == locktable.Force {
+		s.writeAudit(audit.Event{Time: now, Kind: audit.ForceRelease, Lock: h.Name, Identity: h.Identity, RemoteAddr: h.RemoteAddr, Token: h.Token})
+	}
+	s.writeAudit(audit.Event{Time: now, Kind: audit.Released, Lock: h.Name, Identity: h.Identity, RemoteAddr: h.RemoteAddr, Token: h.Token, Held: held, Reason: reason.String()})
+}
+
+// auditKick records a waiter removed by an administrator. It runs under the
+// lock table's mutex.
+func (s *Server) auditKick(name, identity, remote string) {
+	if s.ops.audit == nil {
+		return
+	}
+	s.writeAudit(audit.Event{Kind: audit.KickWaiter, Lock: name, Identity: identity, RemoteAddr: remote})
+}
+
+func (s *Server) writeAudit(e audit.Event) {
+	if s.ops.audit == nil {
+		return
+	}
+	if err := s.ops.audit.Write(e); err != nil {
+		if !s.ops.auditFailing.Swap(true) {
+			s.log.Error("monolock: audit log write failed; further failures are not logged until it recovers", "err", err)
+		}
+		return
+	}
+	if s.ops.auditFailing.Swap(false) {
+		s.log.Warn("monolock: audit log writes again")
+	}
+}
+
+// closeOps closes the audit log once no session can write to it.
+func (s *Server) closeOps() {
+	if s.ops.audit != nil {
+		if err := s.ops.audit.Close(); err != nil {
+			s.log.Error("monolock: closing the audit log", "err", err)
+		}
+	}
+}
+
+// AdminHandler returns the admin HTTP API: GET /api/info, GET
+// /api/locks[?match=glob], GET /api/locks/{name}, POST
+// /api/locks/{name}/release, DELETE /api/locks/{name}/waiters/{remote_addr}
+// (see package internal/admin for the JSON). It has no authentication: serve
+// it on loopback, as the root handler of its own http.Server (a ServeMux in
+// front would clean escaped lock names such as ".."). Safe for concurrent
+// use.
+func (s *Server) AdminHandler() http.Handler {
+	return admin.NewHandler(s, s.adminInfo, s.log)
+}
+
+func (s *Server) adminInfo() admin.Info {
+	st := s.Stats()
+	cfg := map[string]string{
+		"listen":     strings.Join(s.listenAddrs(), ","),
+		"io_timeout": s.cfg.IOTimeout.String(),
+		"tls":        "off",
+		"acl_file":   s.cfg.ACLFile,
+		"audit_log":  s.cfg.AuditLog,
+	}
+	switch {
+	case s.ops.tls != nil && s.ops.tls.MutualTLS():
+		cfg["tls"] = "mtls"
+	case s.cfg.TLSConfig != nil:
+		cfg["tls"] = "on"
+	}
+	if s.ops.tls != nil {
+		cfg["tls_cert"], cfg["tls_key"], cfg["tls_client_ca"] = s.cfg.TLSCertFile, s.cfg.TLSKeyFile, s.cfg.TLSClientCAFile
+	}
+	for k, v := range s.cfg.Settings {
+		cfg[k] = v
+	}
+	return admin.Info{
+		Version:  version(),
+		UptimeMS: time.Since(s.ops.started).Milliseconds(),
+		Config:   cfg,
+		Counts:   admin.Counts{Connections: st.Connections, LocksHeld: st.LocksHeld, Waiters: st.Waiters},
+	}
+}
+
+func (s *Server) listenAddrs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	addrs := make([]string, 0, len(s.listeners))
+	for l := range s.listeners {
+		addrs = append(addrs, l.Addr().String())
+	}
+	slices.Sort(addrs)
+	return addrs
+}
+
+// version is the module version and VCS revision the binary was built from.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			v += " " + s.Value
+		}
+	}
+	return v
+}
