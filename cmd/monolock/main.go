@@ -2,8 +2,10 @@
 // each with an environment variable (flag beats env beats default); run
 // `monolock -h` for the list. SIGTERM or SIGINT shuts down gracefully: the
 // protocol listener closes, /healthz turns 503, every session gets ERROR
-// 0x01 and is closed; the ops HTTP server stops last. A second signal kills
-// the process.
+// 0x01 and is closed; the ops and admin HTTP servers stop last. A second
+// signal kills the process. SIGHUP re-reads the TLS files and the ACL file
+// and reopens the audit log; a part that fails to reload keeps its previous
+// state and the log says why; established connections are untouched.
 //
 // The binary imports the Go standard library only.
 package main
@@ -71,10 +73,29 @@ func serve(ctx context.Context, stopSignals func(), cfg settings, log *slog.Logg
 	} else {
 		log.Info("monolock: open-file limit", "limit", limit)
 	}
-	srv, err := server.New(server.Config{IOTimeout: cfg.ioTimeout, Logger: log})
+	srv, err := server.New(server.Config{
+		IOTimeout:       cfg.ioTimeout,
+		Logger:          log,
+		TLSCertFile:     cfg.tlsCert,
+		TLSKeyFile:      cfg.tlsKey,
+		TLSClientCAFile: cfg.tlsClientCA,
+		ACLFile:         cfg.aclFile,
+		AuditLog:        cfg.auditLog,
+		Settings: map[string]string{
+			"ops_listen":   cfg.opsListen,
+			"admin_listen": cfg.adminListen,
+			"log_level":    cfg.logLevel.String(),
+			"log_format":   cfg.logFormat,
+		},
+	})
 	if err != nil {
 		return err
 	}
+	// SIGHUP reloads the TLS files and the ACL and reopens the audit log;
+	// Reload logs what it did and why a part failed.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	l, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
 		return fmt.Errorf("monolock: listen: %w", err)
@@ -91,19 +112,45 @@ func serve(ctx context.Context, stopSignals func(), cfg settings, log *slog.Logg
 		go func() { opsDone <- ops.Serve(ol) }()
 		log.Info("monolock: ops HTTP listening", "addr", ol.Addr().String())
 	}
+	var admin *http.Server
+	adminDone := make(chan error, 1)
+	if cfg.adminListen != "" {
+		al, err := net.Listen("tcp", cfg.adminListen)
+		if err != nil {
+			l.Close()
+			if ops != nil {
+				ops.Close()
+			}
+			return fmt.Errorf("monolock: admin listen: %w", err)
+		}
+		admin = &http.Server{Handler: srv.AdminHandler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		go func() { adminDone <- admin.Serve(al) }()
+		log.Info("monolock: admin HTTP listening", "addr", al.Addr().String())
+		warnIfExposed(log, al.Addr())
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	log.Info("monolock: listening", "addr", l.Addr().String(), "version", version(), "io_timeout", cfg.ioTimeout)
 
 	var failure error
-	select {
-	case <-ctx.Done():
-		stopSignals()
-		log.Info("monolock: shutting down")
-	case err := <-served:
-		failure = err // Serve only returns early on a broken listener
-	case err := <-opsDone:
-		failure = fmt.Errorf("monolock: ops HTTP: %w", err)
+signals:
+	for {
+		select {
+		case <-hup:
+			log.Info("monolock: SIGHUP: reloading")
+			srv.Reload()
+			continue
+		case <-ctx.Done():
+			stopSignals()
+			log.Info("monolock: shutting down")
+		case err := <-served:
+			failure = err // Serve only returns early on a broken listener
+		case err := <-opsDone:
+			failure = fmt.Errorf("monolock: ops HTTP: %w", err)
+		case err := <-adminDone:
+			failure = fmt.Errorf("monolock: admin HTTP: %w", err)
+		}
+		break signals
 	}
 	// Sessions get one write (io-timeout) and the linger after an ERROR.
 	sctx, cancel := context.WithTimeout(context.Background(), 2*cfg.ioTimeout+time.Second)
@@ -111,13 +158,25 @@ func serve(ctx context.Context, stopSignals func(), cfg settings, log *slog.Logg
 	if err := srv.Shutdown(sctx); err != nil {
 		log.Warn("monolock: shutdown cut short; remaining connections closed", "err", err)
 	}
-	if ops != nil {
-		if err := ops.Shutdown(sctx); err != nil {
-			ops.Close()
+	for _, h := range []*http.Server{admin, ops} {
+		if h != nil {
+			if err := h.Shutdown(sctx); err != nil {
+				h.Close()
+			}
 		}
 	}
 	log.Info("monolock: stopped")
 	return failure
+}
+
+// warnIfExposed warns when the admin API listens beyond loopback: it has no
+// authentication of its own. It reports whether it warned.
+func warnIfExposed(log *slog.Logger, addr net.Addr) bool {
+	if ta, ok := addr.(*net.TCPAddr); ok && ta.IP.IsLoopback() {
+		return false
+	}
+	log.Warn("monolock: the admin API is reachable beyond loopback and has no authentication; bind -admin-listen to a loopback address or put access control in front of it", "addr", addr.String())
+	return true
 }
 
 // version is the module version the binary was built from, or "(devel)".
