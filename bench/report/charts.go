@@ -105,6 +105,18 @@ var readableTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	return ticks
 })
 
+// readableLogTicks labels the decades of a log axis as plain numbers
+// ("100000", not "1e+05").
+var readableLogTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+	ticks := plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', -1, 64)
+		}
+	}
+	return ticks
+})
+
 // svgOf renders p as a deterministic SVG document, its legend in a column
 // on the right. vgsvg writes no ids, no timestamps and (by default) no
 // embedded fonts; the font family it names gets generic fallbacks so that
@@ -148,18 +160,16 @@ func percentileTicks(nines int) plot.ConstantTicks {
 	return ticks
 }
 
-// percentileLine returns the points (percentile position, value in us) of
-// a latency histogram recorded in ns: the HdrHistogram percentile
+// nanoseconds per time unit of the histograms and charts.
+var nanoseconds = map[string]float64{"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+// percentileLine returns the points (percentile position, value in out) of
+// a latency histogram recorded in unit: the HdrHistogram percentile
 // distribution, up to the last quantile the sample size supports.
-func percentileLine(h *hdrhistogram.Histogram, unit string) (plotter.XYs, int) {
+func percentileLine(h *hdrhistogram.Histogram, unit, out string) (plotter.XYs, int) {
 	scale := 1.0
-	switch unit {
-	case "ns":
-		scale = 1e-3
-	case "ms":
-		scale = 1e3
-	case "s":
-		scale = 1e6
+	if in, ok := nanoseconds[unit]; ok {
+		scale = in / nanoseconds[out]
 	}
 	n := h.TotalCount()
 	nines := 0
@@ -182,10 +192,10 @@ func percentileLine(h *hdrhistogram.Histogram, unit string) (plotter.XYs, int) {
 
 // percentileChart draws one line per contender from its merged histogram
 // named hist in the given scenario variant; nil when no contender has one.
-func (f *figures) percentileChart(title, scenario, variant, hist, yLabel string) ([]byte, error) {
+func (f *figures) percentileChart(title, scenario, variant, hist, yLabel, out string) ([]byte, error) {
 	p := newPlot(title, "percentile (log of 1/(1−q))", yLabel)
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Tick.Marker = readableLogTicks
 	maxNines := 0
 	lines := 0
 	for _, c := range f.scenarioContenders(scenario) {
@@ -196,7 +206,7 @@ func (f *figures) percentileChart(title, scenario, variant, hist, yLabel string)
 		if h == nil || h.TotalCount() == 0 {
 			continue
 		}
-		xys, nines := percentileLine(h, unit)
+		xys, nines := percentileLine(h, unit, out)
 		l, err := plotter.NewLine(xys)
 		if err != nil {
 			return nil, fmt.Errorf("report: %w", err)
@@ -344,7 +354,7 @@ func (f *figures) handoverChart() ([]byte, error) {
 	}
 	p := newPlot("Handover: waiter's grant after the holder stops", "mode (bar: p50, whisker: max)", "handover (ms, log scale)")
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Tick.Marker = readableLogTicks
 	var ticks plot.ConstantTicks
 	for g, m := range modes {
 		ticks = append(ticks, plot.Tick{Value: float64(g), Label: m})

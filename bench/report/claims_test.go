@@ -107,11 +107,11 @@ func TestClaimVerdicts(t *testing.T) {
 		{"throughput overlaps", "short-lock-throughput", tput([]float64{100, 110, 105}, []float64{104, 120, 112}), nil, Inconclusive},
 		{"throughput missing", "short-lock-throughput", nil, nil, Inconclusive},
 
-		{"graceful immediate", "graceful-immediate", handover("monolock", "graceful", "p95", []float64{0.4, 0.5, 0.6}), nil, Holds},
-		{"graceful slow", "graceful-immediate", handover("monolock", "graceful", "p95", []float64{40, 50, 60}), nil, Fails},
-		{"graceful with failures", "graceful-immediate", withFailed(handover("monolock", "graceful", "p95", []float64{0.4, 0.5, 0.6}), "monolock", "graceful", []float64{0, 1, 0}), nil, Fails},
-		{"graceful straddles", "graceful-immediate", handover("monolock", "graceful", "p95", []float64{4, 5, 16}), nil, Inconclusive},
-		{"graceful missing", "graceful-immediate", handover("redis", "graceful", "p95", []float64{1}), nil, Inconclusive},
+		{"graceful immediate", "graceful-immediate", handover("monolock", "graceful", "p50", []float64{0.4, 0.5, 0.6}), nil, Holds},
+		{"graceful slow", "graceful-immediate", handover("monolock", "graceful", "p50", []float64{40, 50, 60}), nil, Fails},
+		{"graceful with failures", "graceful-immediate", withFailed(handover("monolock", "graceful", "p50", []float64{0.4, 0.5, 0.6}), "monolock", "graceful", []float64{0, 1, 0}), nil, Fails},
+		{"graceful straddles", "graceful-immediate", handover("monolock", "graceful", "p50", []float64{4, 5, 16}), nil, Inconclusive},
+		{"graceful missing", "graceful-immediate", handover("redis", "graceful", "p50", []float64{1}), nil, Inconclusive},
 
 		{"crash within lease", "crash-one-lease", handover("monolock", "crash", "max", []float64{1, 2, 1900}), nil, Holds},
 		{"crash beyond lease", "crash-one-lease", handover("monolock", "crash", "max", []float64{2500, 2600, 2700}), nil, Fails},
@@ -123,6 +123,7 @@ func TestClaimVerdicts(t *testing.T) {
 		{"freeze straddles", "freeze-one-lease", handover("monolock", "freeze", "max", []float64{1900, 2000, 2300}), nil, Inconclusive},
 
 		{"redis waits the TTL", "redis-crash-ttl", handover("redis", "crash", "p50", []float64{1990, 2050, 2100}), nil, Holds},
+		{"redis waits the TTL since the last extension", "redis-crash-ttl", handover("redis", "crash", "p50", []float64{1400, 1500, 1800}), nil, Holds},
 		{"redis hands over early", "redis-crash-ttl", handover("redis", "crash", "p50", []float64{5, 6, 7}), nil, Fails},
 		{"redis straddles", "redis-crash-ttl", handover("redis", "crash", "p50", []float64{5, 2000, 2100}), nil, Inconclusive},
 		{"redis missing", "redis-crash-ttl", nil, nil, Inconclusive},
@@ -181,5 +182,23 @@ func TestClaimsOnEmptyRun(t *testing.T) {
 		if !strings.Contains(c.Evidence, "not measured") {
 			t.Errorf("%s: evidence %q does not say what is missing", c.ID, c.Evidence)
 		}
+	}
+}
+
+// A contender that records its lease as text ("= lease") is judged against
+// the run's lease, which parity makes the same for every contender.
+func TestLeaseParityFallback(t *testing.T) {
+	r := synthetic([]fig{{"handover", "monolock", "freeze", "max", "ms", []float64{1700, 1800, 1900}}}, nil)
+	r.Parameters.Contender["monolock"] = results.Settings{"lease": "= lease"}
+	f := newFigures(r)
+	if d, ok := f.lease("monolock"); !ok || d.String() != "2s" {
+		t.Fatalf("lease = %v, %v; want 2s from the other contenders", d, ok)
+	}
+	if c := f.claimFreeze(); c.Verdict != Holds {
+		t.Fatalf("freeze claim %s: %s", c.Verdict, c.Evidence)
+	}
+	r.Parameters.Contender = nil
+	if c := newFigures(r).claimFreeze(); c.Verdict != Inconclusive || !strings.Contains(c.Evidence, "no lease") {
+		t.Fatalf("without any lease: %s: %s", c.Verdict, c.Evidence)
 	}
 }

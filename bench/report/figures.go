@@ -153,14 +153,31 @@ func (f *figures) histogram(scenario, contender, variant, name string) (*hdrhist
 }
 
 // lease returns the lease (monolock) or TTL (Redis contenders) of a
-// contender from its recorded settings.
+// contender from its recorded settings. A contender whose setting is not a
+// duration (e.g. "= lease") gets the run's lease: parity makes it the same
+// for every contender, so the first contender that records it as a
+// duration gives it.
 func (f *figures) lease(contender string) (time.Duration, bool) {
-	set := f.r.Parameters.Contender[contender]
+	if d, ok := durationSetting(f.r.Parameters.Contender[contender]); ok {
+		return d, true
+	}
+	names := make([]string, 0, len(f.r.Parameters.Contender))
+	for c := range f.r.Parameters.Contender {
+		names = append(names, c)
+	}
+	slices.Sort(names)
+	for _, c := range names {
+		if d, ok := durationSetting(f.r.Parameters.Contender[c]); ok {
+			return d, true
+		}
+	}
+	return 0, false
+}
+
+func durationSetting(set results.Settings) (time.Duration, bool) {
 	for _, k := range []string{"lease", "ttl"} {
-		if v, ok := set[k]; ok {
-			if d, err := time.ParseDuration(v); err == nil && d > 0 {
-				return d, true
-			}
+		if d, err := time.ParseDuration(set[k]); err == nil && d > 0 {
+			return d, true
 		}
 	}
 	return 0, false

@@ -254,7 +254,7 @@ func (f *figures) listFigures(s, variant, metric string, contenders []string) st
 
 func (f *figures) latencySection(d *document) error {
 	for _, v := range f.variants("latency") {
-		svg, err := f.percentileChart("Acquire latency by percentile ("+v+")", "latency", v, "acquire", "acquire latency (us, log scale)")
+		svg, err := f.percentileChart("Acquire latency by percentile ("+v+")", "latency", v, "acquire", "acquire latency (us, log scale)", "us")
 		if err != nil {
 			return err
 		}
@@ -401,7 +401,7 @@ func (f *figures) fairnessSection(d *document) error {
 		if svg != nil {
 			d.add(chart{name: "fairness-grants-" + anchor(v), caption: "Grants each client got on the hot lock (" + v + "), summed over the repetitions: equal bars are fair.", svg: svg})
 		}
-		svg, err = f.percentileChart("Wait for the hot lock by percentile ("+v+")", "fairness", v, "wait", "wait (us, log scale)")
+		svg, err = f.percentileChart("Wait for the hot lock by percentile ("+v+")", "fairness", v, "wait", "wait (ms, log scale)", "ms")
 		if err != nil {
 			return err
 		}
