@@ -167,12 +167,19 @@ func (s *Session) nextIP() (netip.Addr, error) {
 // RemoveAll removes every container, network and image that carries the
 // project label (any session's, and images built here), as `make clean`
 // does. Images not built here (RedisImageEnv, RegistryRedis) are kept.
+// The error wraps ErrNoEngine when no Docker engine answers.
 func RemoveAll(ctx context.Context) error {
 	p, err := newProvider()
 	if err != nil {
 		return err
 	}
 	defer p.Close()
+	if err := p.Health(ctx); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("%w: %w", ErrNoEngine, err)
+	}
 	return removeLabelled(ctx, p.Client(), LabelProject+"=1", true)
 }
 
