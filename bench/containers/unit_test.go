@@ -106,3 +106,18 @@ func TestTarContextIsDeterministicWithParents(t *testing.T) {
 		t.Errorf("archive entries = %q, want %q", names, want)
 	}
 }
+
+func TestPublishedHost(t *testing.T) {
+	tests := []struct{ dockerHost, want string }{
+		{"", "127.0.0.1"},
+		{"unix:///var/run/docker.sock", "127.0.0.1"},
+		{"tcp://docker.example:2375", "docker.example"},
+		{"tcp://[fd00::5]:2376", "fd00::5"},
+	}
+	for _, tt := range tests {
+		t.Setenv("DOCKER_HOST", tt.dockerHost)
+		if got := publishedHost(); got != tt.want {
+			t.Errorf("DOCKER_HOST=%q: publishedHost() = %q, want %q", tt.dockerHost, got, tt.want)
+		}
+	}
+}
