@@ -71,10 +71,11 @@ const (
 	assumedLease = 2 * time.Second
 )
 
-// errHolder is wrapped when the holder process could not be started or
-// could not acquire its fresh, uncontended key: the step fails rather than
-// counting a failed handover.
-var errHolder = errors.New("handover: starting the holder")
+// errSetup is wrapped when a trial could not be set up — the holder
+// process could not be started or could not acquire its fresh, uncontended
+// key, or the servers' counters could not be read: the step fails rather
+// than counting a failed handover.
+var errSetup = errors.New("handover: setting up the trial")
 
 // maxErrors bounds the distinct error messages kept per repetition.
 const maxErrors = 5
@@ -123,7 +124,7 @@ func Scenario(cfg Config) bench.Scenario {
 				"t0":              "graceful: before writing the release request to the holder's stdin; crash: before SIGKILL; freeze: before SIGSTOP",
 				"figure":          "waiter's grant - t0, bench monotonic clock",
 				"percentiles":     "nearest rank over the successful trials",
-				"failed":          "no grant within 2 leases + " + grantSlack.String() + ", holder failed to release (graceful), or waiter granted or failed before t0; a holder that cannot start or acquire fails the step instead",
+				"failed":          "no grant within 2 leases + " + grantSlack.String() + ", holder failed to release (graceful), or waiter granted or failed before t0; a holder that cannot start or acquire, or unreadable server counters, fail the step instead",
 				"frozen_holder":   "resumed (SIGCONT) after the trial, then asked to exit and reaped",
 			}
 		},
@@ -183,8 +184,8 @@ func run(ctx context.Context, env *bench.Env, cmd holder.Command, mode string, t
 		if ctx.Err() != nil {
 			return results.Raw{}, ctx.Err()
 		}
-		if errors.Is(err, errHolder) {
-			// Not a handover failure: the harness or the servers are broken.
+		if errors.Is(err, errSetup) {
+			// Not a failed handover: the harness or the servers are broken.
 			return results.Raw{}, err
 		}
 		if err != nil {
@@ -238,7 +239,7 @@ func (t *trial) run(ctx context.Context) (time.Duration, error) {
 		Contender: t.env.Contender.Name, Addrs: t.env.Addrs, Lease: t.env.Lease, Key: key,
 	})
 	if err != nil {
-		return 0, fmt.Errorf("%w: %w", errHolder, err)
+		return 0, fmt.Errorf("%w: %w", errSetup, err)
 	}
 	defer h.Close() // resumes a frozen holder, asks it to exit, reaps it
 
@@ -246,10 +247,10 @@ func (t *trial) run(ctx context.Context) (time.Duration, error) {
 	var baseWaiters int64
 	if t.probe != nil {
 		if base, err = t.probe.Counts(rctx); err != nil {
-			return 0, err
+			return 0, fmt.Errorf("%w: %w", errSetup, err)
 		}
 		if baseWaiters, err = t.probe.Waiters(rctx); err != nil && !errors.Is(err, serverops.ErrNoQueue) {
-			return 0, err
+			return 0, fmt.Errorf("%w: %w", errSetup, err)
 		}
 	}
 
@@ -360,13 +361,13 @@ func (t *trial) waitReady(ctx context.Context, base serverops.Counts, baseWaiter
 		case errors.Is(err, serverops.ErrNoQueue):
 			c, err := t.probe.Counts(ctx)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("%w: %w", errSetup, err)
 			}
 			if c.Attempts-base.Attempts >= int64(t.probe.Servers()) {
 				return nil, nil
 			}
 		default:
-			return nil, err
+			return nil, fmt.Errorf("%w: %w", errSetup, err)
 		}
 	}
 }

@@ -210,8 +210,8 @@ func TestWithoutServerCounters(t *testing.T) {
 			env := &bench.Env{Contender: contenders[0], Addrs: d.Addrs(bench.RoleMonolock), Lease: time.Second, Deployment: d}
 			raw, err := v.Run(context.Background(), env)
 			if tt.wantErr {
-				if !errors.Is(err, errHolder) {
-					t.Fatalf("Run = %v, want an error wrapping errHolder", err)
+				if !errors.Is(err, errSetup) {
+					t.Fatalf("Run = %v, want an error wrapping errSetup", err)
 				}
 				return
 			}
