@@ -21,7 +21,27 @@ func HostEnvironment() results.Environment {
 		OS:         runtime.GOOS,
 		Arch:       runtime.GOARCH,
 		GoVersion:  runtime.Version(),
+		Sysctls:    sysctls(),
 	}
+}
+
+// recordedSysctls shape connection-per-claim figures: a client that closes
+// first keeps a TIME_WAIT socket per claim, and the port range bounds how
+// many it may hold (tcp_tw_reuse 2 reuses them on loopback only).
+var recordedSysctls = []string{
+	"net.ipv4.tcp_tw_reuse", "net.ipv4.ip_local_port_range",
+	"net.ipv4.tcp_fin_timeout", "net.core.somaxconn", "net.ipv4.tcp_max_syn_backlog",
+}
+
+func sysctls() map[string]string {
+	m := map[string]string{}
+	for _, k := range recordedSysctls {
+		b, err := os.ReadFile("/proc/sys/" + strings.ReplaceAll(k, ".", "/"))
+		if err == nil {
+			m[k] = strings.Join(strings.Fields(string(b)), " ")
+		}
+	}
+	return m
 }
 
 func cpuModel() string {

@@ -37,6 +37,9 @@ type Measurement struct {
 	ServerCPUOK     bool
 	// ClientCPU is the bench process's CPU time during the span.
 	ClientCPU time.Duration
+	// TimeWait is the number of TIME_WAIT sockets to the contender's
+	// servers at the end of the span (see TimeWaitTo).
+	TimeWait int
 }
 
 // Measure opens the contender, runs w against it and closes it again.
@@ -89,6 +92,9 @@ func (e *Env) Measure(ctx context.Context, w Workload) (Measurement, error) {
 		m.Rec.Merge(r)
 	}
 	m.ClientCPU = cli1 - cli0
+	if m.TimeWait, err = TimeWaitTo(e.Addrs); err != nil {
+		return m, err
+	}
 	m.ServerCPU, m.ServerCPUSource, m.ServerCPUOK = srv1-srv0, src, ok
 	return m, nil
 }

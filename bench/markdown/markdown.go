@@ -6,6 +6,7 @@ package markdown
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -25,6 +26,14 @@ func Summary(w io.Writer, r *results.Results) error {
 	fmt.Fprintf(&b, "- machine: %s, %d cores (GOMAXPROCS %d), %s/%s, kernel %s, %s\n",
 		e.CPUModel, e.Cores, e.GOMAXPROCS, e.OS, e.Arch, e.Kernel, e.GoVersion)
 	fmt.Fprintf(&b, "- backend: %s; network path: %s\n", e.Backend, e.NetworkPath)
+	if len(e.Sysctls) > 0 {
+		keys := slices.Sorted(maps.Keys(e.Sysctls))
+		var kv []string
+		for _, k := range keys {
+			kv = append(kv, k+"="+e.Sysctls[k])
+		}
+		fmt.Fprintf(&b, "- sysctls: %s\n", strings.Join(kv, ", "))
+	}
 	if e.RedisVersion != "" {
 		fmt.Fprintf(&b, "- Redis %s\n", e.RedisVersion)
 	}

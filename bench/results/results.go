@@ -67,6 +67,9 @@ type Environment struct {
 	Servers []Server `json:"servers,omitempty"`
 	// Command is the command line of the run.
 	Command []string `json:"command,omitempty"`
+	// Sysctls are the kernel settings that shape connection-heavy figures
+	// (net.ipv4.tcp_tw_reuse, net.ipv4.ip_local_port_range, ...).
+	Sysctls map[string]string `json:"sysctls,omitempty"`
 }
 
 // Image is one container image a run used.
@@ -133,7 +136,9 @@ type Raw struct {
 	Seconds float64 `json:"seconds"`
 	// Metrics are this repetition's figures; Summary aggregates them.
 	Metrics []Metric `json:"metrics"`
-	// Counts are plain event counts: cycles, failures, give_ups, lost.
+	// Counts are plain event counts: cycles, failures, gave_up, lost,
+	// time_wait_sockets (TIME_WAIT sockets to the contender's servers at
+	// the end of the span).
 	Counts map[string]int64 `json:"counts,omitempty"`
 	// Histograms are encoded HdrHistogram snapshots of the repetition.
 	Histograms []Histogram `json:"histograms,omitempty"`

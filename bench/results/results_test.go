@@ -54,6 +54,7 @@ func sample(t *testing.T) *Results {
 			GoVersion: "go1.26", RedisVersion: "7.0.15", Backend: "local", NetworkPath: "loopback",
 			Images:  []Image{{Role: "redis", Ref: "r:1", Source: "host"}},
 			Servers: []Server{{Role: "redis", Address: "127.0.0.1:6379", Version: "7.0.15"}},
+			Sysctls: map[string]string{"net.ipv4.tcp_tw_reuse": "2"},
 		},
 		Parameters: Parameters{
 			Repetitions: 2, Scenarios: []string{"latency"}, Contenders: []string{"redis"},

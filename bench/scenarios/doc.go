@@ -38,6 +38,7 @@ func baseRaw(m bench.Measurement) (results.Raw, error) {
 		Seconds: m.Elapsed.Seconds(),
 		Counts: map[string]int64{
 			"cycles": rec.Cycles, "failures": rec.Failures, "gave_up": rec.GaveUp, "lost": rec.Lost,
+			"time_wait_sockets": int64(m.TimeWait),
 		},
 		Histograms: []results.Histogram{acq, cyc},
 		Errors:     rec.Errors,
