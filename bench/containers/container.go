@@ -121,12 +121,19 @@ func (s *Session) Start(ctx context.Context, spec Spec) (*Container, error) {
 	if err == nil {
 		err = c.awaitReady(ctx)
 	}
+	if err == nil && s.isClosed() {
+		// Close ran during the start and could not see this container.
+		err = ErrSessionClosed
+	}
 	if err != nil {
 		if c.ID != "" {
 			err = errors.Join(err, c.Terminate(context.WithoutCancel(ctx)))
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if errors.Is(err, ErrSessionClosed) {
+			return nil, err
 		}
 		return nil, fmt.Errorf("bench: start container %s (%s): %w", spec.Name, spec.Image.Ref, err)
 	}

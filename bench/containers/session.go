@@ -140,6 +140,12 @@ func (s *Session) EngineVersion(ctx context.Context) (string, error) {
 	return fmt.Sprintf("%s (API %s)", v.Version, v.APIVersion), nil
 }
 
+func (s *Session) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
 // Close terminates every container of the session, including any a
 // failed start left behind, and removes its network. It is safe to call
 // more than once and from a Ctrl-C handler (give it a fresh context).
