@@ -273,13 +273,13 @@ func (f *figures) latencySection(d *document) error {
 					}
 				}
 				if fl, ok := f.row("latency", tcpFloor, v, "acquire_p50"); ok {
-					text += fmt.Sprintf(" The tcp-floor, a server that does nothing but the connection-per-claim exchange, takes %s: monolock's lock logic and client add %s above it.",
-						withUnit(fl.Median, fl.Unit), withUnit(m.Median-fl.Median, m.Unit))
+					text += " The tcp-floor, a server that does nothing but the connection-per-claim exchange, takes " +
+						withUnit(fl.Median, fl.Unit) + ": " + aboveFloor("monolock's lock logic and client", m, fl) + "."
 				}
 			}
 			if r, ok := f.row("latency", redis, v, "acquire_p50"); ok {
 				if fl, ok := f.row("latency", redisFloor, v, "acquire_p50"); ok {
-					text += fmt.Sprintf(" The redis-floor (two PINGs) takes %s, Redis's lock %s above it.", withUnit(fl.Median, fl.Unit), withUnit(r.Median-fl.Median, r.Unit))
+					text += " The redis-floor (two PINGs) takes " + withUnit(fl.Median, fl.Unit) + ": " + aboveFloor("Redis's lock script", r, fl) + "."
 				}
 			}
 			if tail := f.listFigures("latency", v, "acquire_p999", f.locks("latency")); tail != "" {
@@ -322,7 +322,11 @@ func (f *figures) throughputSection(d *document) error {
 			r, _ := f.row("throughput", redis, v, "cycles_per_sec")
 			s += fmt.Sprintf(" At %d workers Redis completes %s monolock's cycles/s", w, ratio(r.Median, m.Median))
 			if fl, ok := f.row("throughput", tcpFloor, v, "cycles_per_sec"); ok {
-				s += fmt.Sprintf("; monolock reaches %.0f%% of the tcp-floor, the ceiling of any connection-per-claim lock on this path", 100*m.Median/fl.Median)
+				if m.Median <= fl.Median {
+					s += fmt.Sprintf("; monolock reaches %.0f%% of the tcp-floor, the ceiling of any connection-per-claim lock on this path", 100*m.Median/fl.Median)
+				} else {
+					s += fmt.Sprintf("; monolock (%s/s) exceeds the tcp-floor (%s/s), which a ceiling should not allow: at this worker count the run's noise is larger than the difference", num(m.Median), num(fl.Median))
+				}
 			}
 			s += "."
 			if ms, ok := f.row("throughput", monolock, v, "server_cpu_ms_per_1k"); ok {
@@ -481,4 +485,14 @@ func (f *figures) clientTable(d *document, variant string) {
 	}
 	d.p(fmt.Sprintf("Grants per client (%s, all repetitions) and each client's share; with %d clients an equal share is %.1f%%.", variant, len(clients), 100/float64(len(clients))))
 	d.add(t)
+}
+
+// aboveFloor says what a figure adds above its floor, or that the two are
+// within noise when the floor is not below it.
+func aboveFloor(what string, x, floor results.Row) string {
+	if x.Median > floor.Median {
+		return what + " cost " + withUnit(x.Median-floor.Median, x.Unit) + " on top of it"
+	}
+	return fmt.Sprintf("%s cost nothing measurable on top of it here (%s vs the floor's %s: the difference is noise)",
+		what, withUnit(x.Median, x.Unit), withUnit(floor.Median, floor.Unit))
 }
