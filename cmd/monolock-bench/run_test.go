@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -149,7 +150,8 @@ func TestInterrupt(t *testing.T) {
 		contenders: contenderTable()[:2], backend: "local", repetitions: 1, out: out, lease: 5 * time.Second,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr bytes.Buffer
+	var stdout bytes.Buffer
+	var stderr lockedBuffer // read here while run writes it
 	done := make(chan int)
 	go func() { done <- run(ctx, o, &stdout, &stderr) }()
 	// Cancel once some repetitions finished.
@@ -174,6 +176,24 @@ func TestInterrupt(t *testing.T) {
 			t.Errorf("server %s at %s still accepts connections after the run", s.Role, s.Address)
 		}
 	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for one writer and one reader.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func TestParseRunFlags(t *testing.T) {
