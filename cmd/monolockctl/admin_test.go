@@ -2,12 +2,18 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/monolock/monolock-bench/monolock"
+	"github.com/monolock/monolock-bench/monolock/monolocktest"
+	"github.com/monolock/monolock-bench/monolock/protocol"
 )
 
 // replay is an admin API double that answers with the contract's JSON and
@@ -145,4 +151,102 @@ func TestAdminJSONAndAddress(t *testing.T) {
 	if code, stdout, _ := invoke(t, nil, "locks", "-admin", addr); code != 0 || !strings.Contains(stdout, "no locks held or awaited") {
 		t.Fatalf("exit %d, stdout %q", code, stdout)
 	}
+}
+
+// The admin front ends end to end: a real server's admin handler, real
+// clients holding and queueing.
+func TestAdminEndToEnd(t *testing.T) {
+	srv := monolocktest.NewServer(t)
+	api := httptest.NewServer(srv.Server().AdminHandler())
+	t.Cleanup(api.Close)
+	admin := api.Listener.Addr().String()
+	c, err := monolock.New(monolock.Config{Address: srv.Addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner, err := c.Acquire(t.Context(), "deploy/prod", 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Release()
+	type acquired struct {
+		l   *monolock.Lock
+		err error
+	}
+	waiters := make([]chan acquired, 2)
+	for i := range waiters {
+		waiters[i] = make(chan acquired, 1)
+		go func() {
+			l, err := c.Acquire(t.Context(), "deploy/prod", 5*time.Second)
+			waiters[i] <- acquired{l, err}
+		}()
+		deadline := time.Now().Add(10 * time.Second)
+		for info, _ := srv.Server().Lock("deploy/prod"); len(info.Waiters) < i+1; info, _ = srv.Server().Lock("deploy/prod") {
+			if time.Now().After(deadline) {
+				t.Fatal("waiter never queued")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	info, _ := srv.Server().Lock("deploy/prod")
+	holderAddr, first, second := info.Holder.RemoteAddr, info.Waiters[0].RemoteAddr, info.Waiters[1].RemoteAddr
+
+	ctl := func(want int, args ...string) string {
+		t.Helper()
+		args = append([]string{args[0], "-admin", admin}, args[1:]...)
+		code, stdout, stderr := invoke(t, nil, args...)
+		if code != want {
+			t.Fatalf("%v: exit %d, want %d; stderr:\n%s", args, code, want, stderr)
+		}
+		return stdout + stderr
+	}
+	contains := func(out string, want ...string) {
+		t.Helper()
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("output lacks %q:\n%s", w, out)
+			}
+		}
+	}
+	tok := strconv.FormatUint(owner.Token(), 10)
+	contains(ctl(0, "locks"), "deploy/prod", holderAddr, tok, "5s")
+	contains(ctl(0, "locks", "deploy/*"), "deploy/prod")
+	contains(ctl(0, "locks", "other/*"), "no locks held or awaited")
+	out := ctl(0, "show", "deploy/prod")
+	contains(out, holderAddr, first, second)
+	if strings.Index(out, first) > strings.Index(out, second) {
+		t.Errorf("queue out of order:\n%s", out)
+	}
+	var listed struct {
+		Locks []struct {
+			Name    string `json:"name"`
+			Waiters int    `json:"waiters"`
+		} `json:"locks"`
+	}
+	if err := json.Unmarshal([]byte(ctl(0, "locks", "-json")), &listed); err != nil || len(listed.Locks) != 1 || listed.Locks[0].Waiters != 2 {
+		t.Fatalf("locks -json: %+v, %v", listed, err)
+	}
+
+	// Kick the first waiter: it gets ERROR 0x02; the second keeps its place.
+	contains(ctl(0, "kick", "deploy/prod", first), "kicked waiter "+first)
+	if r := <-waiters[0]; !errors.Is(r.err, protocol.ErrClosedByAdmin) {
+		t.Fatalf("kicked waiter's Acquire = %v, want ErrClosedByAdmin", r.err)
+	}
+	contains(ctl(exitFailure, "kick", "deploy/prod", first), "404")
+
+	// Force-release: the owner loses with 0x02, the remaining waiter is promoted.
+	contains(ctl(0, "release", "deploy/prod"), "released deploy/prod (owner's token "+tok+")")
+	<-owner.Done()
+	if !errors.Is(owner.Err(), protocol.ErrClosedByAdmin) {
+		t.Fatalf("owner's Err = %v", owner.Err())
+	}
+	r := <-waiters[1]
+	if r.err != nil {
+		t.Fatalf("second waiter: %v", r.err)
+	}
+	defer r.l.Release()
+	if r.l.Token() <= owner.Token() {
+		t.Fatalf("promoted token %d not above %d", r.l.Token(), owner.Token())
+	}
+	contains(ctl(exitFailure, "release", "idle"), "404")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -107,25 +108,45 @@ func TestRunHoldsLockWhileCommandRuns(t *testing.T) {
 	l.Release()
 }
 
-// A force-release stops the command at once (SIGTERM) and exits 76.
+// A force-release stops the command at once (SIGTERM) and exits 76, be it
+// through the server's method or through "monolockctl release".
 func TestRunStopsCommandWhenLockLost(t *testing.T) {
-	srv := monolocktest.NewServer(t)
-	started := filepath.Join(t.TempDir(), "started")
-	begin := time.Now()
-	done := start(t, nil, "run", "-addr", srv.Addr, "-grace", "8s", "job",
-		"sh", "-c", `echo up > "$1"; exec sleep 60`, "sh", started)
-	waitFile(t, started)
-	if _, err := srv.Server().ForceRelease("job"); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name    string
+		release func(t *testing.T, srv *monolocktest.Server)
+	}{
+		{"Server.ForceRelease", func(t *testing.T, srv *monolocktest.Server) {
+			if _, err := srv.Server().ForceRelease("job"); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"monolockctl release", func(t *testing.T, srv *monolocktest.Server) {
+			api := httptest.NewServer(srv.Server().AdminHandler())
+			defer api.Close()
+			if code, _, stderr := invoke(t, nil, "release", "-admin", api.URL, "job"); code != 0 {
+				t.Fatalf("release: exit %d: %s", code, stderr)
+			}
+		}},
 	}
-	r := await(t, done, 7*time.Second) // before -grace: SIGTERM did it
-	if r.code != exitLost {
-		t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, exitLost, r.stderr)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := monolocktest.NewServer(t)
+			started := filepath.Join(t.TempDir(), "started")
+			done := start(t, nil, "run", "-addr", srv.Addr, "-grace", "8s", "job",
+				"sh", "-c", `echo up > "$1"; exec sleep 60`, "sh", started)
+			waitFile(t, started)
+			lost := time.Now()
+			tt.release(t, srv)
+			r := await(t, done, 7*time.Second) // before -grace: SIGTERM did it
+			if r.code != exitLost {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, exitLost, r.stderr)
+			}
+			if !strings.Contains(r.stderr, `lock "job" lost`) || strings.Contains(r.stderr, "SIGKILL") {
+				t.Errorf("stderr:\n%s", r.stderr)
+			}
+			t.Logf("command stopped %v after the force-release", time.Since(lost).Round(time.Millisecond))
+		})
 	}
-	if !strings.Contains(r.stderr, `lock "job" lost`) || strings.Contains(r.stderr, "SIGKILL") {
-		t.Errorf("stderr:\n%s", r.stderr)
-	}
-	t.Logf("command stopped %v after start", time.Since(begin).Round(time.Millisecond))
 }
 
 // A command that ignores SIGTERM is killed after -grace.
