@@ -24,6 +24,9 @@ type paragraph struct {
 
 type list struct{ items []string }
 
+// contents lists the sections with links to their headings.
+type contents struct{ entries []heading }
+
 // table is a grid of cells; the first labels columns (at least one) are
 // labels, the others right-aligned figures unless leftAligned.
 type table struct {
@@ -59,8 +62,23 @@ func (paragraph) isBlock() {}
 func (list) isBlock()      {}
 func (table) isBlock()     {}
 func (chart) isBlock()     {}
+func (contents) isBlock()  {}
 
-func (d *document) h2(text, id string) { d.blocks = append(d.blocks, heading{2, text, id}) }
-func (d *document) h3(text, id string) { d.blocks = append(d.blocks, heading{3, text, id}) }
-func (d *document) p(text string)      { d.blocks = append(d.blocks, paragraph{text: text}) }
-func (d *document) add(b block)        { d.blocks = append(d.blocks, b) }
+// h2 and h3 add headings whose ids are the anchors GitHub gives the same
+// headings in report.md, so that links work in both renderings.
+func (d *document) h2(text string) { d.blocks = append(d.blocks, heading{2, text, anchor(text)}) }
+func (d *document) h3(text string) { d.blocks = append(d.blocks, heading{3, text, anchor(text)}) }
+
+// withContents inserts, at position at, a list of links to every level-2
+// heading.
+func (d *document) withContents(at int) {
+	var c contents
+	for _, b := range d.blocks {
+		if h, ok := b.(heading); ok && h.level == 2 {
+			c.entries = append(c.entries, h)
+		}
+	}
+	d.blocks = append(d.blocks[:at], append([]block{c}, d.blocks[at:]...)...)
+}
+func (d *document) p(text string) { d.blocks = append(d.blocks, paragraph{text: text}) }
+func (d *document) add(b block)   { d.blocks = append(d.blocks, b) }

@@ -44,6 +44,7 @@ func fixture(t testing.TB) *results.Results {
 		"monolock": {120, 180}, "redis": {100, 190}, "redlock": {310, 600},
 		"tcp-floor": {70, 95}, "redis-floor": {60, 60},
 	}
+	// redis-spin is a waiting-strategy variant: contended variants only.
 	contenders := []string{"monolock", "redis", "redlock", "tcp-floor", "redis-floor"}
 	var raw []results.Raw
 	for rep := 1; rep <= 3; rep++ {
@@ -84,10 +85,15 @@ func fixture(t testing.TB) *results.Results {
 					Counts: map[string]int64{"cycles": int64(cps * 2)},
 					CPU:    &results.CPU{ServerMS: 80, ServerSource: "cgroup cpu.stat", ClientMS: 90},
 				})
+				if c == "redlock" && w == 64 && rep == 2 {
+					last := &raw[len(raw)-1]
+					last.Counts["failures"], last.Counts["gave_up"] = 3, 3
+					last.Errors = []string{"redsync: failed to acquire lock (fixture)"}
+				}
 			}
 		}
-		for _, c := range []string{"monolock", "redis", "redlock"} {
-			cps := jitter(map[string]float64{"monolock": 6100, "redis": 2400, "redlock": 700}[c], 0.05)
+		for _, c := range []string{"monolock", "redis", "redlock", "redis-spin"} {
+			cps := jitter(map[string]float64{"monolock": 6100, "redis": 2400, "redlock": 700, "redis-spin": 5200}[c], 0.05)
 			raw = append(raw, results.Raw{
 				Scenario: "throughput", Contender: c, Variant: "shared-w16", Repetition: rep,
 				StartedAt: start.Add(time.Duration(len(raw)) * time.Second), Seconds: 2,
@@ -100,12 +106,13 @@ func fixture(t testing.TB) *results.Results {
 			})
 		}
 		handover := map[string]map[string]float64{
-			"monolock": {"graceful": 0.35, "crash": 0.5, "freeze": 1800},
-			"redis":    {"graceful": 95, "crash": 2060, "freeze": 2070},
-			"redlock":  {"graceful": 140, "crash": 2110, "freeze": 2120},
+			"monolock":   {"graceful": 0.35, "crash": 0.5, "freeze": 1800},
+			"redis":      {"graceful": 95, "crash": 2060, "freeze": 2070},
+			"redlock":    {"graceful": 140, "crash": 2110, "freeze": 2120},
+			"redis-spin": {"graceful": 1.1, "crash": 1650, "freeze": 1700},
 		}
 		for _, mode := range []string{"graceful", "crash", "freeze"} {
-			for _, c := range []string{"monolock", "redis", "redlock"} {
+			for _, c := range []string{"monolock", "redis", "redlock", "redis-spin"} {
 				var trials []float64
 				for range 9 {
 					trials = append(trials, jitter(handover[c][mode], 0.08))
@@ -133,11 +140,12 @@ func fixture(t testing.TB) *results.Results {
 			}
 		}
 		fair := map[string]struct{ jain, inv, waitMS, ops, attempts float64 }{
-			"monolock": {0.999, 0, 7, 410, 1},
-			"redis":    {0.82, 140, 45, 5200, 13},
-			"redlock":  {0.77, 210, 80, 14000, 9},
+			"monolock":   {0.999, 0, 7, 410, 1},
+			"redis":      {0.82, 140, 45, 5200, 13},
+			"redlock":    {0.77, 210, 80, 14000, 9},
+			"redis-spin": {0.95, 880, 30, 41000, 40},
 		}
-		for _, c := range []string{"monolock", "redis", "redlock"} {
+		for _, c := range []string{"monolock", "redis", "redlock", "redis-spin"} {
 			fx := fair[c]
 			var clients []results.Client
 			var grants int64
@@ -165,8 +173,10 @@ func fixture(t testing.TB) *results.Results {
 					{Name: "utilisation", Unit: "ratio", Value: jitter(0.9, 0.02)},
 					{Name: "server_ops_per_sec", Unit: "1/s", Value: jitter(fx.ops, 0.05)},
 					{Name: "grants", Unit: "count", Value: float64(grants)},
+					{Name: "server_ops_per_grant", Unit: "count", Value: jitter(fx.ops, 0.05) * 8 / float64(grants)},
+					{Name: "attempts_per_grant", Unit: "count", Value: fx.attempts},
 				},
-				Counts:     map[string]int64{"grants": grants},
+				Counts:     map[string]int64{"grants": grants, "attempts": int64(float64(grants) * fx.attempts)},
 				Histograms: []results.Histogram{hist("wait", int(grants), fx.waitMS*1000, 5)},
 				Clients:    clients,
 			})
@@ -192,7 +202,7 @@ func fixture(t testing.TB) *results.Results {
 		Parameters: results.Parameters{
 			Repetitions: 3,
 			Scenarios:   []string{"latency", "throughput", "handover", "fairness"},
-			Contenders:  contenders,
+			Contenders:  append(append([]string(nil), contenders[:3]...), "redis-spin", "tcp-floor", "redis-floor"),
 			Scenario: map[string]results.Settings{
 				"latency":    {"iterations": "400", "warmup": "100"},
 				"throughput": {"duration": "2s", "hold": "0s", "workers": "1,4,16,64", "shared_keys": "4"},
@@ -203,6 +213,7 @@ func fixture(t testing.TB) *results.Results {
 				"monolock":    {"lease": "2s", "server_role": "monolock"},
 				"redis":       {"lease": "2s", "server_role": "redis", "wait": "jittered 50ms-250ms", "watchdog": "ttl/3"},
 				"redlock":     {"lease": "2s", "server_role": "redlock", "wait": "redsync default", "quorum": "3 of 5"},
+				"redis-spin":  {"lease": "2s", "server_role": "redis", "wait": "fast-spin 500µs-1.5ms", "watchdog": "ttl/3"},
 				"tcp-floor":   {"lease": "2s", "server_role": "tcp-floor"},
 				"redis-floor": {"lease": "2s", "server_role": "redis"},
 			},

@@ -9,7 +9,7 @@ import (
 // numbers, then the trade-offs a benchmark run does not measure, labelled
 // as such.
 func (f *figures) guidance(d *document, claims []Claim) {
-	d.h2("Which lock when", "which-lock-when")
+	d.h2("Which lock when")
 	verdict := map[string]Verdict{}
 	for _, c := range claims {
 		verdict[c.ID] = c.Verdict

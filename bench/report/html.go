@@ -21,12 +21,12 @@ td.holds{background:#e3f4e3}td.fails{background:#fbe2e2}td.inconclusive{backgrou
 td.holds,td.fails,td.inconclusive{font-weight:bold}
 figure{margin:1rem 0}figure svg{width:100%;max-width:40rem;height:auto;display:block}
 figcaption{font-size:0.85rem;color:#444}
-p.warn{border:2px solid #b00;padding:0.5rem;font-weight:bold}
+a{color:#1f5fbf}p.warn{border:2px solid #b00;padding:0.5rem;font-weight:bold}
 @media (max-width:40rem){body{padding:0.5rem}td.num{white-space:normal}
 table.cards,table.cards tbody,table.cards tr,table.cards td{display:block}table.cards thead{display:none}
 table.cards tr{border:1px solid #ccc;margin-bottom:0.75rem}table.cards td{border:none;border-bottom:1px solid #eee}
 table.cards td::before{content:attr(data-label) ": ";font-weight:bold;color:#444}}
-@media print{body{max-width:none;padding:0}figure,table{break-inside:avoid}.scroll{overflow:visible}h2{break-after:avoid}}
+@media print{body{max-width:none;padding:0}nav{display:none}figure,table{break-inside:avoid}.scroll{overflow:visible}h2{break-after:avoid}}
 `
 
 // html renders d as one self-contained HTML page: inline CSS, charts as
@@ -82,6 +82,15 @@ func (d *document) html() []byte {
 				b.WriteString("</tr>\n")
 			}
 			b.WriteString("</tbody>\n</table></div>\n")
+		case contents:
+			b.WriteString("<nav><p>Contents:")
+			for i, h := range x.entries {
+				if i > 0 {
+					b.WriteString(" ·")
+				}
+				fmt.Fprintf(&b, " <a href=\"#%s\">%s</a>", html.EscapeString(h.id), html.EscapeString(h.text))
+			}
+			b.WriteString("</p></nav>\n")
 		case chart:
 			fmt.Fprintf(&b, "<figure id=\"chart-%s\">\n%s\n<figcaption>%s</figcaption>\n</figure>\n",
 				html.EscapeString(x.name), inlineSVG(x.svg), html.EscapeString(x.caption))

@@ -48,6 +48,16 @@ func (d *document) markdown() []byte {
 			}
 		case chart:
 			fmt.Fprintf(&b, "![%s](charts/%s.svg)\n", mdEscape(x.caption), x.name)
+		case contents:
+			b.WriteString("Contents:")
+			for i, h := range x.entries {
+				sep := " ·"
+				if i == 0 {
+					sep = ""
+				}
+				fmt.Fprintf(&b, "%s [%s](#%s)", sep, mdEscape(h.text), h.id)
+			}
+			b.WriteString("\n")
 		}
 	}
 	return []byte(b.String())

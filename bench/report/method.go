@@ -13,7 +13,7 @@ import (
 func (f *figures) method(d *document) {
 	r := f.r
 	e := r.Environment
-	d.h2("Method and caveats", "method-and-caveats")
+	d.h2("Method and caveats")
 	if r.Partial {
 		d.add(paragraph{text: "This run is partial: " + r.PartialReason + ".", strong: true})
 	}
@@ -39,18 +39,18 @@ func (f *figures) method(d *document) {
 		r.Parameters.Repetitions, map[bool]string{true: " (quick mode: shortened durations and counts)", false: ""}[r.Parameters.Quick]))
 	d.add(list{items: env})
 
-	d.h3("Noise", "noise")
+	d.h3("Noise")
 	d.p(f.noiseText())
 
-	d.h3("The bench's own overhead", "overhead")
+	d.h3("The bench's own overhead")
 	d.p(f.overheadText())
 
 	if fails := f.failureLines(); len(fails) > 0 {
-		d.h3("Failures and errors", "failures")
+		d.h3("Failures and errors")
 		d.add(list{items: fails})
 	}
 	if len(r.Notes) > 0 {
-		d.h3("Notes of the run", "notes")
+		d.h3("Notes of the run")
 		d.add(list{items: r.Notes})
 	}
 	f.settingsTable(d)
@@ -173,7 +173,7 @@ func (f *figures) settingsTable(d *document) {
 		}
 	}
 	slices.Sort(keys)
-	d.h3("Contender settings", "contender-settings")
+	d.h3("Contender settings")
 	d.p("Lease (monolock) and TTL (Redis, Redlock) are the same for every contender; the waiting strategy of each Redis contender is a named parameter.")
 	t := table{head: append([]string{"setting"}, cols...), leftAligned: true}
 	for _, k := range keys {

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/monolock/monolock-bench/bench/results"
 )
@@ -51,6 +52,7 @@ func Render(r *results.Results) (*Report, error) {
 	claims := Check(r)
 	d := &document{title: "monolock-bench report — run " + r.RunID}
 	f.intro(d)
+	top := len(d.blocks)
 	f.atAGlance(d)
 	f.claimsSection(d, claims)
 	f.guidance(d, claims)
@@ -60,6 +62,7 @@ func Render(r *results.Results) (*Report, error) {
 		}
 	}
 	f.method(d)
+	d.withContents(top)
 	rep := &Report{Markdown: d.markdown(), HTML: d.html(), Claims: claims}
 	for _, b := range d.blocks {
 		if c, ok := b.(chart); ok {
@@ -128,16 +131,18 @@ func writeIfChanged(path string, data []byte) error {
 	return nil
 }
 
-// anchor makes a heading id from text.
+// anchor makes a heading id from text the way GitHub does for report.md:
+// lower case, letters, digits, hyphens and underscores kept, spaces turned
+// into hyphens, everything else dropped.
 func anchor(text string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(text) {
 		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+		case unicode.IsLetter(r), unicode.IsDigit(r), r == '-', r == '_':
 			b.WriteRune(r)
-		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+		case r == ' ':
 			b.WriteByte('-')
 		}
 	}
-	return strings.TrimSuffix(b.String(), "-")
+	return b.String()
 }

@@ -250,3 +250,19 @@ func TestAboveFloor(t *testing.T) {
 		}
 	}
 }
+
+// Heading ids match GitHub's anchors, so the contents links work in
+// report.md as in report.html.
+func TestAnchor(t *testing.T) {
+	for text, want := range map[string]string{
+		"Latency (uncontended)":        "latency-uncontended",
+		"The bench's own overhead":     "the-benchs-own-overhead",
+		"Safety (the Kleppmann pause)": "safety-the-kleppmann-pause",
+		"At a glance":                  "at-a-glance",
+		"shared-w16 failover_2":        "shared-w16-failover_2",
+	} {
+		if got := anchor(text); got != want {
+			t.Errorf("anchor(%q) = %q, want %q", text, got, want)
+		}
+	}
+}

@@ -87,7 +87,7 @@ func (f *figures) glanceRows() []glanceRow {
 }
 
 func (f *figures) atAGlance(d *document) {
-	d.h2("At a glance", "at-a-glance")
+	d.h2("At a glance")
 	cols := f.contenders
 	head := append([]string{"figure"}, cols...)
 	t := table{head: head}
@@ -120,7 +120,7 @@ func (f *figures) atAGlance(d *document) {
 }
 
 func (f *figures) claimsSection(d *document, claims []Claim) {
-	d.h2("Claims checked", "claims-checked")
+	d.h2("Claims checked")
 	d.p("Each claim of the comparison between monolock and Redis/Redlock, as a testable statement with the verdict this run's data gives. A verdict is holds or fails only when every repetition agrees with respect to the stated threshold; when the spread straddles the threshold, or the data is missing, it is inconclusive.")
 	t := table{head: []string{"claim", "testable statement", "verdict", "measured", "threshold"}, leftAligned: true, cards: true}
 	for _, c := range claims {
@@ -160,7 +160,7 @@ func (f *figures) scenarioSection(d *document, s string) error {
 	if title == "" {
 		title = s
 	}
-	d.h2(title, "scenario-"+anchor(s))
+	d.h2(title)
 	if set := f.r.Parameters.Scenario[s]; len(set) > 0 {
 		d.p("Parameters: " + settingsText(set) + ".")
 	}
