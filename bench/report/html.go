@@ -16,13 +16,14 @@ h1{font-size:1.6rem}h2{font-size:1.3rem;margin-top:2rem;border-bottom:1px solid 
 table{border-collapse:collapse;font-size:0.9rem}
 th,td{border:1px solid #ccc;padding:0.25rem 0.5rem;vertical-align:top}
 th{background:#f2f2f2;text-align:left}
-td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
+td.num{text-align:right;font-variant-numeric:tabular-nums}td.num span{white-space:nowrap}
+td:first-child{min-width:9rem}
 td.holds{background:#e3f4e3}td.fails{background:#fbe2e2}td.inconclusive{background:#f4f0dc}
 td.holds,td.fails,td.inconclusive{font-weight:bold}
 figure{margin:1rem 0}figure svg{width:100%;max-width:40rem;height:auto;display:block}
 figcaption{font-size:0.85rem;color:#444}
 a{color:#1f5fbf}p.warn{border:2px solid #b00;padding:0.5rem;font-weight:bold}
-@media (max-width:40rem){body{padding:0.5rem}td.num{white-space:normal}
+@media (max-width:40rem){body{padding:0.5rem}td:first-child{min-width:6rem}
 table.cards,table.cards tbody,table.cards tr,table.cards td{display:block}table.cards thead{display:none}
 table.cards tr{border:1px solid #ccc;margin-bottom:0.75rem}table.cards td{border:none;border-bottom:1px solid #eee}
 table.cards td::before{content:attr(data-label) ": ";font-weight:bold;color:#444}}
@@ -77,7 +78,11 @@ func (d *document) html() []byte {
 					if x.cards && i < len(x.head) {
 						fmt.Fprintf(&b, " data-label=\"%s\"", html.EscapeString(x.head[i]))
 					}
-					fmt.Fprintf(&b, ">%s</td>", html.EscapeString(c.text))
+					if class == "num" {
+						fmt.Fprintf(&b, ">%s</td>", numberCell(c.text))
+					} else {
+						fmt.Fprintf(&b, ">%s</td>", html.EscapeString(c.text))
+					}
 				}
 				b.WriteString("</tr>\n")
 			}
@@ -129,4 +134,14 @@ func dropAttr(tag, name string) string {
 		return tag
 	}
 	return tag[:i] + tag[i+len(name)+3+j+1:]
+}
+
+// numberCell lets a figure's spread wrap below its median on a narrow
+// column ("121.8 (114.1–127.0)"), but never inside either part.
+func numberCell(text string) string {
+	median, spread, ok := strings.Cut(text, " (")
+	if !ok {
+		return "<span>" + html.EscapeString(text) + "</span>"
+	}
+	return "<span>" + html.EscapeString(median) + "</span> <span>(" + html.EscapeString(spread) + "</span>"
 }
