@@ -66,6 +66,18 @@ func (f *figures) guidance(d *document, claims []Claim) {
 		measured = append(measured, line+".")
 	}
 	if v := f.fairnessVariant(); v != "" {
+		// Polling faster buys handover speed with coordinator load.
+		var trade []string
+		for _, c := range f.locks("fairness") {
+			h, okH := f.row("handover", c, "graceful", "p50")
+			o, okO := f.row("fairness", c, v, "server_ops_per_sec")
+			if okH && okO {
+				trade = append(trade, fmt.Sprintf("%s %s after a release at %s on the coordinator", c, withUnit(h.Median, h.Unit), withUnit(o.Median, "1/s")))
+			}
+		}
+		if len(trade) > 1 {
+			measured = append(measured, "Waiting strategy (handover speed against coordinator load under contention): "+strings.Join(trade, "; ")+". A polling lock hands over faster only by asking the coordinator more often.")
+		}
 		var parts []string
 		for _, c := range f.locks("fairness") {
 			if x, ok := f.row("fairness", c, v, "jain_index"); ok {
