@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,7 +38,10 @@ func (p *lineProgress) Start(s bench.Step) {
 }
 
 func (p *lineProgress) Finish(s bench.Step, err error) {
-	if err != nil {
+	switch {
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintf(p.w, "[%d/%d] interrupted\n", s.Index, s.Total)
+	case err != nil:
 		fmt.Fprintf(p.w, "[%d/%d] failed after %s: %v\n", s.Index, s.Total, time.Since(p.start).Round(time.Millisecond), err)
 	}
 }
@@ -78,7 +83,7 @@ func (b *barProgress) Start(s bench.Step) {
 }
 
 func (b *barProgress) Finish(s bench.Step, err error) {
-	if err != nil {
+	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(b.p, "%s %s %s repetition %d failed: %v\n", s.Scenario, s.Variant, s.Contender, s.Repetition, err)
 	}
 	b.bar.Increment()
