@@ -78,14 +78,14 @@ func (c *Client) Acquire(ctx context.Context, name string, lease time.Duration) 
 	frame := protocol.AppendAcquire(make([]byte, 0, 16+len(name)), ms, name)
 	sentAt := time.Now()
 	if _, err := conn.Write(frame); err != nil {
-		conn.Close()
+		closeAbortively(conn)
 		return nil, fmt.Errorf("%w: sending ACQUIRE: %w", ErrConnectionClosed, err)
 	}
 	// The answer to ACQUIRE is read here rather than by the reader
 	// goroutine: an uncontended grant then costs no goroutine handoff.
 	f, answeredAt, err := l.handshake(ctx, lease, sentAt)
 	if err != nil {
-		conn.Close()
+		closeAbortively(conn)
 		return nil, err
 	}
 	switch f.Type {
@@ -95,7 +95,7 @@ func (c *Client) Acquire(ctx context.Context, name string, lease time.Duration) 
 		l.start(lease, sentAt, answeredAt, false)
 		return l, nil
 	case protocol.TypeError:
-		conn.Close()
+		closeAbortively(conn)
 		return nil, &ServerError{Code: f.Code, Reason: f.Reason}
 	}
 	// WAITING: the reader goroutine takes over and receives the promotion.

@@ -147,7 +147,7 @@ func (l *Lock) end(cause error) {
 	l.ended, l.err = true, cause
 	l.mu.Unlock()
 	l.cancel()
-	l.conn.Close()
+	closeAbortively(l.conn)
 }
 
 // wait returns when the reader and the keeper have exited; the session

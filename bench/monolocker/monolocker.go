@@ -37,7 +37,7 @@ func Settings() results.Settings {
 		"lease":     "= lease",
 		"heartbeat": "lease/4 minus 2×EWMA(RTT), floor 100ms; lost after 0.8×lease without confirmation",
 		"wait":      "server-side FIFO queue, promotion pushed (no polling)",
-		"release":   "close the connection",
+		"release":   "close the connection with a reset (SO_LINGER 0, no TIME_WAIT on the client)",
 		"give_up":   "never (waits until the harness cancels)",
 	}
 }

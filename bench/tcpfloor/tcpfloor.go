@@ -42,7 +42,7 @@ func New(addr string, lease time.Duration) (*Floor, error) {
 func Settings() results.Settings {
 	return results.Settings{
 		"acquire": "TCP connect, one 12-byte ACQUIRE frame (4-byte name) in, one 9-byte ACQUIRED frame out",
-		"release": "close the connection",
+		"release": "close the connection with a reset (SO_LINGER 0), as the monolock client does",
 		"locks":   "nothing (a baseline)",
 		"key_len": fmt.Sprint(NameLen),
 	}
@@ -89,6 +89,13 @@ type held struct{ c net.Conn }
 // neverLost: the floor holds nothing that could be lost.
 var neverLost = make(chan struct{})
 
-func (held) Token() (uint64, bool)           { return 0, false }
-func (held) Lost() <-chan struct{}           { return neverLost }
-func (h held) Release(context.Context) error { return h.c.Close() }
+func (held) Token() (uint64, bool) { return 0, false }
+func (held) Lost() <-chan struct{} { return neverLost }
+func (h held) Release(context.Context) error {
+	// Same close as the monolock client: a reset leaves no TIME_WAIT
+	// socket, so the floor measures the protocol, not port exhaustion.
+	if tcp, ok := h.c.(*net.TCPConn); ok {
+		tcp.SetLinger(0)
+	}
+	return h.c.Close()
+}
