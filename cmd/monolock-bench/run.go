@@ -69,6 +69,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		out           = fs.String("out", "", "output directory; default reports/<run-id>")
 		lease         = fs.Duration("lease", defaultLease, "lease (monolock) = TTL (redis, redlock) of every contender")
 		monolockAddr  = fs.String("monolock-addr", "", "external monolock server host:port (implies --backend external)")
+		monolockOps   = fs.String("monolock-ops-addr", "", "external monolock ops HTTP host:port (/metrics), optional: the coordinator's own counters for handover and fairness")
 		redisAddr     = fs.String("redis-addr", "", "external Redis host:port (implies --backend external)")
 		redlockAddrs  = fs.String("redlock-addrs", "", "five external Redis masters A,B,C,D,E (implies --backend external)")
 		tcpfloorAddr  = fs.String("tcpfloor-addr", "", "external tcp-floor server host:port (implies --backend external)")
@@ -110,7 +111,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 	}
 
 	o.addrs = map[string][]string{}
-	for role, a := range map[string]string{bench.RoleMonolock: *monolockAddr, bench.RoleRedis: *redisAddr, bench.RoleTCPFloor: *tcpfloorAddr} {
+	for role, a := range map[string]string{bench.RoleMonolock: *monolockAddr, bench.RoleMonolockOps: *monolockOps, bench.RoleRedis: *redisAddr, bench.RoleTCPFloor: *tcpfloorAddr} {
 		if a != "" {
 			o.addrs[role] = []string{a}
 		}
