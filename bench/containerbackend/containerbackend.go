@@ -71,7 +71,7 @@ func Start(ctx context.Context, roles []string) (_ *Deployment, err error) {
 		var cs []*containers.Container
 		switch role {
 		case bench.RoleMonolock:
-			img, err := containers.BuildGoImage(ctx, "./cmd/monolock", "monolock")
+			img, err := containers.MonolockImage(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -82,7 +82,7 @@ func Start(ctx context.Context, roles []string) (_ *Deployment, err error) {
 			}
 			cs = append(cs, c)
 		case bench.RoleTCPFloor:
-			img, err := containers.BuildGoImage(ctx, "./cmd/tcpfloor", "tcpfloor")
+			img, err := containers.TCPFloorImage(ctx)
 			if err != nil {
 				return nil, err
 			}
