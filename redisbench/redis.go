@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -133,57 +132,37 @@ func (r *Redis) Acquire(ctx context.Context, key string) (bench.Held, error) {
 // Close implements bench.Locker.
 func (r *Redis) Close() error { return r.client.Close() }
 
+// hold starts the watchdog of a granted key. A refused extension (the value
+// is gone) is a loss at once; failed calls are retried at the next tick
+// until a whole TTL passed without confirmation.
 func (r *Redis) hold(key, value string) *redisHeld {
-	h := &redisHeld{r: r, key: key, value: value, lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
-	go h.watchdog()
+	h := &redisHeld{r: r, key: key, value: value}
+	ttl := r.cfg.TTL
+	confirmed := time.Now()
+	h.watchdog = startWatchdog(ttl, func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), ttl/3)
+		defer cancel()
+		n, err := extendScript.Run(ctx, r.client, []string{key}, value, ttl.Milliseconds()).Int64()
+		if err == nil && n == 1 {
+			confirmed = time.Now()
+			return false
+		}
+		return err == nil || time.Since(confirmed) >= ttl
+	})
 	return h
 }
 
 type redisHeld struct {
+	*watchdog
 	r          *Redis
 	key, value string
-	lost       chan struct{}
-	lostOnce   sync.Once
-	stop, done chan struct{}
-	stopOnce   sync.Once
 }
 
 func (h *redisHeld) Token() (uint64, bool) { return 0, false }
-func (h *redisHeld) Lost() <-chan struct{} { return h.lost }
-func (h *redisHeld) markLost()             { h.lostOnce.Do(func() { close(h.lost) }) }
-
-// watchdog extends the key every ttl/3 while held, as Redisson does. A
-// refused extension (the value is gone) is a loss at once; failed calls are
-// retried at the next tick until a whole TTL passed without confirmation.
-func (h *redisHeld) watchdog() {
-	defer close(h.done)
-	ttl := h.r.cfg.TTL
-	confirmed := time.Now()
-	tick := time.NewTicker(ttl / 3)
-	defer tick.Stop()
-	for {
-		select {
-		case <-h.stop:
-			return
-		case <-tick.C:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), ttl/3)
-		n, err := extendScript.Run(ctx, h.r.client, []string{h.key}, h.value, ttl.Milliseconds()).Int64()
-		cancel()
-		switch {
-		case err == nil && n == 1:
-			confirmed = time.Now()
-		case err == nil || time.Since(confirmed) >= ttl:
-			h.markLost()
-			return
-		}
-	}
-}
 
 // Release stops the watchdog and deletes the key if it is still ours.
 func (h *redisHeld) Release(ctx context.Context) error {
-	h.stopOnce.Do(func() { close(h.stop) })
-	<-h.done
+	h.halt()
 	defer h.markLost()
 	n, err := releaseScript.Run(ctx, h.r.client, []string{h.key}, h.value).Int64()
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/go-redsync/redsync/v4"
@@ -120,9 +119,16 @@ func (r *Redlock) Acquire(ctx context.Context, key string) (bench.Held, error) {
 		}
 		return nil, fmt.Errorf("%w after %d tries: %w", bench.ErrGaveUp, r.cfg.Tries, err)
 	}
-	h := &redlockHeld{m: m, ttl: r.cfg.TTL, lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
-	go h.watchdog()
-	return h, nil
+	// The watchdog extends on a quorum every ttl/3; a failed Extend means
+	// the quorum no longer confirms the lock.
+	ttl := r.cfg.TTL
+	wd := startWatchdog(ttl, func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), ttl/3)
+		defer cancel()
+		ok, err := m.ExtendContext(ctx)
+		return !ok || err != nil
+	})
+	return &redlockHeld{watchdog: wd, m: m}, nil
 }
 
 // Close implements bench.Locker.
@@ -135,44 +141,15 @@ func (r *Redlock) Close() error {
 }
 
 type redlockHeld struct {
-	m          *redsync.Mutex
-	ttl        time.Duration
-	lost       chan struct{}
-	lostOnce   sync.Once
-	stop, done chan struct{}
-	stopOnce   sync.Once
+	*watchdog
+	m *redsync.Mutex
 }
 
 func (h *redlockHeld) Token() (uint64, bool) { return 0, false }
-func (h *redlockHeld) Lost() <-chan struct{} { return h.lost }
-func (h *redlockHeld) markLost()             { h.lostOnce.Do(func() { close(h.lost) }) }
-
-// watchdog extends the lock on a quorum every ttl/3; a failed Extend means
-// the quorum no longer confirms it.
-func (h *redlockHeld) watchdog() {
-	defer close(h.done)
-	tick := time.NewTicker(h.ttl / 3)
-	defer tick.Stop()
-	for {
-		select {
-		case <-h.stop:
-			return
-		case <-tick.C:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), h.ttl/3)
-		ok, err := h.m.ExtendContext(ctx)
-		cancel()
-		if !ok || err != nil {
-			h.markLost()
-			return
-		}
-	}
-}
 
 // Release stops the watchdog and unlocks on every master.
 func (h *redlockHeld) Release(ctx context.Context) error {
-	h.stopOnce.Do(func() { close(h.stop) })
-	<-h.done
+	h.halt()
 	defer h.markLost()
 	ok, err := h.m.UnlockContext(ctx)
 	if err != nil {
