@@ -162,7 +162,7 @@ func (fakeDeployment) Close() error                      { return nil }
 func TestRunnerPlansRecordsAndStopsPartial(t *testing.T) {
 	open := func(context.Context, []string, time.Duration) (Locker, error) { return &scriptedLocker{}, nil }
 	contenders := []Contender{
-		{Name: "a", Role: "ra", Open: open, Settings: results.Settings{"wait": "x"}},
+		{Name: "a", Role: "ra", Open: open, Settings: results.Settings{"wait": "x", "lease": "a contender cannot override the run's lease"}},
 		{Name: "spin", Role: "ra", Open: open, ContendedOnly: true},
 		{Name: "floor", Role: "rf", Open: open, Floor: true},
 	}

@@ -74,10 +74,12 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 	}
 	for _, c := range r.Contenders {
 		res.Parameters.Contenders = append(res.Parameters.Contenders, c.Name)
-		set := results.Settings{"lease": r.Lease.String(), "server_role": c.Role}
+		set := results.Settings{}
 		for k, v := range c.Settings {
 			set[k] = v
 		}
+		// The harness owns these: parity makes the lease one value for all.
+		set["lease"], set["server_role"] = r.Lease.String(), c.Role
 		res.Parameters.Contender[c.Name] = set
 	}
 

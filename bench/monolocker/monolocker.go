@@ -34,7 +34,6 @@ func Settings() results.Settings {
 	return results.Settings{
 		"client":    "monolock Go client (this repository), Client.Acquire",
 		"claim":     "one TCP connection per claim, plaintext",
-		"lease":     "= lease",
 		"heartbeat": "lease/4 minus 2×EWMA(RTT), floor 100ms; lost after 0.8×lease without confirmation",
 		"wait":      "server-side FIFO queue, promotion pushed (no polling)",
 		"release":   "close the connection with a reset (SO_LINGER 0, no TIME_WAIT on the client)",

@@ -66,6 +66,10 @@ func (r *Results) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
+	if err := f.Chmod(0o644); err != nil { // CreateTemp makes it 0600
+		f.Close()
+		return fmt.Errorf("results: %w", err)
+	}
 	defer os.Remove(f.Name()) // no-op after a successful rename
 	if _, err := f.Write(data); err != nil {
 		f.Close()
