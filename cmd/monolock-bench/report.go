@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/monolock/monolock-bench/bench/compare"
 	"github.com/monolock/monolock-bench/bench/report"
@@ -20,7 +21,20 @@ func reportCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "monolock-bench: %v\n", err)
 		return exitFailure
 	}
+	updateIndex(filepath.Dir(args[0]), stderr)
 	return exitOK
+}
+
+// updateIndex lists a run kept under reports/ in reports/README.md. The
+// index is a convenience: failing to write it only warns.
+func updateIndex(runDir string, stderr io.Writer) {
+	parent := filepath.Dir(filepath.Clean(runDir))
+	if filepath.Base(parent) != "reports" {
+		return
+	}
+	if err := report.WriteIndex(parent); err != nil {
+		fmt.Fprintf(stderr, "monolock-bench: warning: updating the index of runs in %s: %v\n", parent, err)
+	}
 }
 
 // compareCommand prints per-figure deltas between two runs, with

@@ -257,13 +257,7 @@ func run(ctx context.Context, o *runOptions, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "monolock-bench run: writing the report: %v\n", err)
 		return exitFailure
 	}
-	// A run kept under reports/ is listed in reports/README.md. The index
-	// is a convenience: failing to write it does not fail the run.
-	if parent := filepath.Dir(filepath.Clean(o.out)); filepath.Base(parent) == "reports" {
-		if err := report.WriteIndex(parent); err != nil {
-			log.Warn("monolock-bench: updating the index of runs", "dir", parent, "err", err)
-		}
-	}
+	updateIndex(o.out, stderr)
 	if err := markdown.Summary(stdout, res); err != nil {
 		return exitFailure
 	}
