@@ -53,18 +53,28 @@ var (
 // Ping reports whether a Docker engine answers; the error wraps
 // ErrNoEngine when none does.
 func Ping(ctx context.Context) error {
-	p, err := newProvider()
+	p, err := healthyProvider(ctx)
 	if err != nil {
 		return err
 	}
-	defer p.Close()
-	if err := p.Health(ctx); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("%w: %w", ErrNoEngine, err)
+	return p.Close()
+}
+
+// healthyProvider is newProvider after the engine answered a health check;
+// the caller closes it.
+func healthyProvider(ctx context.Context) (*testcontainers.DockerProvider, error) {
+	p, err := newProvider()
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	if err := p.Health(ctx); err != nil {
+		p.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%w: %w", ErrNoEngine, err)
+	}
+	return p, nil
 }
 
 // newProvider connects to the Docker engine. It defaults

@@ -52,16 +52,9 @@ type Session struct {
 // network. Its containers get fixed addresses on it, so a restarted
 // container keeps its address.
 func NewSession(ctx context.Context) (*Session, error) {
-	p, err := newProvider()
+	p, err := healthyProvider(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if err := p.Health(ctx); err != nil {
-		p.Close()
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("%w: %w", ErrNoEngine, err)
 	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
@@ -175,17 +168,11 @@ func (s *Session) nextIP() (netip.Addr, error) {
 // does. Images not built here (RedisImageEnv, RegistryRedis) are kept.
 // The error wraps ErrNoEngine when no Docker engine answers.
 func RemoveAll(ctx context.Context) error {
-	p, err := newProvider()
+	p, err := healthyProvider(ctx)
 	if err != nil {
 		return err
 	}
 	defer p.Close()
-	if err := p.Health(ctx); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("%w: %w", ErrNoEngine, err)
-	}
 	return removeLabelled(ctx, p.Client(), LabelProject+"=1", true)
 }
 
