@@ -1,0 +1,80 @@
+package containers
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/monolock/monolock-bench/bench/clockshift"
+	"github.com/monolock/monolock-bench/docker"
+)
+
+// ClockShiftFile is where the interposer in ClockShiftRedisImage reads
+// its offset; ShiftClock replaces it.
+const ClockShiftFile = "/clockshift/offset"
+
+// ClockShiftRedisImage builds (or reuses) the host's redis-server under
+// the clockshift LD_PRELOAD interposer, for the clock-jump variant: the
+// host-redis image plus the interposer, compiled with the host's C
+// compiler while the image is built (the scratch image has none), and an
+// offset file holding 0. Start it with StartRedis and make its clock jump
+// with ShiftClock. It always packages the host's redis-server (a registry
+// image would need the library built for its own C library). Safe for
+// concurrent use.
+func ClockShiftRedisImage(ctx context.Context) (Image, error) {
+	rootfs, version, err := hostRedisRootfs(ctx)
+	if err != nil {
+		return Image{}, err
+	}
+	dir, err := os.MkdirTemp("", "monolock-bench-clockshift-")
+	if err != nil {
+		return Image{}, fmt.Errorf("bench: clockshift image: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	lib, err := clockshift.Build(ctx, dir)
+	if err != nil {
+		return Image{}, err
+	}
+	so, err := os.ReadFile(lib)
+	if err != nil {
+		return Image{}, fmt.Errorf("bench: clockshift image: %w", err)
+	}
+	files := append([]contextFile{
+		{name: "Dockerfile", mode: 0o644, content: []byte(docker.ClockShiftRedis)},
+		{name: "rootfs/usr/lib/" + clockshift.LibName, mode: 0o755, content: so},
+		{name: "rootfs" + ClockShiftFile, mode: 0o644, content: clockshift.Format(0)},
+	}, rootfs...)
+	return ensureImage(ctx, "redis-clockshift", "host-redis-server "+version+" + clockshift", files)
+}
+
+// ShiftClock makes the wall clock of a container from
+// ClockShiftRedisImage run d ahead of the host's (behind for a negative
+// d), from the server's next clock read on, by replacing ClockShiftFile
+// through the Docker API (a scratch image has no shell to exec). The
+// host's clock, shared by all containers, is not touched.
+func (c *Container) ShiftClock(ctx context.Context, d time.Duration) error {
+	content := clockshift.Format(d)
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	hdr := &tar.Header{Typeflag: tar.TypeReg, Name: path.Base(ClockShiftFile), Mode: 0o644, Size: int64(len(content)), ModTime: time.Now()}
+	if err := tw.WriteHeader(hdr); err != nil {
+		return fmt.Errorf("bench: shift clock of %s: %w", c.Name, err)
+	}
+	if _, err := tw.Write(content); err != nil {
+		return fmt.Errorf("bench: shift clock of %s: %w", c.Name, err)
+	}
+	if err := tw.Close(); err != nil {
+		return fmt.Errorf("bench: shift clock of %s: %w", c.Name, err)
+	}
+	_, err := c.api.CopyToContainer(ctx, c.ID, client.CopyToContainerOptions{DestinationPath: path.Dir(ClockShiftFile), Content: &buf})
+	if err != nil {
+		return fmt.Errorf("bench: shift clock of %s: %w", c.Name, err)
+	}
+	return nil
+}

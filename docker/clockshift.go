@@ -1,0 +1,18 @@
+package docker
+
+import _ "embed"
+
+// ClockShiftC is the C source of the clockshift LD_PRELOAD interposer,
+// which shifts one process's wall clock by an offset read from a file
+// (see bench/clockshift). It lives in its own directory, with no Go
+// files, so that `go build` does not try to compile it as cgo.
+//
+//go:embed clockshift/clockshift.c
+var ClockShiftC string
+
+// ClockShiftRedis is the Dockerfile for the host's redis-server under the
+// clockshift interposer: HostRedis plus the library and its offset file,
+// all under rootfs/ in the context.
+//
+//go:embed clockshift/redis.Dockerfile
+var ClockShiftRedis string
