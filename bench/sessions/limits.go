@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -85,15 +86,16 @@ func openFiles(pid int) int {
 
 // MaxSessions is the largest session count whose files fit under the soft
 // limit: (Soft − InUse − reserve) / filesPerSession, at least 0. A
-// monolock session is 1 file in the server and 1 in its client's process;
-// sessions sharing a pool (Redis) cost the client ~0 files each.
+// monolock session is 1 file in the server and 1 in its client's process.
+// filesPerSession 0 means sessions share connections (a Redis client's
+// pool): any count fits (math.MaxInt) once the reserve does.
 func (l FileLimits) MaxSessions(filesPerSession, reserve int) int {
-	if filesPerSession < 1 {
-		filesPerSession = 1
-	}
 	free := int64(l.Soft) - int64(l.InUse) - int64(reserve)
-	if free <= 0 {
+	switch {
+	case free <= 0:
 		return 0
+	case filesPerSession <= 0:
+		return math.MaxInt
 	}
 	return int(free / int64(filesPerSession))
 }
@@ -114,5 +116,5 @@ func (l FileLimits) Check(sessions, filesPerSession, reserve int) error {
 		fix += fmt.Sprintf("; the host allows at most fs.nr_open = %d", l.NrOpen)
 	}
 	return fmt.Errorf("sessions: %d sessions need %d open files in the %s process (%d per session + %d reserve + %d in use), its RLIMIT_NOFILE is %d (hard %d): run at most %d sessions, or %s",
-		sessions, sessions*max(filesPerSession, 1)+reserve+l.InUse, l.Process, max(filesPerSession, 1), reserve, l.InUse, l.Soft, l.Hard, most, fix)
+		sessions, sessions*max(filesPerSession, 0)+reserve+l.InUse, l.Process, max(filesPerSession, 0), reserve, l.InUse, l.Soft, l.Hard, most, fix)
 }

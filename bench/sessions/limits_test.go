@@ -3,6 +3,7 @@ package sessions
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"syscall"
@@ -48,7 +49,8 @@ func TestMaxSessionsAndCheck(t *testing.T) {
 	}{
 		{capped, 1, 256, 19700, 19700, nil},
 		{capped, 2, 256, 9850, 10000, []string{"10000 sessions need 20300 open files in the bench process", "RLIMIT_NOFILE is 20000 (hard 20000)", "run at most 9850 sessions", "ulimit -Hn", "fs.nr_open = 1048576"}},
-		{capped, 0, 0, 19956, 100000, []string{"run at most 19956"}},
+		{capped, 0, 0, math.MaxInt, 1_000_000, nil},
+		{FileLimits{Soft: 300, InUse: 50}, 0, 256, 0, 1, []string{"run at most 0", "0 per session + 256 reserve + 50 in use"}},
 		{FileLimits{Process: "server", Soft: 1024, Hard: 4096, InUse: 10}, 1, 100, 914, 1000, []string{"raise the soft limit to the hard limit 4096"}},
 		{FileLimits{Soft: 100, InUse: 90}, 1, 256, 0, 1, []string{"run at most 0"}},
 	} {
