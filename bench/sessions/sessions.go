@@ -55,10 +55,10 @@ type Config struct {
 	// Queued, if set, reports how many sessions the server has queued
 	// (monolock: the monolock_waiters gauge). Open then keeps at most
 	// Concurrency waiters started but not queued, and returns once all
-	// C−K are queued. If nil, waiters are started Concurrency at a time
-	// (paced by Ramp only) and Open returns once all their Acquire calls
-	// are in flight: the seam cannot tell a queued waiter from a dialling
-	// one. Default nil.
+	// C−K are queued. If nil, waiters start in batches of Concurrency 5 ms
+	// apart (and no faster than Ramp) and Open returns once all their
+	// Acquire calls are in flight: the seam cannot tell a queued waiter
+	// from a dialling one. Default nil.
 	Queued func(ctx context.Context) (int, error)
 	// Progress, if set, is called from Open's goroutine as sessions open:
 	// about every Concurrency sessions and once at the end. Default nil.
@@ -230,27 +230,24 @@ func (o *opener) progress() {
 	}
 }
 
-// launch starts session i once its Ramp time has come.
-func (o *opener) launch(ctx context.Context, i int, finished chan<- *Session) error {
-	cfg := o.set.cfg
-	if cfg.Ramp > 0 {
-		at := o.start.Add(time.Duration(int64(cfg.Ramp) * int64(i) / int64(cfg.Sessions)))
-		if d := time.Until(at); d > 0 {
-			t := time.NewTimer(d)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return ctx.Err()
-			}
-		}
+// due is how long until session i may start (Ramp); ≤ 0 when it may now.
+func (o *opener) due(i int) time.Duration {
+	r := o.set.cfg.Ramp
+	if r <= 0 {
+		return 0
 	}
-	s := o.set.sessions[i]
+	return time.Until(o.start.Add(time.Duration(int64(r) * int64(i) / int64(o.set.cfg.Sessions))))
+}
+
+// launch starts the next session. A holder reports to finished when its
+// Acquire returns; a waiter (finished nil) only when it fails.
+func (o *opener) launch(ctx context.Context, finished chan<- *Session) {
+	s := o.set.sessions[o.started]
 	o.started++
 	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.cancel = cancel
 	go func() {
-		s.acquire(actx, cfg.Locker)
+		s.acquire(actx, o.set.cfg.Locker)
 		if s.err == nil {
 			o.held.Add(1)
 		}
@@ -263,73 +260,99 @@ func (o *opener) launch(ctx context.Context, i int, finished chan<- *Session) er
 			}
 		}
 	}()
-	return nil
 }
 
 func (o *opener) fail(s *Session) error {
 	return fmt.Errorf("sessions: session %d (%s) of %d: %w", s.Index, s.Key, o.set.cfg.Sessions, s.err)
 }
 
+// timer returns a channel that fires after d, and its stop function.
+func timer(d time.Duration) (<-chan time.Time, func() bool) {
+	t := time.NewTimer(d)
+	return t.C, t.Stop
+}
+
 func (o *opener) open(ctx context.Context) error {
 	cfg := o.set.cfg
 	// Holders: at most Concurrency Acquire calls in flight.
 	finished := make(chan *Session, cfg.Keys)
-	inFlight := 0
-	for o.started < cfg.Keys || inFlight > 0 {
+	inFlight, done := 0, 0
+	for done < cfg.Keys {
+		var next <-chan time.Time
+		stop := func() bool { return false }
 		if o.started < cfg.Keys && inFlight < cfg.Concurrency {
-			if err := o.launch(ctx, o.started, finished); err != nil {
-				return fmt.Errorf("sessions: opening %d holders: %w (%d held)", cfg.Keys, err, o.held.Load())
+			d := o.due(o.started)
+			if d <= 0 {
+				o.launch(ctx, finished)
+				inFlight++
+				continue
 			}
-			inFlight++
-			continue
+			next, stop = timer(d)
 		}
+		var s *Session
 		select {
-		case s := <-finished:
+		case <-next:
+		case s = <-finished:
+		case <-ctx.Done():
+		}
+		stop()
+		switch {
+		case s != nil:
 			inFlight--
+			done++
 			if s.err != nil {
 				return o.fail(s)
 			}
-			if n := int(o.held.Load()); n%cfg.Concurrency == 0 {
+			if done%cfg.Concurrency == 0 {
 				o.progress()
 			}
-		case <-ctx.Done():
+		case ctx.Err() != nil:
 			return fmt.Errorf("sessions: opening %d holders: %w (%d held)", cfg.Keys, ctx.Err(), o.held.Load())
 		}
 	}
 	// Waiters: their Acquire returns only when promoted, so only the
-	// server (Queued) can say when one is settled.
+	// server (Queued) can say when one is settled; without it, batches of
+	// Concurrency start queuedPoll apart.
 	waiters := cfg.Sessions - cfg.Keys
 	for o.started < cfg.Sessions || (cfg.Queued != nil && o.queued < waiters) {
-		select {
-		case s := <-o.failed:
-			return o.fail(s)
-		default:
+		pending := o.started - cfg.Keys - o.queued
+		if cfg.Queued == nil {
+			pending = (o.started - cfg.Keys) % cfg.Concurrency
 		}
-		if o.started < cfg.Sessions && (cfg.Queued == nil || o.started-cfg.Keys-o.queued < cfg.Concurrency) {
-			if err := o.launch(ctx, o.started, nil); err != nil {
-				return fmt.Errorf("sessions: opening %d waiters: %w (%d started)", waiters, err, o.started-cfg.Keys)
+		wait := queuedPoll
+		if o.started < cfg.Sessions && pending < cfg.Concurrency {
+			if wait = o.due(o.started); wait <= 0 {
+				o.launch(ctx, nil)
+				if cfg.Queued == nil && (o.started-cfg.Keys)%cfg.Concurrency == 0 {
+					o.progress()
+					wait = queuedPoll
+				} else {
+					continue
+				}
 			}
-			if cfg.Queued == nil && (o.started-cfg.Keys)%cfg.Concurrency == 0 {
-				o.progress()
-			}
-			continue
 		}
+		c, stop := timer(wait)
 		select {
-		case <-time.After(queuedPoll):
+		case <-c:
 		case s := <-o.failed:
+			stop()
 			return o.fail(s)
 		case <-ctx.Done():
+			stop()
 			return fmt.Errorf("sessions: opening %d waiters: %w (%d queued of %d started)", waiters, ctx.Err(), o.queued, o.started-cfg.Keys)
+		}
+		if cfg.Queued == nil {
+			continue
 		}
 		n, err := cfg.Queued(ctx)
 		if err != nil {
 			return fmt.Errorf("sessions: asking the server how many are queued: %w", err)
 		}
-		if n/cfg.Concurrency != o.queued/cfg.Concurrency {
-			o.queued = n
+		report := n/cfg.Concurrency != o.queued/cfg.Concurrency
+		o.queued = n
+		if report {
 			o.progress()
 		}
-		o.queued = n
 	}
 	select {
 	case s := <-o.failed:

@@ -170,15 +170,26 @@ func TestOpenFailsClearlyAndCleansUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mixed := &switchLocker{good: l, bad: bad, after: 10}
-	_, err = sessions.Open(context.Background(), sessions.Config{Locker: mixed, Sessions: 50, Concurrency: 1})
-	if err == nil {
-		t.Fatal("Open succeeded against a dead address")
+	for _, tc := range []struct {
+		name string
+		keys int
+		want string
+	}{
+		{"holder", 50, "session 10 (scale-10) of 50"},
+		{"waiter", 5, "session 10 (scale-0) of 50"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mixed := &switchLocker{good: l, bad: bad, after: 10}
+			_, err = sessions.Open(context.Background(), sessions.Config{Locker: mixed, Sessions: 50, Keys: tc.keys, Concurrency: 1})
+			if err == nil {
+				t.Fatal("Open succeeded against a dead address")
+			}
+			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "refused") {
+				t.Fatalf("error does not name the session (%s) and the cause: %v", tc.want, err)
+			}
+			eventually(t, "an empty server after a failed Open", serverEmpty(srv))
+		})
 	}
-	if !strings.Contains(err.Error(), "session 10 (scale-10) of 50") || !strings.Contains(err.Error(), "refused") {
-		t.Fatalf("error does not name the session and cause: %v", err)
-	}
-	eventually(t, "an empty server after a failed Open", serverEmpty(srv))
 }
 
 func TestOpenContextEnds(t *testing.T) {
