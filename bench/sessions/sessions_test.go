@@ -196,7 +196,7 @@ func TestOpenFailsClearlyAndCleansUp(t *testing.T) {
 
 func TestOpenContextEnds(t *testing.T) {
 	srv, l := newServer(t)
-	never := func(context.Context) (int, error) { return 0, nil } // no waiter ever counts as queued
+	never := func(context.Context) (int, error) { return 0, nil }         // no waiter ever counts as queued
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second) // ample for 2 holders
 	defer cancel()
 	_, err := sessions.Open(ctx, sessions.Config{Locker: l, Sessions: 20, Keys: 2, Concurrency: 3, Queued: never})
