@@ -1,0 +1,216 @@
+// Package footprint measures the memory and CPU of a lock server, as a
+// local child process (/proc) or as a container (the cgroup's counters,
+// through the Docker engine's stats as bench/containers reads CPU), and
+// turns samples at several session counts into bytes per session.
+//
+// Which figure to divide: a process's RSS includes its binary's pages,
+// which do not grow with sessions, and excludes the kernel's socket
+// memory, which does; Anon (the heap and stacks) is the part a session
+// adds in user space. A cgroup's usage also counts kernel memory (v2
+// always; v1 when kmem accounting is on) but also page cache, hence Anon
+// there too. Report what the scenario divides, and say which.
+package footprint
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
+
+	"github.com/monolock/monolock-bench/bench"
+)
+
+// Memory is one sample of a server's memory, in bytes. A field the
+// source cannot give is 0.
+type Memory struct {
+	// Total is the process's resident set (VmRSS) or the cgroup's usage
+	// (v2 memory.current, v1 memory.usage_in_bytes: page cache included).
+	Total uint64 `json:"total_bytes"`
+	// Anon is anonymous memory: the process's RssAnon, the cgroup's
+	// memory.stat anon (v2) or total_rss (v1).
+	Anon uint64 `json:"anon_bytes"`
+	// PSS is the proportional set size of a process (smaps_rollup Pss),
+	// 0 for a cgroup or when smaps_rollup is unreadable.
+	PSS uint64 `json:"pss_bytes,omitempty"`
+	// Source names where the sample came from: "proc", "cgroup v1",
+	// "cgroup v2".
+	Source string `json:"source"`
+}
+
+// Sample is a server's memory and the CPU time it used so far.
+type Sample struct {
+	Memory
+	CPU time.Duration `json:"cpu_ns"`
+}
+
+// Process samples the local process pid: /proc/<pid>/status for VmRSS and
+// RssAnon, /proc/<pid>/smaps_rollup for Pss when readable.
+func Process(pid int) (Sample, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return Sample{}, fmt.Errorf("footprint: %w", err)
+	}
+	s := Sample{Memory: Memory{Source: "proc"}}
+	kb := kbFields(string(b))
+	var ok bool
+	if s.Total, ok = kb["VmRSS"]; !ok {
+		return Sample{}, fmt.Errorf("footprint: /proc/%d/status has no VmRSS (a zombie?)", pid)
+	}
+	s.Anon = kb["RssAnon"]
+	// smaps_rollup needs ptrace read access; without it PSS stays 0.
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid)); err == nil {
+		s.PSS = kbFields(string(b))["Pss"]
+	}
+	if s.CPU, err = bench.ProcessCPU(pid); err != nil {
+		return Sample{}, err
+	}
+	return s, nil
+}
+
+// kbFields parses "Name:   123 kB" lines into bytes by name; lines of
+// another shape are skipped.
+func kbFields(s string) map[string]uint64 {
+	out := map[string]uint64{}
+	for line := range strings.Lines(s) {
+		name, rest, ok := strings.Cut(line, ":")
+		f := strings.Fields(rest)
+		if !ok || len(f) != 2 || f[1] != "kB" {
+			continue
+		}
+		if n, err := strconv.ParseUint(f[0], 10, 64); err == nil {
+			out[name] = n << 10
+		}
+	}
+	return out
+}
+
+// Cgroup samples the memory of the cgroup directory dir (a v2 group, or a
+// group of the v1 memory hierarchy). CPU is left 0: on v1 it lives in
+// another hierarchy.
+func Cgroup(dir string) (Memory, error) {
+	v2 := true
+	usage, err := readUint(filepath.Join(dir, "memory.current"))
+	if errors.Is(err, fs.ErrNotExist) {
+		v2 = false
+		usage, err = readUint(filepath.Join(dir, "memory.usage_in_bytes"))
+	}
+	if err != nil {
+		return Memory{}, err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "memory.stat"))
+	if err != nil {
+		return Memory{}, fmt.Errorf("footprint: %w", err)
+	}
+	stat := map[string]uint64{}
+	for line := range strings.Lines(string(b)) {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), " "); ok {
+			if n, err := strconv.ParseUint(v, 10, 64); err == nil {
+				stat[k] = n
+			}
+		}
+	}
+	m := cgroupMemory(usage, stat)
+	if !v2 && m.Source != "cgroup v1" {
+		return Memory{}, fmt.Errorf("footprint: %s: memory.stat has neither total_rss nor rss", dir)
+	}
+	return m, nil
+}
+
+// cgroupMemory reads a cgroup's usage and memory.stat, which is also what
+// the Docker engine reports as memory_stats.usage and .stats. The keys
+// tell the version: v2 has anon, v1 has (total_)rss.
+func cgroupMemory(usage uint64, stat map[string]uint64) Memory {
+	m := Memory{Total: usage}
+	if v, ok := stat["anon"]; ok {
+		m.Anon, m.Source = v, "cgroup v2"
+		return m
+	}
+	if v, ok := stat["total_rss"]; ok { // hierarchical: children included
+		m.Anon, m.Source = v, "cgroup v1"
+		return m
+	}
+	if v, ok := stat["rss"]; ok {
+		m.Anon, m.Source = v, "cgroup v1"
+		return m
+	}
+	m.Source = "cgroup"
+	return m
+}
+
+func readUint(path string) (uint64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("footprint: %w", err)
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("footprint: %s: %w", path, err)
+	}
+	return n, nil
+}
+
+// StatsAPI is the part of the Docker engine client (*client.Client) that
+// Container uses.
+type StatsAPI interface {
+	ContainerStats(ctx context.Context, id string, opts client.ContainerStatsOptions) (client.ContainerStatsResult, error)
+}
+
+// Container samples the cgroup of container id through the engine's
+// stats, once (no one-second wait): the cgroup's usage, its anonymous
+// memory and its CPU time. The engine reads the same cgroup files as
+// Cgroup, from the host's side, where this process may not see them.
+func Container(ctx context.Context, api StatsAPI, id string) (Sample, error) {
+	res, err := api.ContainerStats(ctx, id, client.ContainerStatsOptions{})
+	if err != nil {
+		return Sample{}, fmt.Errorf("footprint: stats of %s: %w", id, err)
+	}
+	defer res.Body.Close()
+	var st container.StatsResponse
+	if err := json.NewDecoder(res.Body).Decode(&st); err != nil {
+		return Sample{}, fmt.Errorf("footprint: stats of %s: %w", id, err)
+	}
+	return Sample{Memory: cgroupMemory(st.MemoryStats.Usage, st.MemoryStats.Stats), CPU: time.Duration(st.CPUStats.CPUUsage.TotalUsage)}, nil
+}
+
+// SocketMemory returns the memory the kernel holds for TCP socket buffers
+// on the whole host ("TCP: … mem N" of /proc/net/sockstat, in pages). It
+// is in no process's RSS: sample it beside a local server to see the
+// kernel's share (clients' sockets included).
+func SocketMemory() (uint64, error) {
+	f, err := os.Open("/proc/net/sockstat")
+	if err != nil {
+		return 0, fmt.Errorf("footprint: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if n, ok := sockstatTCPPages(sc.Text()); ok {
+			return n * uint64(os.Getpagesize()), nil
+		}
+	}
+	return 0, fmt.Errorf("footprint: /proc/net/sockstat has no TCP mem figure")
+}
+
+func sockstatTCPPages(line string) (uint64, bool) {
+	f := strings.Fields(line)
+	if len(f) == 0 || f[0] != "TCP:" {
+		return 0, false
+	}
+	for i := 1; i+1 < len(f); i += 2 {
+		if f[i] == "mem" {
+			n, err := strconv.ParseUint(f[i+1], 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}
