@@ -58,7 +58,7 @@ func New(cfg Config) (*Client, error) {
 // An empty, too long (> 255 bytes) or invalid UTF-8 name and a lease that
 // is not at least 1ms are rejected before dialling with the protocol's
 // error (protocol.ErrEmptyName, protocol.ErrNameTooLong,
-// protocol.ErrInvalidName, protocol.ErrBadLease).
+// protocol.ErrInvalidName, protocol.ErrInvalidLease).
 func (c *Client) Acquire(ctx context.Context, name string, lease time.Duration) (*Lock, error) {
 	if err := protocol.ValidateName(name); err != nil {
 		return nil, err

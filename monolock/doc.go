@@ -33,7 +33,7 @@
 //
 // Errors: invalid names and leases are reported before dialling as the
 // protocol's errors (protocol.ErrEmptyName, protocol.ErrNameTooLong,
-// protocol.ErrInvalidName, protocol.ErrBadLease). An ERROR frame from the
+// protocol.ErrInvalidName, protocol.ErrInvalidLease). An ERROR frame from the
 // server is a *ServerError, which matches the protocol's canonical error of
 // its code under errors.Is and reports Temporary by code range. A lost
 // session is ErrHeartbeatTimeout, ErrConnectionClosed or

@@ -344,9 +344,9 @@ func TestValidationBeforeDial(t *testing.T) {
 		{"empty name", "", time.Second, protocol.ErrEmptyName},
 		{"name of 256 bytes", strings.Repeat("n", 256), time.Second, protocol.ErrNameTooLong},
 		{"invalid utf-8", "a\xffb", time.Second, protocol.ErrInvalidName},
-		{"zero lease", "a", 0, protocol.ErrBadLease},
-		{"negative lease", "a", -time.Second, protocol.ErrBadLease},
-		{"lease under 1ms", "a", 500 * time.Microsecond, protocol.ErrBadLease},
+		{"zero lease", "a", 0, protocol.ErrInvalidLease},
+		{"negative lease", "a", -time.Second, protocol.ErrInvalidLease},
+		{"lease under 1ms", "a", 500 * time.Microsecond, protocol.ErrInvalidLease},
 	}
 	fn := func(context.Context, uint64) error {
 		t.Error("fn called")

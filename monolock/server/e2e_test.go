@@ -171,7 +171,7 @@ func TestProtocolErrors(t *testing.T) {
 		{"name too long", protocol.AppendAcquire(nil, 1000, long), nil, protocol.CodeNameTooLong},
 		{"name of 65535 bytes", protocol.AppendAcquire(nil, 1000, strings.Repeat("x", 65535)), nil, protocol.CodeNameTooLong},
 		{"name not UTF-8", protocol.AppendAcquire(nil, 1000, "a\xffb"), nil, protocol.CodeInvalidName},
-		{"zero lease", protocol.AppendAcquire(nil, 0, "a"), nil, protocol.CodeBadLease},
+		{"zero lease", protocol.AppendAcquire(nil, 0, "a"), nil, protocol.CodeInvalidLease},
 		{"garbage after error is drained", append([]byte{0x02}, make([]byte, 100_000)...), nil, protocol.CodeFirstNotAcquire},
 	}
 	ts := monolocktest.NewServer(t)
