@@ -160,10 +160,7 @@ func TestAdminEndToEnd(t *testing.T) {
 	api := httptest.NewServer(srv.Server().AdminHandler())
 	t.Cleanup(api.Close)
 	admin := api.Listener.Addr().String()
-	c, err := monolock.New(monolock.Config{Address: srv.Addr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := monolock.New(monolock.Config{Address: srv.Addr})
 	owner, err := c.Acquire(t.Context(), "deploy/prod", 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
