@@ -81,12 +81,8 @@ func serve(ctx context.Context, stopSignals func(), cfg settings, log *slog.Logg
 		TLSClientCAFile: cfg.tlsClientCA,
 		ACLFile:         cfg.aclFile,
 		AuditLog:        cfg.auditLog,
-		Settings: map[string]string{
-			"ops_listen":   cfg.opsListen,
-			"admin_listen": cfg.adminListen,
-			"log_level":    cfg.logLevel.String(),
-			"log_format":   cfg.logFormat,
-		},
+		Listen:          cfg.listen,
+		OpsListen:       cfg.opsListen,
 	})
 	if err != nil {
 		return err

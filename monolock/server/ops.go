@@ -1,8 +1,10 @@
 package server
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"slices"
@@ -10,8 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/monolock/monolock-bench/monolock/admin"
 	"github.com/monolock/monolock-bench/monolock/internal/acl"
-	"github.com/monolock/monolock-bench/monolock/internal/admin"
 	"github.com/monolock/monolock-bench/monolock/internal/audit"
 	"github.com/monolock/monolock-bench/monolock/internal/locktable"
 	"github.com/monolock/monolock-bench/monolock/internal/tlsconfig"
@@ -171,7 +173,7 @@ func (s *Server) closeOps() {
 // AdminHandler returns the admin HTTP API: GET /api/info, GET
 // /api/locks[?match=glob], GET /api/locks/{name}, POST
 // /api/locks/{name}/release, DELETE /api/locks/{name}/waiters/{remote_addr}
-// (see package internal/admin for the JSON). It has no authentication: serve
+// (see package admin for the JSON). It has no authentication: serve
 // it on loopback, as the root handler of its own http.Server (a ServeMux in
 // front would clean escaped lock names such as ".."). Safe for concurrent
 // use.
@@ -181,31 +183,34 @@ func (s *Server) AdminHandler() http.Handler {
 
 func (s *Server) adminInfo() admin.Info {
 	st := s.Stats()
-	cfg := map[string]string{
-		"listen":     strings.Join(s.listenAddrs(), ","),
-		"io_timeout": s.cfg.IOTimeout.String(),
-		"tls":        "off",
-		"acl_file":   s.cfg.ACLFile,
-		"audit_log":  s.cfg.AuditLog,
-	}
-	switch {
-	case s.ops.tls != nil && s.ops.tls.MutualTLS():
-		cfg["tls"] = "mtls"
-	case s.cfg.TLSConfig != nil:
-		cfg["tls"] = "on"
-	}
-	if s.ops.tls != nil {
-		cfg["tls_cert"], cfg["tls_key"], cfg["tls_client_ca"] = s.cfg.TLSCertFile, s.cfg.TLSKeyFile, s.cfg.TLSClientCAFile
-	}
-	for k, v := range s.cfg.Settings {
-		cfg[k] = v
+	listen := s.cfg.Listen
+	if _, port, err := net.SplitHostPort(listen); err != nil || port == "0" {
+		listen = strings.Join(s.listenAddrs(), ",")
 	}
 	return admin.Info{
 		Version:  version(),
 		UptimeMS: time.Since(s.ops.started).Milliseconds(),
-		Config:   cfg,
-		Counts:   admin.Counts{Connections: st.Connections, LocksHeld: st.LocksHeld, Waiters: st.Waiters},
+		Config: admin.Config{
+			Listen:      listen,
+			OpsListen:   s.cfg.OpsListen,
+			TLS:         s.cfg.TLSConfig != nil,
+			MTLS:        s.mutualTLS(),
+			ACLFile:     s.cfg.ACLFile,
+			AuditLog:    s.cfg.AuditLog,
+			IOTimeoutMS: s.cfg.IOTimeout.Milliseconds(),
+		},
+		Locks:    st.Locks,
+		Sessions: st.Connections,
 	}
+}
+
+// mutualTLS reports whether client certificates are required and verified.
+func (s *Server) mutualTLS() bool {
+	if s.ops.tls != nil {
+		return s.ops.tls.MutualTLS()
+	}
+	c := s.cfg.TLSConfig
+	return c != nil && c.ClientAuth == tls.RequireAndVerifyClientCert
 }
 
 func (s *Server) listenAddrs() []string {

@@ -66,10 +66,13 @@ type Config struct {
 	// line always precedes the next granted. Reload reopens the file (log
 	// rotation). Default: empty (no audit log).
 	AuditLog string
-	// Settings are extra effective settings listed in the config of the
-	// admin API's GET /api/info (e.g. the ops and admin addresses).
-	// Optional.
-	Settings map[string]string
+	// Listen and OpsListen are the configured protocol and ops HTTP
+	// addresses, reported as config.listen and config.ops_listen by the
+	// admin API's GET /api/info. The Server does not listen on them itself
+	// (Serve takes a listener; OpsHandler is served by the caller). Default:
+	// empty; an empty Listen, or one with port 0, reports the addresses
+	// of the listeners in Serve instead.
+	Listen, OpsListen string
 }
 
 // Errors callers branch on.
@@ -98,6 +101,7 @@ type Waiter = locktable.Waiter
 // Stats are live counts for dashboards and the admin API.
 type Stats struct {
 	Connections int // open protocol connections, in any state
+	Locks       int // locks with an owner or waiters
 	LocksHeld   int
 	Waiters     int
 }
@@ -345,5 +349,5 @@ func (s *Server) Kick(name, remoteAddr string) error {
 // Stats returns live counts.
 func (s *Server) Stats() Stats {
 	c := s.table.Counts()
-	return Stats{Connections: int(s.metrics.connections.Load()), LocksHeld: c.Held, Waiters: c.Waiting}
+	return Stats{Connections: int(s.metrics.connections.Load()), Locks: c.Locks, LocksHeld: c.Held, Waiters: c.Waiting}
 }
