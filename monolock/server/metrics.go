@@ -15,7 +15,7 @@ import (
 // read from their sources at scrape time.
 type serverMetrics struct {
 	connections        atomic.Int64
-	acquires           metricsfmt.Counter
+	acquires           metricsfmt.Counter // grants: issued tokens
 	aclDenials         metricsfmt.Counter
 	releases           [len(locktable.Reasons)]metricsfmt.Counter // by locktable.Reason
 	protocolErrors     [256]metricsfmt.Counter                    // ERROR frames sent, by code
@@ -66,7 +66,7 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	mw.Gauge("monolock_connections_active", "Open protocol connections, in any state.", one(float64(m.connections.Load())))
 	mw.Gauge("monolock_locks_held", "Locks with an owner.", one(float64(counts.Held)))
 	mw.Gauge("monolock_waiters", "Sessions queued for a lock.", one(float64(counts.Waiting)))
-	mw.Counter("monolock_acquires_total", "Valid ACQUIRE frames entered in the lock table.", one(float64(m.acquires.Value())))
+	mw.Counter("monolock_acquires_total", "Granted ownerships, that is, issued fencing tokens.", one(float64(m.acquires.Value())))
 	mw.Counter("monolock_acl_denials_total", "ACQUIREs denied by the ACL (ERROR 0x18).", one(float64(m.aclDenials.Value())))
 	releases := make([]metricsfmt.Sample, len(locktable.Reasons))
 	for i, r := range locktable.Reasons {

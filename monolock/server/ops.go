@@ -112,7 +112,7 @@ func (s *Server) authorized(identity, remote, name string) bool {
 		return true
 	}
 	s.metrics.aclDenials.Inc()
-	s.log.Warn("monolock: ACL denied lock", "lock", name, "identity", identity, "remote", remote)
+	s.log.Info("monolock: ACL denied lock", "lock", name, "identity", identity, "remote", remote)
 	s.writeAudit(audit.Event{Kind: audit.Denied, Lock: name, Identity: identity, RemoteAddr: remote})
 	return false
 }

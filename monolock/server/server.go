@@ -155,6 +155,7 @@ func New(cfg Config) (*Server, error) {
 // onGrant observes every grant, under the table's lock (so, per lock, after
 // the release that made it possible).
 func (s *Server) onGrant(h locktable.Holder, waited time.Duration) {
+	s.metrics.acquires.Inc()
 	s.metrics.waitSeconds.Observe(waited.Seconds())
 	s.auditGrant(h, waited)
 }
