@@ -307,7 +307,8 @@ func TestACLAllowsAndDenies(t *testing.T) {
 	if n := metric(t, ts.Server(), "monolock_acl_denials_total"); n != float64(denied) {
 		t.Fatalf("monolock_acl_denials_total = %v, want %d", n, denied)
 	}
-	if !strings.Contains(logs.String(), "ACL denied") || !strings.Contains(logs.String(), "lock=jobs/nightly") {
+	// operations/acl.mdx: "a log line at info level".
+	if !strings.Contains(logs.String(), `level=INFO msg="monolock: ACL denied lock"`) || !strings.Contains(logs.String(), "lock=jobs/nightly") {
 		t.Fatalf("no log line for the denial:\n%s", logs)
 	}
 	var deniedLines []string
