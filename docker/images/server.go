@@ -36,7 +36,7 @@ func buildServerImage(ctx context.Context, base containers.Image) (string, error
 	if err := tw.Close(); err != nil {
 		return "", err
 	}
-	api, err := client.New(client.FromEnv, client.WithAPIVersionNegotiation())
+	api, err := client.New(client.FromEnv)
 	if err != nil {
 		return "", fmt.Errorf("images: %s: %w", ServerImage, err)
 	}
