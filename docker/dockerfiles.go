@@ -16,3 +16,10 @@ var StaticGo string
 //
 //go:embed host-redis.Dockerfile
 var HostRedis string
+
+// Monolock is the Dockerfile of the monolock server image users run: the
+// bench's monolock image (build argument BASE) with its ports and
+// environment declared.
+//
+//go:embed monolock.Dockerfile
+var Monolock string

@@ -54,10 +54,7 @@ func BenchmarkCycle(b *testing.B) {
 		}
 		conn.Close()
 	}
-	c, err := monolock.New(monolock.Config{Address: srv.Addr})
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := monolock.New(monolock.Config{Address: srv.Addr})
 	client := func(b *testing.B, i int) {
 		l, err := c.Acquire(b.Context(), names[i%len(names)], lease)
 		if err != nil {

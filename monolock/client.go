@@ -2,7 +2,6 @@ package monolock
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"time"
@@ -32,18 +31,22 @@ type Config struct {
 type Client struct {
 	addr   string
 	dialer Dialer
+	err    error // why the Config is unusable; returned by every Acquire
 }
 
-// New returns a Client for cfg. It does not dial.
-func New(cfg Config) (*Client, error) {
+// New returns a Client for cfg. It does not dial and cannot fail: a Config
+// that cannot work (an empty Address) is reported by every Acquire, Do and
+// DoRetry of the Client as an error wrapping ErrInvalidConfig, before any
+// dial.
+func New(cfg Config) *Client {
+	c := &Client{addr: cfg.Address, dialer: cfg.Dialer}
 	if cfg.Address == "" {
-		return nil, errors.New("monolock: Config.Address is empty")
+		c.err = fmt.Errorf("%w: Address is empty (want host:port of the server)", ErrInvalidConfig)
 	}
-	d := cfg.Dialer
-	if d == nil {
-		d = &net.Dialer{}
+	if c.dialer == nil {
+		c.dialer = &net.Dialer{}
 	}
-	return &Client{addr: cfg.Address, dialer: d}, nil
+	return c
 }
 
 // Acquire claims the lock name with the given lease: it dials, waits in the
@@ -55,38 +58,46 @@ func New(cfg Config) (*Client, error) {
 // granted has no effect on the Lock. On cancellation Acquire closes the
 // connection (leaving the queue) and returns ctx.Err() unchanged.
 //
-// An empty, too long (> 255 bytes) or invalid UTF-8 name and a lease that
-// is not at least 1ms are rejected before dialling with the protocol's
-// error (protocol.ErrEmptyName, protocol.ErrNameTooLong,
-// protocol.ErrInvalidName, protocol.ErrBadLease).
+// Errors, all before the lock is granted:
+//   - an unusable Config: an error wrapping ErrInvalidConfig;
+//   - an empty, too long (> 255 bytes) or invalid UTF-8 name, or a lease
+//     that is not at least 1ms (or beyond lease_ms's u32 range), before
+//     dialling: the protocol's validation error (protocol.ErrEmptyName,
+//     protocol.ErrNameTooLong, protocol.ErrInvalidName,
+//     protocol.ErrInvalidLease; match with errors.Is);
+//   - a failed dial: the Dialer's error, unchanged;
+//   - a failed connection (a write or read error, or the server closing it
+//     without an ERROR frame, which is io.EOF): the connection's error,
+//     unchanged;
+//   - an ERROR frame: a *ServerError;
+//   - no answer for 0.8 × lease: ErrHeartbeatTimeout; a frame protocol
+//     version 1 does not allow: an error wrapping ErrProtocolViolation;
+//   - ctx ending: ctx.Err(), unchanged.
 func (c *Client) Acquire(ctx context.Context, name string, lease time.Duration) (*Lock, error) {
-	if err := protocol.ValidateName(name); err != nil {
+	if err := c.validate(name, lease); err != nil {
 		return nil, err
 	}
-	ms, err := protocol.LeaseMillis(lease)
-	if err != nil {
-		return nil, err
-	}
+	ms, _ := protocol.LeaseMillis(lease)
 	conn, err := c.dialer.DialContext(ctx, "tcp", c.addr)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("monolock: dial %s: %w", c.addr, err)
+		return nil, err
 	}
 	l := newLock(name, conn)
 	frame := protocol.AppendAcquire(make([]byte, 0, 16+len(name)), ms, name)
 	sentAt := time.Now()
 	if _, err := conn.Write(frame); err != nil {
 		closeAbortively(conn)
-		return nil, fmt.Errorf("%w: sending ACQUIRE: %w", ErrConnectionClosed, err)
+		return nil, err
 	}
 	// The answer to ACQUIRE is read here rather than by the reader
 	// goroutine: an uncontended grant then costs no goroutine handoff.
 	f, answeredAt, err := l.handshake(ctx, lease, sentAt)
 	if err != nil {
 		closeAbortively(conn)
-		return nil, err
+		return nil, unwrapConnError(err)
 	}
 	switch f.Type {
 	case protocol.TypeAcquired:
@@ -105,9 +116,22 @@ func (c *Client) Acquire(ctx context.Context, name string, lease time.Duration) 
 		return l, nil
 	case <-l.ctx.Done():
 		l.wait()
-		return nil, l.Err()
+		return nil, unwrapConnError(l.Err())
 	case <-ctx.Done():
 		l.Release()
 		return nil, ctx.Err()
 	}
+}
+
+// validate reports what makes an Acquire of name with lease impossible
+// before dialling: the Config, then the name, then the lease.
+func (c *Client) validate(name string, lease time.Duration) error {
+	if c.err != nil {
+		return c.err
+	}
+	if err := protocol.ValidateName(name); err != nil {
+		return err
+	}
+	_, err := protocol.LeaseMillis(lease)
+	return err
 }

@@ -28,6 +28,11 @@ const (
 // confirmed; context.Cause then reports why. If ownership was lost while fn
 // ran, the cause is joined into Do's result even when fn returned nil:
 // the work may not have been exclusive.
+//
+// Before fn runs, Do makes exactly one attempt and returns exactly the
+// error that occurred, as Acquire does: a dial or connection error
+// unchanged, a *ServerError, a validation error of package protocol, or an
+// error wrapping ErrInvalidConfig.
 func (c *Client) Do(ctx context.Context, name string, lease time.Duration, fn func(ctx context.Context, token uint64) error) error {
 	_, err := c.do(ctx, name, lease, fn)
 	return err
@@ -70,10 +75,7 @@ func (c *Client) do(ctx context.Context, name string, lease time.Duration, fn fu
 // fn is called at most once: once it has run, its result (joined with a
 // loss, as in Do) is returned without retrying.
 func (c *Client) DoRetry(ctx context.Context, name string, lease time.Duration, fn func(ctx context.Context, token uint64) error) error {
-	if err := protocol.ValidateName(name); err != nil {
-		return err
-	}
-	if _, err := protocol.LeaseMillis(lease); err != nil {
+	if err := c.validate(name, lease); err != nil {
 		return err
 	}
 	delay := backoffMin
@@ -108,12 +110,12 @@ func retryable(err error) bool {
 	if errors.As(err, &se) {
 		return se.Temporary()
 	}
-	if errors.Is(err, ErrProtocolViolation) {
+	if errors.Is(err, ErrProtocolViolation) || errors.Is(err, ErrInvalidConfig) {
 		return false
 	}
 	var pe *protocol.Error
 	if errors.As(err, &pe) { // validation
 		return false
 	}
-	return true // dial errors, ErrConnectionClosed, ErrHeartbeatTimeout
+	return true // dial and connection errors, ErrHeartbeatTimeout
 }

@@ -189,10 +189,7 @@ func TestDoRetryUntilCtxEnds(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens: every dial is refused
-	c, err := New(Config{Address: addr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := New(Config{Address: addr})
 	var dials atomic.Int32
 	c.dialer = countingDialer{&net.Dialer{}, &dials}
 	ctx, cancel := context.WithTimeout(t.Context(), 700*time.Millisecond)

@@ -20,22 +20,34 @@
 // token and a context that is cancelled the moment ownership is not
 // confirmed, and release when the function returns or panics:
 //
-//	c, err := monolock.New(monolock.Config{Address: "locks.internal:7070"})
-//	...
-//	err = c.Do(ctx, "jobs/nightly", 10*time.Second, func(ctx context.Context, token uint64) error {
+//	c := monolock.New(monolock.Config{Address: "locks.internal:7070"})
+//	err := c.Do(ctx, "jobs/nightly", 10*time.Second, func(ctx context.Context, token uint64) error {
 //		return store.WriteFenced(ctx, token, data)
 //	})
 //
-// Heartbeats: every session (queued or owning) sends a HEARTBEAT every
-// lease/4, shortened by twice the smoothed round-trip time (EWMA, alpha
-// 0.2) and never below 100ms (nor above lease/4), with at most one
-// heartbeat unanswered; the interval is measured between sends.
+// New does not dial and does not fail; a Config that cannot work (an empty
+// Address) is reported by every Acquire, Do and DoRetry as an error
+// wrapping ErrInvalidConfig.
 //
-// Errors: invalid names and leases are reported before dialling as the
-// protocol's errors (protocol.ErrEmptyName, protocol.ErrNameTooLong,
-// protocol.ErrInvalidName, protocol.ErrBadLease). An ERROR frame from the
-// server is a *ServerError, which matches the protocol's canonical error of
-// its code under errors.Is and reports Temporary by code range. A lost
-// session is ErrHeartbeatTimeout, ErrConnectionClosed or
-// ErrProtocolViolation.
+// Heartbeats: every session (queued or owning) sends a HEARTBEAT every
+// interval = clamp(lease/4 − 2 × EWMA(RTT), 100ms, lease/4) (alpha 0.2),
+// with at most one heartbeat unanswered; the interval is measured between
+// sends. The 100ms floor applies to leases of 400ms and more. For a lease
+// under 400ms, lease/4 is itself under the floor and wins: the interval is
+// exactly lease/4, because a 100ms interval could never keep such a lease
+// alive (the client gives up after 0.8 × lease, under 320ms, and the
+// server after the lease).
+//
+// Errors: before the function runs, Do returns exactly the error that
+// occurred. A Config that cannot work wraps ErrInvalidConfig. Invalid
+// names and leases are reported before dialling as the protocol's errors
+// (protocol.ErrEmptyName, protocol.ErrNameTooLong, protocol.ErrInvalidName,
+// protocol.ErrInvalidLease). A dial error and a connection error (such as
+// a reset, or io.EOF when the server closes without an ERROR frame) are
+// returned unchanged. An ERROR frame from the server is a *ServerError,
+// which matches the protocol's canonical error of its code under errors.Is
+// and reports Temporary by code range. A session lost after the grant
+// (Lock.Err, and joined into Do's result) is ErrHeartbeatTimeout,
+// ErrConnectionClosed (which also wraps the connection's error) or
+// ErrProtocolViolation, or a *ServerError.
 package monolock

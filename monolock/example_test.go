@@ -34,11 +34,8 @@ func ExampleClient_Do() {
 	addr, stop := startServer()
 	defer stop()
 
-	c, err := monolock.New(monolock.Config{Address: addr})
-	if err != nil {
-		log.Fatal(err)
-	}
-	err = c.Do(context.Background(), "jobs/nightly", 10*time.Second, func(ctx context.Context, token uint64) error {
+	c := monolock.New(monolock.Config{Address: addr})
+	err := c.Do(context.Background(), "jobs/nightly", 10*time.Second, func(ctx context.Context, token uint64) error {
 		// Only one process runs this at a time. Pass token to the resource,
 		// which rejects tokens lower than the highest it has seen, and stop
 		// when ctx is cancelled: ownership is then no longer confirmed.
@@ -55,10 +52,7 @@ func ExampleClient_Acquire() {
 	addr, stop := startServer()
 	defer stop()
 
-	c, err := monolock.New(monolock.Config{Address: addr})
-	if err != nil {
-		log.Fatal(err)
-	}
+	c := monolock.New(monolock.Config{Address: addr})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // bounds the wait only
 	defer cancel()
 	first, err := c.Acquire(ctx, "deploy", 5*time.Second)
@@ -88,10 +82,7 @@ func ExampleClient_Acquire() {
 
 func ExampleLock_Done() {
 	addr, stop := startServer()
-	c, err := monolock.New(monolock.Config{Address: addr})
-	if err != nil {
-		log.Fatal(err)
-	}
+	c := monolock.New(monolock.Config{Address: addr})
 	l, err := c.Acquire(context.Background(), "leader", 2*time.Second)
 	if err != nil {
 		log.Fatal(err)
@@ -126,15 +117,12 @@ func ExampleClient_DoRetry() {
 	addr, stop := startServer()
 	defer stop()
 
-	c, err := monolock.New(monolock.Config{Address: addr})
-	if err != nil {
-		log.Fatal(err)
-	}
+	c := monolock.New(monolock.Config{Address: addr})
 	// DoRetry reconnects through server restarts and network failures
 	// until ctx ends, but never runs fn twice.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	err = c.DoRetry(ctx, "reports/rebuild", 5*time.Second, func(ctx context.Context, token uint64) error {
+	err := c.DoRetry(ctx, "reports/rebuild", 5*time.Second, func(ctx context.Context, token uint64) error {
 		fmt.Println("rebuilding reports")
 		return nil
 	})

@@ -1,9 +1,6 @@
 package monolock
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
 // Heartbeat schedule constants (see the package documentation).
 const (
@@ -77,7 +74,7 @@ func (k *keeper) run(sentAt, answeredAt time.Time) error {
 	defer next.Stop()
 	send := func() error {
 		if err := k.send(); err != nil {
-			return fmt.Errorf("%w: sending heartbeat: %w", ErrConnectionClosed, err)
+			return &connError{what: "sending heartbeat", err: err}
 		}
 		sentAt, inFlight, due = time.Now(), true, false
 		next.Reset(k.sched.interval())

@@ -22,6 +22,11 @@ func TestScheduleInterval(t *testing.T) {
 		{"large rtt: floor 100ms", 2 * time.Second, []time.Duration{300 * ms}, 100 * ms},
 		{"short lease: base under the floor wins", 200 * ms, nil, 50 * ms},
 		{"short lease with rtt: still base", 200 * ms, []time.Duration{10 * ms}, 50 * ms},
+		// The docs' "not more often than every 100ms" is silent on leases
+		// under 400ms; the choice (package doc): the floor holds from 400ms
+		// on, below it lease/4 wins.
+		{"lease 400ms with rtt: the floor", 400 * ms, []time.Duration{10 * ms}, 100 * ms},
+		{"lease 396ms with rtt: lease/4 under the floor", 396 * ms, []time.Duration{10 * ms}, 99 * ms},
 		{"negative sample counts as 0", 2 * time.Second, []time.Duration{-5 * ms}, 500 * ms},
 	}
 	for _, tt := range tests {

@@ -21,10 +21,7 @@ import (
 
 func newClient(t *testing.T, addr string) *monolock.Client {
 	t.Helper()
-	c, err := monolock.New(monolock.Config{Address: addr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := monolock.New(monolock.Config{Address: addr})
 	return c
 }
 
@@ -362,14 +359,11 @@ func TestTLSDialer(t *testing.T) {
 		ClientAuth:   tls.RequireAndVerifyClientCert,
 		ClientCAs:    ca.Pool(),
 	}})
-	c, err := monolock.New(monolock.Config{Address: srv.Addr, Dialer: &tls.Dialer{Config: &tls.Config{
+	c := monolock.New(monolock.Config{Address: srv.Addr, Dialer: &tls.Dialer{Config: &tls.Config{
 		RootCAs:      ca.Pool(),
 		Certificates: []tls.Certificate{clientCert.TLS},
 	}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = c.Do(t.Context(), "tls-lock", time.Second, func(ctx context.Context, token uint64) error {
+	err := c.Do(t.Context(), "tls-lock", time.Second, func(ctx context.Context, token uint64) error {
 		if token == 0 {
 			t.Error("token 0")
 		}

@@ -214,5 +214,5 @@ func (l *Lock) readError(err error) error {
 	if errors.Is(err, protocol.ErrUnknownFrame) {
 		return fmt.Errorf("%w: %w", ErrProtocolViolation, err)
 	}
-	return fmt.Errorf("%w: %w", ErrConnectionClosed, err)
+	return &connError{err: err}
 }

@@ -78,10 +78,7 @@ func scriptedPeer(t *testing.T, script func(p *peerConn)) *Client {
 			})
 		}
 	})
-	c, err := New(Config{Address: ln.Addr().String()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := New(Config{Address: ln.Addr().String()})
 	return c
 }
 
@@ -173,10 +170,15 @@ func TestAcquireFailures(t *testing.T) {
 			p.write([]byte{0x7f})
 			io.Copy(io.Discard, p.conn)
 		}, ErrProtocolViolation, false},
-		{"closed without answer", time.Second, func(p *peerConn) {}, ErrConnectionClosed, false},
+		// A connection error is returned unchanged (the docs: "without a
+		// change"), not wrapped in ErrConnectionClosed.
+		{"closed without answer", time.Second, func(p *peerConn) {}, io.EOF, false},
 		{"closed mid-frame", time.Second, func(p *peerConn) {
 			p.write([]byte{byte(protocol.TypeAcquired), 0, 0})
-		}, ErrConnectionClosed, false},
+		}, io.ErrUnexpectedEOF, false},
+		{"queued, then closed", time.Second, func(p *peerConn) {
+			p.write(protocol.AppendWaiting(nil))
+		}, io.EOF, false},
 		{"silent peer", 500 * time.Millisecond, func(p *peerConn) {
 			io.Copy(io.Discard, p.conn)
 		}, ErrHeartbeatTimeout, false},
@@ -196,6 +198,9 @@ func TestAcquireFailures(t *testing.T) {
 			}
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Acquire = %v, want %v", err, tt.want)
+			}
+			if (tt.want == io.EOF || tt.want == io.ErrUnexpectedEOF) && err != tt.want {
+				t.Fatalf("Acquire = %#v, want %v itself, unchanged", err, tt.want)
 			}
 			var se *ServerError
 			if errors.As(err, &se) && se.Temporary() != tt.temporary {
@@ -344,9 +349,9 @@ func TestValidationBeforeDial(t *testing.T) {
 		{"empty name", "", time.Second, protocol.ErrEmptyName},
 		{"name of 256 bytes", strings.Repeat("n", 256), time.Second, protocol.ErrNameTooLong},
 		{"invalid utf-8", "a\xffb", time.Second, protocol.ErrInvalidName},
-		{"zero lease", "a", 0, protocol.ErrBadLease},
-		{"negative lease", "a", -time.Second, protocol.ErrBadLease},
-		{"lease under 1ms", "a", 500 * time.Microsecond, protocol.ErrBadLease},
+		{"zero lease", "a", 0, protocol.ErrInvalidLease},
+		{"negative lease", "a", -time.Second, protocol.ErrInvalidLease},
+		{"lease under 1ms", "a", 500 * time.Microsecond, protocol.ErrInvalidLease},
 	}
 	fn := func(context.Context, uint64) error {
 		t.Error("fn called")
@@ -354,10 +359,7 @@ func TestValidationBeforeDial(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := New(Config{Address: "127.0.0.1:1", Dialer: neverDial{t}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := New(Config{Address: "127.0.0.1:1", Dialer: neverDial{t}})
 			calls := map[string]func() error{
 				"Acquire": func() error { _, err := c.Acquire(t.Context(), tt.lock, tt.lease); return err },
 				"Do":      func() error { return c.Do(t.Context(), tt.lock, tt.lease, fn) },
@@ -370,8 +372,17 @@ func TestValidationBeforeDial(t *testing.T) {
 			}
 		})
 	}
-	if _, err := New(Config{}); err == nil {
-		t.Error("New with an empty Address succeeded")
+	// An empty Address is reported by every call, before any dial and
+	// before the name and lease are looked at.
+	c := New(Config{Dialer: neverDial{t}})
+	for call, err := range map[string]error{
+		"Acquire": func() error { _, err := c.Acquire(t.Context(), "", 0); return err }(),
+		"Do":      c.Do(t.Context(), "", 0, fn),
+		"DoRetry": c.DoRetry(t.Context(), "", 0, fn),
+	} {
+		if !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "Address is empty") {
+			t.Errorf("%s with an empty Address = %v, want ErrInvalidConfig naming the Address", call, err)
+		}
 	}
 	// A name of exactly 255 bytes is valid.
 	if err := protocol.ValidateName(strings.Repeat("n", 255)); err != nil {

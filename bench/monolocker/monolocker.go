@@ -6,7 +6,6 @@ package monolocker
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
@@ -22,10 +21,7 @@ type Locker struct {
 
 // New returns a Locker for the server at addr acquiring with lease.
 func New(addr string, lease time.Duration) (*Locker, error) {
-	c, err := monolock.New(monolock.Config{Address: addr})
-	if err != nil {
-		return nil, fmt.Errorf("monolocker: %w", err)
-	}
+	c := monolock.New(monolock.Config{Address: addr})
 	return &Locker{client: c, lease: lease}, nil
 }
 

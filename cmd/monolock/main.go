@@ -59,12 +59,23 @@ func run(ctx context.Context, stopSignals func(), args []string, getenv func(str
 	return 0
 }
 
+// newLogger returns the diagnostic logger: text or JSON lines on w at the
+// configured level, with timestamps in UTC, RFC 3339 (the text handler
+// writes milliseconds, the JSON handler nanoseconds).
 func newLogger(cfg settings, w io.Writer) *slog.Logger {
-	opts := &slog.HandlerOptions{Level: cfg.logLevel}
+	opts := &slog.HandlerOptions{Level: cfg.logLevel, ReplaceAttr: utcTime}
 	if cfg.logFormat == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// utcTime puts the record's time in UTC.
+func utcTime(groups []string, a slog.Attr) slog.Attr {
+	if a.Key == slog.TimeKey && len(groups) == 0 && a.Value.Kind() == slog.KindTime {
+		a.Value = slog.TimeValue(a.Value.Time().UTC())
+	}
+	return a
 }
 
 func serve(ctx context.Context, stopSignals func(), cfg settings, log *slog.Logger) error {
@@ -81,12 +92,8 @@ func serve(ctx context.Context, stopSignals func(), cfg settings, log *slog.Logg
 		TLSClientCAFile: cfg.tlsClientCA,
 		ACLFile:         cfg.aclFile,
 		AuditLog:        cfg.auditLog,
-		Settings: map[string]string{
-			"ops_listen":   cfg.opsListen,
-			"admin_listen": cfg.adminListen,
-			"log_level":    cfg.logLevel.String(),
-			"log_format":   cfg.logFormat,
-		},
+		Listen:          cfg.listen,
+		OpsListen:       cfg.opsListen,
 	})
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/monolock/monolock-bench/monolock/admin"
 	"github.com/monolock/monolock-bench/monolock/protocol"
 )
 
@@ -220,12 +221,12 @@ func TestSIGHUPReopensAuditLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var info struct {
-		Config map[string]string `json:"config"`
-	}
-	err = json.NewDecoder(resp.Body).Decode(&info)
+	var info admin.Info
+	dec := json.NewDecoder(resp.Body)
+	dec.DisallowUnknownFields()
+	err = dec.Decode(&info)
 	resp.Body.Close()
-	if err != nil || info.Config["audit_log"] != auditPath || info.Config["listen"] != addr {
+	if err != nil || info.Config.AuditLog != auditPath || info.Config.Listen != addr {
 		t.Fatalf("admin info %+v, %v", info, err)
 	}
 

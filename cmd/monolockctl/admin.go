@@ -12,6 +12,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/monolock/monolock-bench/monolock/admin"
 )
 
 const usageAdmin = `usage: monolockctl locks   [flags] [MATCH]
@@ -39,31 +41,16 @@ Flags:
 // adminTimeout bounds one admin request.
 const adminTimeout = 10 * time.Second
 
-// holder and waiter are the admin API's JSON objects.
-type holder struct {
-	Identity   string    `json:"identity"`
-	RemoteAddr string    `json:"remote_addr"`
-	Since      time.Time `json:"since"`
-	LeaseMS    int64     `json:"lease_ms"`
-	Token      uint64    `json:"token"`
-}
-
-type waiter struct {
-	Identity   string    `json:"identity"`
-	RemoteAddr string    `json:"remote_addr"`
-	QueuedAt   time.Time `json:"queued_at"`
-}
-
 func adminCommand(sub string, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet(sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(fs.Output(), usageAdmin); fs.PrintDefaults() }
-	admin := fs.String("admin", envOr(getenv, "MONOLOCK_ADMIN_ADDR", "127.0.0.1:7071"), "admin API `address`: host:port or an http(s):// URL (env MONOLOCK_ADMIN_ADDR)")
+	adminAddr := fs.String("admin", envOr(getenv, "MONOLOCK_ADMIN_ADDR", "127.0.0.1:7071"), "admin API `address`: host:port or an http(s):// URL (env MONOLOCK_ADMIN_ADDR)")
 	asJSON := fs.Bool("json", false, "print the server's JSON instead of a table")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	base, err := adminBase(*admin)
+	base, err := adminBase(*adminAddr)
 	if err != nil {
 		return usageError(fs, "-admin: %v", err)
 	}
@@ -155,9 +142,7 @@ func (c *adminClient) do(method, path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s %s: reading the answer: %w", method, path, err)
 	}
 	if resp.StatusCode/100 != 2 {
-		var e struct {
-			Error string `json:"error"`
-		}
+		var e admin.Error
 		if json.Unmarshal(body, &e) != nil || e.Error == "" {
 			e.Error = strings.TrimSpace(string(body))
 		}
@@ -172,13 +157,7 @@ func render(sub string, args []string, body []byte, w io.Writer, now time.Time) 
 	defer tw.Flush()
 	switch sub {
 	case "locks":
-		var r struct {
-			Locks []struct {
-				Name    string  `json:"name"`
-				Holder  *holder `json:"holder"`
-				Waiters int     `json:"waiters"`
-			} `json:"locks"`
-		}
+		var r admin.LockList
 		if err := decode(body, &r); err != nil {
 			return err
 		}
@@ -189,17 +168,13 @@ func render(sub string, args []string, body []byte, w io.Writer, now time.Time) 
 		fmt.Fprintln(tw, "NAME\tHOLDER\tIDENTITY\tTOKEN\tHELD\tLEASE\tWAITERS")
 		for _, l := range r.Locks {
 			if h := l.Holder; h != nil {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%d\n", quoteName(l.Name), h.RemoteAddr, dash(h.Identity), h.Token, age(now, h.Since), lease(h.LeaseMS), l.Waiters)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%d\n", quoteName(l.Name), h.RemoteAddr, dash(h.Identity), h.Token, age(now, h.Since), lease(h.LeaseMS), len(l.Waiters))
 			} else {
-				fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t%d\n", quoteName(l.Name), l.Waiters)
+				fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t%d\n", quoteName(l.Name), len(l.Waiters))
 			}
 		}
 	case "show":
-		var r struct {
-			Name    string   `json:"name"`
-			Holder  *holder  `json:"holder"`
-			Waiters []waiter `json:"waiters"`
-		}
+		var r admin.Lock
 		if err := decode(body, &r); err != nil {
 			return err
 		}
@@ -214,10 +189,7 @@ func render(sub string, args []string, body []byte, w io.Writer, now time.Time) 
 			fmt.Fprintf(tw, "%d\t%s\t%s\t-\t%s ago\t-\n", i+1, wt.RemoteAddr, dash(wt.Identity), age(now, wt.QueuedAt))
 		}
 	case "release":
-		var r struct {
-			Released bool   `json:"released"`
-			Token    uint64 `json:"token"`
-		}
+		var r admin.Released
 		if err := decode(body, &r); err != nil {
 			return err
 		}
@@ -226,9 +198,7 @@ func render(sub string, args []string, body []byte, w io.Writer, now time.Time) 
 		}
 		fmt.Fprintf(tw, "released %s (owner's token %d); the next waiter, if any, is promoted\n", quoteName(args[0]), r.Token)
 	case "kick":
-		var r struct {
-			Kicked bool `json:"kicked"`
-		}
+		var r admin.Kicked
 		if err := decode(body, &r); err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/monolock"
+	"github.com/monolock/monolock-bench/monolock/admin"
 	"github.com/monolock/monolock-bench/monolock/monolocktest"
 	"github.com/monolock/monolock-bench/monolock/protocol"
 )
@@ -62,8 +63,9 @@ type answer = struct {
 func TestAdminAgainstContractJSON(t *testing.T) {
 	since := time.Now().Add(-90 * time.Second).UTC().Format(time.RFC3339Nano)
 	holder := `{"identity":"spiffe://ci/deployer","remote_addr":"127.0.0.1:5555","since":"` + since + `","lease_ms":2000,"token":42}`
+	waiter := `{"identity":"","remote_addr":"127.0.0.1:5556","queued_at":"` + since + `"}`
 	answers := map[string]answer{
-		"GET /api/locks": {200, `{"locks":[{"name":"deploy/prod","holder":` + holder + `,"waiters":2},{"name":"odd name\t1","holder":null,"waiters":1}]}`},
+		"GET /api/locks": {200, `{"locks":[{"name":"deploy/prod","holder":` + holder + `,"waiters":[` + waiter + `,` + waiter + `]},{"name":"odd name\t1","holder":null,"waiters":[` + waiter + `]}]}`},
 		"GET /api/locks/deploy%2Fprod": {200, `{"name":"deploy/prod","holder":` + holder + `,"waiters":[` +
 			`{"identity":"","remote_addr":"127.0.0.1:5556","queued_at":"` + since + `"},` +
 			`{"identity":"cn-x","remote_addr":"[::1]:5557","queued_at":"` + since + `"}]}`},
@@ -119,7 +121,7 @@ func TestAdminAgainstContractJSON(t *testing.T) {
 }
 
 func TestAdminJSONAndAddress(t *testing.T) {
-	body := `{"locks":[{"name":"a","holder":null,"waiters":3}]}`
+	body := `{"locks":[{"name":"a","holder":null,"waiters":[{"identity":"","remote_addr":"127.0.0.1:1","queued_at":"2026-08-08T12:00:07Z"}]}]}`
 	_, addr := newReplay(t, map[string]answer{"GET /api/locks": {200, body}})
 	// -admin from MONOLOCK_ADMIN_ADDR, as a URL; -json passes the server's JSON.
 	code, stdout, stderr := invoke(t, map[string]string{"MONOLOCK_ADMIN_ADDR": "http://" + addr + "/"}, "locks", "-json")
@@ -159,11 +161,8 @@ func TestAdminEndToEnd(t *testing.T) {
 	srv := monolocktest.NewServer(t)
 	api := httptest.NewServer(srv.Server().AdminHandler())
 	t.Cleanup(api.Close)
-	admin := api.Listener.Addr().String()
-	c, err := monolock.New(monolock.Config{Address: srv.Addr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	adminAddr := api.Listener.Addr().String()
+	c := monolock.New(monolock.Config{Address: srv.Addr})
 	owner, err := c.Acquire(t.Context(), "deploy/prod", 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -193,7 +192,7 @@ func TestAdminEndToEnd(t *testing.T) {
 
 	ctl := func(want int, args ...string) string {
 		t.Helper()
-		args = append([]string{args[0], "-admin", admin}, args[1:]...)
+		args = append([]string{args[0], "-admin", adminAddr}, args[1:]...)
 		code, stdout, stderr := invoke(t, nil, args...)
 		if code != want {
 			t.Fatalf("%v: exit %d, want %d; stderr:\n%s", args, code, want, stderr)
@@ -217,13 +216,10 @@ func TestAdminEndToEnd(t *testing.T) {
 	if strings.Index(out, first) > strings.Index(out, second) {
 		t.Errorf("queue out of order:\n%s", out)
 	}
-	var listed struct {
-		Locks []struct {
-			Name    string `json:"name"`
-			Waiters int    `json:"waiters"`
-		} `json:"locks"`
-	}
-	if err := json.Unmarshal([]byte(ctl(0, "locks", "-json")), &listed); err != nil || len(listed.Locks) != 1 || listed.Locks[0].Waiters != 2 {
+	var listed admin.LockList
+	dec := json.NewDecoder(strings.NewReader(ctl(0, "locks", "-json")))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&listed); err != nil || len(listed.Locks) != 1 || len(listed.Locks[0].Waiters) != 2 || listed.Locks[0].Waiters[0].RemoteAddr != first {
 		t.Fatalf("locks -json: %+v, %v", listed, err)
 	}
 

@@ -93,6 +93,8 @@ func runCommand(args []string, getenv func(string) string, stdin io.Reader, stdo
 	}
 	rc.argv = rest
 	switch {
+	case rc.addr == "":
+		return usageError(fs, "-addr is empty; want the server's host:port")
 	case rc.lease <= 0:
 		return usageError(fs, "-lease must be positive, got %v", rc.lease)
 	case rc.wait < 0:
@@ -107,10 +109,7 @@ func runCommand(args []string, getenv func(string) string, stdin io.Reader, stdo
 		fmt.Fprintf(stderr, "monolockctl run: %v\n", err)
 		return exitUsage
 	}
-	client, err := monolock.New(monolock.Config{Address: rc.addr, Dialer: dialer})
-	if err != nil {
-		return usageError(fs, "%v", err)
-	}
+	client := monolock.New(monolock.Config{Address: rc.addr, Dialer: dialer})
 	return rc.run(client, stdin, stdout, stderr)
 }
 

@@ -80,10 +80,7 @@ func TestRunHoldsLockWhileCommandRuns(t *testing.T) {
 		t.Fatalf("server's holder %+v, want token %d", info.Holder, token)
 	}
 	// Held across several leases: heartbeats keep it.
-	c, err := monolock.New(monolock.Config{Address: srv.Addr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := monolock.New(monolock.Config{Address: srv.Addr})
 	ctx, cancel := context.WithTimeout(t.Context(), 2500*time.Millisecond)
 	defer cancel()
 	if l, err := c.Acquire(ctx, "deploy/prod", time.Second); err == nil {
@@ -192,10 +189,7 @@ func TestRunExitCodes(t *testing.T) {
 	}
 	closed := ln.Addr().String()
 	ln.Close()
-	c, err := monolock.New(monolock.Config{Address: srv.Addr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := monolock.New(monolock.Config{Address: srv.Addr})
 	held, err := c.Acquire(t.Context(), "busy", 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -229,10 +223,7 @@ func TestRunExitCodes(t *testing.T) {
 // 128+N; the command never runs.
 func TestRunSignalWhileWaiting(t *testing.T) {
 	srv := monolocktest.NewServer(t)
-	c, err := monolock.New(monolock.Config{Address: srv.Addr})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := monolock.New(monolock.Config{Address: srv.Addr})
 	held, err := c.Acquire(t.Context(), "busy", 5*time.Second)
 	if err != nil {
 		t.Fatal(err)

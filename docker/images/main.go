@@ -5,6 +5,10 @@
 //	go run ./docker/images build   # redis, monolock, tcp-floor; reused when unchanged
 //	go run ./docker/images clean   # containers, networks and images labelled org.monolock-bench=1
 //
+// build also tags the server image users run, monolock-bench/monolock:latest
+// (ServerImage): the bench's monolock image with its ports and environment
+// declared (docker/monolock.Dockerfile).
+//
 // Run it from inside the module checkout: the Go images are built from
 // its main packages.
 package main
@@ -28,9 +32,10 @@ import (
 var goImages = []struct {
 	name, pkg string
 	build     func(context.Context) (containers.Image, error)
+	then      func(context.Context, containers.Image) (string, error) // optional: an image built on it
 }{
-	{"monolock", "./cmd/monolock", containers.MonolockImage},
-	{"tcp-floor", "./cmd/tcpfloor", containers.TCPFloorImage},
+	{"monolock", "./cmd/monolock", containers.MonolockImage, buildServerImage},
+	{"tcp-floor", "./cmd/tcpfloor", containers.TCPFloorImage, nil},
 }
 
 func main() {
@@ -88,6 +93,14 @@ func build(ctx context.Context) error {
 			return err
 		}
 		report(g.name, start, img)
+		if g.then != nil {
+			start := time.Now()
+			ref, err := g.then(ctx, img)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("%-10s %-48s %-7s %6.1fs  %s\n", "", ref, "tagged", time.Since(start).Seconds(), "docker/monolock.Dockerfile on "+img.Ref)
+		}
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ const (
 	CodeEmptyName          Code = 0x14
 	CodeNameTooLong        Code = 0x15
 	CodeInvalidName        Code = 0x16
-	CodeBadLease           Code = 0x17
+	CodeInvalidLease       Code = 0x17
 	CodeNotAuthorized      Code = 0x18
 )
 
@@ -71,7 +71,7 @@ var (
 	ErrEmptyName          = &Error{CodeEmptyName, "empty lock name"}
 	ErrNameTooLong        = &Error{CodeNameTooLong, "lock name too long (> 255 bytes)"}
 	ErrInvalidName        = &Error{CodeInvalidName, "lock name is not valid UTF-8"}
-	ErrBadLease           = &Error{CodeBadLease, "lease must be positive"}
+	ErrInvalidLease       = &Error{CodeInvalidLease, "lease must be positive"}
 	ErrNotAuthorized      = &Error{CodeNotAuthorized, "not authorized for lock"}
 )
 
@@ -96,8 +96,8 @@ func CanonicalError(c Code) *Error {
 		return ErrNameTooLong
 	case CodeInvalidName:
 		return ErrInvalidName
-	case CodeBadLease:
-		return ErrBadLease
+	case CodeInvalidLease:
+		return ErrInvalidLease
 	case CodeNotAuthorized:
 		return ErrNotAuthorized
 	}

@@ -61,15 +61,16 @@ func ValidateName(name string) error {
 }
 
 // LeaseMillis converts a lease to whole milliseconds for the wire. A lease
-// that is not positive, or that rounds down to zero milliseconds, is
-// ErrBadLease; a lease beyond the u32 range is an error too.
+// that is not positive, that rounds down to zero milliseconds, or that is
+// beyond the u32 range of lease_ms (about 49.7 days) is ErrInvalidLease
+// (under errors.Is), with the value in the reason.
 func LeaseMillis(lease time.Duration) (uint32, error) {
 	ms := lease.Milliseconds()
 	switch {
 	case ms <= 0:
-		return 0, &Error{CodeBadLease, fmt.Sprintf("lease must be positive and at least 1ms, got %v", lease)}
+		return 0, &Error{CodeInvalidLease, fmt.Sprintf("lease must be positive and at least 1ms, got %v", lease)}
 	case ms > 1<<32-1:
-		return 0, fmt.Errorf("monolock: lease %v exceeds the protocol maximum of %v", lease, time.Duration(1<<32-1)*time.Millisecond)
+		return 0, &Error{CodeInvalidLease, fmt.Sprintf("lease %v exceeds the protocol maximum of %v", lease, time.Duration(1<<32-1)*time.Millisecond)}
 	}
 	return uint32(ms), nil
 }
@@ -150,7 +151,7 @@ func ReadAcquire(r io.Reader) (Acquire, error) {
 		return a, err
 	}
 	if a.LeaseMS == 0 {
-		return a, ErrBadLease
+		return a, ErrInvalidLease
 	}
 	return a, nil
 }

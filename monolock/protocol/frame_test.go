@@ -51,7 +51,7 @@ func TestReadAcquireErrors(t *testing.T) {
 		{"empty name", acquireBody(1, 1000, 0, ""), ErrEmptyName},
 		{"name too long", acquireBody(1, 1000, uint16(len(long)), long), ErrNameTooLong},
 		{"invalid utf-8", acquireBody(1, 1000, 2, "\xff\xfe"), ErrInvalidName},
-		{"zero lease", acquireBody(1, 0, 1, "a"), ErrBadLease},
+		{"zero lease", acquireBody(1, 0, 1, "a"), ErrInvalidLease},
 		{"truncated header", []byte{1, 0, 0}, io.ErrUnexpectedEOF},
 		{"truncated name", acquireBody(1, 1000, 5, "ab"), io.ErrUnexpectedEOF},
 		{"nothing after type", nil, io.ErrUnexpectedEOF},

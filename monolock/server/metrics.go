@@ -15,7 +15,7 @@ import (
 // read from their sources at scrape time.
 type serverMetrics struct {
 	connections        atomic.Int64
-	acquires           metricsfmt.Counter
+	acquires           metricsfmt.Counter // grants: issued tokens
 	aclDenials         metricsfmt.Counter
 	releases           [len(locktable.Reasons)]metricsfmt.Counter // by locktable.Reason
 	protocolErrors     [256]metricsfmt.Counter                    // ERROR frames sent, by code
@@ -26,6 +26,10 @@ type serverMetrics struct {
 	waitSeconds        metricsfmt.Summary
 	holdSeconds        metricsfmt.Summary
 }
+
+// releaseReasons are the documented reason labels of
+// monolock_releases_total; onRelease counts a shutdown as graceful.
+var releaseReasons = [...]locktable.Reason{locktable.Graceful, locktable.Expired, locktable.IOTimeout, locktable.Force}
 
 var runtimeSamples = []string{"/gc/heap/allocs:bytes", "/gc/heap/frees:bytes", "/gc/cycles/total:gc-cycles"}
 
@@ -66,10 +70,10 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	mw.Gauge("monolock_connections_active", "Open protocol connections, in any state.", one(float64(m.connections.Load())))
 	mw.Gauge("monolock_locks_held", "Locks with an owner.", one(float64(counts.Held)))
 	mw.Gauge("monolock_waiters", "Sessions queued for a lock.", one(float64(counts.Waiting)))
-	mw.Counter("monolock_acquires_total", "Valid ACQUIRE frames entered in the lock table.", one(float64(m.acquires.Value())))
+	mw.Counter("monolock_acquires_total", "Granted ownerships, that is, issued fencing tokens.", one(float64(m.acquires.Value())))
 	mw.Counter("monolock_acl_denials_total", "ACQUIREs denied by the ACL (ERROR 0x18).", one(float64(m.aclDenials.Value())))
-	releases := make([]metricsfmt.Sample, len(locktable.Reasons))
-	for i, r := range locktable.Reasons {
+	releases := make([]metricsfmt.Sample, len(releaseReasons))
+	for i, r := range releaseReasons {
 		releases[i] = metricsfmt.Sample{Labels: metricsfmt.Label("reason", r.String()), Value: float64(m.releases[r].Value())}
 	}
 	mw.Counter("monolock_releases_total", "Ended ownerships, by reason.", releases...)
@@ -86,6 +90,12 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	mw.Counter("monolock_accept_errors_total", "Failed accepts (EMFILE, ENFILE, ...), each retried after a back-off.", one(float64(m.acceptErrors.Value())))
 	mw.Counter("monolock_tls_handshake_errors_total", "Failed or timed-out TLS handshakes.", one(float64(m.tlsHandshakeErrors.Value())))
 	mw.Counter("monolock_heartbeats_total", "HEARTBEAT frames received.", one(float64(m.heartbeats.Value())))
+	var queued, dropped float64
+	if l := s.ops.audit; l != nil {
+		queued, dropped = float64(l.Queued()), float64(l.Dropped())
+	}
+	mw.Gauge("monolock_audit_queued", "Audit events waiting for the audit sink (0 without -audit-log).", one(queued))
+	mw.Counter("monolock_audit_dropped_total", "Audit events dropped because the audit queue was full (a stalled or slow audit sink).", one(dropped))
 	sum, n := m.waitSeconds.Value()
 	mw.Summary("monolock_wait_seconds", "Time from ACQUIRE to grant.", sum, n)
 	sum, n = m.holdSeconds.Value()

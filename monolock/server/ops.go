@@ -1,8 +1,12 @@
 package server
 
 import (
+	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"slices"
@@ -10,8 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/monolock/monolock-bench/monolock/admin"
 	"github.com/monolock/monolock-bench/monolock/internal/acl"
-	"github.com/monolock/monolock-bench/monolock/internal/admin"
 	"github.com/monolock/monolock-bench/monolock/internal/audit"
 	"github.com/monolock/monolock-bench/monolock/internal/locktable"
 	"github.com/monolock/monolock-bench/monolock/internal/tlsconfig"
@@ -35,13 +39,17 @@ type ops struct {
 	started time.Time
 	// auditFailing suppresses repeated log lines while the audit log
 	// cannot be written (disk full): one line when it starts failing, one
-	// when it recovers.
-	auditFailing atomic.Bool
+	// when it recovers. Used by the audit writer goroutine only.
+	auditFailing bool
+	// auditDropping is set by the first event dropped because the audit
+	// queue is full, and cleared by the next successful write: one log
+	// line per episode.
+	auditDropping atomic.Bool
 }
 
 // openOps validates the operations settings of cfg and opens its files.
 // On error nothing stays open.
-func openOps(cfg *Config) (*ops, error) {
+func openOps(cfg *Config, log *slog.Logger) (*ops, error) {
 	o := &ops{started: time.Now()}
 	files := tlsconfig.Files{CertFile: cfg.TLSCertFile, KeyFile: cfg.TLSKeyFile, ClientCAFile: cfg.TLSClientCAFile}
 	switch {
@@ -69,11 +77,27 @@ func openOps(cfg *Config) (*ops, error) {
 		}
 	}
 	if cfg.AuditLog != "" {
-		if o.audit, err = audit.Open(cfg.AuditLog); err != nil {
+		if o.audit, err = audit.Open(cfg.AuditLog, cfg.AuditQueue, func(err error) { o.auditWritten(log, err) }); err != nil {
 			return nil, fmt.Errorf("monolock: %w", err)
 		}
 	}
 	return o, nil
+}
+
+// auditWritten logs the changes of the audit sink's health; the audit
+// writer goroutine calls it after every line.
+func (o *ops) auditWritten(log *slog.Logger, err error) {
+	switch {
+	case err != nil && !o.auditFailing:
+		o.auditFailing = true
+		log.Error("monolock: audit log write failed; further failures are not logged until it recovers", "err", err)
+	case err == nil && o.auditFailing:
+		o.auditFailing = false
+		log.Warn("monolock: audit log writes again")
+	}
+	if err == nil && o.auditDropping.Swap(false) {
+		log.Warn("monolock: audit log writes again after dropping events", "dropped_total", o.audit.Dropped())
+	}
 }
 
 // Reload re-reads the TLS files and the ACL file and reopens the audit log
@@ -104,24 +128,23 @@ func (s *Server) Reload() error {
 }
 
 // authorized applies the ACL to an ACQUIRE; without an ACL everything is
-// allowed. A denial is counted, logged and audited.
+// allowed. A denial is counted, logged (at info: it is the client's
+// error, not the server's) and audited.
 func (s *Server) authorized(identity, remote, name string) bool {
 	if s.ops.acl == nil || s.ops.acl.Allowed(identity, name) {
 		return true
 	}
 	s.metrics.aclDenials.Inc()
-	s.log.Warn("monolock: ACL denied lock", "lock", name, "identity", identity, "remote", remote)
-	s.writeAudit(audit.Event{Kind: audit.Denied, Lock: name, Identity: identity, RemoteAddr: remote})
+	s.log.Info("monolock: ACL denied lock", "lock", name, "identity", identity, "remote", remote)
+	s.audit(audit.Event{Kind: audit.Denied, Lock: name, Identity: identity, RemoteAddr: remote})
 	return false
 }
 
 // auditGrant and auditRelease run under the lock table's mutex, so for one
-// lock a released line always precedes the next granted line.
+// lock a released event is queued before the next granted event, and the
+// audit writer keeps that order. They do no I/O.
 func (s *Server) auditGrant(h locktable.Holder, waited time.Duration) {
-	if s.ops.audit == nil {
-		return
-	}
-	s.writeAudit(audit.Event{Time: h.Since, Kind: audit.Granted, Lock: h.Name, Identity: h.Identity, RemoteAddr: h.RemoteAddr, Token: h.Token, Wait: waited})
+	s.audit(audit.Event{Time: h.Since, Kind: audit.Granted, Lock: h.Name, Identity: h.Identity, RemoteAddr: h.RemoteAddr, Token: h.Token, Wait: waited})
 }
 
 func (s *Server) auditRelease(h locktable.Holder, held time.Duration, reason locktable.Reason) {
@@ -130,40 +153,38 @@ func (s *Server) auditRelease(h locktable.Holder, held time.Duration, reason loc
 	}
 	now := time.Now()
 	if reason == locktable.Force {
-		s.writeAudit(audit.Event{Time: now, Kind: audit.ForceRelease, Lock: h.Name, Identity: h.Identity, RemoteAddr: h.RemoteAddr, Token: h.Token})
+		s.audit(audit.Event{Time: now, Kind: audit.ForceRelease, Lock: h.Name, Identity: h.Identity, RemoteAddr: h.RemoteAddr, Token: h.Token})
 	}
-	s.writeAudit(audit.Event{Time: now, Kind: audit.Released, Lock: h.Name, Identity: h.Identity, RemoteAddr: h.RemoteAddr, Token: h.Token, Held: held, Reason: reason.String()})
+	s.audit(audit.Event{Time: now, Kind: audit.Released, Lock: h.Name, Identity: h.Identity, RemoteAddr: h.RemoteAddr, Token: h.Token, Held: held, Reason: reason.String()})
 }
 
 // auditKick records a waiter removed by an administrator. It runs under the
 // lock table's mutex.
 func (s *Server) auditKick(name, identity, remote string) {
-	if s.ops.audit == nil {
-		return
-	}
-	s.writeAudit(audit.Event{Kind: audit.KickWaiter, Lock: name, Identity: identity, RemoteAddr: remote})
+	s.audit(audit.Event{Kind: audit.KickWaiter, Lock: name, Identity: identity, RemoteAddr: remote})
 }
 
-func (s *Server) writeAudit(e audit.Event) {
-	if s.ops.audit == nil {
+// audit queues an event for the audit log, without waiting for its sink.
+// When the queue is full the event is dropped and counted
+// (monolock_audit_dropped_total); the first drop of an episode is logged
+// from a goroutine of its own, since the caller may hold the table's lock.
+func (s *Server) audit(e audit.Event) {
+	l := s.ops.audit
+	if l == nil || l.Enqueue(e) || s.shuttingDown.Load() {
 		return
 	}
-	if err := s.ops.audit.Write(e); err != nil {
-		if !s.ops.auditFailing.Swap(true) {
-			s.log.Error("monolock: audit log write failed; further failures are not logged until it recovers", "err", err)
-		}
-		return
-	}
-	if s.ops.auditFailing.Swap(false) {
-		s.log.Warn("monolock: audit log writes again")
+	if s.ops.auditDropping.CompareAndSwap(false, true) {
+		go s.log.Error("monolock: audit queue full (the audit sink is stalled or too slow); dropping audit events, counted in monolock_audit_dropped_total, until it writes again",
+			"queue", l.Capacity(), "path", l.Path())
 	}
 }
 
-// closeOps closes the audit log once no session can write to it.
-func (s *Server) closeOps() {
+// closeOps closes the audit log once no session can write to it, waiting
+// for the queued events until ctx ends.
+func (s *Server) closeOps(ctx context.Context) {
 	if s.ops.audit != nil {
-		if err := s.ops.audit.Close(); err != nil {
-			s.log.Error("monolock: closing the audit log", "err", err)
+		if err := s.ops.audit.Close(ctx); err != nil {
+			s.log.Error("monolock: audit log not drained before shutdown; events still queued are lost", "err", err, "queued", s.ops.audit.Queued())
 		}
 	}
 }
@@ -171,7 +192,7 @@ func (s *Server) closeOps() {
 // AdminHandler returns the admin HTTP API: GET /api/info, GET
 // /api/locks[?match=glob], GET /api/locks/{name}, POST
 // /api/locks/{name}/release, DELETE /api/locks/{name}/waiters/{remote_addr}
-// (see package internal/admin for the JSON). It has no authentication: serve
+// (see package admin for the JSON). It has no authentication: serve
 // it on loopback, as the root handler of its own http.Server (a ServeMux in
 // front would clean escaped lock names such as ".."). Safe for concurrent
 // use.
@@ -181,31 +202,34 @@ func (s *Server) AdminHandler() http.Handler {
 
 func (s *Server) adminInfo() admin.Info {
 	st := s.Stats()
-	cfg := map[string]string{
-		"listen":     strings.Join(s.listenAddrs(), ","),
-		"io_timeout": s.cfg.IOTimeout.String(),
-		"tls":        "off",
-		"acl_file":   s.cfg.ACLFile,
-		"audit_log":  s.cfg.AuditLog,
-	}
-	switch {
-	case s.ops.tls != nil && s.ops.tls.MutualTLS():
-		cfg["tls"] = "mtls"
-	case s.cfg.TLSConfig != nil:
-		cfg["tls"] = "on"
-	}
-	if s.ops.tls != nil {
-		cfg["tls_cert"], cfg["tls_key"], cfg["tls_client_ca"] = s.cfg.TLSCertFile, s.cfg.TLSKeyFile, s.cfg.TLSClientCAFile
-	}
-	for k, v := range s.cfg.Settings {
-		cfg[k] = v
+	listen := s.cfg.Listen
+	if _, port, err := net.SplitHostPort(listen); err != nil || port == "0" {
+		listen = strings.Join(s.listenAddrs(), ",")
 	}
 	return admin.Info{
 		Version:  version(),
 		UptimeMS: time.Since(s.ops.started).Milliseconds(),
-		Config:   cfg,
-		Counts:   admin.Counts{Connections: st.Connections, LocksHeld: st.LocksHeld, Waiters: st.Waiters},
+		Config: admin.Config{
+			Listen:      listen,
+			OpsListen:   s.cfg.OpsListen,
+			TLS:         s.cfg.TLSConfig != nil,
+			MTLS:        s.mutualTLS(),
+			ACLFile:     s.cfg.ACLFile,
+			AuditLog:    s.cfg.AuditLog,
+			IOTimeoutMS: s.cfg.IOTimeout.Milliseconds(),
+		},
+		Locks:    st.Locks,
+		Sessions: st.Connections,
 	}
+}
+
+// mutualTLS reports whether client certificates are required and verified.
+func (s *Server) mutualTLS() bool {
+	if s.ops.tls != nil {
+		return s.ops.tls.MutualTLS()
+	}
+	c := s.cfg.TLSConfig
+	return c != nil && c.ClientAuth == tls.RequireAndVerifyClientCert
 }
 
 func (s *Server) listenAddrs() []string {

@@ -65,11 +65,24 @@ type Config struct {
 	// release, ACL denial, force-release and kick; for one lock a released
 	// line always precedes the next granted. Reload reopens the file (log
 	// rotation). Default: empty (no audit log).
+	//
+	// Lines are written by a goroutine of their own, never under the lock
+	// table's mutex: a stalled sink (a full disk, a blocked stdout pipe)
+	// does not stall acquisitions. Up to AuditQueue events wait for it;
+	// beyond that, events are dropped and counted in
+	// monolock_audit_dropped_total (and the first drop is logged) while
+	// locks keep being granted and released.
 	AuditLog string
-	// Settings are extra effective settings listed in the config of the
-	// admin API's GET /api/info (e.g. the ops and admin addresses).
-	// Optional.
-	Settings map[string]string
+	// AuditQueue bounds the audit events waiting for the audit sink.
+	// Default 65536 when zero or negative.
+	AuditQueue int
+	// Listen and OpsListen are the configured protocol and ops HTTP
+	// addresses, reported as config.listen and config.ops_listen by the
+	// admin API's GET /api/info. The Server does not listen on them itself
+	// (Serve takes a listener; OpsHandler is served by the caller). Default:
+	// empty; an empty Listen, or one with port 0, reports the addresses
+	// of the listeners in Serve instead.
+	Listen, OpsListen string
 }
 
 // Errors callers branch on.
@@ -98,6 +111,7 @@ type Waiter = locktable.Waiter
 // Stats are live counts for dashboards and the admin API.
 type Stats struct {
 	Connections int // open protocol connections, in any state
+	Locks       int // locks with an owner or waiters
 	LocksHeld   int
 	Waiters     int
 }
@@ -132,7 +146,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	o, err := openOps(&cfg)
+	o, err := openOps(&cfg, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -151,12 +165,20 @@ func New(cfg Config) (*Server, error) {
 // onGrant observes every grant, under the table's lock (so, per lock, after
 // the release that made it possible).
 func (s *Server) onGrant(h locktable.Holder, waited time.Duration) {
+	s.metrics.acquires.Inc()
 	s.metrics.waitSeconds.Observe(waited.Seconds())
 	s.auditGrant(h, waited)
 }
 
 // onRelease observes every end of an ownership, under the table's lock.
+// An ownership ended by the server's shutdown is counted and audited as
+// graceful: the documented reasons are graceful, expired, io_timeout and
+// force, and a shutdown is the server closing the session in order, with
+// ERROR 0x01.
 func (s *Server) onRelease(h locktable.Holder, held time.Duration, reason locktable.Reason) {
+	if reason == locktable.Shutdown {
+		reason = locktable.Graceful
+	}
 	s.metrics.holdSeconds.Observe(held.Seconds())
 	s.metrics.releases[reason].Inc()
 	s.auditRelease(h, held, reason)
@@ -267,8 +289,9 @@ func (s *Server) beginShutdown() []*session {
 // Shutdown stops the server gracefully: /healthz answers 503 at once, the
 // listeners close, no waiter is promoted from then on, every session gets
 // ERROR 0x01 (server shutting down) and is closed. It returns when every
-// session has ended, or with ctx.Err() when ctx ends first, after closing the
-// remaining connections hard.
+// session has ended and the audit log has written its queue, or with
+// ctx.Err() when ctx ends first, after closing the remaining connections
+// hard.
 func (s *Server) Shutdown(ctx context.Context) error {
 	for _, sess := range s.beginShutdown() {
 		sess.end(locktable.Shutdown, protocol.ErrShuttingDown)
@@ -281,22 +304,26 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}()
 	select {
 	case <-done:
-		s.closeOps()
-		return nil
+		s.closeOps(ctx)
+		return ctx.Err()
 	case <-ctx.Done():
 		s.closeAll()
+		s.closeOps(ctx)
 		return ctx.Err()
 	}
 }
 
 // Close stops the server at once: listeners and connections are closed
 // without a goodbye frame, as in a crash seen from the clients. It returns
-// when every session goroutine has exited.
+// when every session goroutine has exited and the audit log has written
+// its queue, or has had one io-timeout to do so.
 func (s *Server) Close() error {
 	s.beginShutdown()
 	s.closeAll()
 	s.active.Wait()
-	s.closeOps()
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.IOTimeout)
+	defer cancel()
+	s.closeOps(ctx)
 	return nil
 }
 
@@ -345,5 +372,5 @@ func (s *Server) Kick(name, remoteAddr string) error {
 // Stats returns live counts.
 func (s *Server) Stats() Stats {
 	c := s.table.Counts()
-	return Stats{Connections: int(s.metrics.connections.Load()), LocksHeld: c.Held, Waiters: c.Waiting}
+	return Stats{Connections: int(s.metrics.connections.Load()), Locks: c.Locks, LocksHeld: c.Held, Waiters: c.Waiting}
 }

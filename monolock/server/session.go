@@ -177,7 +177,6 @@ func (ss *session) acquire(acq protocol.Acquire) bool {
 		ss.end(locktable.Shutdown, protocol.ErrShuttingDown)
 		return false
 	}
-	s.metrics.acquires.Inc()
 	ss.mu.Lock()
 	if granted {
 		ss.owned, ss.token = true, token

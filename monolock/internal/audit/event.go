@@ -10,9 +10,10 @@
 //	force_release  token
 //	kick_waiter    -
 //
-// The log only serializes what it is given: the order of events for one lock
-// (a released before the next granted) is the caller's to guarantee, by
-// writing from the lock table's serialized transition path.
+// The log writes events in the order they were enqueued: the order of
+// events for one lock (a released before the next granted) is the
+// caller's to guarantee, by enqueuing from the lock table's serialized
+// transition path, which Log.Enqueue allows since it never blocks.
 package audit
 
 import (

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -12,6 +13,21 @@ import (
 	"testing"
 	"time"
 )
+
+func enqueue(t *testing.T, l *Log, e Event) {
+	t.Helper()
+	if !l.Enqueue(e) {
+		t.Fatalf("event %+v not queued", e)
+	}
+}
+
+// closeLog closes l, which writes everything queued first.
+func closeLog(t *testing.T, l *Log) {
+	t.Helper()
+	if err := l.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
 
 func readLines(t *testing.T, path string) []map[string]any {
 	t.Helper()
@@ -117,18 +133,17 @@ func TestWriteStampsTimeAndAppends(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"event":"from a previous run"}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	l, err := Open(path)
+	l, err := Open(path, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer l.Close(context.Background())
 	if l.Path() != path {
 		t.Fatalf("Path() = %q", l.Path())
 	}
 	before := time.Now()
-	if err := l.Write(Event{Kind: Denied, Lock: "a"}); err != nil {
-		t.Fatal(err)
-	}
+	enqueue(t, l, Event{Kind: Denied, Lock: "a"})
+	closeLog(t, l)
 	lines := readLines(t, path)
 	if len(lines) != 2 || lines[0]["event"] != "from a previous run" {
 		t.Fatalf("the log was not appended to: %v", lines)
@@ -145,28 +160,23 @@ func TestWriteStampsTimeAndAppends(t *testing.T) {
 func TestReopenFollowsRename(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "audit.log")
-	l, err := Open(path)
+	l, err := Open(path, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	if err := l.Write(Event{Kind: Denied, Lock: "before"}); err != nil {
-		t.Fatal(err)
-	}
+	defer l.Close(context.Background())
+	enqueue(t, l, Event{Kind: Denied, Lock: "before"})
 	rotated := filepath.Join(dir, "audit.log.1")
 	if err := os.Rename(path, rotated); err != nil {
 		t.Fatal(err)
 	}
 	// Until the reopen, lines keep going to the renamed file.
-	if err := l.Write(Event{Kind: Denied, Lock: "between"}); err != nil {
-		t.Fatal(err)
-	}
+	enqueue(t, l, Event{Kind: Denied, Lock: "between"})
 	if err := l.Reopen(); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Write(Event{Kind: Denied, Lock: "after"}); err != nil {
-		t.Fatal(err)
-	}
+	enqueue(t, l, Event{Kind: Denied, Lock: "after"})
+	closeLog(t, l)
 	old, cur := readLines(t, rotated), readLines(t, path)
 	if len(old) != 2 || old[0]["lock"] != "before" || old[1]["lock"] != "between" {
 		t.Fatalf("rotated file: %v", old)
@@ -183,11 +193,11 @@ func TestFailedReopenKeepsWriting(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(sub, "audit.log")
-	l, err := Open(path)
+	l, err := Open(path, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer l.Close(context.Background())
 	// Move the whole directory away: the path can no longer be created.
 	moved := filepath.Join(dir, "moved")
 	if err := os.Rename(sub, moved); err != nil {
@@ -196,50 +206,46 @@ func TestFailedReopenKeepsWriting(t *testing.T) {
 	if err := l.Reopen(); err == nil {
 		t.Fatal("Reopen succeeded on a path whose directory is gone")
 	}
-	if err := l.Write(Event{Kind: Denied, Lock: "still"}); err != nil {
-		t.Fatal(err)
-	}
+	enqueue(t, l, Event{Kind: Denied, Lock: "still"})
+	closeLog(t, l)
 	if lines := readLines(t, filepath.Join(moved, "audit.log")); len(lines) != 1 || lines[0]["lock"] != "still" {
 		t.Fatalf("after a failed reopen the old file got %v", lines)
 	}
 }
 
 func TestOpenErrors(t *testing.T) {
-	if _, err := Open(filepath.Join(t.TempDir(), "no", "such", "dir", "audit.log")); err == nil {
+	if _, err := Open(filepath.Join(t.TempDir(), "no", "such", "dir", "audit.log"), 0, nil); err == nil {
 		t.Fatal("Open succeeded in a missing directory")
 	}
 }
 
 func TestWriteAfterCloseFails(t *testing.T) {
-	l, err := Open(filepath.Join(t.TempDir(), "audit.log"))
+	l, err := Open(filepath.Join(t.TempDir(), "audit.log"), 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Write(Event{Kind: Denied}); !errors.Is(err, ErrClosed) {
-		t.Fatalf("Write after Close = %v, want ErrClosed", err)
+	closeLog(t, l)
+	if l.Enqueue(Event{Kind: Denied}) {
+		t.Fatal("Enqueue after Close queued the event")
 	}
 	if err := l.Reopen(); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Reopen after Close = %v, want ErrClosed", err)
 	}
-	if err := l.Close(); err != nil {
-		t.Fatalf("second Close = %v", err)
+	closeLog(t, l)
+	if l.Dropped() != 0 {
+		t.Fatalf("Dropped = %d after Close; closing drops nothing", l.Dropped())
 	}
 }
 
 func TestStdoutIsNotReopenedOrClosed(t *testing.T) {
-	l, err := Open(Stdout)
+	l, err := Open(Stdout, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := l.Reopen(); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeLog(t, l)
 	if _, err := os.Stdout.Stat(); err != nil {
 		t.Fatalf("stdout was closed: %v", err)
 	}
@@ -247,18 +253,18 @@ func TestStdoutIsNotReopenedOrClosed(t *testing.T) {
 
 func TestConcurrentWritesDoNotInterleave(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.log")
-	l, err := Open(path)
+	l, err := Open(path, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer l.Close(context.Background())
 	const writers, each = 8, 200
 	var wg sync.WaitGroup
 	for w := range writers {
 		wg.Go(func() {
 			for i := range each {
-				if err := l.Write(Event{Kind: Granted, Lock: strings.Repeat("x", 100), Token: uint64(w*each + i)}); err != nil {
-					t.Error(err)
+				if !l.Enqueue(Event{Kind: Granted, Lock: strings.Repeat("x", 100), Token: uint64(w*each + i)}) {
+					t.Error("event dropped")
 					return
 				}
 				if i == each/2 && w == 0 {
@@ -270,11 +276,74 @@ func TestConcurrentWritesDoNotInterleave(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	closeLog(t, l)
 	seen := map[float64]bool{}
 	for _, m := range readLines(t, path) {
 		seen[m["token"].(float64)] = true
 	}
 	if len(seen) != writers*each {
 		t.Fatalf("%d distinct tokens, want %d", len(seen), writers*each)
+	}
+}
+
+// stalledSink blocks every Write until release is closed; entered gets
+// one value per Write call.
+type stalledSink struct {
+	entered chan struct{}
+	release chan struct{}
+	mu      sync.Mutex
+	lines   []string
+}
+
+func (s *stalledSink) Write(p []byte) (int, error) {
+	s.entered <- struct{}{}
+	<-s.release
+	s.mu.Lock()
+	s.lines = append(s.lines, string(p))
+	s.mu.Unlock()
+	return len(p), nil
+}
+
+// TestStalledSinkDropsAndCounts: while the sink blocks, Enqueue never
+// waits: the queue takes its capacity, further events are dropped and
+// counted; once the sink moves, the queued events are written in order.
+func TestStalledSinkDropsAndCounts(t *testing.T) {
+	sink := &stalledSink{entered: make(chan struct{}, 16), release: make(chan struct{})}
+	var reports []error
+	l := start("stalled", sink, nil, 2, func(err error) { reports = append(reports, err) })
+	enqueue(t, l, Event{Kind: Released, Lock: "a", Token: 1, Reason: ReasonGraceful})
+	<-sink.entered // the writer is stuck in the first line
+	enqueue(t, l, Event{Kind: Granted, Lock: "a", Token: 2})
+	enqueue(t, l, Event{Kind: Granted, Lock: "b", Token: 3})
+	if l.Enqueue(Event{Kind: Granted, Lock: "c", Token: 4}) {
+		t.Fatal("a full queue took an event")
+	}
+	if l.Dropped() != 1 || l.Queued() != 3 {
+		t.Fatalf("Dropped %d, Queued %d; want 1 and 3 (two waiting, one being written)", l.Dropped(), l.Queued())
+	}
+	close(sink.release)
+	closeLog(t, l)
+	if len(sink.lines) != 3 || len(reports) != 3 {
+		t.Fatalf("wrote %d lines with %d reports, want 3", len(sink.lines), len(reports))
+	}
+	for i, want := range []string{`"event":"released","lock":"a"`, `"event":"granted","lock":"a"`, `"event":"granted","lock":"b"`} {
+		if !strings.Contains(sink.lines[i], want) || reports[i] != nil {
+			t.Errorf("line %d = %s (report %v), want %s", i, sink.lines[i], reports[i], want)
+		}
+	}
+}
+
+// TestCloseGivesUpOnAStalledSink: Close returns when its context ends even
+// if the sink never moves.
+func TestCloseGivesUpOnAStalledSink(t *testing.T) {
+	sink := &stalledSink{entered: make(chan struct{}, 16), release: make(chan struct{})}
+	defer close(sink.release)
+	l := start("stalled", sink, nil, 2, nil)
+	enqueue(t, l, Event{Kind: Denied, Lock: "a"})
+	<-sink.entered
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := l.Close(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Close = %v, want context.Canceled", err)
 	}
 }

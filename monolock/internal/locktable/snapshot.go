@@ -33,10 +33,11 @@ type Lock struct {
 	Waiters []Waiter // in queue order
 }
 
-// Counts is the number of live ownerships and queued claims.
+// Counts are the live locks, ownerships and queued claims.
 type Counts struct {
-	Held    int
-	Waiting int
+	Locks   int // names with an owner or waiters
+	Held    int // locks with an owner
+	Waiting int // queued claims, across all locks
 }
 
 func (c *Claim) holder() Holder {
@@ -82,9 +83,9 @@ func (t *Table) Lookup(name string) (l Lock, ok bool) {
 	return lk.describe(), true
 }
 
-// Counts returns the number of live ownerships and queued claims.
+// Counts returns the number of live locks, ownerships and queued claims.
 func (t *Table) Counts() Counts {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return Counts{Held: t.held, Waiting: t.waiting}
+	return Counts{Locks: len(t.locks), Held: t.held, Waiting: t.waiting}
 }

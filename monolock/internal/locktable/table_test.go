@@ -93,7 +93,7 @@ func TestFIFOAndTokenOrder(t *testing.T) {
 			mustAcquire(t, tb, c, false)
 			waiters, recs = append(waiters, c), append(recs, r)
 		}
-		if got := tb.Counts(); got != (Counts{Held: 1, Waiting: depth}) {
+		if got := tb.Counts(); got != (Counts{Locks: 1, Held: 1, Waiting: depth}) {
 			t.Fatalf("Counts = %+v", got)
 		}
 		l, ok := tb.Lookup("a")

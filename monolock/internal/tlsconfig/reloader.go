@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"sync/atomic"
 )
 
@@ -29,11 +30,21 @@ type Files struct {
 // that moment, so a reload applies to new connections only and established
 // sessions are untouched.
 //
+// The server certificate (with its key: the two files are one value, a
+// pair that must match) and the client CA pool are reloaded independently:
+// a file that does not load keeps its previous value, so a good new
+// certificate rotates even when the CA file is broken, and the other way
+// round.
+//
 // All methods are safe for concurrent use.
 type Reloader struct {
 	files   Files
 	current atomic.Pointer[tls.Config]
 	server  *tls.Config
+
+	mu   sync.Mutex // serializes Reload
+	cert tls.Certificate
+	cas  *x509.CertPool // nil without mTLS
 }
 
 // Load reads the files and returns a Reloader, or an error naming what is
@@ -44,11 +55,18 @@ func Load(files Files) (*Reloader, error) {
 		return nil, ErrNoCertificate
 	}
 	r := &Reloader{files: files}
-	cfg, err := build(files)
-	if err != nil {
+	var err error
+	if r.cert, err = loadCert(files); err != nil {
 		return nil, err
 	}
-	r.current.Store(cfg)
+	if files.ClientCAFile != "" {
+		if r.cas, err = loadCAs(files.ClientCAFile); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.publish(); err != nil {
+		return nil, err
+	}
 	r.server = &tls.Config{
 		MinVersion: tls.VersionTLS12,
 		GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
@@ -70,37 +88,41 @@ func (r *Reloader) MutualTLS() bool { return r.files.ClientCAFile != "" }
 // tls.NewListener). Do not modify it.
 func (r *Reloader) ServerConfig() *tls.Config { return r.server }
 
-// Reload re-reads the files. On error the configuration in force is kept and
-// the error says why; on success the next handshake uses the new files.
+// Reload re-reads the files. The certificate with its key and the client CA
+// pool are replaced independently: each that loads is used by the next
+// handshake, each that does not keeps its previous value and its error is
+// returned (joined with the other's).
 func (r *Reloader) Reload() error {
-	cfg, err := build(r.files)
-	if err != nil {
-		return err
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var errs []error
+	if cert, err := loadCert(r.files); err != nil {
+		errs = append(errs, err)
+	} else {
+		r.cert = cert
 	}
-	r.current.Store(cfg)
-	return nil
+	if r.files.ClientCAFile != "" {
+		if cas, err := loadCAs(r.files.ClientCAFile); err != nil {
+			errs = append(errs, err)
+		} else {
+			r.cas = cas
+		}
+	}
+	if err := r.publish(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
-// build reads the files into a fresh configuration.
-func build(files Files) (*tls.Config, error) {
-	cert, err := tls.LoadX509KeyPair(files.CertFile, files.KeyFile)
-	if err != nil {
-		return nil, fmt.Errorf("tlsconfig: load %s and %s: %w", files.CertFile, files.KeyFile, err)
-	}
+// publish makes a fresh configuration of the current certificate and CA
+// pool the one new handshakes use. Caller holds r.mu, or owns r alone.
+func (r *Reloader) publish() error {
 	cfg := &tls.Config{
 		MinVersion:   tls.VersionTLS12,
-		Certificates: []tls.Certificate{cert},
+		Certificates: []tls.Certificate{r.cert},
 	}
-	if files.ClientCAFile != "" {
-		pemData, err := os.ReadFile(files.ClientCAFile)
-		if err != nil {
-			return nil, fmt.Errorf("tlsconfig: client CA: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pemData) {
-			return nil, fmt.Errorf("%w: %s", ErrNoCACerts, files.ClientCAFile)
-		}
-		cfg.ClientCAs = pool
+	if r.cas != nil {
+		cfg.ClientCAs = r.cas
 		cfg.ClientAuth = tls.RequireAndVerifyClientCert
 	}
 	// Fresh session-ticket keys per generation: a ticket issued under the
@@ -108,8 +130,31 @@ func build(files Files) (*tls.Config, error) {
 	// session after the reload.
 	var key [32]byte
 	if _, err := rand.Read(key[:]); err != nil {
-		return nil, fmt.Errorf("tlsconfig: session ticket key: %w", err)
+		return fmt.Errorf("tlsconfig: session ticket key: %w", err)
 	}
 	cfg.SetSessionTicketKeys([][32]byte{key})
-	return cfg, nil
+	r.current.Store(cfg)
+	return nil
+}
+
+// loadCert reads the certificate and its key.
+func loadCert(files Files) (tls.Certificate, error) {
+	cert, err := tls.LoadX509KeyPair(files.CertFile, files.KeyFile)
+	if err != nil {
+		return cert, fmt.Errorf("tlsconfig: load %s and %s: %w", files.CertFile, files.KeyFile, err)
+	}
+	return cert, nil
+}
+
+// loadCAs reads a PEM CA bundle.
+func loadCAs(path string) (*x509.CertPool, error) {
+	pemData, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("tlsconfig: client CA: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pemData) {
+		return nil, fmt.Errorf("%w: %s", ErrNoCACerts, path)
+	}
+	return pool, nil
 }

@@ -315,3 +315,64 @@ func TestLoadRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestReloadKeepsEachFile: "a file that does not load keeps its previous
+// value" (docs operations/tls.mdx), per file: a good new certificate
+// rotates while the CA file is broken, and a good new CA applies while the
+// certificate's key does not match.
+func TestReloadKeepsEachFile(t *testing.T) {
+	dir := t.TempDir()
+	files := filesIn(dir, true)
+	gen1, gen2 := newPKI(t, "CA 1"), newPKI(t, "CA 2")
+	gen1.write(t, files)
+	r, err := Load(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, results := serve(t, r.ServerConfig())
+	client1 := gen1.ca.Client(t, testpki.Subject{DNSNames: []string{"one.example"}})
+	client2 := gen2.ca.Client(t, testpki.Subject{DNSNames: []string{"two.example"}})
+	writeFile := func(path string, data []byte) {
+		t.Helper()
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	accepted := func(roots *testpki.CA, client *testpki.Cert) bool {
+		t.Helper()
+		c, err := dial(addr, roots.Pool(), client)
+		next(t, results)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}
+
+	// New certificate and key, broken CA file: the certificate rotates,
+	// the client CA stays generation 1.
+	writeFile(files.CertFile, gen2.server.CertPEM)
+	writeFile(files.KeyFile, gen2.server.KeyPEM)
+	writeFile(files.ClientCAFile, []byte("not PEM"))
+	if err := r.Reload(); !errors.Is(err, ErrNoCACerts) {
+		t.Fatalf("Reload = %v, want ErrNoCACerts", err)
+	}
+	if !accepted(gen2.ca, client1) {
+		t.Fatal("new server certificate or old client CA not in force after a reload with a broken CA file")
+	}
+	if accepted(gen1.ca, client1) {
+		t.Fatal("the old server certificate is still served")
+	}
+
+	// New CA, mismatched key: the CA rotates, the certificate stays.
+	writeFile(files.ClientCAFile, gen2.ca.CertPEM)
+	writeFile(files.KeyFile, gen1.server.KeyPEM)
+	if err := r.Reload(); err == nil {
+		t.Fatal("Reload accepted a key that does not match the certificate")
+	}
+	if !accepted(gen2.ca, client2) {
+		t.Fatal("new client CA not in force after a reload with a broken key")
+	}
+	if accepted(gen2.ca, client1) {
+		t.Fatal("a client of the replaced CA was accepted")
+	}
+}

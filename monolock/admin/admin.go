@@ -1,5 +1,7 @@
 // Package admin is the monolock admin HTTP API: inspect live locks,
-// force-release an owner, kick a waiter.
+// force-release an owner, kick a waiter. It holds both the handler the
+// server serves (server.Server.AdminHandler) and the JSON types of every
+// answer, which clients such as monolockctl decode.
 //
 //	GET    /api/info
 //	GET    /api/locks[?match=glob]
@@ -13,9 +15,11 @@
 // addressed. Serve the handler as the root of its own http.Server: a
 // ServeMux in front would clean such paths and redirect.
 //
-// Responses are JSON with stable field names; times are RFC 3339 with
-// nanoseconds, UTC. Errors are {"error": "message"} with a 4xx/5xx status.
-// The API has no authentication of its own.
+// Responses are JSON in the documented shapes (Info, LockList, Lock);
+// times are RFC 3339 with nanoseconds, UTC. A lock's detail and every
+// entry of the list are the same Lock: name, holder (null when there is
+// none) and waiters in queue order. Errors are {"error": "message"} with a
+// 4xx/5xx status. The API has no authentication of its own.
 package admin
 
 import (
@@ -49,24 +53,34 @@ type Backend interface {
 	Kick(name, remoteAddr string) error
 }
 
-// Info is the body of GET /api/info.
+// Info is the body of GET /api/info: version, uptime, effective
+// configuration and live counts.
 type Info struct {
-	Version  string            `json:"version"`
-	UptimeMS int64             `json:"uptime_ms"`
-	Config   map[string]string `json:"config"` // effective settings, by flag name without dash
-	Counts   Counts            `json:"counts"`
+	Version  string `json:"version"`
+	UptimeMS int64  `json:"uptime_ms"`
+	Config   Config `json:"config"`
+	// Locks counts the live locks: those with an owner or waiters, as
+	// listed by GET /api/locks.
+	Locks int `json:"locks"`
+	// Sessions counts the open protocol sessions (connections), owning,
+	// queued or not yet past their ACQUIRE.
+	Sessions int `json:"sessions"`
 }
 
-// Counts are the live counts in Info.
-type Counts struct {
-	Connections int `json:"connections"`
-	LocksHeld   int `json:"locks_held"`
-	Waiters     int `json:"waiters"`
+// Config is the effective configuration in Info.
+type Config struct {
+	Listen      string `json:"listen"`        // protocol address(es), comma-separated
+	OpsListen   string `json:"ops_listen"`    // ops HTTP address; empty when off
+	TLS         bool   `json:"tls"`           // TLS on the protocol port
+	MTLS        bool   `json:"mtls"`          // client certificates required and verified
+	ACLFile     string `json:"acl_file"`      // empty when authorization is off
+	AuditLog    string `json:"audit_log"`     // a path, "-" for stdout, empty when off
+	IOTimeoutMS int64  `json:"io_timeout_ms"` // -io-timeout in milliseconds
 }
 
 // Holder is the owner of a lock.
 type Holder struct {
-	Identity   string    `json:"identity"`
+	Identity   string    `json:"identity"` // empty without mTLS
 	RemoteAddr string    `json:"remote_addr"`
 	Since      time.Time `json:"since"`
 	LeaseMS    int64     `json:"lease_ms"`
@@ -75,28 +89,22 @@ type Holder struct {
 
 // Waiter is a queued claim.
 type Waiter struct {
-	Identity   string    `json:"identity"`
+	Identity   string    `json:"identity"` // empty without mTLS
 	RemoteAddr string    `json:"remote_addr"`
 	QueuedAt   time.Time `json:"queued_at"`
 }
 
-// LockSummary is one entry of GET /api/locks.
-type LockSummary struct {
-	Name    string  `json:"name"`
-	Holder  *Holder `json:"holder"`
-	Waiters int     `json:"waiters"`
+// Lock is one live lock: the body of GET /api/locks/{name} and an entry of
+// GET /api/locks.
+type Lock struct {
+	Name    string   `json:"name"`
+	Holder  *Holder  `json:"holder"`  // nil only while the server shuts down
+	Waiters []Waiter `json:"waiters"` // in queue order; never null
 }
 
 // LockList is the body of GET /api/locks.
 type LockList struct {
-	Locks []LockSummary `json:"locks"`
-}
-
-// LockDetail is the body of GET /api/locks/{name}.
-type LockDetail struct {
-	Name    string   `json:"name"`
-	Holder  *Holder  `json:"holder"`
-	Waiters []Waiter `json:"waiters"` // in queue order
+	Locks []Lock `json:"locks"` // sorted by name; never null
 }
 
 // Released is the body of a successful POST /api/locks/{name}/release.
@@ -208,9 +216,9 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 		match = func(name string) bool { return glob.Match(pattern, name) }
 	}
 	locks := h.b.Locks(match)
-	out := LockList{Locks: make([]LockSummary, 0, len(locks))}
+	out := LockList{Locks: make([]Lock, 0, len(locks))}
 	for _, l := range locks {
-		out.Locks = append(out.Locks, LockSummary{Name: l.Name, Holder: holder(l.Holder), Waiters: len(l.Waiters)})
+		out.Locks = append(out.Locks, lockOf(l))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -221,11 +229,7 @@ func (h *handler) detail(w http.ResponseWriter, name string) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("lock %q is idle (no owner, no waiters)", name))
 		return
 	}
-	out := LockDetail{Name: l.Name, Holder: holder(l.Holder), Waiters: make([]Waiter, 0, len(l.Waiters))}
-	for _, wt := range l.Waiters {
-		out.Waiters = append(out.Waiters, Waiter{Identity: wt.Identity, RemoteAddr: wt.RemoteAddr, QueuedAt: wt.QueuedAt.UTC()})
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, lockOf(l))
 }
 
 func (h *handler) release(w http.ResponseWriter, r *http.Request, name string) {
@@ -252,6 +256,14 @@ func (h *handler) kick(w http.ResponseWriter, r *http.Request, name, remote stri
 		h.log.Info("monolock: admin kick", "lock", name, "waiter", remote, "admin_remote", r.RemoteAddr)
 		writeJSON(w, http.StatusOK, Kicked{Kicked: true})
 	}
+}
+
+func lockOf(l locktable.Lock) Lock {
+	out := Lock{Name: l.Name, Holder: holder(l.Holder), Waiters: make([]Waiter, 0, len(l.Waiters))}
+	for _, wt := range l.Waiters {
+		out.Waiters = append(out.Waiters, Waiter{Identity: wt.Identity, RemoteAddr: wt.RemoteAddr, QueuedAt: wt.QueuedAt.UTC()})
+	}
+	return out
 }
 
 func holder(h *locktable.Holder) *Holder {

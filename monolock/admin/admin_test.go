@@ -63,7 +63,7 @@ func newFixture(t *testing.T) *fixture {
 	f := &fixture{table: locktable.New(locktable.Config{}), logs: &bytes.Buffer{}, port: 40000}
 	info := func() Info {
 		c := f.table.Counts()
-		return Info{Version: "test", UptimeMS: 1234, Config: map[string]string{"io_timeout": "5s"}, Counts: Counts{Connections: 7, LocksHeld: c.Held, Waiters: c.Waiting}}
+		return Info{Version: "test", UptimeMS: 1234, Config: Config{Listen: "127.0.0.1:7070", IOTimeoutMS: 5000}, Locks: c.Locks, Sessions: 7}
 	}
 	log := slog.New(slog.NewTextHandler(&syncWriter{w: f.logs}, nil))
 	f.srv = httptest.NewServer(NewHandler(tableBackend{f.table}, info, log))
@@ -135,8 +135,12 @@ func TestInfo(t *testing.T) {
 		t.Fatalf("status %d", code)
 	}
 	want := map[string]any{
-		"version": "test", "uptime_ms": 1234.0, "config": map[string]any{"io_timeout": "5s"},
-		"counts": map[string]any{"connections": 7.0, "locks_held": 1.0, "waiters": 1.0},
+		"version": "test", "uptime_ms": 1234.0,
+		"config": map[string]any{
+			"listen": "127.0.0.1:7070", "ops_listen": "", "tls": false, "mtls": false,
+			"acl_file": "", "audit_log": "", "io_timeout_ms": 5000.0,
+		},
+		"locks": 1.0, "sessions": 7.0,
 	}
 	if !reflect.DeepEqual(raw, want) {
 		t.Fatalf("got %v\nwant %v", raw, want)
@@ -180,8 +184,14 @@ func TestListAndMatch(t *testing.T) {
 	}
 	var all LockList
 	f.do(t, "GET", "/api/locks?match=jobs/nightly", &all)
-	if len(all.Locks) != 1 || all.Locks[0].Waiters != 2 || all.Locks[0].Holder == nil || all.Locks[0].Holder.Identity != "spiffe://x/batch" {
-		t.Fatalf("summary %+v", all.Locks)
+	if len(all.Locks) != 1 || len(all.Locks[0].Waiters) != 2 || all.Locks[0].Holder == nil || all.Locks[0].Holder.Identity != "spiffe://x/batch" {
+		t.Fatalf("entry %+v", all.Locks)
+	}
+	// An entry of the list is the detail of its lock.
+	var one Lock
+	f.do(t, "GET", lockPath("jobs/nightly"), &one)
+	if !reflect.DeepEqual(all.Locks[0], one) {
+		t.Fatalf("list entry %+v differs from the detail %+v", all.Locks[0], one)
 	}
 }
 
@@ -227,7 +237,7 @@ func TestAwkwardNamesRoundTrip(t *testing.T) {
 	f := newFixture(t)
 	for _, name := range []string{"a/b/c", "a%2Fb", ".", "..", "with space", "?q=1&x#frag", "Ünïcode ✓", "a//b", "/lead", "trail/", "waiters", "release"} {
 		f.claim(t, name, "")
-		var d LockDetail
+		var d Lock
 		if code := f.do(t, "GET", lockPath(name), &d); code != 200 || d.Name != name || d.Holder == nil {
 			t.Errorf("GET %q: %d %+v", name, code, d)
 		}
@@ -310,7 +320,7 @@ func TestKick(t *testing.T) {
 			t.Fatalf("another waiter was touched: %v %v", p, e)
 		}
 	}
-	var d LockDetail
+	var d Lock
 	f.do(t, "GET", lockPath("q"), &d)
 	if len(d.Waiters) != 2 || d.Waiters[0].RemoteAddr != a || d.Waiters[1].RemoteAddr != c {
 		t.Fatalf("queue after kick: %+v, want [%s %s]", d.Waiters, a, c)
