@@ -23,6 +23,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -81,11 +82,13 @@ func serve(ctx context.Context, stopSignals func(), cfg settings, log *slog.Logg
 		TLSClientCAFile: cfg.tlsClientCA,
 		ACLFile:         cfg.aclFile,
 		AuditLog:        cfg.auditLog,
+		TCPFastOpen:     cfg.tcpFastOpen,
 		Settings: map[string]string{
 			"ops_listen":   cfg.opsListen,
 			"admin_listen": cfg.adminListen,
 			"log_level":    cfg.logLevel.String(),
 			"log_format":   cfg.logFormat,
+			"tcp_fastopen": strconv.FormatBool(cfg.tcpFastOpen),
 		},
 	})
 	if err != nil {
@@ -130,7 +133,7 @@ func serve(ctx context.Context, stopSignals func(), cfg settings, log *slog.Logg
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
-	log.Info("monolock: listening", "addr", l.Addr().String(), "version", version(), "io_timeout", cfg.ioTimeout)
+	log.Info("monolock: listening", "addr", l.Addr().String(), "version", version(), "io_timeout", cfg.ioTimeout, "tcp_fastopen", cfg.tcpFastOpen)
 
 	var failure error
 signals:
