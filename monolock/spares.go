@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/monolock/monolock-bench/monolock/protocol"
@@ -78,6 +79,7 @@ func (c *Client) acquireOnSpare(ctx context.Context, name string, ms uint32, lea
 		}
 		l, err := c.claim(ctx, conn, name, ms, lease, true)
 		if errors.Is(err, errSpareDead) {
+			c.spares.dead.Add(1)
 			continue // the next spare, or a dial
 		}
 		return l, err, true
@@ -169,6 +171,7 @@ type spares struct {
 	cancel context.CancelFunc
 	wake   chan struct{} // a spare was taken (capacity 1)
 	done   chan struct{} // closed when run has returned
+	dead   atomic.Int64  // spares found closed by the server (for tests)
 
 	mu     sync.Mutex
 	idle   []spare // oldest first
@@ -204,6 +207,9 @@ func (p *spares) take() net.Conn {
 		}
 		if now.Sub(s.born) >= p.maxAge || !spareAlive(s.conn) {
 			drop = append(drop, s.conn)
+			if now.Sub(s.born) < p.maxAge {
+				p.dead.Add(1)
+			}
 			continue
 		}
 		return s.conn
