@@ -114,6 +114,7 @@ func (c *Client) claim(ctx context.Context, conn net.Conn, name string, ms uint3
 	if _, err := conn.Write(frame); err != nil {
 		closeAbortively(conn)
 		if spare {
+			c.spares.refill()
 			return nil, errSpareDead
 		}
 		return nil, fmt.Errorf("%w: sending ACQUIRE: %w", ErrConnectionClosed, err)
@@ -121,6 +122,9 @@ func (c *Client) claim(ctx context.Context, conn net.Conn, name string, ms uint3
 	// The answer to ACQUIRE is read here rather than by the reader
 	// goroutine: an uncontended grant then costs no goroutine handoff.
 	f, answeredAt, err := l.handshake(ctx, lease, sentAt)
+	if spare {
+		c.spares.refill()
+	}
 	if err != nil {
 		closeAbortively(conn)
 		if spare && counted.n == 0 && errors.Is(err, ErrConnectionClosed) {
@@ -169,7 +173,7 @@ type spares struct {
 
 	ctx    context.Context // cancelled by close: aborts dials in flight
 	cancel context.CancelFunc
-	wake   chan struct{} // a spare was taken (capacity 1)
+	wake   chan struct{} // spares were taken (capacity 1)
 	done   chan struct{} // closed when run has returned
 	dead   atomic.Int64  // spares found closed by the server (for tests)
 
@@ -186,12 +190,18 @@ func newSpares(dial func(context.Context) (net.Conn, error), max int, maxAge tim
 }
 
 // take returns the oldest spare that is young enough and still open, or
-// nil, and asks for a replacement.
+// nil. The caller asks for a replacement (refill) once its claim has been
+// answered, so that the replacement's handshake does not compete with the
+// claim for CPU on either side; a spare found dead or missing is replaced
+// at once.
 func (p *spares) take() net.Conn {
 	var drop []net.Conn
 	defer func() {
 		for _, c := range drop {
 			closeAbortively(c)
+		}
+		if len(drop) > 0 {
+			p.refill()
 		}
 	}()
 	p.mu.Lock()
@@ -201,10 +211,6 @@ func (p *spares) take() net.Conn {
 		s := p.idle[0]
 		p.idle[0] = spare{}
 		p.idle = p.idle[1:]
-		select {
-		case p.wake <- struct{}{}:
-		default:
-		}
 		if now.Sub(s.born) >= p.maxAge || !spareAlive(s.conn) {
 			drop = append(drop, s.conn)
 			if now.Sub(s.born) < p.maxAge {
@@ -214,7 +220,16 @@ func (p *spares) take() net.Conn {
 		}
 		return s.conn
 	}
+	p.refill()
 	return nil
+}
+
+// refill wakes run to replace the spares taken.
+func (p *spares) refill() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
 }
 
 // run refills the spares until close: it drops those that reach maxAge,
