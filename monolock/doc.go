@@ -35,11 +35,12 @@
 //   - Config.Spares keeps connections dialled in advance (TLS handshake
 //     done), so a claim costs one round trip. Use it for latency-sensitive
 //     claims, above all against a TLS server, where a handshake costs
-//     several round trips and CPU on both sides. Each spare is an idle
-//     connection and a file descriptor on the server and on the client,
-//     renewed every Config.SpareMaxAge (default 3s, below the server's
-//     io-timeout): N spares cost N descriptors and N dials every
-//     SpareMaxAge even when no claim is made. A Client with spares must be closed.
+//     more round trips and public-key work on both sides. Each spare is an
+//     idle connection and a file descriptor on the server and on the
+//     client, renewed every Config.SpareMaxAge (default 3s, below the
+//     server's io-timeout): N spares cost N descriptors and N dials every
+//     SpareMaxAge even when no claim is made. A Client with spares must be
+//     closed.
 //   - Config.TCPFastOpen sends the ACQUIRE (or the ClientHello) in the SYN
 //     once a cookie is cached, saving one round trip on each claim's own
 //     connection with nothing held idle. It needs the server's
