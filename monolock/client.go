@@ -23,21 +23,60 @@ type Config struct {
 	// Dialer opens one connection per claim over "tcp". Default:
 	// &net.Dialer{} (plaintext TCP, no timeout other than the context).
 	Dialer Dialer
+
+	// Spares is how many connections the Client keeps dialled in advance
+	// (TCP connected, and with a *tls.Dialer the TLS handshake done), so
+	// that Acquire writes its ACQUIRE on a ready connection and the claim
+	// costs one round trip instead of two (three or more with TLS). A
+	// spare taken by a claim is replaced in the background; each is
+	// replaced when it reaches SpareMaxAge; one found closed (by the
+	// server's io-timeout or a restart) is discarded and the claim made on
+	// a fresh dial, which the caller does not see: the server never had
+	// its ACQUIRE. Every spare is an open connection and a file descriptor
+	// on the server and the client, and its refresh a dial every
+	// SpareMaxAge; a Client with spares must be closed (Close). Default 0:
+	// none, every claim dials its own connection.
+	Spares int
+	// SpareMaxAge is how long a spare is kept before it is replaced,
+	// counted from the start of its dial. The server closes a connection
+	// that has not sent its ACQUIRE within its io-timeout, so keep it
+	// below the server's -io-timeout with room for a dial. Default
+	// DefaultSpareMaxAge (3s, for the server's default of 5s) when zero or
+	// negative.
+	SpareMaxAge time.Duration
+	// TCPFastOpen makes each claim's dial use TCP Fast Open
+	// (TCP_FASTOPEN_CONNECT, Linux): once a connection to the server has
+	// fetched a cookie, the next connections carry their first write (the
+	// ACQUIRE, or the TLS ClientHello) in the SYN, and the server answers
+	// one round trip earlier. The server must accept it (-tcp-fastopen and
+	// net.ipv4.tcp_fastopen with bit 0x2); where the server, the kernel
+	// or a middlebox refuses, the connection falls back to a normal
+	// handshake without an error. It applies to a nil Dialer, a
+	// *net.Dialer and a *tls.Dialer (their control function is extended,
+	// the caller's copy untouched); other Dialers dial as they do. With TFO
+	// the dial returns before the handshake, so a refused connection is
+	// reported as ErrConnectionClosed by Acquire rather than as a dial
+	// error. A SYN with data can be replayed by the network: see
+	// server.Config.TCPFastOpen for what a duplicate claim costs. Spares do
+	// not use TFO (they are connected in advance). Default false.
+	TCPFastOpen bool
 }
 
-// Client acquires locks on one server. It holds no connection of its own
-// (each claim is a connection), so it needs no closing, and it is safe for
-// concurrent use.
+// Client acquires locks on one server. Each claim is a connection; without
+// Config.Spares the Client holds no connection of its own and needs no
+// closing. It is safe for concurrent use.
 type Client struct {
 	addr   string
 	dialer Dialer
-	err    error // why the Config is unusable; returned by every Acquire
+	err    error   // why the Config is unusable; returned by every Acquire
+	spares *spares // nil without Config.Spares
 }
 
-// New returns a Client for cfg. It does not dial and cannot fail: a Config
-// that cannot work (an empty Address) is reported by every Acquire, Do and
-// DoRetry of the Client as an error wrapping ErrInvalidConfig, before any
-// dial.
+// New returns a Client for cfg. It does not dial (except that with
+// Config.Spares it starts dialling the spares in the background) and cannot
+// fail: a Config that cannot work (an empty Address) is reported by every
+// Acquire, Do and DoRetry of the Client as an error wrapping
+// ErrInvalidConfig, before any dial.
 func New(cfg Config) *Client {
 	c := &Client{addr: cfg.Address, dialer: cfg.Dialer}
 	if cfg.Address == "" {
@@ -45,6 +84,9 @@ func New(cfg Config) *Client {
 	}
 	if c.dialer == nil {
 		c.dialer = &net.Dialer{}
+	}
+	if c.err == nil {
+		c.configure(cfg)
 	}
 	return c
 }
@@ -78,6 +120,9 @@ func (c *Client) Acquire(ctx context.Context, name string, lease time.Duration) 
 		return nil, err
 	}
 	ms, _ := protocol.LeaseMillis(lease)
+	if l, err, ok := c.acquireOnSpare(ctx, name, ms, lease); ok {
+		return l, err
+	}
 	conn, err := c.dialer.DialContext(ctx, "tcp", c.addr)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -85,42 +130,7 @@ func (c *Client) Acquire(ctx context.Context, name string, lease time.Duration) 
 		}
 		return nil, err
 	}
-	l := newLock(name, conn)
-	frame := protocol.AppendAcquire(make([]byte, 0, 16+len(name)), ms, name)
-	sentAt := time.Now()
-	if _, err := conn.Write(frame); err != nil {
-		closeAbortively(conn)
-		return nil, err
-	}
-	// The answer to ACQUIRE is read here rather than by the reader
-	// goroutine: an uncontended grant then costs no goroutine handoff.
-	f, answeredAt, err := l.handshake(ctx, lease, sentAt)
-	if err != nil {
-		closeAbortively(conn)
-		return nil, unwrapConnError(err)
-	}
-	switch f.Type {
-	case protocol.TypeAcquired:
-		l.token = f.Token
-		close(l.granted)
-		l.start(lease, sentAt, answeredAt, false)
-		return l, nil
-	case protocol.TypeError:
-		closeAbortively(conn)
-		return nil, &ServerError{Code: f.Code, Reason: f.Reason}
-	}
-	// WAITING: the reader goroutine takes over and receives the promotion.
-	l.start(lease, sentAt, answeredAt, true)
-	select {
-	case <-l.granted:
-		return l, nil
-	case <-l.ctx.Done():
-		l.wait()
-		return nil, unwrapConnError(l.Err())
-	case <-ctx.Done():
-		l.Release()
-		return nil, ctx.Err()
-	}
+	return c.claim(ctx, conn, name, ms, lease, false)
 }
 
 // validate reports what makes an Acquire of name with lease impossible

@@ -29,6 +29,28 @@
 // Address) is reported by every Acquire, Do and DoRetry as an error
 // wrapping ErrInvalidConfig.
 //
+// One round trip: a claim on a new connection waits for the TCP handshake
+// (and the TLS handshake: one more round trip with TLS 1.3, two with TLS
+// 1.2) before its ACQUIRE leaves. Two opt-in settings take that
+// off the critical path while keeping one connection per claim and the
+// protocol unchanged:
+//
+//   - Config.Spares keeps connections dialled in advance (TLS handshake
+//     done), so a claim costs one round trip. Use it for latency-sensitive
+//     claims, above all against a TLS server, where a handshake costs
+//     more round trips and public-key work on both sides. Each spare is an
+//     idle connection and a file descriptor on the server and on the
+//     client, renewed every Config.SpareMaxAge (default 3s, below the
+//     server's io-timeout): N spares cost N descriptors and N dials every
+//     SpareMaxAge even when no claim is made. A Client with spares must be
+//     closed.
+//   - Config.TCPFastOpen sends the ACQUIRE (or the ClientHello) in the SYN
+//     once a cookie is cached, saving one round trip on each claim's own
+//     connection with nothing held idle. It needs the server's
+//     -tcp-fastopen and the kernel's consent on both hosts, falls back to
+//     a normal handshake otherwise, and a replayed SYN can cost a phantom
+//     claim for about one round trip (see server.Config.TCPFastOpen).
+//
 // Heartbeats: every session (queued or owning) sends a HEARTBEAT every
 // interval = clamp(lease/4 − 2 × EWMA(RTT), 100ms, lease/4) (alpha 0.2),
 // with at most one heartbeat unanswered; the interval is measured between

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -22,6 +23,7 @@ type settings struct {
 	aclFile     string
 	auditLog    string
 	ioTimeout   time.Duration
+	tcpFastOpen bool
 	logLevel    slog.Level
 	logFormat   string
 	version     bool
@@ -31,6 +33,7 @@ type settings struct {
 // env beats default.
 type option struct {
 	flag, env, def, usage string
+	boolean               bool   // a switch: -flag alone means true
 	raw                   string // the effective text
 	source                string // where raw came from, for error messages
 }
@@ -45,6 +48,7 @@ func options() []*option {
 		{flag: "tls-client-ca", env: "MONOLOCK_TLS_CLIENT_CA", usage: "PEM CA bundle: require and verify client certificates (mTLS; needs -tls-cert)"},
 		{flag: "acl-file", env: "MONOLOCK_ACL_FILE", usage: "JSON ACL file (needs -tls-client-ca)"},
 		{flag: "audit-log", env: "MONOLOCK_AUDIT_LOG", usage: "audit log: a file path, or - for stdout; empty: off"},
+		{flag: "tcp-fastopen", env: "MONOLOCK_TCP_FASTOPEN", def: "false", boolean: true, usage: "accept TCP Fast Open on the listener (Linux; also needs sysctl net.ipv4.tcp_fastopen with bit 0x2, e.g. 3)"},
 		{flag: "io-timeout", env: "MONOLOCK_IO_TIMEOUT", def: "5s", usage: "bound on reading one started frame, one write, and a handshake"},
 		{flag: "log-level", env: "MONOLOCK_LOG_LEVEL", def: "info", usage: "debug, info, warn or error"},
 		{flag: "log-format", env: "MONOLOCK_LOG_FORMAT", def: "text", usage: "text or json (log/slog to stderr)"},
@@ -66,7 +70,11 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (se
 		if v := getenv(o.env); v != "" {
 			o.raw, o.source = v, "-"+o.flag+" (from env "+o.env+")"
 		}
-		fs.StringVar(&o.raw, o.flag, o.raw, o.usage)
+		if o.boolean {
+			fs.Var((*boolText)(&o.raw), o.flag, o.usage)
+		} else {
+			fs.StringVar(&o.raw, o.flag, o.raw, o.usage)
+		}
 	}
 	var s settings
 	fs.BoolVar(&s.version, "version", false, "print the version and exit")
@@ -121,6 +129,10 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (se
 		return s, bad(o, "must be positive, got %v", d)
 	}
 	s.ioTimeout = d
+	o = get("tcp-fastopen")
+	if s.tcpFastOpen, err = strconv.ParseBool(o.raw); err != nil {
+		return s, bad(o, "want true or false, got %q", o.raw)
+	}
 	o = get("log-level")
 	if err := s.logLevel.UnmarshalText([]byte(o.raw)); err != nil {
 		return s, bad(o, "want debug, info, warn or error, got %q", o.raw)
@@ -141,6 +153,14 @@ func parseSettings(args []string, getenv func(string) string, out io.Writer) (se
 	return s, nil
 }
 
+// boolText is a boolean flag kept as text, so that flag and env share the
+// parsing (and its error message) of parseSettings.
+type boolText string
+
+func (b *boolText) String() string     { return string(*b) }
+func (b *boolText) Set(v string) error { *b = boolText(v); return nil }
+func (b *boolText) IsBoolFlag() bool   { return true }
+
 func usage(out io.Writer, opts []*option) {
 	var b strings.Builder
 	b.WriteString("Usage: monolock [flags]\n\nmonolock is a lock server: one lock claim per TCP connection, FIFO queues,\nleases as windows of silence, fencing tokens. Flag beats env beats default.\n\n")
@@ -149,7 +169,11 @@ func usage(out io.Writer, opts []*option) {
 		if def == "" {
 			def = "empty"
 		}
-		fmt.Fprintf(&b, "  -%s value\n    \t%s\n    \tenv %s, default %s\n", o.flag, o.usage, o.env, def)
+		arg := " value"
+		if o.boolean {
+			arg = " (or -" + o.flag + "=false)"
+		}
+		fmt.Fprintf(&b, "  -%s%s\n    \t%s\n    \tenv %s, default %s\n", o.flag, arg, o.usage, o.env, def)
 	}
 	b.WriteString("  -version\n    \tprint the version and exit\n")
 	io.WriteString(out, b.String())

@@ -26,6 +26,11 @@ func TestParseSettings(t *testing.T) {
 		{"flag over env", []string{"-listen", "127.0.0.1:2", "-io-timeout=1s"}, map[string]string{"MONOLOCK_LISTEN_ADDRESS": "127.0.0.1:1", "MONOLOCK_IO_TIMEOUT": "bogus"}, "", func(s settings) bool {
 			return s.listen == "127.0.0.1:2" && s.ioTimeout == time.Second
 		}},
+		{"tcp-fastopen off by default", nil, nil, "", func(s settings) bool { return !s.tcpFastOpen }},
+		{"tcp-fastopen switch", []string{"-tcp-fastopen"}, nil, "", func(s settings) bool { return s.tcpFastOpen }},
+		{"tcp-fastopen env", nil, map[string]string{"MONOLOCK_TCP_FASTOPEN": "true"}, "", func(s settings) bool { return s.tcpFastOpen }},
+		{"tcp-fastopen flag over env", []string{"-tcp-fastopen=false"}, map[string]string{"MONOLOCK_TCP_FASTOPEN": "1"}, "", func(s settings) bool { return !s.tcpFastOpen }},
+		{"bad tcp-fastopen env", nil, map[string]string{"MONOLOCK_TCP_FASTOPEN": "yes"}, "-tcp-fastopen (from env MONOLOCK_TCP_FASTOPEN): want true or false", nil},
 		{"version", []string{"-version"}, nil, "", func(s settings) bool { return s.version }},
 		{"bad duration flag", []string{"-io-timeout", "5"}, nil, "-io-timeout: not a duration", nil},
 		{"bad duration env", nil, map[string]string{"MONOLOCK_IO_TIMEOUT": "soon"}, "from env MONOLOCK_IO_TIMEOUT", nil},

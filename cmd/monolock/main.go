@@ -94,6 +94,7 @@ func serve(ctx context.Context, stopSignals func(), cfg settings, log *slog.Logg
 		AuditLog:        cfg.auditLog,
 		Listen:          cfg.listen,
 		OpsListen:       cfg.opsListen,
+		TCPFastOpen:     cfg.tcpFastOpen,
 	})
 	if err != nil {
 		return err
@@ -137,7 +138,7 @@ func serve(ctx context.Context, stopSignals func(), cfg settings, log *slog.Logg
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
-	log.Info("monolock: listening", "addr", l.Addr().String(), "version", version(), "io_timeout", cfg.ioTimeout)
+	log.Info("monolock: listening", "addr", l.Addr().String(), "version", version(), "io_timeout", cfg.ioTimeout, "tcp_fastopen", cfg.tcpFastOpen)
 
 	var failure error
 signals:

@@ -83,6 +83,25 @@ type Config struct {
 	// empty; an empty Listen, or one with port 0, reports the addresses
 	// of the listeners in Serve instead.
 	Listen, OpsListen string
+	// TCPFastOpen, when true, makes Serve accept TCP Fast Open on its
+	// listener (TCP_FASTOPEN, Linux): a client that dials with TFO and holds
+	// a cookie from an earlier connection sends its ACQUIRE (or its TLS
+	// ClientHello) in the SYN, and the answer leaves one round trip
+	// earlier. The kernel must allow it too: net.ipv4.tcp_fastopen needs
+	// the server bit 0x2 (for example 3); otherwise, or on other systems,
+	// Serve logs a warning and clients fall back to a normal handshake.
+	//
+	// The cost of a replayed SYN: data in a SYN may be delivered twice
+	// (a duplicated or retransmitted packet arriving after the original
+	// connection has ended), and each copy opens a connection whose
+	// ACQUIRE the server enters in the queue, a connection the client
+	// never sees. The client's host answers that connection's SYN-ACK with
+	// a reset, which ends the session and releases its claim: the lock is
+	// held or queued for a phantom for about one round trip (at most the
+	// lease, should every reset be lost), a fencing token is used up, and
+	// the grant and its release appear in metrics and the audit log. No
+	// two clients ever own the lock at once. Default false.
+	TCPFastOpen bool
 }
 
 // Errors callers branch on.
@@ -195,6 +214,7 @@ func (s *Server) Serve(l net.Listener) error {
 		l.Close()
 		return ErrServerClosed
 	}
+	s.enableFastOpenOn(l)
 	s.serving.Add(1)
 	defer func() {
 		s.serving.Add(-1)

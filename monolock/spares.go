@@ -1,0 +1,359 @@
+package monolock
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/monolock/monolock-bench/monolock/protocol"
+)
+
+// DefaultSpareMaxAge is Config.SpareMaxAge when it is zero: comfortably
+// below the server's default io-timeout (5s), after which the server
+// closes a connection that has not sent its ACQUIRE.
+const DefaultSpareMaxAge = 3 * time.Second
+
+// Back-off of the spare refill after a failed dial, so that a server that
+// is down costs a few dials a second, not a busy loop.
+const (
+	spareBackoffMin = 100 * time.Millisecond
+	spareBackoffMax = 5 * time.Second
+)
+
+// configure applies the Config settings that change how claims get their
+// connection: TCP Fast Open and warm spares (which start filling now).
+func (c *Client) configure(cfg Config) {
+	plain := c.dialer
+	if cfg.TCPFastOpen {
+		c.dialer = fastOpenDialer(plain)
+	}
+	if cfg.Spares > 0 {
+		age := cfg.SpareMaxAge
+		if age <= 0 {
+			age = DefaultSpareMaxAge
+		}
+		// Spares dial without TFO: a TFO socket defers its SYN to the
+		// first write, so it would not be connected in advance.
+		c.spares = newSpares(func(ctx context.Context) (net.Conn, error) {
+			return plain.DialContext(ctx, "tcp", c.addr)
+		}, cfg.Spares, age)
+	}
+}
+
+// Close closes the Client's spare connections (Config.Spares) and stops
+// their refill; it returns when every goroutine of the Client has exited
+// (Locks are not affected: each ends with its own Release). A Client
+// without spares holds nothing and needs no closing; Close is then a
+// no-op. The Client stays usable after Close: every claim dials its own
+// connection. Closing twice is harmless.
+func (c *Client) Close() error {
+	if c.spares != nil {
+		c.spares.close()
+	}
+	return nil
+}
+
+// errSpareDead reports that a spare turned out to be closed before the
+// server answered its ACQUIRE: the server has no claim from it, and the
+// claim is made again on a fresh connection.
+var errSpareDead = errors.New("monolock: spare connection closed before an answer")
+
+// acquireOnSpare makes the claim on a spare connection when one is ready:
+// ok is false when there is none, or when the spare turned out to be dead
+// (closed by the server's io-timeout or a restart) before any byte of an
+// answer arrived; the caller then dials, as without spares.
+func (c *Client) acquireOnSpare(ctx context.Context, name string, ms uint32, lease time.Duration) (l *Lock, err error, ok bool) {
+	if c.spares == nil {
+		return nil, nil, false
+	}
+	for {
+		conn := c.spares.take()
+		if conn == nil {
+			return nil, nil, false
+		}
+		l, err := c.claim(ctx, conn, name, ms, lease, true)
+		if errors.Is(err, errSpareDead) {
+			c.spares.dead.Add(1)
+			continue // the next spare, or a dial
+		}
+		return l, err, true
+	}
+}
+
+// countingReader counts the bytes read through it: a spare's claim may be
+// made again only if no byte of an answer has arrived.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// claim sends the ACQUIRE on conn and returns the granted Lock, closing
+// conn on failure. On a spare, a write that fails or an answer that ends
+// before its first byte is errSpareDead.
+func (c *Client) claim(ctx context.Context, conn net.Conn, name string, ms uint32, lease time.Duration, spare bool) (*Lock, error) {
+	l := newLock(name, conn)
+	var counted *countingReader
+	if spare {
+		counted = &countingReader{r: conn}
+		l.r = bufio.NewReaderSize(counted, 64)
+	}
+	frame := protocol.AppendAcquire(make([]byte, 0, 16+len(name)), ms, name)
+	sentAt := time.Now()
+	if _, err := conn.Write(frame); err != nil {
+		closeAbortively(conn)
+		if spare {
+			c.spares.refill()
+			return nil, errSpareDead
+		}
+		return nil, err
+	}
+	// The answer to ACQUIRE is read here rather than by the reader
+	// goroutine: an uncontended grant then costs no goroutine handoff.
+	f, answeredAt, err := l.handshake(ctx, lease, sentAt)
+	if spare {
+		c.spares.refill()
+	}
+	if err != nil {
+		closeAbortively(conn)
+		if spare && counted.n == 0 && errors.Is(err, ErrConnectionClosed) {
+			return nil, errSpareDead
+		}
+		return nil, unwrapConnError(err)
+	}
+	switch f.Type {
+	case protocol.TypeAcquired:
+		l.token = f.Token
+		close(l.granted)
+		l.start(lease, sentAt, answeredAt, false)
+		return l, nil
+	case protocol.TypeError:
+		closeAbortively(conn)
+		return nil, &ServerError{Code: f.Code, Reason: f.Reason}
+	}
+	// WAITING: the reader goroutine takes over and receives the promotion.
+	l.start(lease, sentAt, answeredAt, true)
+	select {
+	case <-l.granted:
+		return l, nil
+	case <-l.ctx.Done():
+		l.wait()
+		return nil, unwrapConnError(l.Err())
+	case <-ctx.Done():
+		l.Release()
+		return nil, ctx.Err()
+	}
+}
+
+// spare is a connection dialled in advance, and when its dial began (the
+// server's io-timeout runs from about then).
+type spare struct {
+	conn net.Conn
+	born time.Time
+}
+
+// spares keeps up to max connections dialled in advance, oldest first, and
+// replaces each one that is taken or reaches maxAge. One goroutine (run)
+// does the refill; close stops it.
+type spares struct {
+	dial   func(context.Context) (net.Conn, error)
+	max    int
+	maxAge time.Duration
+
+	ctx    context.Context // cancelled by close: aborts dials in flight
+	cancel context.CancelFunc
+	wake   chan struct{} // spares were taken (capacity 1)
+	done   chan struct{} // closed when run has returned
+	dead   atomic.Int64  // spares found closed by the server (for tests)
+
+	mu     sync.Mutex
+	idle   []spare // oldest first
+	closed bool
+}
+
+func newSpares(dial func(context.Context) (net.Conn, error), max int, maxAge time.Duration) *spares {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &spares{dial: dial, max: max, maxAge: maxAge, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go p.run()
+	return p
+}
+
+// take returns the oldest spare that is young enough and still open, or
+// nil. The caller asks for a replacement (refill) once its claim has been
+// answered, so that the replacement's handshake does not compete with the
+// claim for CPU on either side; a spare found dead or missing is replaced
+// at once.
+func (p *spares) take() net.Conn {
+	var drop []net.Conn
+	defer func() {
+		for _, c := range drop {
+			closeAbortively(c)
+		}
+		if len(drop) > 0 {
+			p.refill()
+		}
+	}()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	for len(p.idle) > 0 {
+		s := p.idle[0]
+		p.idle[0] = spare{}
+		p.idle = p.idle[1:]
+		if now.Sub(s.born) >= p.maxAge || !spareAlive(s.conn) {
+			drop = append(drop, s.conn)
+			if now.Sub(s.born) < p.maxAge {
+				p.dead.Add(1)
+			}
+			continue
+		}
+		return s.conn
+	}
+	p.refill()
+	return nil
+}
+
+// refill wakes run to replace the spares taken.
+func (p *spares) refill() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run refills the spares until close: it drops those that reach maxAge,
+// dials what is missing (in parallel), and backs off after failures.
+func (p *spares) run() {
+	defer close(p.done)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	backoff := time.Duration(0) // the current back-off; 0 after a success
+	var retryAt time.Time       // no dial before this, after a failure
+	for {
+		now := time.Now()
+		p.mu.Lock()
+		var expired []net.Conn
+		for len(p.idle) > 0 && now.Sub(p.idle[0].born) >= p.maxAge {
+			expired = append(expired, p.idle[0].conn)
+			p.idle[0] = spare{}
+			p.idle = p.idle[1:]
+		}
+		missing := p.max - len(p.idle)
+		p.mu.Unlock()
+		for _, c := range expired {
+			closeAbortively(c)
+		}
+		if missing > 0 && !now.Before(retryAt) {
+			if p.fill(missing) {
+				backoff, retryAt = 0, time.Time{}
+			} else {
+				backoff = min(max(2*backoff, spareBackoffMin), spareBackoffMax)
+				retryAt = time.Now().Add(backoff)
+			}
+			if p.ctx.Err() != nil {
+				return
+			}
+			continue
+		}
+		// Sleep until the oldest spare expires or the back-off ends.
+		var next time.Time
+		p.mu.Lock()
+		if len(p.idle) > 0 {
+			next = p.idle[0].born.Add(p.maxAge)
+		}
+		p.mu.Unlock()
+		if missing > 0 && (next.IsZero() || retryAt.Before(next)) {
+			next = retryAt
+		}
+		if next.IsZero() {
+			next = now.Add(time.Hour) // full and nothing to expire: cannot happen with max > 0
+		}
+		timer.Reset(time.Until(next))
+		select {
+		case <-p.ctx.Done():
+			return
+		case <-p.wake:
+		case <-timer.C:
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+	}
+}
+
+// fill dials n spares in parallel and adds those that connect; it reports
+// whether every dial succeeded.
+func (p *spares) fill(n int) bool {
+	results := make(chan spare, n)
+	for range n {
+		go func() {
+			born := time.Now()
+			c, err := p.dial(p.ctx)
+			if err != nil {
+				c = nil
+			}
+			results <- spare{conn: c, born: born}
+		}()
+	}
+	ok := true
+	var late []net.Conn
+	for range n {
+		s := <-results
+		if s.conn == nil {
+			ok = false
+			continue
+		}
+		p.mu.Lock()
+		if p.closed || len(p.idle) >= p.max {
+			late = append(late, s.conn)
+		} else {
+			// Keep the list ordered by age: dials finish out of order.
+			i := len(p.idle)
+			for i > 0 && p.idle[i-1].born.After(s.born) {
+				i--
+			}
+			p.idle = append(p.idle, spare{})
+			copy(p.idle[i+1:], p.idle[i:])
+			p.idle[i] = s
+		}
+		p.mu.Unlock()
+	}
+	for _, c := range late {
+		closeAbortively(c)
+	}
+	return ok
+}
+
+// close stops the refill and closes every spare; it returns when run and
+// its dials have finished.
+func (p *spares) close() {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	p.cancel()
+	<-p.done
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, s := range idle {
+		closeAbortively(s.conn)
+	}
+}
+
+// spareAlive is connAlive; tests replace it to reach the detection of a
+// dead spare after its ACQUIRE.
+var spareAlive = connAlive
