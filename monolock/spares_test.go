@@ -165,7 +165,7 @@ func TestDeadSpareRetried(t *testing.T) {
 	}{
 		{"closed after ACQUIRE", func(conn net.Conn) { conn.Close() }, nil},
 		{"ERROR answered", func(conn net.Conn) { conn.Write(protocol.AppendError(nil, protocol.CodeShuttingDown, "")) }, protocol.ErrShuttingDown},
-		{"half an ACQUIRED", func(conn net.Conn) { conn.Write(protocol.AppendAcquired(nil, 1)[:3]); conn.Close() }, ErrConnectionClosed},
+		{"half an ACQUIRED", func(conn net.Conn) { conn.Write(protocol.AppendAcquired(nil, 1)[:3]); conn.Close() }, io.ErrUnexpectedEOF},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
