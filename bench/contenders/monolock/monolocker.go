@@ -1,7 +1,8 @@
-// Package monolocker adapts this project's Go client (package monolock) to
-// the bench seam: Acquire is monolock's Client.Acquire (one connection per
-// claim, FIFO queue on the server, promotion pushed), Lost is Lock.Done and
-// Release closes the connection.
+// Package monolocker is the monolock contender: this project's Go client
+// (package monolock) on the bench seam, and the server it needs. Acquire is
+// the client's Acquire (one connection per claim, FIFO queue on the
+// server, promotion pushed), Lost is Lock.Done and Release closes the
+// connection.
 package monolocker
 
 import (
@@ -13,6 +14,32 @@ import (
 	"github.com/monolock/monolock-bench/bench/results"
 	"github.com/monolock/monolock-bench/monolock"
 )
+
+// Contender returns the monolock row of the contender table.
+func Contender() bench.Contender {
+	return bench.Contender{
+		Name: "monolock", Label: "monolock", Family: "monolock", Colour: "#1f5fbf",
+		Server:   Server,
+		Settings: Settings(),
+		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
+			return New(addrs[0], lease)
+		},
+		Counters: NewCounters,
+	}
+}
+
+// Settings describes the contender for results.json.
+func Settings() results.Settings {
+	return results.Settings{
+		"client":    "monolock Go client (this repository), Client.Acquire",
+		"claim":     "one TCP connection per claim, plaintext",
+		"heartbeat": "lease/4 minus 2×EWMA(RTT), floor 100ms; lost after 0.8×lease without confirmation",
+		"wait":      "server-side FIFO queue, promotion pushed (no polling)",
+		"release":   "close the connection with a reset (SO_LINGER 0, no TIME_WAIT on the client)",
+		"give_up":   "never (waits until the harness cancels)",
+		"counters":  countersSource,
+	}
+}
 
 // Locker is a monolock contender. It is safe for concurrent use.
 type Locker struct {
@@ -27,18 +54,6 @@ func New(addr string, lease time.Duration) (*Locker, error) {
 		return nil, fmt.Errorf("monolocker: %w", err)
 	}
 	return &Locker{client: c, lease: lease}, nil
-}
-
-// Settings describes the contender for results.json.
-func Settings() results.Settings {
-	return results.Settings{
-		"client":    "monolock Go client (this repository), Client.Acquire",
-		"claim":     "one TCP connection per claim, plaintext",
-		"heartbeat": "lease/4 minus 2×EWMA(RTT), floor 100ms; lost after 0.8×lease without confirmation",
-		"wait":      "server-side FIFO queue, promotion pushed (no polling)",
-		"release":   "close the connection with a reset (SO_LINGER 0, no TIME_WAIT on the client)",
-		"give_up":   "never (waits until the harness cancels)",
-	}
 }
 
 // Acquire implements bench.Locker.

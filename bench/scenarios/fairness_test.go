@@ -1,59 +1,46 @@
-package fairness
+package scenarios
 
 import (
 	"context"
-	"errors"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/benchtest"
+	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/local"
-	"github.com/monolock/monolock-bench/bench/monolocker"
 	"github.com/monolock/monolock-bench/bench/results"
-	"github.com/monolock/monolock-bench/redisbench"
 )
 
-// contenders mirrors the measured rows of cmd/monolock-bench's table.
-var contenders = []bench.Contender{
-	{
-		Name: "monolock", Role: bench.RoleMonolock,
-		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return monolocker.New(addrs[0], lease)
-		},
-	},
-	{
-		Name: "redis", Role: bench.RoleRedis,
-		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return redisbench.NewRedis(redisbench.Config{Addr: addrs[0], TTL: lease})
-		},
-	},
-	{
-		Name: "redlock", Role: bench.RoleRedlock,
-		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return redisbench.NewRedlock(redisbench.RedlockConfig{Addrs: addrs, TTL: lease})
-		},
-	},
+// locks returns the contender table's base locks (no floors, no
+// waiting-strategy variants: monolock, redis, redlock) and their servers
+// as local child processes, stopped at the end of the test.
+func locks(t *testing.T) ([]bench.Contender, *local.Deployment) {
+	t.Helper()
+	var cs []bench.Contender
+	for _, c := range contenders.Table() {
+		if !c.Floor && !c.ContendedOnly {
+			cs = append(cs, c)
+		}
+	}
+	specs, err := bench.Specs(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs, benchtest.Start(t, specs...)
 }
 
 // TestSmoke runs a short fairness repetition per contender against real
 // servers (child processes) and checks the record's shape and the
 // mechanisms the figures must tell apart: a monolock grant costs one
 // ACQUIRE, a polling Redis waiter asks again and again.
-func TestSmoke(t *testing.T) {
+func TestFairnessSmoke(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	d, err := local.Start(ctx, local.Config{Roles: []string{bench.RoleMonolock, bench.RoleRedis, bench.RoleRedlock}})
-	if errors.Is(err, local.ErrNoRedisServer) && os.Getenv("CI") == "" {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	contenders, d := locks(t)
 	const clients = 4
 	r := bench.Runner{
-		Scenarios:  []bench.Scenario{Scenario(Config{Clients: clients, Warmup: 200 * time.Millisecond, Duration: 1500 * time.Millisecond})},
+		Scenarios:  []bench.Scenario{FairnessConfig{Clients: clients, Warmup: 200 * time.Millisecond, Duration: 1500 * time.Millisecond}.Scenario()},
 		Contenders: contenders,
 		Deployment: d,
 		Lease:      2 * time.Second,
