@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,7 +29,7 @@ type Deployment struct {
 	session   *containers.Session
 	mu        sync.Mutex
 	specs     []string // in start order, for Describe
-	servers   map[string][]*server
+	servers   map[string][]bench.Server // of *server
 	images    []results.Image
 	engine    string
 	closeOnce sync.Once
@@ -42,7 +43,7 @@ func Start(ctx context.Context, specs []*bench.ServerSpec) (_ *Deployment, err e
 	if err != nil {
 		return nil, err
 	}
-	d := &Deployment{session: s, servers: map[string][]*server{}}
+	d := &Deployment{session: s, servers: map[string][]bench.Server{}}
 	defer func() {
 		if err != nil {
 			d.Close()
@@ -131,11 +132,7 @@ func opsAddr(c *containers.Container, port int) string {
 func (d *Deployment) Servers(spec string) []bench.Server {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var out []bench.Server
-	for _, s := range d.servers[spec] {
-		out = append(out, s)
-	}
-	return out
+	return slices.Clone(d.servers[spec])
 }
 
 // server is one container as a bench.Server.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -20,7 +21,7 @@ type Deployment struct {
 	dir       string
 	mu        sync.Mutex
 	specs     []string // in start order, for Describe
-	processes map[string][]*Process
+	processes map[string][]bench.Server // of *Process
 	closeOnce sync.Once
 }
 
@@ -32,7 +33,7 @@ func Start(ctx context.Context, specs []*bench.ServerSpec, bins map[string]strin
 	if err != nil {
 		return nil, fmt.Errorf("local: %w", err)
 	}
-	d := &Deployment{dir: dir, processes: map[string][]*Process{}}
+	d := &Deployment{dir: dir, processes: map[string][]bench.Server{}}
 	defer func() {
 		if err != nil {
 			d.Close()
@@ -43,9 +44,9 @@ func Start(ctx context.Context, specs []*bench.ServerSpec, bins map[string]strin
 		if err != nil {
 			return nil, err
 		}
-		var ps []*Process
+		var ps []bench.Server
 		for i := range spec.Count() {
-			p, err := StartServer(ctx, spec, i, path, dir)
+			p, err := startServer(ctx, spec, i, path, dir)
 			if err != nil {
 				return nil, err
 			}
@@ -98,11 +99,7 @@ func Build(ctx context.Context, dir, pkg string) (string, error) {
 func (d *Deployment) Servers(spec string) []bench.Server {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var out []bench.Server
-	for _, p := range d.processes[spec] {
-		out = append(out, p)
-	}
-	return out
+	return slices.Clone(d.processes[spec])
 }
 
 // Describe implements bench.Deployment.
@@ -113,7 +110,7 @@ func (d *Deployment) Describe(env *results.Environment) {
 	defer d.mu.Unlock()
 	for _, spec := range d.specs {
 		for _, p := range d.processes[spec] {
-			env.Servers = append(env.Servers, results.Server{Role: p.name, Address: p.addr})
+			env.Servers = append(env.Servers, results.Server{Role: p.Name(), Address: p.Addr()})
 		}
 	}
 }
@@ -122,14 +119,14 @@ func (d *Deployment) Describe(env *results.Environment) {
 func (d *Deployment) Close() error {
 	d.closeOnce.Do(func() {
 		d.mu.Lock()
-		var all []*Process
+		var all []bench.Server
 		for _, ps := range d.processes {
 			all = append(all, ps...)
 		}
 		d.mu.Unlock()
 		var wg sync.WaitGroup
 		for _, p := range all {
-			wg.Go(p.stop)
+			wg.Go(func() { _ = p.Stop(context.Background()) })
 		}
 		wg.Wait()
 		os.RemoveAll(d.dir)

@@ -38,11 +38,11 @@ type Process struct {
 	stderr *bytes.Buffer
 }
 
-// StartServer starts server i of spec from the executable path on free
+// startServer starts server i of spec from the executable path on free
 // 127.0.0.1 ports, working in a fresh directory under dir, and waits until
 // it serves. The child gets its own process group, so a Ctrl-C on the
 // terminal reaches only the bench, which then stops its children itself.
-func StartServer(ctx context.Context, spec *bench.ServerSpec, i int, path, dir string) (*Process, error) {
+func startServer(ctx context.Context, spec *bench.ServerSpec, i int, path, dir string) (*Process, error) {
 	name := spec.ServerName(i)
 	var lastErr error
 	for range 3 { // a free port may be taken between FreeAddr and bind
@@ -125,8 +125,8 @@ func (p *Process) Addr() string { return p.addr }
 // OpsAddr implements bench.Server.
 func (p *Process) OpsAddr() string { return p.opsAddr }
 
-// Pid returns the process id of the running child.
-func (p *Process) Pid() int {
+// pid returns the process id of the running child.
+func (p *Process) pid() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.cmd.Process.Pid
@@ -134,7 +134,7 @@ func (p *Process) Pid() int {
 
 // CPU implements bench.Server: user+system time from /proc/<pid>/stat.
 func (p *Process) CPU(context.Context) (time.Duration, string, bool, error) {
-	cpu, err := bench.ProcessCPU(p.Pid())
+	cpu, err := bench.ProcessCPU(p.pid())
 	return cpu, "/proc/<pid>/stat (utime+stime)", err == nil, err
 }
 

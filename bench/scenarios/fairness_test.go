@@ -4,33 +4,9 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/benchtest"
-	"github.com/monolock/monolock-bench/bench/contenders"
-	"github.com/monolock/monolock-bench/bench/local"
-	"github.com/monolock/monolock-bench/bench/results"
 )
 
-// locks returns the contender table's base locks (no floors, no
-// waiting-strategy variants: monolock, redis, redlock) and their servers
-// as local child processes, stopped at the end of the test.
-func locks(t *testing.T) ([]bench.Contender, *local.Deployment) {
-	t.Helper()
-	var cs []bench.Contender
-	for _, c := range contenders.Table() {
-		if !c.Floor && !c.ContendedOnly {
-			cs = append(cs, c)
-		}
-	}
-	specs, err := bench.Specs(cs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs, benchtest.Start(t, specs...)
-}
-
-// TestSmoke runs a short fairness repetition per contender against real
+// TestFairnessSmoke runs a short fairness repetition per contender against real
 // servers (child processes) and checks the record's shape and the
 // mechanisms the figures must tell apart: a monolock grant costs one
 // ACQUIRE, a polling Redis waiter asks again and again.
@@ -39,20 +15,8 @@ func TestFairnessSmoke(t *testing.T) {
 	defer cancel()
 	contenders, d := locks(t)
 	const clients = 4
-	r := bench.Runner{
-		Scenarios:  []bench.Scenario{FairnessConfig{Clients: clients, Warmup: 200 * time.Millisecond, Duration: 1500 * time.Millisecond}.Scenario()},
-		Contenders: contenders,
-		Deployment: d,
-		Lease:      2 * time.Second,
-	}
-	res := &results.Results{SchemaVersion: results.SchemaVersion, RunID: "smoke", StartedAt: time.Now()}
-	d.Describe(&res.Environment)
-	if err := r.Run(ctx, res); err != nil {
-		t.Fatal(err)
-	}
-	if err := res.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	s := FairnessConfig{Clients: clients, Warmup: 200 * time.Millisecond, Duration: 1500 * time.Millisecond}.Scenario()
+	res := runScenario(ctx, t, s, contenders, d, 2*time.Second)
 	if len(res.Raw) != len(contenders) {
 		t.Fatalf("%d raw records, want %d", len(res.Raw), len(contenders))
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/external"
 	"github.com/monolock/monolock-bench/bench/holder"
-	"github.com/monolock/monolock-bench/bench/results"
 	"github.com/monolock/monolock-bench/monolock/monolocktest"
 )
 
@@ -61,22 +60,7 @@ func TestHandoverSmoke(t *testing.T) {
 	}
 	h.Close()
 
-	r := bench.Runner{
-		Scenarios: []bench.Scenario{HandoverConfig{
-			Holder: cmd, Trials: 1, FreezeTrials: 1,
-		}.Scenario()},
-		Contenders: contenders,
-		Deployment: d,
-		Lease:      lease,
-	}
-	res := &results.Results{SchemaVersion: results.SchemaVersion, RunID: "smoke", StartedAt: time.Now()}
-	d.Describe(&res.Environment)
-	if err := r.Run(ctx, res); err != nil {
-		t.Fatal(err)
-	}
-	if err := res.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	res := runScenario(ctx, t, HandoverConfig{Holder: cmd, Trials: 1, FreezeTrials: 1}.Scenario(), contenders, d, lease)
 	if want := 3 * len(contenders); len(res.Raw) != want {
 		t.Fatalf("%d raw records, want %d", len(res.Raw), want)
 	}
