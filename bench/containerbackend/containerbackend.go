@@ -28,7 +28,7 @@ const closeTimeout = time.Minute
 type Deployment struct {
 	session   *containers.Session
 	mu        sync.Mutex
-	specs     []string // in start order, for Describe
+	specs     []string                  // in start order, for Describe
 	servers   map[string][]bench.Server // of *server
 	images    []results.Image
 	engine    string

@@ -20,7 +20,7 @@ import (
 type Deployment struct {
 	dir       string
 	mu        sync.Mutex
-	specs     []string // in start order, for Describe
+	specs     []string                  // in start order, for Describe
 	processes map[string][]bench.Server // of *Process
 	closeOnce sync.Once
 }
