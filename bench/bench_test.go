@@ -149,22 +149,38 @@ func TestTimedCountsFailures(t *testing.T) {
 	})
 }
 
-// fakeDeployment serves one role with a CPU clock the test advances.
-type fakeDeployment struct{}
+// fakeServer is a server whose CPU clock never moves.
+type fakeServer struct{ name string }
 
-func (fakeDeployment) Addrs(role string) []string { return []string{role + ":1"} }
-func (fakeDeployment) ServerCPU(context.Context, string) (time.Duration, string, bool, error) {
+func (f fakeServer) Name() string    { return f.name }
+func (f fakeServer) Addr() string    { return f.name + ":1" }
+func (f fakeServer) OpsAddr() string { return "" }
+func (fakeServer) CPU(context.Context) (time.Duration, string, bool, error) {
 	return 0, "fake", true, nil
 }
+func (fakeServer) Kill(context.Context) error    { return ErrNotSupported }
+func (fakeServer) Stop(context.Context) error    { return ErrNotSupported }
+func (fakeServer) Restart(context.Context) error { return ErrNotSupported }
+func (fakeServer) Pause(context.Context) error   { return ErrNotSupported }
+func (fakeServer) Unpause(context.Context) error { return ErrNotSupported }
+func (fakeServer) Cut(context.Context) error     { return ErrNotSupported }
+func (fakeServer) Restore(context.Context) error { return ErrNotSupported }
+
+// fakeDeployment has one server of every spec.
+type fakeDeployment struct{}
+
+func (fakeDeployment) Servers(spec string) []Server      { return []Server{fakeServer{spec}} }
 func (fakeDeployment) Describe(env *results.Environment) { env.Backend = "local" }
 func (fakeDeployment) Close() error                      { return nil }
 
 func TestRunnerPlansRecordsAndStopsPartial(t *testing.T) {
 	open := func(context.Context, []string, time.Duration) (Locker, error) { return &scriptedLocker{}, nil }
+	ra, rf := &ServerSpec{Name: "ra"}, &ServerSpec{Name: "rf"}
 	contenders := []Contender{
-		{Name: "a", Role: "ra", Open: open, Settings: results.Settings{"wait": "x", "lease": "a contender cannot override the run's lease"}},
-		{Name: "spin", Role: "ra", Open: open, ContendedOnly: true},
-		{Name: "floor", Role: "rf", Open: open, Floor: true},
+		{Name: "a", Label: "A", Family: "fa", Colour: "#010203", Server: ra, Open: open,
+			Settings: results.Settings{"wait": "x", "lease": "a contender cannot override the run's lease"}},
+		{Name: "spin", Server: ra, Open: open, ContendedOnly: true},
+		{Name: "floor", Server: rf, Open: open, Floor: true},
 	}
 	var runs []string
 	ctx, cancel := context.WithCancel(context.Background())
@@ -173,6 +189,9 @@ func TestRunnerPlansRecordsAndStopsPartial(t *testing.T) {
 		return Variant{Name: name, Contended: contended, Estimate: time.Second,
 			Run: func(ctx context.Context, env *Env) (results.Raw, error) {
 				runs = append(runs, name+"/"+env.Contender.Name)
+				if len(env.Addrs) != 1 || env.Addrs[0] != env.Contender.Server.Name+":1" {
+					t.Errorf("%s: addresses %v", env.Contender.Name, env.Addrs)
+				}
 				if env.Contender.Name == "floor" && name == "broken" {
 					return results.Raw{}, errors.New("boom")
 				}
@@ -184,7 +203,7 @@ func TestRunnerPlansRecordsAndStopsPartial(t *testing.T) {
 			}}
 	}
 	scen := []Scenario{
-		{Name: "s1", Floors: true,
+		{Name: "s1", Floors: true, Better: map[string]string{"m": HigherIsBetter},
 			Settings: func(bool) results.Settings { return results.Settings{"k": "v"} },
 			Variants: func(bool) []Variant { return []Variant{variant("broken", false), variant("shared", true)} }},
 		{Name: "s2",
@@ -210,8 +229,19 @@ func TestRunnerPlansRecordsAndStopsPartial(t *testing.T) {
 	if res.Parameters.Contender["a"]["lease"] != "1s" || res.Parameters.Contender["a"]["wait"] != "x" {
 		t.Fatalf("contender parameters %v", res.Parameters.Contender["a"])
 	}
-	if len(res.Summary) != 4 || res.Summary[0].Scenario != "s1" {
+	if len(res.Summary) != 4 || res.Summary[0].Scenario != "s1" || res.Summary[0].Better != HigherIsBetter {
 		t.Fatalf("summary %+v", res.Summary)
+	}
+	want0 := results.ContenderInfo{Name: "a", Label: "A", Family: "fa", Colour: "#010203"}
+	if len(res.Contenders) != 3 || res.Contenders[0] != want0 || !res.Contenders[1].ContendedOnly ||
+		!res.Contenders[2].Floor || res.Contenders[2].Label != "floor" {
+		t.Fatalf("contender info %+v", res.Contenders)
+	}
+	if err := CheckDeployment(fakeDeployment{}, contenders); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckDeployment(fakeDeployment{}, []Contender{{Name: "x", Server: &ServerSpec{Name: "x", Replicas: 2}}}); !errors.Is(err, ErrNoServers) {
+		t.Fatalf("CheckDeployment with a server missing = %v, want ErrNoServers", err)
 	}
 }
 
@@ -273,5 +303,22 @@ func TestTimeWaitTo(t *testing.T) {
 			t.Fatalf("TimeWaitTo = %d, want the 5 closed client connections", n)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestSpecs(t *testing.T) {
+	a, b := &ServerSpec{Name: "a", Replicas: 3}, &ServerSpec{Name: "b"}
+	specs, err := Specs([]Contender{{Name: "x", Server: a}, {Name: "y", Server: b}, {Name: "z", Server: a}})
+	if err != nil || len(specs) != 2 || specs[0] != a || specs[1] != b {
+		t.Fatalf("Specs = %v, %v; want a, b once each", specs, err)
+	}
+	if _, err := Specs([]Contender{{Name: "x", Server: a}, {Name: "y", Server: &ServerSpec{Name: "a"}}}); err == nil {
+		t.Fatal("two different specs named a were accepted")
+	}
+	if _, err := Specs([]Contender{{Name: "x"}}); err == nil {
+		t.Fatal("a contender without a spec was accepted")
+	}
+	if a.ServerName(1) != "a-2" || b.ServerName(0) != "b" || b.FlagStem() != "b" {
+		t.Fatalf("names %q %q %q", a.ServerName(1), b.ServerName(0), b.FlagStem())
 	}
 }

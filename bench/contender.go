@@ -7,25 +7,45 @@ import (
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
-// Contender is one row of the contender table wired by cmd/monolock-bench.
+// Contender is one row of the contender table: everything the bench needs
+// to run, describe and render one lock. A contender package returns its
+// rows; the core never names one.
 type Contender struct {
 	// Name is the contender id in results ("monolock", "redis", ...).
 	Name string
-	// Role is the server role whose addresses Open receives.
-	Role string
-	// Floor marks a baseline (tcp-floor, redis-floor): it frames the
-	// physics in latency and throughput and takes part only in scenarios
-	// that accept floors.
+	// Label is the display name; Family groups contenders in the report
+	// ("floor" for the baselines); Colour is the chart colour, "#rrggbb".
+	Label, Family, Colour string
+	// Server is the spec of the servers Open receives the addresses of.
+	Server *ServerSpec
+	// Floor marks a baseline: it frames the physics in latency and
+	// throughput and takes part only in scenarios that accept floors.
 	Floor bool
 	// ContendedOnly limits the contender to variants where workers share
 	// keys: a waiting-strategy variant (e.g. "fast spin") differs from its
 	// base contender only when it has to wait.
 	ContendedOnly bool
 	// Settings are every parameter of the contender (TTL rule, retry delay,
-	// tries, watchdog, pools, waiting strategy), recorded in results.json.
-	// The runner adds the lease.
+	// tries, watchdog, pools, waiting strategy, what its counters read),
+	// recorded in results.json. The runner adds the lease.
 	Settings results.Settings
 	// Open connects a Locker to the servers at addrs using lease as the
 	// lease or TTL (parity: the same value for every contender).
 	Open func(ctx context.Context, addrs []string, lease time.Duration) (Locker, error)
+	// Counters opens a reader of the coordinator's own counters on the
+	// contender's servers; nil when it has none. It returns an error
+	// wrapping ErrNoCounters when the servers cannot be read.
+	Counters func(servers []Server) (Coordinator, error)
+}
+
+// Info returns what results.json records of the contender for rendering.
+func (c Contender) Info() results.ContenderInfo {
+	label := c.Label
+	if label == "" {
+		label = c.Name
+	}
+	return results.ContenderInfo{
+		Name: c.Name, Label: label, Family: c.Family, Colour: c.Colour,
+		Floor: c.Floor, ContendedOnly: c.ContendedOnly,
+	}
 }

@@ -21,8 +21,7 @@ type Runner struct {
 	Repetitions int
 	// Quick shortens every scenario.
 	Quick bool
-	// Lease is the lease (monolock) and TTL (Redis, Redlock) of every
-	// contender: parity.
+	// Lease is the lease or TTL of every contender: parity.
 	Lease time.Duration
 	// Progress, when set, is told about every step.
 	Progress Progress
@@ -54,7 +53,8 @@ type plannedStep struct {
 	contender Contender
 }
 
-// Run fills res.Parameters, res.Raw, res.Summary and res.Notes. When ctx
+// Run fills res.Parameters, res.Contenders, res.Raw, res.Summary and
+// res.Notes. When ctx
 // ends it stops at once, marks res partial and returns ctx.Err(); the
 // repetitions finished so far stay in res. A failing step is logged, noted
 // in res.Notes and skipped; Run then returns an error after the last step.
@@ -79,8 +79,9 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 			set[k] = v
 		}
 		// The harness owns these: parity makes the lease one value for all.
-		set["lease"], set["server_role"] = r.Lease.String(), c.Role
+		set["lease"], set["server_role"] = r.Lease.String(), c.Server.Name
 		res.Parameters.Contender[c.Name] = set
+		res.Contenders = append(res.Contenders, c.Info())
 	}
 
 	steps := r.plan(reps)
@@ -99,12 +100,8 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 		if r.Progress != nil {
 			r.Progress.Start(st.Step)
 		}
-		env := &Env{
-			Contender:  st.contender,
-			Addrs:      r.Deployment.Addrs(st.contender.Role),
-			Lease:      r.Lease,
-			Deployment: r.Deployment,
-		}
+		servers := r.Deployment.Servers(st.contender.Server.Name)
+		env := &Env{Contender: st.contender, Servers: servers, Addrs: Addrs(servers), Lease: r.Lease}
 		begin := time.Now()
 		raw, err := st.variant.Run(ctx, env)
 		estimated += st.variant.Estimate
@@ -128,6 +125,9 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 			continue
 		}
 		raw.Scenario, raw.Contender, raw.Variant, raw.Repetition = st.Scenario, st.Contender, st.Variant, st.Repetition
+		for i := range raw.Metrics {
+			raw.Metrics[i].Better = st.scenario.Better[raw.Metrics[i].Name]
+		}
 		raw.StartedAt = begin.UTC()
 		res.Raw = append(res.Raw, raw)
 	}
@@ -167,16 +167,16 @@ func (r *Runner) plan(reps int) []plannedStep {
 	return steps
 }
 
-// ErrNoServers is returned by CheckDeployment when a contender's role has
-// no server in the deployment.
-var ErrNoServers = errors.New("bench: no servers for role")
+// ErrNoServers is returned by CheckDeployment when a contender's servers
+// are missing from the deployment.
+var ErrNoServers = errors.New("bench: no servers for spec")
 
-// CheckDeployment verifies that d has servers for the role of every
-// contender.
+// CheckDeployment verifies that d has every server of every contender's
+// spec.
 func CheckDeployment(d Deployment, contenders []Contender) error {
 	for _, c := range contenders {
-		if len(d.Addrs(c.Role)) == 0 {
-			return fmt.Errorf("%w %q (contender %s)", ErrNoServers, c.Role, c.Name)
+		if got, want := len(d.Servers(c.Server.Name)), c.Server.Count(); got != want {
+			return fmt.Errorf("%w %q (contender %s): %d of %d servers", ErrNoServers, c.Server.Name, c.Name, got, want)
 		}
 	}
 	return nil

@@ -2,9 +2,16 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench/results"
+)
+
+// Better directions of a metric (results.Row.Better).
+const (
+	LowerIsBetter  = "lower"
+	HigherIsBetter = "higher"
 )
 
 // Scenario is one row of the scenario table wired by cmd/monolock-bench. A
@@ -13,9 +20,12 @@ import (
 type Scenario struct {
 	// Name is the scenario name in results ("latency", "throughput", ...).
 	Name string
-	// Floors says whether floor contenders (tcp-floor, redis-floor) take
-	// part.
+	// Floors says whether floor contenders take part.
 	Floors bool
+	// Better gives the better direction of each metric the scenario
+	// reports (LowerIsBetter, HigherIsBetter); a metric it does not list
+	// has none.
+	Better map[string]string
 	// Settings returns every parameter of the scenario for results.json.
 	Settings func(quick bool) results.Settings
 	// Variants returns the variants to run, shortened when quick.
@@ -42,13 +52,34 @@ type Variant struct {
 // Env is what a Variant's Run gets: the contender, its servers and the
 // run-wide parameters.
 type Env struct {
-	Contender  Contender
-	Addrs      []string
-	Lease      time.Duration
-	Deployment Deployment
+	Contender Contender
+	// Servers are the contender's servers; Addrs their addresses, what
+	// Open connects to.
+	Servers []Server
+	Addrs   []string
+	Lease   time.Duration
 }
 
 // Open opens a fresh Locker of the contender on its servers.
 func (e *Env) Open(ctx context.Context) (Locker, error) {
-	return e.Contender.Open(ctx, e.Addrs, e.Lease)
+	l, err := e.Contender.Open(ctx, e.Addrs, e.Lease)
+	if err != nil {
+		return nil, fmt.Errorf("bench: opening %s: %w", e.Contender.Name, err)
+	}
+	return l, nil
+}
+
+// ServerCPU returns the CPU time the contender's servers used so far (see
+// the package function ServerCPU).
+func (e *Env) ServerCPU(ctx context.Context) (time.Duration, string, bool, error) {
+	return ServerCPU(ctx, e.Servers)
+}
+
+// Coordinator opens a reader of the contender's coordinator counters, or
+// returns an error wrapping ErrNoCounters.
+func (e *Env) Coordinator() (Coordinator, error) {
+	if e.Contender.Counters == nil {
+		return nil, fmt.Errorf("%w: contender %s has none", ErrNoCounters, e.Contender.Name)
+	}
+	return e.Contender.Counters(e.Servers)
 }

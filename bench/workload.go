@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 )
@@ -46,7 +45,7 @@ type Measurement struct {
 func (e *Env) Measure(ctx context.Context, w Workload) (Measurement, error) {
 	l, err := e.Open(ctx)
 	if err != nil {
-		return Measurement{}, fmt.Errorf("bench: opening %s: %w", e.Contender.Name, err)
+		return Measurement{}, err
 	}
 	defer l.Close()
 
@@ -60,7 +59,7 @@ func (e *Env) Measure(ctx context.Context, w Workload) (Measurement, error) {
 	}
 
 	var m Measurement
-	srv0, src, ok, err := e.Deployment.ServerCPU(ctx, e.Contender.Role)
+	srv0, src, ok, err := e.ServerCPU(ctx)
 	if err != nil {
 		return m, err
 	}
@@ -83,7 +82,7 @@ func (e *Env) Measure(ctx context.Context, w Workload) (Measurement, error) {
 	if err != nil {
 		return m, err
 	}
-	srv1, _, _, err := e.Deployment.ServerCPU(ctx, e.Contender.Role)
+	srv1, _, _, err := e.ServerCPU(ctx)
 	if err != nil {
 		return m, err
 	}
@@ -113,7 +112,7 @@ func runWorkers(ctx context.Context, l Locker, w Workload, cycles int) []*Record
 				if err := Cycle(ctx, tl, key, w.Hold); err != nil && !stopped(ctx) {
 					// A failed cycle is counted by the recorder; pause
 					// briefly so a dead server does not turn into a spin.
-					sleep(ctx, 10*time.Millisecond)
+					_ = Sleep(ctx, 10*time.Millisecond)
 				}
 			}
 		})
@@ -122,11 +121,14 @@ func runWorkers(ctx context.Context, l Locker, w Workload, cycles int) []*Record
 	return recs
 }
 
-func sleep(ctx context.Context, d time.Duration) {
+// Sleep waits d or until ctx ends, and then returns ctx.Err().
+func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
+		return nil
 	case <-ctx.Done():
+		return ctx.Err()
 	}
 }

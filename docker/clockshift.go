@@ -10,9 +10,9 @@ import _ "embed"
 //go:embed clockshift/clockshift.c
 var ClockShiftC string
 
-// ClockShiftRedis is the Dockerfile for the host's redis-server under the
-// clockshift interposer: HostRedis plus the library and its offset file,
-// all under rootfs/ in the context.
+// ClockShiftHost is the Dockerfile for a host program under the clockshift
+// interposer: the program and its libraries, the library and its offset
+// file, all under rootfs/ in the context.
 //
-//go:embed clockshift/redis.Dockerfile
-var ClockShiftRedis string
+//go:embed clockshift/host.Dockerfile
+var ClockShiftHost string

@@ -1,8 +1,10 @@
-// Package redisbench implements the bench seam (bench.Locker) for the Redis
-// contenders: Redis, a single-instance SET NX PX lock with a watchdog as
-// Redisson does it; Redlock, redsync v4 over five independent masters; and
-// Floor, two PINGs on a persistent connection, the best any two-round-trip
-// Redis lock can do.
+// Package redisbench is the Redis family of contenders: Redis, a
+// single-instance SET NX PX lock with a watchdog as Redisson does it, and
+// Redlock, redsync v4 over five independent masters, each with redsync's
+// jittered retry delay and a fast spin. It describes their servers
+// (Server, RedlockMasters), their coordinator counters (INFO
+// commandstats) and their rows of the contender table (RedisContender and
+// the others).
 //
 // Every parameter that shapes a figure (TTL, waiting strategy, tries,
 // watchdog interval, pool size) is explicit and reported by Settings.

@@ -90,14 +90,17 @@ func NewRedis(cfg Config) (*Redis, error) {
 	if cfg.TTL < time.Millisecond {
 		return nil, fmt.Errorf("redisbench: TTL %v must be at least 1ms", cfg.TTL)
 	}
-	return &Redis{cfg: cfg, client: newClient(cfg.Addr, cfg.PoolSize)}, nil
+	return &Redis{cfg: cfg, client: NewClient(cfg.Addr, cfg.PoolSize)}, nil
 }
 
-func newClient(addr string, poolSize int) *redis.Client {
+// NewClient returns a go-redis client as every Redis contender uses it:
+// poolSize connections, and no CLIENT SETINFO on connect, so that the
+// server sees nothing but the lock's own commands.
+func NewClient(addr string, poolSize int) *redis.Client {
 	return redis.NewClient(&redis.Options{
 		Addr:            addr,
 		PoolSize:        poolSize,
-		DisableIdentity: true, // no CLIENT SETINFO: nothing but the lock's own commands
+		DisableIdentity: true,
 	})
 }
 
@@ -123,7 +126,7 @@ func (r *Redis) Acquire(ctx context.Context, key string) (bench.Held, error) {
 		if ok {
 			return r.hold(key, value), nil
 		}
-		if err := sleep(ctx, r.cfg.Wait.Delay()); err != nil {
+		if err := bench.Sleep(ctx, r.cfg.Wait.Delay()); err != nil {
 			return nil, err
 		}
 	}

@@ -3,6 +3,7 @@ package redisbench
 import (
 	"context"
 	"errors"
+	"maps"
 	"testing"
 	"time"
 
@@ -10,15 +11,12 @@ import (
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/benchtest"
-	"github.com/monolock/monolock-bench/bench/local"
 )
 
 func TestMutualExclusion(t *testing.T) {
-	single := benchtest.StartRedis(t).Addr
-	var masters []string
-	for range 5 {
-		masters = append(masters, benchtest.StartRedis(t).Addr)
-	}
+	d := benchtest.Start(t, Server, RedlockMasters)
+	single := d.Servers(Server.Name)[0].Addr()
+	masters := bench.Addrs(d.Servers(RedlockMasters.Name))
 	tests := []struct {
 		name   string
 		open   func() (bench.Locker, error)
@@ -48,7 +46,7 @@ func TestMutualExclusion(t *testing.T) {
 }
 
 func TestRedisWatchdog(t *testing.T) {
-	addr := benchtest.StartRedis(t).Addr
+	addr := startRedis(t)
 	const ttl = 300 * time.Millisecond
 	l, err := NewRedis(Config{Addr: addr, TTL: ttl})
 	if err != nil {
@@ -108,12 +106,12 @@ func TestRedisWatchdog(t *testing.T) {
 }
 
 func TestRedlockQuorum(t *testing.T) {
-	var masters []string
-	var kill []func()
-	for range 5 {
-		p := benchtest.StartRedis(t)
-		masters = append(masters, p.Addr)
-		kill = append(kill, p.Kill)
+	servers := benchtest.Start(t, RedlockMasters).Servers(RedlockMasters.Name)
+	masters := bench.Addrs(servers)
+	kill := func(i int) {
+		if err := servers[i].Kill(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	l, err := NewRedlock(RedlockConfig{Addrs: masters, TTL: 2 * time.Second, Wait: SpinWait, Tries: 5})
 	if err != nil {
@@ -123,7 +121,7 @@ func TestRedlockQuorum(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	kill[0]()
+	kill(0)
 	h, err := l.Acquire(ctx, "quorum")
 	if err != nil {
 		t.Fatalf("one master down: %v, want a grant (quorum 3 of 5)", err)
@@ -132,8 +130,8 @@ func TestRedlockQuorum(t *testing.T) {
 		t.Fatalf("release with one master down: %v", err)
 	}
 
-	kill[1]()
-	kill[2]()
+	kill(1)
+	kill(2)
 	_, err = l.Acquire(ctx, "quorum")
 	if !errors.Is(err, bench.ErrGaveUp) {
 		t.Fatalf("three masters down: %v, want an error wrapping bench.ErrGaveUp", err)
@@ -141,8 +139,7 @@ func TestRedlockQuorum(t *testing.T) {
 }
 
 func TestRedisWaitsUntilCancelled(t *testing.T) {
-	addr := benchtest.StartRedis(t).Addr
-	l, err := NewRedis(Config{Addr: addr, TTL: 10 * time.Second})
+	l, err := NewRedis(Config{Addr: startRedis(t), TTL: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,31 +156,81 @@ func TestRedisWaitsUntilCancelled(t *testing.T) {
 	}
 }
 
-func TestFloor(t *testing.T) {
-	addr := benchtest.StartRedis(t).Addr
-	f := NewFloor(addr, 0)
-	defer f.Close()
-	ctx := context.Background()
-	for range 3 {
-		h, err := f.Acquire(ctx, "any")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := h.Release(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	v, err := ServerVersion(ctx, addr)
-	if err != nil || v == "" {
+// startRedis starts one redis-server for the test and returns its address.
+func startRedis(t *testing.T) string {
+	return benchtest.Start(t, Server).Servers(Server.Name)[0].Addr()
+}
+
+// TestServerAndCounters checks what the contenders describe besides the
+// lock: the server's version, and the coordinator counters (INFO
+// commandstats) that fairness and handover read.
+func TestServerAndCounters(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	servers := benchtest.Start(t, Server).Servers(Server.Name)
+	addr := servers[0].Addr()
+	if v, err := ServerVersion(ctx, addr); err != nil || v == "" {
 		t.Fatalf("ServerVersion = %q, %v", v, err)
 	}
-	free, err := local.FreeAddr()
+	p, err := NewCounters(servers)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dead := NewFloor(free, 0)
-	defer dead.Close()
-	if _, err := dead.Acquire(ctx, "any"); err == nil {
-		t.Fatal("Acquire on a dead address succeeded")
+	defer p.Close()
+	before, err := p.Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewClient(addr, 1)
+	defer c.Close()
+	c.SetNX(ctx, "k", "v", time.Second)
+	c.SetNX(ctx, "k", "v", time.Second) // refused, still an attempt
+	c.Get(ctx, "k")
+	after, err := p.Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// HELLO on connect, two SETs, one GET; the counters' own INFOs are
+	// left out.
+	if got := after.Attempts - before.Attempts; got != 2 {
+		t.Errorf("attempts +%d, want +2", got)
+	}
+	if got := after.Waiting - before.Waiting; got != 2 {
+		t.Errorf("waiting +%d, want +2 (a waiter polls: every attempt)", got)
+	}
+	if got := after.Commands - before.Commands; got < 3 || got > 4 {
+		t.Errorf("commands +%d, want 3 (+1 for HELLO)", got)
+	}
+}
+
+func TestParseCommandStats(t *testing.T) {
+	tests := []struct {
+		name    string
+		info    string
+		want    map[string]int64
+		wantErr bool
+	}{
+		{
+			name: "redis 7",
+			info: "# Commandstats\r\n" +
+				"cmdstat_set:calls=12,usec=40,usec_per_call=3.33,rejected_calls=0,failed_calls=0\r\n" +
+				"cmdstat_evalsha:calls=3,usec=30,usec_per_call=10.00,rejected_calls=0,failed_calls=0\r\n" +
+				"cmdstat_info:calls=7,usec=300,usec_per_call=42.86,rejected_calls=0,failed_calls=0\r\n",
+			want: map[string]int64{"set": 12, "evalsha": 3, "info": 7},
+		},
+		{name: "empty", info: "# Commandstats\r\n", want: map[string]int64{}},
+		{name: "no calls field", info: "cmdstat_set:usec=40\r\n", wantErr: true},
+		{name: "bad number", info: "cmdstat_set:calls=x\r\n", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseCommandStats(tt.info)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
+			}
+			if !tt.wantErr && !maps.Equal(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

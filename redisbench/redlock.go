@@ -22,8 +22,9 @@ const DefaultMaxWait = time.Minute
 
 // RedlockConfig configures a Redlock locker.
 type RedlockConfig struct {
-	// Addrs are the independent Redis masters (five in the bench; quorum is
-	// len(Addrs)/2+1, redsync's rule).
+	// Addrs are the independent Redis masters (Masters in the bench;
+	// quorum is len(Addrs)/2+1, redsync's rule). Settings assumes Masters
+	// when Addrs is empty.
 	Addrs []string
 	// TTL is redsync's expiry. Required: parity with the monolock lease.
 	TTL time.Duration
@@ -60,10 +61,14 @@ func (c RedlockConfig) withDefaults() RedlockConfig {
 // Settings describes the configuration for results.json.
 func (c RedlockConfig) Settings() results.Settings {
 	c = c.withDefaults()
+	masters := len(c.Addrs)
+	if masters == 0 {
+		masters = Masters
+	}
 	return results.Settings{
 		"client":         "go-redsync/redsync v4 over go-redis v9 pools",
-		"masters":        strconv.Itoa(len(c.Addrs)),
-		"quorum":         strconv.Itoa(len(c.Addrs)/2 + 1),
+		"masters":        strconv.Itoa(masters),
+		"quorum":         strconv.Itoa(masters/2 + 1),
 		"ttl":            "= lease (redsync expiry)",
 		"wait":           c.Wait.String(),
 		"tries":          strconv.Itoa(c.Tries),
@@ -96,7 +101,7 @@ func NewRedlock(cfg RedlockConfig) (*Redlock, error) {
 	r := &Redlock{cfg: cfg}
 	var pools []redsyncredis.Pool
 	for _, a := range cfg.Addrs {
-		c := newClient(a, cfg.PoolSize)
+		c := NewClient(a, cfg.PoolSize)
 		r.clients = append(r.clients, c)
 		pools = append(pools, goredis.NewPool(c))
 	}

@@ -1,7 +1,6 @@
 package redisbench
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -33,15 +32,3 @@ func (w Wait) Delay() time.Duration {
 
 // String describes the strategy, e.g. "redsync-jitter uniform 50ms-250ms".
 func (w Wait) String() string { return fmt.Sprintf("%s uniform %v-%v", w.Name, w.Min, w.Max) }
-
-// sleep waits d or until ctx ends, and returns ctx.Err() in that case.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}

@@ -6,21 +6,23 @@ import (
 	"os"
 	"testing"
 
+	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/local"
 )
 
-// StartRedis starts a real redis-server child process for the test and
-// stops it in t.Cleanup. Without redis-server on PATH the test is skipped,
-// unless CI is set: in CI a missing server is a failure.
-func StartRedis(t testing.TB) *local.Process {
+// Start starts the servers of specs as local child processes for the test
+// and stops them in t.Cleanup. When a spec's executable is not on PATH
+// the test is skipped, unless CI is set: in CI a missing server is a
+// failure.
+func Start(t testing.TB, specs ...*bench.ServerSpec) *local.Deployment {
 	t.Helper()
-	p, err := local.StartRedis(context.Background(), "redis", t.TempDir())
-	if errors.Is(err, local.ErrNoRedisServer) && os.Getenv("CI") == "" {
+	d, err := local.Start(context.Background(), specs, nil)
+	if errors.Is(err, local.ErrNoExecutable) && os.Getenv("CI") == "" {
 		t.Skip(err)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(p.Stop)
-	return p
+	t.Cleanup(func() { d.Close() })
+	return d
 }

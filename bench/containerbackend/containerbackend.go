@@ -1,14 +1,15 @@
 // Package containerbackend is the containers backend of the bench: it
-// implements bench.Deployment over bench/containers, with one monolock
-// container, one Redis, five Redis masters for Redlock and one tcp-floor
-// container, all on one session network and reached the same way (the
-// container IP without docker-proxy where the host routes to it).
+// implements bench.Deployment over bench/containers, starting the servers
+// the contenders' specs describe on one session network, all reached the
+// same way (the container IP without docker-proxy where the host routes
+// to it).
 package containerbackend
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,33 +20,30 @@ import (
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
-// redlockMasters is the number of independent Redis masters behind the
-// redlock role.
-const redlockMasters = 5
-
 // closeTimeout bounds the removal of the session's containers.
 const closeTimeout = time.Minute
 
 // Deployment is one container session. Its methods are safe for concurrent
 // use.
 type Deployment struct {
-	session    *containers.Session
-	mu         sync.Mutex
-	containers map[string][]*containers.Container
-	images     []results.Image
-	engine     string
-	closeOnce  sync.Once
-	closeErr   error
+	session   *containers.Session
+	mu        sync.Mutex
+	specs     []string                  // in start order, for Describe
+	servers   map[string][]bench.Server // of *server
+	images    []results.Image
+	engine    string
+	closeOnce sync.Once
+	closeErr  error
 }
 
-// Start builds (or reuses, by content hash) the images the roles need and
+// Start builds (or reuses, by content hash) the images the specs need and
 // starts their containers. On error everything started is removed again.
-func Start(ctx context.Context, roles []string) (_ *Deployment, err error) {
+func Start(ctx context.Context, specs []*bench.ServerSpec) (_ *Deployment, err error) {
 	s, err := containers.NewSession(ctx)
 	if err != nil {
 		return nil, err
 	}
-	d := &Deployment{session: s, containers: map[string][]*containers.Container{}}
+	d := &Deployment{session: s, servers: map[string][]bench.Server{}}
 	defer func() {
 		if err != nil {
 			d.Close()
@@ -54,123 +52,119 @@ func Start(ctx context.Context, roles []string) (_ *Deployment, err error) {
 	if d.engine, err = s.EngineVersion(ctx); err != nil {
 		return nil, err
 	}
-	var redisImg *containers.Image
-	redisImage := func() (containers.Image, error) {
-		if redisImg != nil {
-			return *redisImg, nil
+	images := map[string]containers.Image{} // by program: specs share images
+	for _, spec := range specs {
+		program := spec.GoPackage + spec.Executable
+		img, ok := images[program]
+		if !ok {
+			if img, err = Image(ctx, spec); err != nil {
+				return nil, err
+			}
+			images[program] = img
+			d.images = append(d.images, results.Image{Role: spec.Name, Ref: img.Ref, Source: img.Source})
 		}
-		img, err := containers.RedisImage(ctx)
-		if err != nil {
-			return img, err
+		for i := range spec.Count() {
+			c, err := s.Start(ctx, containerSpec(spec, i, img))
+			if err != nil {
+				return nil, err
+			}
+			d.mu.Lock()
+			d.servers[spec.Name] = append(d.servers[spec.Name], &server{c: c, opsPort: spec.OpsPort})
+			d.mu.Unlock()
 		}
-		redisImg = &img
-		d.images = append(d.images, results.Image{Role: "redis", Ref: img.Ref, Source: img.Source})
-		return img, nil
-	}
-	for _, role := range roles {
-		var cs []*containers.Container
-		switch role {
-		case bench.RoleMonolock:
-			img, err := containers.MonolockImage(ctx)
-			if err != nil {
-				return nil, err
-			}
-			d.images = append(d.images, results.Image{Role: role, Ref: img.Ref, Source: img.Source + ", static binary FROM scratch"})
-			c, err := s.StartMonolock(ctx, img, "monolock")
-			if err != nil {
-				return nil, err
-			}
-			cs = append(cs, c)
-		case bench.RoleTCPFloor:
-			img, err := containers.TCPFloorImage(ctx)
-			if err != nil {
-				return nil, err
-			}
-			d.images = append(d.images, results.Image{Role: role, Ref: img.Ref, Source: img.Source + ", static binary FROM scratch"})
-			c, err := s.StartTCPFloor(ctx, img, "tcp-floor")
-			if err != nil {
-				return nil, err
-			}
-			cs = append(cs, c)
-		case bench.RoleRedis:
-			img, err := redisImage()
-			if err != nil {
-				return nil, err
-			}
-			c, err := s.StartRedis(ctx, img, "redis")
-			if err != nil {
-				return nil, err
-			}
-			cs = append(cs, c)
-		case bench.RoleRedlock:
-			img, err := redisImage()
-			if err != nil {
-				return nil, err
-			}
-			for i := range redlockMasters {
-				c, err := s.StartRedis(ctx, img, fmt.Sprintf("redlock-%d", i+1))
-				if err != nil {
-					return nil, err
-				}
-				cs = append(cs, c)
-			}
-		default:
-			return nil, fmt.Errorf("containerbackend: unknown server role %q", role)
-		}
-		d.mu.Lock()
-		d.containers[role] = cs
-		d.mu.Unlock()
+		d.specs = append(d.specs, spec.Name)
 	}
 	return d, nil
 }
 
-// Containers returns the containers of role, e.g. to kill one in a
-// failover scenario.
-func (d *Deployment) Containers(role string) []*containers.Container {
+// Image builds or finds the image of spec: its GoPackage as a static
+// binary in a scratch image, else its Executable's image.
+func Image(ctx context.Context, spec *bench.ServerSpec) (containers.Image, error) {
+	if spec.GoPackage != "" {
+		img, err := containers.BuildGoImage(ctx, spec.GoPackage, spec.Name)
+		img.Source += ", static binary FROM scratch"
+		return img, err
+	}
+	return containers.FindImage(ctx, programOf(spec))
+}
+
+func programOf(spec *bench.ServerSpec) containers.ProgramImage {
+	return containers.ProgramImage{
+		Executable: spec.Executable, Env: spec.ImageEnv,
+		Registry: spec.RegistryImage, HostDockerfile: spec.HostDockerfile,
+	}
+}
+
+// containerSpec is server i of spec in a container: listening on all
+// interfaces at the spec's ports. A Go image's entrypoint is the binary,
+// so its command is the arguments alone.
+func containerSpec(spec *bench.ServerSpec, i int, img containers.Image) containers.Spec {
+	args := bench.ServerArgs{Listen: "0.0.0.0:" + strconv.Itoa(spec.Port)}
+	var ports []int
+	if spec.OpsPort != 0 {
+		args.Ops = "0.0.0.0:" + strconv.Itoa(spec.OpsPort)
+		ports = []int{spec.OpsPort}
+	}
+	cmd := spec.Args(args)
+	if spec.GoPackage == "" {
+		cmd = append([]string{spec.Executable}, cmd...)
+	}
+	cs := containers.Spec{Name: spec.ServerName(i), Image: img, Cmd: cmd, Port: spec.Port, Ports: ports}
+	if spec.Ready != nil {
+		cs.Ready = func(ctx context.Context, c *containers.Container) error {
+			if err := containers.TCPReady(ctx, c); err != nil {
+				return err
+			}
+			return spec.Ready(ctx, c.Addr(), opsAddr(c, spec.OpsPort))
+		}
+	}
+	return cs
+}
+
+func opsAddr(c *containers.Container, port int) string {
+	if port == 0 {
+		return ""
+	}
+	return c.AddrOf(port)
+}
+
+// Servers implements bench.Deployment.
+func (d *Deployment) Servers(spec string) []bench.Server {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.containers[role]
+	return slices.Clone(d.servers[spec])
 }
 
-// Addrs implements bench.Deployment. bench.RoleMonolockOps answers the ops
-// HTTP address (/metrics) of the monolock container.
-func (d *Deployment) Addrs(role string) []string {
-	var addrs []string
-	if role == bench.RoleMonolockOps {
-		for _, c := range d.Containers(bench.RoleMonolock) {
-			addrs = append(addrs, c.AddrOf(containers.MonolockOpsPort))
-		}
-		return addrs
-	}
-	for _, c := range d.Containers(role) {
-		addrs = append(addrs, c.Addr())
-	}
-	return addrs
+// server is one container as a bench.Server.
+type server struct {
+	c       *containers.Container
+	opsPort int
 }
 
-// ServerCPU implements bench.Deployment: the sum of the containers' CPU
-// time from their cgroups. When the engine runs on this host the cgroup
-// files are read directly (microseconds); otherwise the engine's stats API
-// is asked, which costs about a second per container and call.
-func (d *Deployment) ServerCPU(ctx context.Context, role string) (time.Duration, string, bool, error) {
-	cs := d.Containers(role)
-	if len(cs) == 0 {
-		return 0, "", false, fmt.Errorf("%w %q", bench.ErrNoServers, role)
+func (s *server) Name() string                      { return s.c.Name }
+func (s *server) Addr() string                      { return s.c.Addr() }
+func (s *server) OpsAddr() string                   { return opsAddr(s.c, s.opsPort) }
+func (s *server) Kill(ctx context.Context) error    { return s.c.Kill(ctx) }
+func (s *server) Stop(ctx context.Context) error    { return s.c.Stop(ctx) }
+func (s *server) Restart(ctx context.Context) error { return s.c.Restart(ctx) }
+func (s *server) Pause(ctx context.Context) error   { return s.c.Pause(ctx) }
+func (s *server) Unpause(ctx context.Context) error { return s.c.Unpause(ctx) }
+func (s *server) Cut(ctx context.Context) error     { return s.c.Cut(ctx) }
+func (s *server) Restore(ctx context.Context) error { return s.c.Restore(ctx) }
+
+// CPU implements bench.Server: the container's CPU time from its cgroup.
+// When the engine runs on this host the cgroup files are read directly
+// (microseconds); otherwise the engine's stats API is asked, which costs
+// about a second per call.
+func (s *server) CPU(ctx context.Context) (time.Duration, string, bool, error) {
+	if cpu, err := cgroupCPU(s.c.ID); err == nil {
+		return cpu, "cgroup " + cgroupSourceNote, true, nil
 	}
-	var sum time.Duration
-	source := "cgroup " + cgroupSourceNote
-	for _, c := range cs {
-		cpu, err := cgroupCPU(c.ID)
-		if err != nil {
-			st, err := c.Stats(ctx)
-			if err != nil {
-				return 0, "", false, err
-			}
-			cpu, source = st.CPU, "container cgroup CPU usage (engine stats API)"
-		}
-		sum += cpu
+	st, err := s.c.Stats(ctx)
+	if err != nil {
+		return 0, "", false, err
 	}
-	return sum, source, true, nil
+	return st.CPU, "container cgroup CPU usage (engine stats API)", true, nil
 }
 
 const cgroupSourceNote = "cpuacct.usage / cpu.stat usage_usec of the container, read on the host"
@@ -220,9 +214,9 @@ func (d *Deployment) Describe(env *results.Environment) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	env.Images = append(env.Images, d.images...)
-	for _, role := range []string{bench.RoleMonolock, bench.RoleRedis, bench.RoleRedlock, bench.RoleTCPFloor} {
-		for _, c := range d.containers[role] {
-			env.Servers = append(env.Servers, results.Server{Role: c.Name, Address: c.Addr()})
+	for _, spec := range d.specs {
+		for _, s := range d.servers[spec] {
+			env.Servers = append(env.Servers, results.Server{Role: s.Name(), Address: s.Addr()})
 		}
 	}
 }

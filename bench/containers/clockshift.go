@@ -15,20 +15,20 @@ import (
 	"github.com/monolock/monolock-bench/docker"
 )
 
-// ClockShiftFile is where the interposer in ClockShiftRedisImage reads
+// ClockShiftFile is where the interposer in ClockShiftImage reads
 // its offset; ShiftClock replaces it.
 const ClockShiftFile = "/clockshift/offset"
 
-// ClockShiftRedisImage builds (or reuses) the host's redis-server under
-// the clockshift LD_PRELOAD interposer, for the clock-jump variant: the
-// host-redis image plus the interposer, compiled with the host's C
-// compiler while the image is built (the scratch image has none), and an
-// offset file holding 0. Start it with StartRedis and make its clock jump
-// with ShiftClock. It always packages the host's redis-server (a registry
-// image would need the library built for its own C library). Safe for
-// concurrent use.
-func ClockShiftRedisImage(ctx context.Context) (Image, error) {
-	rootfs, version, err := hostRedisRootfs(ctx)
+// ClockShiftImage builds (or reuses) the host's p.Executable under the
+// clockshift LD_PRELOAD interposer, for the clock-jump variant: the
+// program and its libraries plus the interposer, compiled with the host's
+// C compiler while the image is built (the scratch image has none), and an
+// offset file holding 0. Start it with Session.Start (Cmd from the server
+// spec) and make its clock jump with ShiftClock. It always packages the
+// host's program (a registry image would need the library built for its
+// own C library). Safe for concurrent use.
+func ClockShiftImage(ctx context.Context, p ProgramImage) (Image, error) {
+	rootfs, version, err := hostRootfs(ctx, p)
 	if err != nil {
 		return Image{}, err
 	}
@@ -46,15 +46,15 @@ func ClockShiftRedisImage(ctx context.Context) (Image, error) {
 		return Image{}, fmt.Errorf("bench: clockshift image: %w", err)
 	}
 	files := append([]contextFile{
-		{name: "Dockerfile", mode: 0o644, content: []byte(docker.ClockShiftRedis)},
+		{name: "Dockerfile", mode: 0o644, content: []byte(docker.ClockShiftHost)},
 		{name: "rootfs/usr/lib/" + clockshift.LibName, mode: 0o755, content: so},
 		{name: "rootfs" + ClockShiftFile, mode: 0o644, content: clockshift.Format(0)},
 	}, rootfs...)
-	return ensureImage(ctx, "redis-clockshift", "host-redis-server "+version+" + clockshift", files)
+	return ensureImage(ctx, p.Executable+"-clockshift", "host-"+p.Executable+" "+version+" + clockshift", files)
 }
 
 // ShiftClock makes the wall clock of a container from
-// ClockShiftRedisImage run d ahead of the host's (behind for a negative
+// ClockShiftImage run d ahead of the host's (behind for a negative
 // d), from the server's next clock read on, by replacing ClockShiftFile
 // through the Docker API (a scratch image has no shell to exec). The
 // host's clock, shared by all containers, is not touched.

@@ -30,8 +30,8 @@ const stopTimeout = 10 * time.Second
 
 // Spec describes a container to start.
 type Spec struct {
-	// Name is short and unique within the session ("monolock",
-	// "redis-3"); the container is named "<Session.Network>-<Name>".
+	// Name is short and unique within the session ("server",
+	// "server-3"); the container is named "<Session.Network>-<Name>".
 	Name  string
 	Image Image
 	// Cmd is the command, or the entrypoint's arguments for images with
@@ -65,9 +65,10 @@ type Container struct {
 	// Path says how Addr is reached: PathDirect or PathPublished.
 	Path string
 
-	spec Spec
-	ctr  testcontainers.Container
-	api  client.APIClient
+	spec    Spec
+	ctr     testcontainers.Container
+	api     client.APIClient
+	network string // the session network, for Cut and Restore
 
 	mu        sync.Mutex
 	published map[int]string // port → host:port, in PathPublished mode
@@ -111,7 +112,7 @@ func (s *Session) Start(ctx context.Context, spec Spec) (*Container, error) {
 		}
 	}
 	ctr, err := s.provider.CreateContainer(ctx, req)
-	c := &Container{Name: spec.Name, IP: ip, Image: spec.Image, Path: s.Path, spec: spec, ctr: ctr, api: s.provider.Client()}
+	c := &Container{Name: spec.Name, IP: ip, Image: spec.Image, Path: s.Path, spec: spec, ctr: ctr, api: s.provider.Client(), network: s.Network}
 	if ctr != nil {
 		c.ID = ctr.GetContainerID()
 	}
@@ -186,6 +187,29 @@ func (c *Container) Pause(ctx context.Context) error {
 func (c *Container) Unpause(ctx context.Context) error {
 	if _, err := c.api.ContainerUnpause(ctx, c.ID, client.ContainerUnpauseOptions{}); err != nil {
 		return fmt.Errorf("bench: unpause %s: %w", c.Name, err)
+	}
+	return nil
+}
+
+// Cut disconnects the container from the session network: its peers'
+// packets go nowhere, as when a host drops off the network. Open
+// connections are not reset; they time out.
+func (c *Container) Cut(ctx context.Context) error {
+	if _, err := c.api.NetworkDisconnect(ctx, c.network, client.NetworkDisconnectOptions{Container: c.ID, Force: true}); err != nil {
+		return fmt.Errorf("bench: cut %s: %w", c.Name, err)
+	}
+	return nil
+}
+
+// Restore reconnects a cut container to the session network at its fixed
+// address.
+func (c *Container) Restore(ctx context.Context) error {
+	_, err := c.api.NetworkConnect(ctx, c.network, client.NetworkConnectOptions{
+		Container:      c.ID,
+		EndpointConfig: &network.EndpointSettings{IPAMConfig: &network.EndpointIPAMConfig{IPv4Address: c.IP}},
+	})
+	if err != nil {
+		return fmt.Errorf("bench: restore %s: %w", c.Name, err)
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,8 +15,6 @@ import (
 	"time"
 
 	"github.com/moby/moby/client"
-
-	"github.com/monolock/monolock-bench/monolock/protocol"
 )
 
 // openSessions are closed by TestMain's signal handler, so that a Ctrl-C
@@ -84,125 +81,6 @@ func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// ping sends PING on conn and returns the reply line.
-func ping(conn net.Conn, r *bufio.Reader, timeout time.Duration) (string, error) {
-	if err := conn.SetDeadline(time.Now().Add(timeout)); err != nil {
-		return "", err
-	}
-	if _, err := conn.Write([]byte("PING\r\n")); err != nil {
-		return "", err
-	}
-	return r.ReadString('\n')
-}
-
-func startRedis(t *testing.T, s *Session) *Container {
-	t.Helper()
-	ctx := testContext(t)
-	img, err := RedisImage(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("redis image %s from %s", img.Ref, img.Source)
-	c, err := s.StartRedis(ctx, img, "redis")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func TestRedisContainerAnswersPONG(t *testing.T) {
-	s := newSession(t)
-	c := startRedis(t, s)
-	if c.Path != s.Path {
-		t.Errorf("container path %q, session path %q", c.Path, s.Path)
-	}
-	if s.Path == PathDirect {
-		if host, _, _ := net.SplitHostPort(c.Addr()); host != c.IP.String() {
-			t.Errorf("direct path but Addr %s is not the container IP %s", c.Addr(), c.IP)
-		}
-	}
-	conn, err := net.DialTimeout("tcp", c.Addr(), 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if got, err := ping(conn, bufio.NewReader(conn), 5*time.Second); err != nil || got != "+PONG\r\n" {
-		t.Fatalf("PING → %q, %v; want +PONG", got, err)
-	}
-}
-
-func TestRedisContainerPauseKillRestart(t *testing.T) {
-	s := newSession(t)
-	c := startRedis(t, s)
-	ctx := testContext(t)
-	addr := c.Addr()
-
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	r := bufio.NewReader(conn)
-
-	// Frozen: the connection stays, but nothing answers until thawed.
-	if err := c.Pause(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := ping(conn, r, 500*time.Millisecond); !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("PING to a paused Redis → %q, %v; want a timeout", got, err)
-	}
-	if err := c.Unpause(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := conn.SetDeadline(time.Now().Add(5 * time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := r.ReadString('\n'); err != nil || got != "+PONG\r\n" {
-		t.Fatalf("after unpause the pending PING → %q, %v; want +PONG", got, err)
-	}
-
-	// Killed: the connection ends; after a restart the same address serves.
-	if err := c.Kill(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := ping(conn, r, 5*time.Second); err == nil {
-		t.Fatalf("PING to a killed Redis → %q; want an error", got)
-	}
-	if err := c.Restart(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if c.Addr() != addr && s.Path == PathDirect {
-		t.Errorf("address changed across restart: %s → %s", addr, c.Addr())
-	}
-	conn2, err := net.DialTimeout("tcp", c.Addr(), 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn2.Close()
-	if got, err := ping(conn2, bufio.NewReader(conn2), 5*time.Second); err != nil || got != "+PONG\r\n" {
-		t.Fatalf("PING after restart → %q, %v; want +PONG", got, err)
-	}
-
-	st, err := c.Stats(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.CPU <= 0 || st.MemoryBytes == 0 {
-		t.Errorf("stats of a running Redis = %+v; want CPU and memory above zero", st)
-	}
-
-	// A graceful stop ends the server too; Restart brings it back.
-	if err := c.Stop(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Restart(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := RedisReady(ctx, c); err != nil {
-		t.Fatalf("after stop and restart: %v", err)
-	}
 }
 
 // echoImage builds testdata/echo; the second build must reuse the image.
@@ -276,6 +154,98 @@ func TestGoImageContainer(t *testing.T) {
 	}
 }
 
+// echoes reports whether the echo server at addr answers within d.
+func echoes(addr string, d time.Duration) bool {
+	conn, err := net.DialTimeout("tcp", addr, d)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(d)); err != nil {
+		return false
+	}
+	if _, err := io.WriteString(conn, "x\n"); err != nil {
+		return false
+	}
+	_, err = bufio.NewReader(conn).ReadString('\n')
+	return err == nil
+}
+
+// TestContainerFaults drives every fault operation on a real container:
+// a paused or cut server keeps the connection but answers nothing until
+// thawed or restored; a killed or stopped one comes back on the same
+// address after Restart.
+func TestContainerFaults(t *testing.T) {
+	s := newSession(t)
+	if v, err := s.EngineVersion(testContext(t)); err != nil || !strings.Contains(v, "API") {
+		t.Errorf("EngineVersion = %q, %v", v, err)
+	}
+	c, err := s.Start(testContext(t), Spec{Name: "echo", Image: echoImage(t), Port: 8080})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	addr := c.Addr()
+
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	r := bufio.NewReader(conn)
+	for _, f := range []struct {
+		name        string
+		fault, heal func(context.Context) error
+	}{{"pause", c.Pause, c.Unpause}, {"cut", c.Cut, c.Restore}} {
+		if err := f.fault(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.SetDeadline(time.Now().Add(500 * time.Millisecond)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(conn, f.name+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := r.ReadString('\n'); !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("%s: echo → %q, %v; want a timeout", f.name, got, err)
+		}
+		if err := f.heal(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := r.ReadString('\n'); err != nil || got != f.name+"\n" {
+			t.Fatalf("after %s ends the pending echo → %q, %v", f.name, got, err)
+		}
+	}
+
+	st, err := c.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.CPU <= 0 || st.MemoryBytes == 0 {
+		t.Errorf("stats of a running container = %+v; want CPU and memory above zero", st)
+	}
+	for _, f := range []func(context.Context) error{c.Kill, c.Stop} {
+		if err := f(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if echoes(c.Addr(), time.Second) {
+			t.Fatal("a killed or stopped container answers")
+		}
+		if err := c.Restart(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if c.Addr() != addr && s.Path == PathDirect {
+			t.Errorf("address changed across restart: %s → %s", addr, c.Addr())
+		}
+		if !echoes(c.Addr(), 5*time.Second) {
+			t.Fatal("a restarted container does not answer")
+		}
+	}
+}
+
 func TestStartFailureLeavesNothing(t *testing.T) {
 	s := newSession(t)
 	img := echoImage(t)
@@ -332,86 +302,5 @@ func assertNoContainers(t *testing.T, s *Session) {
 	}
 	if len(list.Items) != 0 {
 		t.Errorf("containers left: %d", len(list.Items))
-	}
-}
-
-func TestMonolockContainerGrantsLock(t *testing.T) {
-	if _, err := os.Stat(filepath.Join("..", "..", "cmd", "monolock")); err != nil {
-		t.Skip("cmd/monolock is not in the tree yet")
-	}
-	s := newSession(t)
-	ctx := testContext(t)
-	img, err := MonolockImage(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := s.StartMonolock(ctx, img, "monolock")
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	acquire := func() (net.Conn, protocol.ServerFrame) {
-		conn, err := net.DialTimeout("tcp", c.Addr(), 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close() })
-		if err := conn.SetDeadline(time.Now().Add(5 * time.Second)); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := conn.Write(protocol.AppendAcquire(nil, 10_000, "containers-test")); err != nil {
-			t.Fatal(err)
-		}
-		f, err := protocol.ReadServerFrame(conn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return conn, f
-	}
-	owner, f := acquire()
-	if f.Type != protocol.TypeAcquired || f.Token == 0 {
-		t.Fatalf("first ACQUIRE → %+v; want ACQUIRED with a token", f)
-	}
-	waiter, f2 := acquire()
-	if f2.Type != protocol.TypeWaiting {
-		t.Fatalf("second ACQUIRE → %+v; want WAITING", f2)
-	}
-	owner.Close() // closing is the release: the waiter is promoted
-	f3, err := protocol.ReadServerFrame(waiter)
-	if err != nil || f3.Type != protocol.TypeAcquired || f3.Token <= f.Token {
-		t.Fatalf("after the owner left → %+v, %v; want ACQUIRED with a token above %d", f3, err, f.Token)
-	}
-}
-
-func TestTCPFloorContainerAnswers(t *testing.T) {
-	if _, err := os.Stat(filepath.Join("..", "..", "cmd", "tcpfloor")); err != nil {
-		t.Skip("cmd/tcpfloor is not in the tree yet")
-	}
-	s := newSession(t)
-	ctx := testContext(t)
-	if v, err := s.EngineVersion(ctx); err != nil || !strings.Contains(v, "API") {
-		t.Errorf("EngineVersion = %q, %v", v, err)
-	}
-	img, err := TCPFloorImage(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := s.StartTCPFloor(ctx, img, "tcp-floor")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := net.DialTimeout("tcp", c.Addr(), 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := conn.SetDeadline(time.Now().Add(5 * time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.Write(protocol.AppendAcquire(nil, 1000, "k000")); err != nil {
-		t.Fatal(err)
-	}
-	if f, err := protocol.ReadServerFrame(conn); err != nil || f.Type != protocol.TypeAcquired {
-		t.Fatalf("tcp-floor answered %+v, %v; want ACQUIRED", f, err)
 	}
 }

@@ -1,11 +1,11 @@
 // Package containers builds the project's Docker images and runs the
-// benchmark's servers (monolock, Redis, tcp-floor, ...) as containers
-// through testcontainers-go.
+// benchmark's servers as containers through testcontainers-go.
 //
 // Images are built locally from Go, with a build context assembled here,
 // because no registry can be assumed: static Go binaries FROM scratch, and
-// Redis from MONOLOCK_BENCH_REDIS_IMAGE, a registry, or the host's
-// redis-server. They are tagged by content hash and reused.
+// other programs from an image named in the environment, a registry, or
+// the host's executable packaged FROM scratch. They are tagged by content
+// hash and reused.
 //
 // Containers run on one bridge network per Session and are reached by
 // their IP address on it (no docker-proxy) when the host routes to that

@@ -31,25 +31,17 @@ type Image struct {
 	// "monolock-bench/monolock:0123456789abcdef0123".
 	Ref string
 	// Source says where the image came from, for the report:
-	// "build ./cmd/monolock", "env <ref>", "registry <ref>" or
-	// "host-redis-server <version>".
+	// "build <package>", "env <ref>", "registry <ref>" or
+	// "host-<executable> <version>".
 	Source string
 	// Built is true when this call built the image, false when an image
 	// with the same content hash was already there and is reused.
 	Built bool
 }
 
-// RedisImageEnv names the environment variable that selects the Redis
-// image to use instead of finding one.
-const RedisImageEnv = "MONOLOCK_BENCH_REDIS_IMAGE"
-
-// RegistryRedis is the registry image RedisImage tries when
-// RedisImageEnv is unset.
-const RegistryRedis = "redis:7"
-
-// registryPullTimeout bounds the attempt to pull RegistryRedis: with no
-// registry in reach the pull fails at once, and a slow one is not waited
-// for since the host's redis-server will do.
+// registryPullTimeout bounds the attempt to pull a registry image: with
+// no registry in reach the pull fails at once, and a slow one is not
+// waited for since the host's executable will do.
 const registryPullTimeout = 5 * time.Second
 
 // imageRepoPrefix starts the repository of every image built here.
@@ -57,9 +49,9 @@ const imageRepoPrefix = "monolock-bench/"
 
 var imageName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 
-// BuildGoImage compiles the main package mainPkg of this module (a path
-// such as "./cmd/monolock", relative to the module root, found from the
-// working directory) as a static binary (CGO_ENABLED=0, -trimpath) and
+// BuildGoImage compiles the main package mainPkg of this module (an
+// import path, or a path relative to the module root, which is found from
+// the working directory) as a static binary (CGO_ENABLED=0, -trimpath) and
 // puts it alone in a scratch image named monolock-bench/<name>, tagged by
 // the hash of the binary and the Dockerfile. An image with that tag is
 // reused. The binary runs as the image's entrypoint, as user 65534.
@@ -105,43 +97,59 @@ func BuildGoImage(ctx context.Context, mainPkg, name string) (Image, error) {
 	return ensureImage(ctx, name, "build "+mainPkg, files)
 }
 
-// RedisImage finds or builds the image the Redis containers run, in this
-// order: the image named by MONOLOCK_BENCH_REDIS_IMAGE (pulled if absent;
-// Source "env <ref>"); RegistryRedis if present or pullable within a few
-// seconds (Source "registry <ref>"); else the host's redis-server and its
-// shared libraries packaged into a scratch image (Source
-// "host-redis-server <version>"). Safe for concurrent use.
-func RedisImage(ctx context.Context) (Image, error) {
-	p, err := newProvider()
+// ProgramImage says where the image of a program that is not built here
+// comes from.
+type ProgramImage struct {
+	// Executable is the program's name on PATH, e.g. "redis-server".
+	Executable string
+	// Env names an environment variable that, when set, names the image.
+	Env string
+	// Registry is a registry image to try, e.g. "redis:7".
+	Registry string
+	// HostDockerfile packages the host's Executable: a Dockerfile copying
+	// rootfs/ into an empty image.
+	HostDockerfile string
+}
+
+// FindImage finds or builds the image of p, in this order: the image
+// named by p.Env (pulled if absent; Source "env <ref>"); p.Registry if
+// present or pullable within a few seconds (Source "registry <ref>"); else
+// the host's executable and its shared libraries packaged with
+// p.HostDockerfile (Source "host-<executable> <version>"). Safe for
+// concurrent use.
+func FindImage(ctx context.Context, p ProgramImage) (Image, error) {
+	prov, err := newProvider()
 	if err != nil {
 		return Image{}, err
 	}
-	defer p.Close()
+	defer prov.Close()
 
-	if ref := os.Getenv(RedisImageEnv); ref != "" {
-		if err := ensurePulled(ctx, p, ref); err != nil {
-			return Image{}, fmt.Errorf("bench: %s=%s: %w", RedisImageEnv, ref, err)
+	if ref := os.Getenv(p.Env); p.Env != "" && ref != "" {
+		if err := ensurePulled(ctx, prov, ref); err != nil {
+			return Image{}, fmt.Errorf("bench: %s=%s: %w", p.Env, ref, err)
 		}
 		return Image{Ref: ref, Source: "env " + ref}, nil
 	}
 
-	pullCtx, cancel := context.WithTimeout(ctx, registryPullTimeout)
-	err = ensurePulled(pullCtx, p, RegistryRedis)
-	cancel()
-	if err == nil {
-		return Image{Ref: RegistryRedis, Source: "registry " + RegistryRedis}, nil
+	if p.Registry != "" {
+		pullCtx, cancel := context.WithTimeout(ctx, registryPullTimeout)
+		err = ensurePulled(pullCtx, prov, p.Registry)
+		cancel()
+		if err == nil {
+			return Image{Ref: p.Registry, Source: "registry " + p.Registry}, nil
+		}
+		if ctx.Err() != nil {
+			return Image{}, ctx.Err()
+		}
+		slog.Debug("bench: no registry image, packaging the host's executable", "image", p.Registry, "executable", p.Executable, "err", err)
 	}
-	if ctx.Err() != nil {
-		return Image{}, ctx.Err()
-	}
-	slog.Debug("bench: no registry Redis image, packaging the host's redis-server", "image", RegistryRedis, "err", err)
 
-	rootfs, version, err := hostRedisRootfs(ctx)
+	rootfs, version, err := hostRootfs(ctx, p)
 	if err != nil {
 		return Image{}, err
 	}
-	files := append([]contextFile{{name: "Dockerfile", mode: 0o644, content: []byte(docker.HostRedis)}}, rootfs...)
-	return ensureImage(ctx, "redis", "host-redis-server "+version, files)
+	files := append([]contextFile{{name: "Dockerfile", mode: 0o644, content: []byte(p.HostDockerfile)}}, rootfs...)
+	return ensureImage(ctx, p.Executable, "host-"+p.Executable+" "+version, files)
 }
 
 // ensurePulled makes ref present locally, pulling it if needed.

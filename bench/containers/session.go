@@ -165,7 +165,7 @@ func (s *Session) nextIP() (netip.Addr, error) {
 
 // RemoveAll removes every container, network and image that carries the
 // project label (any session's, and images built here), as `make clean`
-// does. Images not built here (RedisImageEnv, RegistryRedis) are kept.
+// does. Images not built here (named in the environment, pulled from a registry) are kept.
 // The error wraps ErrNoEngine when no Docker engine answers.
 func RemoveAll(ctx context.Context) error {
 	p, err := healthyProvider(ctx)

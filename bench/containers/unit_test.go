@@ -53,19 +53,20 @@ func TestParseLdd(t *testing.T) {
 	}
 }
 
-func TestParseRedisVersion(t *testing.T) {
+func TestParseVersion(t *testing.T) {
 	tests := []struct {
 		out, want string
 		wantErr   bool
 	}{
 		{out: "Redis server v=7.0.15 sha=00000000:0 malloc=jemalloc-5.3.0 bits=64 build=ae4d7c971a948f0\n", want: "7.0.15"},
 		{out: "Redis server v=8.2.1 sha=1:1 malloc=libc bits=64\n", want: "8.2.1"},
-		{out: "redis-server: command not found", wantErr: true},
+		{out: "cat (GNU coreutils) 9.1\n", want: "9.1"},
+		{out: "server: command not found", wantErr: true},
 	}
 	for _, tt := range tests {
-		got, err := parseRedisVersion(tt.out)
+		got, err := parseVersion(tt.out)
 		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("parseRedisVersion(%q) = %q, %v; want %q, error %v", tt.out, got, err, tt.want, tt.wantErr)
+			t.Errorf("parseVersion(%q) = %q, %v; want %q, error %v", tt.out, got, err, tt.want, tt.wantErr)
 		}
 	}
 }

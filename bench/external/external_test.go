@@ -7,9 +7,10 @@ import (
 	"testing"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
-func TestCheck(t *testing.T) {
+func TestDeployment(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -22,19 +23,39 @@ func TestCheck(t *testing.T) {
 	}
 	down := dead.Addr().String()
 	dead.Close()
+	ctx := context.Background()
+	one := &bench.ServerSpec{Name: "one"}
+	two := &bench.ServerSpec{Name: "two", Replicas: 2}
+	specs := []*bench.ServerSpec{one, two}
 
-	if err := New(map[string][]string{bench.RoleRedis: {up}}).Check(context.Background()); err != nil {
+	if err := New(specs, map[string]Addrs{"one": {Addrs: []string{up}}}).Check(ctx); err != nil {
 		t.Fatalf("Check(up) = %v", err)
 	}
-	err = New(map[string][]string{bench.RoleRedis: {up}, bench.RoleMonolock: {down}}).Check(context.Background())
+	err = New(specs, map[string]Addrs{"one": {Addrs: []string{up}}, "two": {Addrs: []string{up, down}}}).Check(ctx)
 	if !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("Check(down) = %v, want ErrUnreachable", err)
 	}
-	d := New(map[string][]string{bench.RoleRedis: {up}, bench.RoleMonolock: nil})
-	if d.Addrs(bench.RoleMonolock) != nil || len(d.Addrs(bench.RoleRedis)) != 1 {
-		t.Fatalf("Addrs = %v / %v", d.Addrs(bench.RoleMonolock), d.Addrs(bench.RoleRedis))
+
+	d := New(specs, map[string]Addrs{"two": {Addrs: []string{up, up}, Ops: []string{"ops:1"}}})
+	servers := d.Servers("two")
+	if d.Servers("one") != nil || len(servers) != 2 || servers[1].Name() != "two-2" {
+		t.Fatalf("Servers = %v / %v", d.Servers("one"), servers)
 	}
-	if _, _, ok, err := d.ServerCPU(context.Background(), bench.RoleRedis); ok || err != nil {
+	if servers[0].OpsAddr() != "ops:1" || servers[1].OpsAddr() != "" {
+		t.Fatalf("ops addresses %q, %q", servers[0].OpsAddr(), servers[1].OpsAddr())
+	}
+	if _, _, ok, err := bench.ServerCPU(ctx, servers); ok || err != nil {
 		t.Fatalf("ServerCPU ok=%v err=%v, want not ok", ok, err)
+	}
+	for _, fault := range []func(context.Context) error{servers[0].Kill, servers[0].Stop, servers[0].Restart,
+		servers[0].Pause, servers[0].Unpause, servers[0].Cut, servers[0].Restore} {
+		if err := fault(ctx); !errors.Is(err, bench.ErrNotSupported) {
+			t.Errorf("fault operation = %v, want ErrNotSupported", err)
+		}
+	}
+	var env results.Environment
+	d.Describe(&env)
+	if env.Backend != "external" || len(env.Servers) != 2 {
+		t.Fatalf("Describe: %q, %+v", env.Backend, env.Servers)
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/monolocker"
+	"github.com/monolock/monolock-bench/bench/contenders"
+	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/monolock/monolocktest"
 )
 
@@ -18,7 +18,7 @@ const childEnv = "MONOLOCK_BENCH_HOLDER_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
-		if err := Main(context.Background(), os.Args[1:], contenders, os.Stdin, os.Stdout); err != nil {
+		if err := Main(context.Background(), os.Args[1:], contenders.Table(), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -26,13 +26,6 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
-
-var contenders = []bench.Contender{{
-	Name: "monolock", Role: bench.RoleMonolock,
-	Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-		return monolocker.New(addrs[0], lease)
-	},
-}}
 
 func command(t *testing.T) Command {
 	exe, err := os.Executable()

@@ -180,9 +180,6 @@ func (p *Process) Kill() error { return p.signal(syscall.SIGKILL) }
 // freeze), sockets open, heartbeats silent.
 func (p *Process) Freeze() error { return p.signal(syscall.SIGSTOP) }
 
-// Resume sends SIGCONT to a frozen child.
-func (p *Process) Resume() error { return p.signal(syscall.SIGCONT) }
-
 func (p *Process) signal(sig syscall.Signal) error {
 	select {
 	case <-p.exited:
@@ -224,9 +221,6 @@ func (p *Process) Close() {
 		}
 	}
 }
-
-// Exited is closed once the child has exited and been reaped.
-func (p *Process) Exited() <-chan struct{} { return p.exited }
 
 // syncBuffer keeps the child's stderr for error messages.
 type syncBuffer struct {

@@ -7,107 +7,76 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/results"
 )
-
-// Packages the local backend builds with `go build`.
-const (
-	MonolockPackage = "github.com/monolock/monolock-bench/cmd/monolock"
-	TCPFloorPackage = "github.com/monolock/monolock-bench/cmd/tcpfloor"
-)
-
-// RedlockMasters is the number of independent Redis masters behind the
-// redlock role.
-const RedlockMasters = 5
-
-// Config selects what a local Deployment starts.
-type Config struct {
-	// Roles lists the server roles to start (bench.Role*).
-	Roles []string
-	// MonolockBin and TCPFloorBin are prebuilt binaries; when empty the
-	// package is built with `go build` (the working directory must be
-	// inside the monolock-bench module).
-	MonolockBin, TCPFloorBin string
-}
 
 // Deployment is a set of server child processes. Its methods are safe for
 // concurrent use.
 type Deployment struct {
 	dir       string
 	mu        sync.Mutex
-	processes map[string][]*Process
+	specs     []string                  // in start order, for Describe
+	processes map[string][]bench.Server // of *Process
 	closeOnce sync.Once
 }
 
-// Start starts the servers of every role in cfg.Roles. On error everything
-// started so far is stopped again.
-func Start(ctx context.Context, cfg Config) (_ *Deployment, err error) {
+// Start starts the servers of every spec; bins maps a spec name to a
+// prebuilt binary used instead of building its GoPackage. On error
+// everything started so far is stopped again.
+func Start(ctx context.Context, specs []*bench.ServerSpec, bins map[string]string) (_ *Deployment, err error) {
 	dir, err := os.MkdirTemp("", "monolock-bench-local-")
 	if err != nil {
 		return nil, fmt.Errorf("local: %w", err)
 	}
-	d := &Deployment{dir: dir, processes: map[string][]*Process{}}
+	d := &Deployment{dir: dir, processes: map[string][]bench.Server{}}
 	defer func() {
 		if err != nil {
 			d.Close()
 		}
 	}()
-	for _, role := range cfg.Roles {
-		var ps []*Process
-		switch role {
-		case bench.RoleRedis:
-			p, err := StartRedis(ctx, role, dir)
-			if err != nil {
-				return nil, err
-			}
-			ps = append(ps, p)
-		case bench.RoleRedlock:
-			for i := range RedlockMasters {
-				p, err := StartRedis(ctx, fmt.Sprintf("%s-%d", role, i+1), dir)
-				if err != nil {
-					return nil, err
-				}
-				ps = append(ps, p)
-			}
-		case bench.RoleMonolock, bench.RoleTCPFloor:
-			bin, pkg := cfg.MonolockBin, MonolockPackage
-			if role == bench.RoleTCPFloor {
-				bin, pkg = cfg.TCPFloorBin, TCPFloorPackage
-			}
-			if bin == "" {
-				if bin, err = Build(ctx, dir, pkg); err != nil {
-					return nil, err
-				}
-			}
-			var extra []string
-			var ops string
-			if role == bench.RoleMonolock {
-				// The ops HTTP server (/metrics) is what scenarios read the
-				// coordinator's own counters from (bench.RoleMonolockOps).
-				if ops, err = FreeAddr(); err != nil {
-					return nil, err
-				}
-				extra = []string{"-ops-listen", ops}
-			}
-			p, err := StartBinary(ctx, role, bin, "-listen", extra...)
-			if err != nil {
-				return nil, err
-			}
-			p.OpsAddr = ops
-			ps = append(ps, p)
-		default:
-			return nil, fmt.Errorf("local: unknown server role %q", role)
+	for _, spec := range specs {
+		path, err := program(ctx, dir, spec, bins[spec.Name])
+		if err != nil {
+			return nil, err
 		}
-		d.mu.Lock()
-		d.processes[role] = ps
-		d.mu.Unlock()
+		var ps []bench.Server
+		for i := range spec.Count() {
+			p, err := startServer(ctx, spec, i, path, dir)
+			if err != nil {
+				return nil, err
+			}
+			ps = append(ps, p)
+			d.mu.Lock()
+			d.processes[spec.Name] = ps
+			d.mu.Unlock()
+		}
+		d.specs = append(d.specs, spec.Name)
 	}
 	return d, nil
+}
+
+// ErrNoExecutable is wrapped when a spec's executable is not on PATH.
+var ErrNoExecutable = errors.New("local: executable not found on PATH")
+
+// program returns the executable of spec: bin if given, else its
+// GoPackage built into dir, else its Executable from PATH.
+func program(ctx context.Context, dir string, spec *bench.ServerSpec, bin string) (string, error) {
+	switch {
+	case bin != "":
+		return bin, nil
+	case spec.GoPackage != "":
+		return Build(ctx, dir, spec.GoPackage)
+	}
+	path, err := exec.LookPath(spec.Executable)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s (install it, e.g. apt-get install -y %s)", ErrNoExecutable, spec.Executable, spec.Executable)
+	}
+	return path, nil
 }
 
 // Build builds pkg with `go build` into dir and returns the binary's path.
@@ -126,46 +95,11 @@ func Build(ctx context.Context, dir, pkg string) (string, error) {
 	return out, nil
 }
 
-// Processes returns the child processes of role, e.g. to kill one in a
-// failover scenario.
-func (d *Deployment) Processes(role string) []*Process {
+// Servers implements bench.Deployment.
+func (d *Deployment) Servers(spec string) []bench.Server {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.processes[role]
-}
-
-// Addrs implements bench.Deployment. bench.RoleMonolockOps answers the ops
-// HTTP addresses of the monolock processes.
-func (d *Deployment) Addrs(role string) []string {
-	var addrs []string
-	if role == bench.RoleMonolockOps {
-		for _, p := range d.Processes(bench.RoleMonolock) {
-			addrs = append(addrs, p.OpsAddr)
-		}
-		return addrs
-	}
-	for _, p := range d.Processes(role) {
-		addrs = append(addrs, p.Addr)
-	}
-	return addrs
-}
-
-// ServerCPU implements bench.Deployment: the sum of /proc/<pid>/stat
-// user+system time over the role's processes.
-func (d *Deployment) ServerCPU(_ context.Context, role string) (time.Duration, string, bool, error) {
-	ps := d.Processes(role)
-	if len(ps) == 0 {
-		return 0, "", false, fmt.Errorf("%w %q", bench.ErrNoServers, role)
-	}
-	var sum time.Duration
-	for _, p := range ps {
-		c, err := p.CPU()
-		if err != nil {
-			return 0, "", false, err
-		}
-		sum += c
-	}
-	return sum, "/proc/<pid>/stat (utime+stime)", true, nil
+	return slices.Clone(d.processes[spec])
 }
 
 // Describe implements bench.Deployment.
@@ -174,9 +108,9 @@ func (d *Deployment) Describe(env *results.Environment) {
 	env.NetworkPath = "loopback 127.0.0.1, servers are child processes of the bench"
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for _, role := range []string{bench.RoleMonolock, bench.RoleRedis, bench.RoleRedlock, bench.RoleTCPFloor} {
-		for _, p := range d.processes[role] {
-			env.Servers = append(env.Servers, results.Server{Role: p.Role, Address: p.Addr})
+	for _, spec := range d.specs {
+		for _, p := range d.processes[spec] {
+			env.Servers = append(env.Servers, results.Server{Role: p.Name(), Address: p.Addr()})
 		}
 	}
 }
@@ -185,14 +119,14 @@ func (d *Deployment) Describe(env *results.Environment) {
 func (d *Deployment) Close() error {
 	d.closeOnce.Do(func() {
 		d.mu.Lock()
-		var all []*Process
+		var all []bench.Server
 		for _, ps := range d.processes {
 			all = append(all, ps...)
 		}
 		d.mu.Unlock()
 		var wg sync.WaitGroup
 		for _, p := range all {
-			wg.Go(p.Stop)
+			wg.Go(func() { _ = p.Stop(context.Background()) })
 		}
 		wg.Wait()
 		os.RemoveAll(d.dir)

@@ -3,9 +3,10 @@ package local
 import (
 	"context"
 	"errors"
+	"flag"
+	"io"
 	"net"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -14,69 +15,132 @@ import (
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
-func TestDeployment(t *testing.T) {
-	if _, err := exec.LookPath("redis-server"); err != nil && os.Getenv("CI") == "" {
-		t.Skip(ErrNoRedisServer)
+// echoEnv makes the test binary an echo server on -listen: a stand-in
+// server program that needs nothing installed.
+const echoEnv = "MONOLOCK_BENCH_LOCAL_TEST_ECHO"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(echoEnv) == "1" {
+		fs := flag.NewFlagSet("echo", flag.ExitOnError)
+		listen := fs.String("listen", "", "")
+		fs.Parse(os.Args[1:])
+		l, err := net.Listen("tcp", *listen)
+		if err != nil {
+			os.Exit(1)
+		}
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				os.Exit(1)
+			}
+			go func() { io.Copy(c, c); c.Close() }()
+		}
 	}
+	os.Exit(m.Run())
+}
+
+func echoSpec(t *testing.T, replicas int) *bench.ServerSpec {
+	t.Setenv(echoEnv, "1")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &bench.ServerSpec{
+		Name: "echo", Replicas: replicas, Executable: exe,
+		Args: func(a bench.ServerArgs) []string {
+			if a.Dir == "" || a.Ops != "" {
+				t.Errorf("args %+v: want a directory and no ops address", a)
+			}
+			return []string{"-listen", a.Listen}
+		},
+	}
+}
+
+func TestDeployment(t *testing.T) {
 	ctx := context.Background()
-	d, err := Start(ctx, Config{Roles: []string{bench.RoleRedlock, bench.RoleTCPFloor}})
+	d, err := Start(ctx, []*bench.ServerSpec{echoSpec(t, 3)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	if n := len(d.Addrs(bench.RoleRedlock)); n != RedlockMasters {
-		t.Fatalf("%d redlock masters, want %d", n, RedlockMasters)
+	servers := d.Servers("echo")
+	if len(servers) != 3 || servers[1].Name() != "echo-2" {
+		t.Fatalf("servers %v, want echo-1..echo-3", servers)
 	}
-	if d.Addrs(bench.RoleRedis) != nil {
-		t.Fatal("a role that was not started has addresses")
+	if d.Servers("other") != nil {
+		t.Fatal("a spec that was not started has servers")
 	}
-	cpu, src, ok, err := d.ServerCPU(ctx, bench.RoleRedlock)
+	cpu, src, ok, err := bench.ServerCPU(ctx, servers)
 	if err != nil || !ok || cpu < 0 || !strings.Contains(src, "/proc") {
 		t.Fatalf("ServerCPU = %v, %q, %v, %v", cpu, src, ok, err)
 	}
-	if _, _, _, err := d.ServerCPU(ctx, bench.RoleRedis); !errors.Is(err, bench.ErrNoServers) {
-		t.Fatalf("ServerCPU of a missing role = %v, want ErrNoServers", err)
-	}
 	var env results.Environment
 	d.Describe(&env)
-	if env.Backend != "local" || len(env.Servers) != RedlockMasters+1 {
-		t.Fatalf("Describe: backend %q, %d servers", env.Backend, len(env.Servers))
+	if env.Backend != "local" || len(env.Servers) != 3 || env.Servers[0].Role != "echo-1" {
+		t.Fatalf("Describe: backend %q, servers %+v", env.Backend, env.Servers)
 	}
 
-	// Kill and Restart keep the address: a failover scenario relies on it.
-	p := d.Processes(bench.RoleRedlock)[0]
-	p.Kill()
-	if dial(p.Addr) {
-		t.Fatal("killed master still accepts connections")
-	}
-	if err := p.Restart(ctx); err != nil {
+	// The fault operations act on the real process; Restart keeps the
+	// address, as a failover scenario needs.
+	s := servers[0]
+	if err := s.Pause(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if !dial(p.Addr) {
-		t.Fatal("restarted master does not accept connections")
+	if echoes(s.Addr(), 300*time.Millisecond) {
+		t.Fatal("a paused server answered")
+	}
+	if err := s.Unpause(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !echoes(s.Addr(), 5*time.Second) {
+		t.Fatal("an unpaused server does not answer")
+	}
+	for _, fault := range []func(context.Context) error{s.Kill, s.Stop} {
+		if err := fault(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if echoes(s.Addr(), time.Second) {
+			t.Fatal("a killed or stopped server answers")
+		}
+		if err := s.Restart(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if !echoes(s.Addr(), 5*time.Second) {
+			t.Fatal("a restarted server does not answer on its address")
+		}
+	}
+	if err := s.Cut(ctx); !errors.Is(err, bench.ErrNotSupported) {
+		t.Fatalf("Cut = %v, want ErrNotSupported", err)
 	}
 
-	all := append(d.Addrs(bench.RoleRedlock), d.Addrs(bench.RoleTCPFloor)...)
+	addrs := bench.Addrs(servers)
 	d.Close()
 	d.Close() // twice is fine
-	for _, a := range all {
-		if dial(a) {
-			t.Errorf("%s still accepts connections after Close", a)
+	for _, a := range addrs {
+		if echoes(a, time.Second) {
+			t.Errorf("%s still answers after Close", a)
 		}
 	}
 }
 
-func TestStartRejectsUnknownRole(t *testing.T) {
-	if _, err := Start(context.Background(), Config{Roles: []string{"zookeeper"}}); err == nil || !strings.Contains(err.Error(), "unknown server role") {
-		t.Fatalf("Start = %v, want an unknown-role error", err)
+func TestStartWithoutExecutable(t *testing.T) {
+	spec := &bench.ServerSpec{Name: "none", Executable: "no-such-server-program", Args: func(bench.ServerArgs) []string { return nil }}
+	if _, err := Start(context.Background(), []*bench.ServerSpec{spec}, nil); !errors.Is(err, ErrNoExecutable) {
+		t.Fatalf("Start = %v, want ErrNoExecutable", err)
 	}
 }
 
-func dial(addr string) bool {
-	c, err := net.DialTimeout("tcp", addr, time.Second)
+// echoes reports whether the server at addr echoes a byte within d.
+func echoes(addr string, d time.Duration) bool {
+	c, err := net.DialTimeout("tcp", addr, d)
 	if err != nil {
 		return false
 	}
-	c.Close()
-	return true
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(d))
+	if _, err := c.Write([]byte{'x'}); err != nil {
+		return false
+	}
+	_, err = io.ReadFull(c, make([]byte, 1))
+	return err == nil
 }

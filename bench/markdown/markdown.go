@@ -34,8 +34,14 @@ func Summary(w io.Writer, r *results.Results) error {
 		}
 		fmt.Fprintf(&b, "- sysctls: %s\n", strings.Join(kv, ", "))
 	}
-	if e.RedisVersion != "" {
-		fmt.Fprintf(&b, "- Redis %s\n", e.RedisVersion)
+	var versions []string
+	for _, s := range e.Servers {
+		if v := s.Role + " " + s.Version; s.Version != "" && !slices.Contains(versions, v) {
+			versions = append(versions, v)
+		}
+	}
+	if len(versions) > 0 {
+		fmt.Fprintf(&b, "- server versions: %s\n", strings.Join(versions, ", "))
 	}
 	if e.DockerVersion != "" {
 		fmt.Fprintf(&b, "- Docker engine %s\n", e.DockerVersion)

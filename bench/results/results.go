@@ -33,6 +33,9 @@ type Results struct {
 	FinishedAt    time.Time   `json:"finished_at"`
 	Environment   Environment `json:"environment"`
 	Parameters    Parameters  `json:"parameters"`
+	// Contenders describes every contender of the run for rendering:
+	// label, family, colour, and whether it is a floor.
+	Contenders []ContenderInfo `json:"contender_info,omitempty"`
 	// Summary holds one row per figure; see Row.
 	Summary []Row `json:"summary"`
 	// Raw holds one record per scenario × contender × variant × repetition.
@@ -104,6 +107,25 @@ type Parameters struct {
 	Contender map[string]Settings `json:"contender"`
 }
 
+// ContenderInfo is what a report needs to show one contender without
+// knowing it by name.
+type ContenderInfo struct {
+	// Name is the contender id, as in Row.Contender.
+	Name string `json:"name"`
+	// Label is the display name.
+	Label string `json:"label"`
+	// Family groups contenders in the report ("monolock", "redis",
+	// "floor", ...).
+	Family string `json:"family"`
+	// Colour is the chart colour, "#rrggbb".
+	Colour string `json:"colour"`
+	// Floor marks a baseline that locks nothing.
+	Floor bool `json:"floor"`
+	// ContendedOnly marks a contender that runs only where workers share
+	// keys (a waiting-strategy variant).
+	ContendedOnly bool `json:"contended_only"`
+}
+
 // Settings maps a parameter name to its value as text ("2s", "16",
 // "jittered 50ms-250ms"). Text keeps the values exact and printable.
 type Settings map[string]string
@@ -122,6 +144,9 @@ type Row struct {
 	Max    float64 `json:"max"`
 	// N is the number of repetitions the row aggregates.
 	N int `json:"n"`
+	// Better is the metric's better direction: "lower", "higher", or ""
+	// when neither is (a count of workers, a utilisation).
+	Better string `json:"better,omitempty"`
 }
 
 // Raw is the record of one repetition of one scenario variant for one
@@ -159,6 +184,8 @@ type Metric struct {
 	Name  string  `json:"name"`
 	Unit  string  `json:"unit"`
 	Value float64 `json:"value"`
+	// Better is the metric's better direction, as in Row.Better.
+	Better string `json:"better,omitempty"`
 }
 
 // Histogram is an HdrHistogram snapshot.

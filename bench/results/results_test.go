@@ -31,17 +31,17 @@ func sample(t *testing.T) *Results {
 		{
 			Scenario: "latency", Contender: "redis", Variant: "w1", Repetition: 1,
 			StartedAt: start, Seconds: 1.5,
-			Metrics:    []Metric{{"cycle_p50", "us", 500.5}, {"cycle_p99", "us", 990}},
+			Metrics:    []Metric{{Name: "cycle_p50", Unit: "us", Value: 500.5}, {Name: "cycle_p99", Unit: "us", Value: 990}},
 			Counts:     map[string]int64{"cycles": 1000},
 			Histograms: []Histogram{enc},
 			CPU:        &CPU{ServerMS: 12.5, ServerSource: "/proc/1/stat", ClientMS: 30},
-			Clients:    []Client{{ID: "w0", Counts: map[string]int64{"grants": 3}, Metrics: []Metric{{"wait_p50", "ms", 1}}}},
+			Clients:    []Client{{ID: "w0", Counts: map[string]int64{"grants": 3}, Metrics: []Metric{{Name: "wait_p50", Unit: "ms", Value: 1}}}},
 			Series:     []Series{{Name: "trial", Unit: "ms", Values: []float64{1, 2.5}}},
 		},
 		{
 			Scenario: "latency", Contender: "redis", Variant: "w1", Repetition: 2,
 			StartedAt: start.Add(time.Second), Seconds: 1.5,
-			Metrics: []Metric{{"cycle_p50", "us", 400}, {"cycle_p99", "us", 1000}},
+			Metrics: []Metric{{Name: "cycle_p50", Unit: "us", Value: 400}, {Name: "cycle_p99", Unit: "us", Value: 1000}},
 		},
 	}
 	return &Results{
@@ -99,11 +99,11 @@ func TestSummarize(t *testing.T) {
 		t.Fatalf("Summarize = %+v, want %+v", rows, want)
 	}
 	odd := Summarize([]Raw{
-		{Scenario: "s", Contender: "c", Variant: "v", Repetition: 1, Metrics: []Metric{{"m", "u", 3}}},
-		{Scenario: "s", Contender: "c", Variant: "v", Repetition: 2, Metrics: []Metric{{"m", "u", 1}}},
-		{Scenario: "s", Contender: "c", Variant: "v", Repetition: 3, Metrics: []Metric{{"m", "u", 7}}},
+		{Scenario: "s", Contender: "c", Variant: "v", Repetition: 1, Metrics: []Metric{{Name: "m", Unit: "u", Value: 3, Better: "lower"}}},
+		{Scenario: "s", Contender: "c", Variant: "v", Repetition: 2, Metrics: []Metric{{Name: "m", Unit: "u", Value: 1, Better: "lower"}}},
+		{Scenario: "s", Contender: "c", Variant: "v", Repetition: 3, Metrics: []Metric{{Name: "m", Unit: "u", Value: 7, Better: "lower"}}},
 	})
-	if len(odd) != 1 || odd[0].Median != 3 || odd[0].Min != 1 || odd[0].Max != 7 || odd[0].N != 3 {
+	if len(odd) != 1 || odd[0].Median != 3 || odd[0].Min != 1 || odd[0].Max != 7 || odd[0].N != 3 || odd[0].Better != "lower" {
 		t.Fatalf("odd Summarize = %+v", odd)
 	}
 }

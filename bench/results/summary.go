@@ -2,24 +2,27 @@ package results
 
 import (
 	"slices"
+
+	"github.com/monolock/monolock-bench/bench/internal/stats"
 )
 
 // Summarize aggregates the per-repetition metrics of raw into rows: one per
 // scenario × contender × variant × metric, in order of first appearance,
-// with median, min and max across repetitions and N the number of
-// repetitions that reported the metric. An even count takes the mean of the
+// with median, min and max across repetitions, N the number of
+// repetitions that reported the metric, and the metric's better direction
+// as its first record gives it. An even count takes the mean of the
 // two middle values as the median.
 func Summarize(raw []Raw) []Row {
 	type key struct{ scenario, contender, variant, metric string }
 	var order []key
-	units := map[key]string{}
+	units, better := map[key]string{}, map[key]string{}
 	values := map[key][]float64{}
 	for _, r := range raw {
 		for _, m := range r.Metrics {
 			k := key{r.Scenario, r.Contender, r.Variant, m.Name}
 			if _, ok := values[k]; !ok {
 				order = append(order, k)
-				units[k] = m.Unit
+				units[k], better[k] = m.Unit, m.Better
 			}
 			values[k] = append(values[k], m.Value)
 		}
@@ -31,17 +34,9 @@ func Summarize(raw []Raw) []Row {
 		rows = append(rows, Row{
 			Scenario: k.scenario, Contender: k.contender, Variant: k.variant,
 			Metric: k.metric, Unit: units[k],
-			Median: median(v), Min: v[0], Max: v[len(v)-1], N: len(v),
+			Median: stats.Median(v), Min: v[0], Max: v[len(v)-1], N: len(v),
+			Better: better[k],
 		})
 	}
 	return rows
-}
-
-// median of sorted, non-empty v.
-func median(v []float64) float64 {
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return (v[n/2-1] + v[n/2]) / 2
 }

@@ -1,11 +1,17 @@
-// Package scenarios holds the benchmark scenarios as plain bench.Scenario
-// values (latency, throughput). cmd/monolock-bench lists them in its
-// scenario table; a new scenario is one more function returning a
-// bench.Scenario and one more row there.
+// Package scenarios holds the benchmark scenarios side by side as plain
+// bench.Scenario values: latency, throughput, handover and fairness, each
+// configured by its <Name>Config. cmd/monolock-bench lists them in its
+// scenario table; a new scenario is one more Config with a Scenario method
+// and one more row there. Scenarios know contenders only through the
+// bench seam: Locker, servers, coordinator counters.
 package scenarios
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
@@ -62,4 +68,33 @@ func baseRaw(m bench.Measurement) (results.Raw, error) {
 // completed, so that no latency can be given.
 func noCycles(m bench.Measurement) error {
 	return fmt.Errorf("no cycle completed in %v (%d failures): %v", m.Elapsed.Round(time.Millisecond), m.Rec.Failures, m.Rec.Errors)
+}
+
+// maxErrors bounds the distinct error messages a repetition keeps.
+const maxErrors = 5
+
+// noteError adds msg to errs unless it is there or errs is full.
+func noteError(errs []string, msg string) []string {
+	if len(errs) < maxErrors && !slices.Contains(errs, msg) {
+		errs = append(errs, msg)
+	}
+	return errs
+}
+
+// openCoordinator opens env's coordinator counters, or returns nil when
+// the contender has none or the deployment does not expose them: the
+// figures that need them are then left out, not guessed.
+func openCoordinator(env *bench.Env) (bench.Coordinator, error) {
+	c, err := env.Coordinator()
+	if errors.Is(err, bench.ErrNoCounters) {
+		return nil, nil
+	}
+	return c, err
+}
+
+// randomHex returns a fresh random suffix for lock keys.
+func randomHex() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

@@ -44,9 +44,16 @@ func Latency() bench.Scenario { return LatencyConfig{}.Scenario() }
 // cycles per worker after a warm-up; acquire and cycle latency percentiles
 // from HdrHistogram. Floors take part.
 func (c LatencyConfig) Scenario() bench.Scenario {
+	better := map[string]string{"failures": bench.LowerIsBetter}
+	for _, op := range []string{"acquire", "cycle"} {
+		for _, q := range []string{"p50", "p90", "p99", "p999", "max"} {
+			better[op+"_"+q] = bench.LowerIsBetter
+		}
+	}
 	return bench.Scenario{
 		Name:   "latency",
 		Floors: true,
+		Better: better,
 		Settings: func(quick bool) results.Settings {
 			p := c.withDefaults(quick)
 			return results.Settings{

@@ -54,9 +54,14 @@ func Throughput() bench.Scenario { return ThroughputConfig{}.Scenario() }
 // per second, cycle p99, and server and client CPU per 1,000 locks. Floors
 // take part.
 func (c ThroughputConfig) Scenario() bench.Scenario {
+	lower := bench.LowerIsBetter
 	return bench.Scenario{
 		Name:   "throughput",
 		Floors: true,
+		Better: map[string]string{
+			"cycles_per_sec": bench.HigherIsBetter, "cycle_p50": lower, "cycle_p99": lower,
+			"client_cpu_ms_per_1k": lower, "server_cpu_ms_per_1k": lower, "failures": lower,
+		},
 		Settings: func(quick bool) results.Settings {
 			p := c.withDefaults(quick)
 			return results.Settings{

@@ -17,11 +17,7 @@ type monolockLocker struct {
 }
 
 func newMonolockLocker(addr string, lease time.Duration, d monolock.Dialer) (*monolockLocker, error) {
-	c, err := monolock.New(monolock.Config{Address: addr, Dialer: d})
-	if err != nil {
-		return nil, err
-	}
-	return &monolockLocker{client: c, lease: lease}, nil
+	return &monolockLocker{client: monolock.New(monolock.Config{Address: addr, Dialer: d}), lease: lease}, nil
 }
 
 func (l *monolockLocker) Acquire(ctx context.Context, key string) (bench.Held, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/containerbackend"
 	"github.com/monolock/monolock-bench/bench/containers"
+	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/external"
 	"github.com/monolock/monolock-bench/bench/holder"
 	"github.com/monolock/monolock-bench/bench/local"
@@ -44,10 +45,54 @@ type runOptions struct {
 	repetitions int
 	out         string
 	lease       time.Duration
-	addrs       map[string][]string // external addresses by role
-	monolockBin string
-	tcpfloorBin string
+	addrs       map[string]external.Addrs // external addresses by spec name
+	bins        map[string]string         // local prebuilt binaries by spec name
 	notes       []string
+}
+
+// specFlags are the per-server-spec flags of run, made from the contender
+// table: external addresses (--<stem>-addr or -addrs, --<stem>-ops-addr)
+// and local prebuilt binaries (--<stem>-bin).
+type specFlags struct {
+	spec              *bench.ServerSpec
+	addrs, ops, bin   *string
+	addrFlag, opsFlag string
+}
+
+func newSpecFlags(fs *flag.FlagSet, spec *bench.ServerSpec) specFlags {
+	f := specFlags{spec: spec, addrFlag: spec.FlagStem() + "-addr", opsFlag: spec.FlagStem() + "-ops-addr"}
+	what := fmt.Sprintf("external %s server host:port", spec.Name)
+	if n := spec.Count(); n > 1 {
+		f.addrFlag, f.opsFlag = f.addrFlag+"s", f.opsFlag+"s"
+		what = fmt.Sprintf("%d external %s servers A,B,...", n, spec.Name)
+	}
+	f.addrs = fs.String(f.addrFlag, "", what+" (implies --backend external)")
+	if spec.OpsPort != 0 {
+		f.ops = fs.String(f.opsFlag, "", fmt.Sprintf("external %s ops HTTP host:port(s) (/metrics), optional: the coordinator's own counters for handover and fairness", spec.Name))
+	}
+	if spec.GoPackage != "" {
+		f.bin = fs.String(spec.FlagStem()+"-bin", "", fmt.Sprintf("local backend: prebuilt %s server binary instead of go build", spec.Name))
+	}
+	return f
+}
+
+// parse reads the flags' values into o.
+func (f specFlags) parse(o *runOptions) error {
+	if f.bin != nil && *f.bin != "" {
+		o.bins[f.spec.Name] = *f.bin
+	}
+	if *f.addrs == "" {
+		return nil
+	}
+	a := external.Addrs{Addrs: strings.Split(*f.addrs, ",")}
+	if len(a.Addrs) != f.spec.Count() || slices.Contains(a.Addrs, "") {
+		return fmt.Errorf("%w: --%s wants %d comma-separated addresses, got %q", errUsage, f.addrFlag, f.spec.Count(), *f.addrs)
+	}
+	if f.ops != nil && *f.ops != "" {
+		a.Ops = strings.Split(*f.ops, ",")
+	}
+	o.addrs[f.spec.Name] = a
+	return nil
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
@@ -58,31 +103,38 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		return nil, fmt.Errorf("monolock-bench: finding this binary for the holder process: %w", err)
 	}
 	allScenarios := scenarioTable(holder.Command{Path: self, Args: []string{"holder"}})
-	allContenders := contenderTable()
+	allContenders := contenders.Table()
+	allSpecs, err := bench.Specs(allContenders)
+	if err != nil {
+		return nil, err
+	}
+	var floorNames []string
+	for _, c := range allContenders {
+		if c.Floor {
+			floorNames = append(floorNames, c.Name)
+		}
+	}
 	var (
 		scenarioList  = fs.String("scenarios", "", "comma-separated scenarios; default all: "+strings.Join(names(allScenarios, scenarioName), ","))
 		contenderList = fs.String("contenders", "", "comma-separated contenders; default all: "+strings.Join(names(allContenders, contenderName), ","))
-		floors        = fs.Bool("floors", true, "add the baselines tcp-floor and redis-floor to the selected contenders")
+		floors        = fs.Bool("floors", true, "add the baselines "+strings.Join(floorNames, " and ")+" to the selected contenders")
 		backend       = fs.String("backend", "", "containers, local or external; default containers when a Docker engine answers, else local")
 		quick         = fs.Bool("quick", false, "every scenario and contender, short durations: a few minutes in all")
 		repetitions   = fs.Int("repetitions", 0, fmt.Sprintf("repetitions of every measurement; default %d (%d with --quick)", defaultRepetitions, quickRepetitions))
 		out           = fs.String("out", "", "output directory; default reports/<run-id>")
-		lease         = fs.Duration("lease", defaultLease, "lease (monolock) = TTL (redis, redlock) of every contender")
-		monolockAddr  = fs.String("monolock-addr", "", "external monolock server host:port (implies --backend external)")
-		monolockOps   = fs.String("monolock-ops-addr", "", "external monolock ops HTTP host:port (/metrics), optional: the coordinator's own counters for handover and fairness")
-		redisAddr     = fs.String("redis-addr", "", "external Redis host:port (implies --backend external)")
-		redlockAddrs  = fs.String("redlock-addrs", "", "five external Redis masters A,B,C,D,E (implies --backend external)")
-		tcpfloorAddr  = fs.String("tcpfloor-addr", "", "external tcp-floor server host:port (implies --backend external)")
-		monolockBin   = fs.String("monolock-bin", "", "local backend: prebuilt monolock server binary instead of go build")
-		tcpfloorBin   = fs.String("tcpfloor-bin", "", "local backend: prebuilt tcpfloor binary instead of go build")
+		lease         = fs.Duration("lease", defaultLease, "lease = TTL of every contender")
 	)
+	var perSpec []specFlags
+	for _, spec := range allSpecs {
+		perSpec = append(perSpec, newSpecFlags(fs, spec))
+	}
 	if err := fs.Parse(args); err != nil {
 		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
 	}
-	o := &runOptions{quick: *quick, out: *out, lease: *lease, monolockBin: *monolockBin, tcpfloorBin: *tcpfloorBin}
+	o := &runOptions{quick: *quick, out: *out, lease: *lease, addrs: map[string]external.Addrs{}, bins: map[string]string{}}
 	if o.scenarios, err = pick(allScenarios, *scenarioList, scenarioName, "scenario"); err != nil {
 		return nil, err
 	}
@@ -110,25 +162,19 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		return nil, fmt.Errorf("%w: --lease %v must be at least 1ms", errUsage, o.lease)
 	}
 
-	o.addrs = map[string][]string{}
-	for role, a := range map[string]string{bench.RoleMonolock: *monolockAddr, bench.RoleMonolockOps: *monolockOps, bench.RoleRedis: *redisAddr, bench.RoleTCPFloor: *tcpfloorAddr} {
-		if a != "" {
-			o.addrs[role] = []string{a}
+	var addrFlags []string
+	for _, f := range perSpec {
+		if err := f.parse(o); err != nil {
+			return nil, err
 		}
-	}
-	if *redlockAddrs != "" {
-		masters := strings.Split(*redlockAddrs, ",")
-		if len(masters) != local.RedlockMasters || slices.Contains(masters, "") {
-			return nil, fmt.Errorf("%w: --redlock-addrs wants %d comma-separated addresses, got %q", errUsage, local.RedlockMasters, *redlockAddrs)
-		}
-		o.addrs[bench.RoleRedlock] = masters
+		addrFlags = append(addrFlags, "--"+f.addrFlag)
 	}
 	o.backend = *backend
 	switch {
 	case o.backend == "" && len(o.addrs) > 0:
 		o.backend = "external"
 	case o.backend == "external" && len(o.addrs) == 0:
-		return nil, fmt.Errorf("%w: --backend external needs --monolock-addr, --redis-addr, --redlock-addrs or --tcpfloor-addr", errUsage)
+		return nil, fmt.Errorf("%w: --backend external needs one of %s", errUsage, strings.Join(addrFlags, ", "))
 	case o.backend != "external" && len(o.addrs) > 0:
 		return nil, fmt.Errorf("%w: server addresses are for --backend external, not %q", errUsage, o.backend)
 	case o.backend != "" && o.backend != "containers" && o.backend != "local" && o.backend != "external":
@@ -140,12 +186,12 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		var kept []bench.Contender
 		for _, c := range o.contenders {
 			switch {
-			case len(o.addrs[c.Role]) > 0:
+			case len(o.addrs[c.Server.Name].Addrs) > 0:
 				kept = append(kept, c)
 			case *contenderList != "" && slices.Contains(strings.Split(*contenderList, ","), c.Name):
-				return nil, fmt.Errorf("%w: contender %s needs the address of its %s server(s) with --backend external", errUsage, c.Name, c.Role)
+				return nil, fmt.Errorf("%w: contender %s needs the address of its %s server(s) with --backend external", errUsage, c.Name, c.Server.Name)
 			default:
-				o.notes = append(o.notes, fmt.Sprintf("contender %s skipped: no %s address given", c.Name, c.Role))
+				o.notes = append(o.notes, fmt.Sprintf("contender %s skipped: no %s address given", c.Name, c.Server.Name))
 			}
 		}
 		if len(kept) == 0 {
@@ -225,7 +271,7 @@ func run(ctx context.Context, o *runOptions, stdout, stderr io.Writer) int {
 		}
 	}()
 	d.Describe(&res.Environment)
-	res.Environment.RedisVersion = redisVersion(ctx, d)
+	serverVersions(ctx, d, o.contenders, &res.Environment)
 
 	runner := &bench.Runner{
 		Scenarios: o.scenarios, Contenders: o.contenders, Deployment: d,
@@ -272,18 +318,8 @@ func run(ctx context.Context, o *runOptions, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// roles lists the server roles the selected contenders need.
-func roles(cs []bench.Contender) []string {
-	var out []string
-	for _, c := range cs {
-		if !slices.Contains(out, c.Role) {
-			out = append(out, c.Role)
-		}
-	}
-	return out
-}
-
-// deploy starts (or, for external, checks) the servers of the backend.
+// deploy starts (or, for external, checks) the servers of the selected
+// contenders on the backend.
 func deploy(ctx context.Context, o *runOptions, log *slog.Logger) (bench.Deployment, error) {
 	if o.backend == "" {
 		pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -297,24 +333,31 @@ func deploy(ctx context.Context, o *runOptions, log *slog.Logger) (bench.Deploym
 			o.notes = append(o.notes, "no Docker engine answered: local backend used")
 		}
 	}
-	need := roles(o.contenders)
-	log.Info("monolock-bench: starting servers", "backend", o.backend, "roles", need)
+	specs, err := bench.Specs(o.contenders)
+	if err != nil {
+		return nil, err
+	}
+	var need []string
+	for _, s := range specs {
+		need = append(need, s.Name)
+	}
+	log.Info("monolock-bench: starting servers", "backend", o.backend, "servers", need)
 	var d bench.Deployment
 	switch o.backend {
 	case "containers":
-		cd, err := containerbackend.Start(ctx, need)
+		cd, err := containerbackend.Start(ctx, specs)
 		if err != nil {
 			return nil, fmt.Errorf("containers backend: %w", err)
 		}
 		d = cd
 	case "local":
-		ld, err := local.Start(ctx, local.Config{Roles: need, MonolockBin: o.monolockBin, TCPFloorBin: o.tcpfloorBin})
+		ld, err := local.Start(ctx, specs, o.bins)
 		if err != nil {
 			return nil, fmt.Errorf("local backend: %w", err)
 		}
 		d = ld
 	case "external":
-		ed := external.New(o.addrs)
+		ed := external.New(specs, o.addrs)
 		if err := ed.Check(ctx); err != nil {
 			return nil, err
 		}
@@ -327,19 +370,30 @@ func deploy(ctx context.Context, o *runOptions, log *slog.Logger) (bench.Deploym
 	return d, nil
 }
 
-// redisVersion asks the first Redis of the deployment for its version.
-func redisVersion(ctx context.Context, d bench.Deployment) string {
-	for _, role := range []string{bench.RoleRedis, bench.RoleRedlock} {
-		if a := d.Addrs(role); len(a) > 0 {
-			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			defer cancel()
-			v, err := redisbench.ServerVersion(ctx, a[0])
+// serverVersions records the version of every server whose spec can tell
+// it, and the Redis version of the run's environment.
+func serverVersions(ctx context.Context, d bench.Deployment, cs []bench.Contender, env *results.Environment) {
+	specs, _ := bench.Specs(cs) // deploy checked them
+	for _, spec := range specs {
+		if spec.Version == nil {
+			continue
+		}
+		for _, s := range d.Servers(spec.Name) {
+			vctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			v, err := spec.Version(vctx, s.Addr())
+			cancel()
 			if err != nil {
-				slog.Warn("monolock-bench: Redis version unknown", "err", err)
-				return ""
+				slog.Warn("monolock-bench: server version unknown", "server", s.Name(), "err", err)
+				continue
 			}
-			return v
+			for i := range env.Servers {
+				if env.Servers[i].Role == s.Name() {
+					env.Servers[i].Version = v
+				}
+			}
+			if env.RedisVersion == "" && (spec == redisbench.Server || spec == redisbench.RedlockMasters) {
+				env.RedisVersion = v
+			}
 		}
 	}
-	return ""
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/containers"
+	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/local"
 	"github.com/monolock/monolock-bench/bench/results"
 	"github.com/monolock/monolock-bench/bench/scenarios"
@@ -32,14 +33,24 @@ func tinyScenarios() []bench.Scenario {
 	}
 }
 
-// requireRedisServer skips without redis-server on PATH, unless CI is set.
-func requireRedisServer(t *testing.T) {
+// requireExecutables skips without the programs the contender table's
+// servers need on PATH, unless CI is set.
+func requireExecutables(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skip(local.ErrNoRedisServer)
+	specs, err := bench.Specs(contenders.Table())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range specs {
+		if s.Executable == "" {
+			continue
 		}
-		t.Fatal(local.ErrNoRedisServer)
+		if _, err := exec.LookPath(s.Executable); err != nil {
+			if os.Getenv("CI") == "" {
+				t.Skip(err)
+			}
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -60,11 +71,11 @@ func TestSmoke(t *testing.T) {
 					t.Fatalf("CI is set but no Docker engine answers: %v", err)
 				}
 			} else {
-				requireRedisServer(t)
+				requireExecutables(t)
 			}
 			out := t.TempDir()
 			o := &runOptions{
-				scenarios: tinyScenarios(), contenders: contenderTable(), backend: backend,
+				scenarios: tinyScenarios(), contenders: contenders.Table(), backend: backend,
 				quick: true, repetitions: 2, out: out, lease: 5 * time.Second,
 			}
 			var stdout, stderr bytes.Buffer
@@ -81,6 +92,15 @@ func TestSmoke(t *testing.T) {
 			if r.Environment.RedisVersion == "" || len(r.Environment.Servers) == 0 {
 				t.Errorf("environment incomplete: %+v", r.Environment)
 			}
+			table := contenders.Table()
+			if len(r.Contenders) != len(table) {
+				t.Errorf("contender info %+v, want one per contender", r.Contenders)
+			}
+			for i, info := range r.Contenders {
+				if info != table[i].Info() || info.Colour == "" || info.Family == "" {
+					t.Errorf("contender info %+v, want %+v with a colour and a family", info, table[i].Info())
+				}
+			}
 			// Every contender produced every figure of every variant it
 			// takes part in, with no failures, in both repetitions.
 			seen := map[string]bool{}
@@ -95,8 +115,12 @@ func TestSmoke(t *testing.T) {
 				if row.Metric == "failures" && row.Max != 0 {
 					t.Errorf("%s/%s/%s: %v failures", row.Scenario, row.Variant, row.Contender, row.Max)
 				}
+				better := map[string]string{"cycles_per_sec": "higher", "cycle_p99": "lower", "workers": ""}
+				if want, ok := better[row.Metric]; ok && row.Better != want {
+					t.Errorf("%s: better %q, want %q", row.Metric, row.Better, want)
+				}
 			}
-			for _, c := range contenderTable() {
+			for _, c := range contenders.Table() {
 				want := []string{"latency/w1/" + c.Name + "/cycle_p99", "throughput/shared-w4/" + c.Name + "/cycles_per_sec",
 					"throughput/shared-w4/" + c.Name + "/server_cpu_ms_per_1k"}
 				if c.ContendedOnly {
@@ -141,13 +165,13 @@ func TestSmoke(t *testing.T) {
 // results written so far are marked partial, and no server is left
 // running.
 func TestInterrupt(t *testing.T) {
-	requireRedisServer(t)
+	requireExecutables(t)
 	out := t.TempDir()
 	o := &runOptions{
 		scenarios: []bench.Scenario{scenarios.ThroughputConfig{
 			Warmup: 50 * time.Millisecond, Duration: 400 * time.Millisecond, DistinctWorkers: []int{1, 2, 3, 4, 5, 6, 7, 8},
 		}.Scenario()},
-		contenders: contenderTable()[:2], backend: "local", repetitions: 1, out: out, lease: 5 * time.Second,
+		contenders: contenders.Table()[:2], backend: "local", repetitions: 1, out: out, lease: 5 * time.Second,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout bytes.Buffer

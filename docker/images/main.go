@@ -2,7 +2,7 @@
 // everything the project created in Docker. `make images` and
 // `make clean` run it.
 //
-//	go run ./docker/images build   # redis, monolock, tcp-floor; reused when unchanged
+//	go run ./docker/images build   # every server the contenders describe; reused when unchanged
 //	go run ./docker/images clean   # containers, networks and images labelled org.monolock-bench=1
 //
 // build also tags the server image users run, monolock-bench/monolock:latest
@@ -20,23 +20,15 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/containerbackend"
 	"github.com/monolock/monolock-bench/bench/containers"
+	"github.com/monolock/monolock-bench/bench/contenders"
+	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
 )
-
-// goImages are the servers the bench runs in containers, by name, main
-// package (skipped when absent from the checkout) and builder.
-var goImages = []struct {
-	name, pkg string
-	build     func(context.Context) (containers.Image, error)
-	then      func(context.Context, containers.Image) (string, error) // optional: an image built on it
-}{
-	{"monolock", "./cmd/monolock", containers.MonolockImage, buildServerImage},
-	{"tcp-floor", "./cmd/tcpfloor", containers.TCPFloorImage, nil},
-}
 
 func main() {
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
@@ -68,34 +60,27 @@ func main() {
 	}
 }
 
+// build builds or finds the image of every server the contender table
+// describes, as the containers backend does.
 func build(ctx context.Context) error {
-	report := func(name string, start time.Time, img containers.Image) {
+	specs, err := bench.Specs(contenders.Table())
+	if err != nil {
+		return err
+	}
+	for _, spec := range specs {
+		start := time.Now()
+		img, err := containerbackend.Image(ctx, spec)
+		if err != nil {
+			return err
+		}
 		state := "reused"
 		if img.Built {
 			state = "built"
 		}
-		fmt.Printf("%-10s %-48s %-7s %6.1fs  %s\n", name, img.Ref, state, time.Since(start).Seconds(), img.Source)
-	}
-	start := time.Now()
-	img, err := containers.RedisImage(ctx)
-	if err != nil {
-		return err
-	}
-	report("redis", start, img)
-	for _, g := range goImages {
-		if _, err := os.Stat(filepath.FromSlash(g.pkg)); err != nil {
-			fmt.Printf("%-10s skipped: %s is not in this checkout\n", g.name, g.pkg)
-			continue
-		}
-		start := time.Now()
-		img, err := g.build(ctx)
-		if err != nil {
-			return err
-		}
-		report(g.name, start, img)
-		if g.then != nil {
+		fmt.Printf("%-10s %-48s %-7s %6.1fs  %s\n", spec.Name, img.Ref, state, time.Since(start).Seconds(), img.Source)
+		if spec == monolocker.Server {
 			start := time.Now()
-			ref, err := g.then(ctx, img)
+			ref, err := buildServerImage(ctx, img)
 			if err != nil {
 				return err
 			}

@@ -1,71 +1,22 @@
-package fairness
+package scenarios
 
 import (
 	"context"
-	"errors"
-	"os"
 	"testing"
 	"time"
-
-	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/local"
-	"github.com/monolock/monolock-bench/bench/monolocker"
-	"github.com/monolock/monolock-bench/bench/results"
-	"github.com/monolock/monolock-bench/redisbench"
 )
 
-// contenders mirrors the measured rows of cmd/monolock-bench's table.
-var contenders = []bench.Contender{
-	{
-		Name: "monolock", Role: bench.RoleMonolock,
-		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return monolocker.New(addrs[0], lease)
-		},
-	},
-	{
-		Name: "redis", Role: bench.RoleRedis,
-		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return redisbench.NewRedis(redisbench.Config{Addr: addrs[0], TTL: lease})
-		},
-	},
-	{
-		Name: "redlock", Role: bench.RoleRedlock,
-		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return redisbench.NewRedlock(redisbench.RedlockConfig{Addrs: addrs, TTL: lease})
-		},
-	},
-}
-
-// TestSmoke runs a short fairness repetition per contender against real
+// TestFairnessSmoke runs a short fairness repetition per contender against real
 // servers (child processes) and checks the record's shape and the
 // mechanisms the figures must tell apart: a monolock grant costs one
 // ACQUIRE, a polling Redis waiter asks again and again.
-func TestSmoke(t *testing.T) {
+func TestFairnessSmoke(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	d, err := local.Start(ctx, local.Config{Roles: []string{bench.RoleMonolock, bench.RoleRedis, bench.RoleRedlock}})
-	if errors.Is(err, local.ErrNoRedisServer) && os.Getenv("CI") == "" {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	contenders, d := locks(t)
 	const clients = 4
-	r := bench.Runner{
-		Scenarios:  []bench.Scenario{Scenario(Config{Clients: clients, Warmup: 200 * time.Millisecond, Duration: 1500 * time.Millisecond})},
-		Contenders: contenders,
-		Deployment: d,
-		Lease:      2 * time.Second,
-	}
-	res := &results.Results{SchemaVersion: results.SchemaVersion, RunID: "smoke", StartedAt: time.Now()}
-	d.Describe(&res.Environment)
-	if err := r.Run(ctx, res); err != nil {
-		t.Fatal(err)
-	}
-	if err := res.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	s := FairnessConfig{Clients: clients, Warmup: 200 * time.Millisecond, Duration: 1500 * time.Millisecond}.Scenario()
+	res := runScenario(ctx, t, s, contenders, d, 2*time.Second)
 	if len(res.Raw) != len(contenders) {
 		t.Fatalf("%d raw records, want %d", len(res.Raw), len(contenders))
 	}

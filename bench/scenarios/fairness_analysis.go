@@ -1,4 +1,4 @@
-package fairness
+package scenarios
 
 import (
 	"cmp"
@@ -11,9 +11,9 @@ import (
 // Pending is the End of a request still waiting when the run stopped.
 const Pending = time.Duration(math.MaxInt64)
 
-// Request is one acquire request of one client. Times are offsets on the
+// FairnessRequest is one acquire request of one client. Times are offsets on the
 // bench's monotonic clock from the start of the run.
-type Request struct {
+type FairnessRequest struct {
 	Client int
 	// Requested is when the client called Acquire.
 	Requested time.Duration
@@ -26,8 +26,8 @@ type Request struct {
 	End time.Duration
 }
 
-// Figures are the fairness figures of one run's measured window.
-type Figures struct {
+// FairnessFigures are the fairness figures of one run's measured window.
+type FairnessFigures struct {
 	// Grants counts the grants in the window per client (index = client).
 	Grants []int64
 	// Jain is Jain's fairness index over Grants: (Σx)² / (n·Σx²), 1 when
@@ -45,14 +45,14 @@ type Figures struct {
 	Held time.Duration
 }
 
-// Analyze computes the figures of the grants whose Grant falls in [from,
+// AnalyzeFairness computes the figures of the grants whose Grant falls in [from,
 // to) among reqs (every request of the run, the warm-up's included: they
 // can be overtaken too) for clients clients. slack treats requests made
 // within slack of each other as simultaneous when counting inversions.
-func Analyze(reqs []Request, clients int, from, to, slack time.Duration) Figures {
-	f := Figures{Grants: make([]int64, clients)}
+func AnalyzeFairness(reqs []FairnessRequest, clients int, from, to, slack time.Duration) FairnessFigures {
+	f := FairnessFigures{Grants: make([]int64, clients)}
 	byReq := slices.Clone(reqs)
-	slices.SortFunc(byReq, func(a, b Request) int { return cmp.Compare(a.Requested, b.Requested) })
+	slices.SortFunc(byReq, func(a, b FairnessRequest) int { return cmp.Compare(a.Requested, b.Requested) })
 	// latestEnd[i] is the latest End among byReq[:i+1]: a grant overtook an
 	// earlier request iff some request made before it ended after it.
 	latestEnd := make([]time.Duration, len(byReq))
@@ -62,18 +62,18 @@ func Analyze(reqs []Request, clients int, from, to, slack time.Duration) Figures
 			latestEnd[i] = max(latestEnd[i], latestEnd[i-1])
 		}
 	}
-	overtook := func(g Request, slack time.Duration) bool {
+	overtook := func(g FairnessRequest, slack time.Duration) bool {
 		n := sort.Search(len(byReq), func(i int) bool { return byReq[i].Requested >= g.Requested-slack })
 		return n > 0 && latestEnd[n-1] > g.Grant
 	}
 
-	var grants []Request
+	var grants []FairnessRequest
 	for _, r := range reqs {
 		if r.Granted && r.Grant >= from && r.Grant < to {
 			grants = append(grants, r)
 		}
 	}
-	slices.SortFunc(grants, func(a, b Request) int { return cmp.Compare(a.Grant, b.Grant) })
+	slices.SortFunc(grants, func(a, b FairnessRequest) int { return cmp.Compare(a.Grant, b.Grant) })
 	var held []interval
 	for _, g := range grants {
 		f.Grants[g.Client]++

@@ -1,4 +1,4 @@
-package handover
+package scenarios
 
 import (
 	"context"
@@ -12,13 +12,10 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/external"
 	"github.com/monolock/monolock-bench/bench/holder"
-	"github.com/monolock/monolock-bench/bench/local"
-	"github.com/monolock/monolock-bench/bench/monolocker"
-	"github.com/monolock/monolock-bench/bench/results"
 	"github.com/monolock/monolock-bench/monolock/monolocktest"
-	"github.com/monolock/monolock-bench/redisbench"
 )
 
 // childEnv marks the test binary re-executed as a holder child.
@@ -26,7 +23,7 @@ const childEnv = "MONOLOCK_BENCH_HANDOVER_TEST_HOLDER"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
-		if err := holder.Main(context.Background(), os.Args[1:], contenders, os.Stdin, os.Stdout); err != nil {
+		if err := holder.Main(context.Background(), os.Args[1:], contenders.Table(), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -35,62 +32,17 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// contenders mirrors the measured rows of cmd/monolock-bench's table.
-var contenders = []bench.Contender{
-	{
-		Name: "monolock", Role: bench.RoleMonolock,
-		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return monolocker.New(addrs[0], lease)
-		},
-	},
-	{
-		Name: "redis", Role: bench.RoleRedis,
-		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return redisbench.NewRedis(redisbench.Config{Addr: addrs[0], TTL: lease})
-		},
-	},
-	{
-		Name: "redlock", Role: bench.RoleRedlock,
-		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return redisbench.NewRedlock(redisbench.RedlockConfig{Addrs: addrs, TTL: lease})
-		},
-	},
-}
-
-func TestPercentile(t *testing.T) {
-	v := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
-	tests := []struct {
-		p    float64
-		want float64
-	}{{50, 5}, {95, 10}, {90, 9}, {10, 1}, {1, 1}, {100, 10}}
-	for _, tt := range tests {
-		if got := Percentile(v, tt.p); got != tt.want {
-			t.Errorf("Percentile(1..10, %v) = %v, want %v", tt.p, got, tt.want)
-		}
-	}
-	if got := Percentile([]float64{7}, 95); got != 7 {
-		t.Errorf("Percentile([7], 95) = %v", got)
-	}
-}
-
-// TestSmoke runs one trial per mode and contender against real servers
+// TestHandoverSmoke runs one trial per mode and contender against real servers
 // (monolock and redis-server child processes) with a short lease, checks
 // the figures' shape and bounds that tell the mechanisms apart, and that
 // no holder process is left behind.
-func TestSmoke(t *testing.T) {
+func TestHandoverSmoke(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	d, err := local.Start(ctx, local.Config{Roles: []string{bench.RoleMonolock, bench.RoleRedis, bench.RoleRedlock}})
-	if errors.Is(err, local.ErrNoRedisServer) && os.Getenv("CI") == "" {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	contenders, d := locks(t)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +51,7 @@ func TestSmoke(t *testing.T) {
 	cmd := holder.Command{Path: exe, Env: append(os.Environ(), childEnv+"=1")}
 
 	// The leak check must see a live holder, or it could not fail.
-	h, err := holder.Start(ctx, cmd, holder.Spec{Contender: "monolock", Addrs: d.Addrs(bench.RoleMonolock), Lease: lease, Key: "leak-check"})
+	h, err := holder.Start(ctx, cmd, holder.Spec{Contender: contenders[0].Name, Addrs: bench.Addrs(d.Servers(contenders[0].Server.Name)), Lease: lease, Key: "leak-check"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,22 +60,7 @@ func TestSmoke(t *testing.T) {
 	}
 	h.Close()
 
-	r := bench.Runner{
-		Scenarios: []bench.Scenario{Scenario(Config{
-			Holder: cmd, Trials: 1, FreezeTrials: 1,
-		})},
-		Contenders: contenders,
-		Deployment: d,
-		Lease:      lease,
-	}
-	res := &results.Results{SchemaVersion: results.SchemaVersion, RunID: "smoke", StartedAt: time.Now()}
-	d.Describe(&res.Environment)
-	if err := r.Run(ctx, res); err != nil {
-		t.Fatal(err)
-	}
-	if err := res.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	res := runScenario(ctx, t, HandoverConfig{Holder: cmd, Trials: 1, FreezeTrials: 1}.Scenario(), contenders, d, lease)
 	if want := 3 * len(contenders); len(res.Raw) != want {
 		t.Fatalf("%d raw records, want %d", len(res.Raw), want)
 	}
@@ -185,13 +122,14 @@ func holderChildren(t *testing.T) []string {
 	return found
 }
 
-// TestWithoutServerCounters runs against a deployment that exposes no
+// TestHandoverWithoutServerCounters runs against a deployment that exposes no
 // monolock ops address (the external backend without one): the waiter is
 // given the settle pause instead, and a holder that cannot start fails the
 // step instead of counting failed handovers.
-func TestWithoutServerCounters(t *testing.T) {
+func TestHandoverWithoutServerCounters(t *testing.T) {
 	srv := monolocktest.NewServer(t)
-	d := external.New(map[string][]string{bench.RoleMonolock: {srv.Addr}})
+	monolock := contenders.Table()[0]
+	d := external.New([]*bench.ServerSpec{monolock.Server}, map[string]external.Addrs{monolock.Server.Name: {Addrs: []string{srv.Addr}}})
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -206,8 +144,9 @@ func TestWithoutServerCounters(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := Scenario(Config{Holder: tt.cmd, Trials: 2}).Variants(false)[0]
-			env := &bench.Env{Contender: contenders[0], Addrs: d.Addrs(bench.RoleMonolock), Lease: time.Second, Deployment: d}
+			v := HandoverConfig{Holder: tt.cmd, Trials: 2}.Scenario().Variants(false)[0]
+			servers := d.Servers(monolock.Server.Name)
+			env := &bench.Env{Contender: monolock, Servers: servers, Addrs: bench.Addrs(servers), Lease: time.Second}
 			raw, err := v.Run(context.Background(), env)
 			if tt.wantErr {
 				if !errors.Is(err, errSetup) {

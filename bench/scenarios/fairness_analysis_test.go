@@ -1,4 +1,4 @@
-package fairness
+package scenarios
 
 import (
 	"math"
@@ -29,28 +29,28 @@ func TestJain(t *testing.T) {
 	}
 }
 
-// ms builds times in milliseconds for readable cases.
-func ms(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+// msDur builds times in milliseconds for readable cases.
+func msDur(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
 
 // granted is a request granted at grant and released at rel (ms).
-func granted(client int, req, grant, rel float64) Request {
-	return Request{Client: client, Requested: ms(req), Granted: true, Grant: ms(grant), End: ms(grant), Released: ms(rel)}
+func granted(client int, req, grant, rel float64) FairnessRequest {
+	return FairnessRequest{Client: client, Requested: msDur(req), Granted: true, Grant: msDur(grant), End: msDur(grant), Released: msDur(rel)}
 }
 
 // waiting is a request that never got the lock: ended at end (ms) or, with
 // end < 0, still pending at the end of the run.
-func waiting(client int, req, end float64) Request {
-	r := Request{Client: client, Requested: ms(req), End: Pending}
+func waiting(client int, req, end float64) FairnessRequest {
+	r := FairnessRequest{Client: client, Requested: msDur(req), End: Pending}
 	if end >= 0 {
-		r.End = ms(end)
+		r.End = msDur(end)
 	}
 	return r
 }
 
-func TestAnalyze(t *testing.T) {
+func TestAnalyzeFairness(t *testing.T) {
 	tests := []struct {
 		name     string
-		reqs     []Request
+		reqs     []FairnessRequest
 		clients  int
 		from, to float64 // window, ms
 		slack    float64 // ms
@@ -64,7 +64,7 @@ func TestAnalyze(t *testing.T) {
 	}{
 		{
 			name: "strict FIFO, back to back",
-			reqs: []Request{
+			reqs: []FairnessRequest{
 				granted(0, 0, 0, 10), granted(1, 1, 10, 20), granted(2, 2, 20, 30),
 			},
 			clients: 3, from: 0, to: 100,
@@ -74,7 +74,7 @@ func TestAnalyze(t *testing.T) {
 			name: "a later request overtakes a pending one",
 			// c1 asked at 1, c2 at 2; c2 was served first (at 10): one
 			// inversion. c1's own grant at 20 overtook nobody.
-			reqs: []Request{
+			reqs: []FairnessRequest{
 				granted(0, 0, 0, 10), granted(1, 1, 20, 30), granted(2, 2, 10, 20),
 			},
 			clients: 3, from: 0, to: 100,
@@ -82,7 +82,7 @@ func TestAnalyze(t *testing.T) {
 		},
 		{
 			name: "overtaking two pending requests is one inversion",
-			reqs: []Request{
+			reqs: []FairnessRequest{
 				granted(0, 0, 0, 10), waiting(1, 1, -1), waiting(2, 2, -1), granted(3, 3, 10, 20),
 			},
 			clients: 4, from: 0, to: 100,
@@ -90,7 +90,7 @@ func TestAnalyze(t *testing.T) {
 		},
 		{
 			name: "a request that failed before the grant is not overtaken",
-			reqs: []Request{
+			reqs: []FairnessRequest{
 				granted(0, 0, 0, 10), waiting(1, 1, 5), granted(2, 2, 10, 20),
 			},
 			clients: 3, from: 0, to: 100,
@@ -98,7 +98,7 @@ func TestAnalyze(t *testing.T) {
 		},
 		{
 			name: "requests within the slack count as simultaneous",
-			reqs: []Request{
+			reqs: []FairnessRequest{
 				granted(0, 0, 0, 10), granted(1, 1.0, 20, 30), granted(2, 1.5, 10, 20),
 			},
 			clients: 3, from: 0, to: 100, slack: 1,
@@ -110,7 +110,7 @@ func TestAnalyze(t *testing.T) {
 			// is granted at 12 inside the window [10, 40): one inversion.
 			// c0's grant at 0 and c3's grant at 50 are outside the window;
 			// c3 overtook c1 too, but is not counted.
-			reqs: []Request{
+			reqs: []FairnessRequest{
 				granted(0, 0, 0, 10), waiting(1, 1, -1), granted(2, 2, 12, 22), granted(3, 30, 50, 60),
 			},
 			clients: 4, from: 10, to: 40,
@@ -121,7 +121,7 @@ func TestAnalyze(t *testing.T) {
 			// [0,10] and [5,15] overlap (a release seen late), [20,30] is
 			// cut at 25 by the window [5, 25): 5..15 + 20..25 = 15. Requests made
 			// at the same moment do not overtake each other.
-			reqs: []Request{
+			reqs: []FairnessRequest{
 				granted(0, 0, 0, 10), granted(1, 0, 5, 15), granted(2, 0, 20, 30),
 			},
 			clients: 3, from: 5, to: 25,
@@ -130,7 +130,7 @@ func TestAnalyze(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := Analyze(tt.reqs, tt.clients, ms(tt.from), ms(tt.to), ms(tt.slack))
+			f := AnalyzeFairness(tt.reqs, tt.clients, msDur(tt.from), msDur(tt.to), msDur(tt.slack))
 			if !slices.Equal(f.Grants, tt.grants) {
 				t.Errorf("Grants = %v, want %v", f.Grants, tt.grants)
 			}
@@ -144,7 +144,7 @@ func TestAnalyze(t *testing.T) {
 			if !slices.Equal(waits, tt.waits) {
 				t.Errorf("Waits = %v ms, want %v", waits, tt.waits)
 			}
-			if f.Held != ms(tt.held) {
+			if f.Held != msDur(tt.held) {
 				t.Errorf("Held = %v, want %vms", f.Held, tt.held)
 			}
 			if tt.wantJainEqual != (f.Jain == 1) {

@@ -1,7 +1,8 @@
-// Package monolocker adapts this project's Go client (package monolock) to
-// the bench seam: Acquire is monolock's Client.Acquire (one connection per
-// claim, FIFO queue on the server, promotion pushed), Lost is Lock.Done and
-// Release closes the connection.
+// Package monolocker is the monolock contender: this project's Go client
+// (package monolock) on the bench seam, and the server it needs. Acquire is
+// the client's Acquire (one connection per claim, FIFO queue on the
+// server, promotion pushed), Lost is Lock.Done and Release closes the
+// connection.
 package monolocker
 
 import (
@@ -13,16 +14,17 @@ import (
 	"github.com/monolock/monolock-bench/monolock"
 )
 
-// Locker is a monolock contender. It is safe for concurrent use.
-type Locker struct {
-	client *monolock.Client
-	lease  time.Duration
-}
-
-// New returns a Locker for the server at addr acquiring with lease.
-func New(addr string, lease time.Duration) (*Locker, error) {
-	c := monolock.New(monolock.Config{Address: addr})
-	return &Locker{client: c, lease: lease}, nil
+// Contender returns the monolock row of the contender table.
+func Contender() bench.Contender {
+	return bench.Contender{
+		Name: "monolock", Label: "monolock", Family: "monolock", Colour: "#1f5fbf",
+		Server:   Server,
+		Settings: Settings(),
+		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
+			return New(addrs[0], lease)
+		},
+		Counters: NewCounters,
+	}
 }
 
 // Settings describes the contender for results.json.
@@ -34,7 +36,20 @@ func Settings() results.Settings {
 		"wait":      "server-side FIFO queue, promotion pushed (no polling)",
 		"release":   "close the connection with a reset (SO_LINGER 0, no TIME_WAIT on the client)",
 		"give_up":   "never (waits until the harness cancels)",
+		"counters":  countersSource,
 	}
+}
+
+// Locker is a monolock contender. It is safe for concurrent use.
+type Locker struct {
+	client *monolock.Client
+	lease  time.Duration
+}
+
+// New returns a Locker for the server at addr acquiring with lease.
+func New(addr string, lease time.Duration) (*Locker, error) {
+	c := monolock.New(monolock.Config{Address: addr})
+	return &Locker{client: c, lease: lease}, nil
 }
 
 // Acquire implements bench.Locker.

@@ -1,22 +1,21 @@
-// Package handover is scenario 3 of the bench: how long a waiter waits
-// after the holder lets go, in three ways a holder lets go — it releases
-// (graceful), its process is killed (crash, SIGKILL), or its process
-// stalls (freeze, SIGSTOP: a GC pause, a VM freeze, a swapped-out host).
+package scenarios
+
+// The handover scenario: how long a waiter waits after the holder lets go,
+// in three ways a holder lets go — it releases (graceful), its process is
+// killed (crash, SIGKILL), or its process stalls (freeze, SIGSTOP: a GC
+// pause, a VM freeze, a swapped-out host).
 //
 // The holder runs in its own OS process (package holder); the waiter runs
-// in the bench and is already queued (monolock) or polling (Redis, Redlock)
-// before t0. t0 is taken in the bench the moment it asks the holder to
-// release, sends SIGKILL or sends SIGSTOP; a trial's figure is the waiter's
-// grant − t0 on the bench's monotonic clock.
-package handover
+// in the bench and is already queued or polling before t0, as its
+// contender's coordinator counters show. t0 is taken in the bench the
+// moment it asks the holder to release, sends SIGKILL or sends SIGSTOP; a
+// trial's figure is the waiter's grant − t0 on the bench's monotonic
+// clock.
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	mrand "math/rand/v2"
 	"slices"
 	"strconv"
@@ -24,11 +23,11 @@ import (
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/holder"
+	"github.com/monolock/monolock-bench/bench/internal/stats"
 	"github.com/monolock/monolock-bench/bench/results"
-	"github.com/monolock/monolock-bench/bench/serverops"
 )
 
-// Modes, which are the variant names.
+// Handover modes, which are the variant names.
 const (
 	Graceful = "graceful"
 	Crash    = "crash"
@@ -55,9 +54,9 @@ const (
 	// random moment. Every contender gets the same rule.
 	phaseMin = 250 * time.Millisecond
 	// settle is the pause used instead of the servers' counters when the
-	// deployment does not expose them (e.g. monolock without its ops port):
-	// time enough for a loopback ACQUIRE to be queued or a first SET NX to
-	// be refused.
+	// deployment does not expose them (an external server without its ops
+	// address): time enough for a loopback request to be queued or a first
+	// attempt to be refused.
 	settle = 200 * time.Millisecond
 	// readyTimeout bounds starting the holder and queueing the waiter.
 	readyTimeout = 15 * time.Second
@@ -77,11 +76,8 @@ const (
 // than counting a failed handover.
 var errSetup = errors.New("handover: setting up the trial")
 
-// maxErrors bounds the distinct error messages kept per repetition.
-const maxErrors = 5
-
-// Config configures the scenario.
-type Config struct {
+// HandoverConfig configures the handover scenario.
+type HandoverConfig struct {
 	// Holder starts the holder child process: the bench binary with its
 	// hidden holder subcommand. Required.
 	Holder holder.Command
@@ -91,7 +87,7 @@ type Config struct {
 	Trials, FreezeTrials int
 }
 
-func (c Config) trials(quick bool, mode string) int {
+func (c HandoverConfig) trials(quick bool, mode string) int {
 	n, def, qdef := c.Trials, DefaultTrials, DefaultQuickTrials
 	if mode == Freeze {
 		n, def, qdef = c.FreezeTrials, DefaultFreezeTrials, DefaultQuickFreezeTrials
@@ -108,18 +104,20 @@ func (c Config) trials(quick bool, mode string) int {
 
 // Scenario returns the handover scenario with variants graceful, crash and
 // freeze and metrics p50, p95, max (ms) and failed (count). Floors do not
-// take part; waiting-strategy variants of the Redis contenders do.
-func Scenario(cfg Config) bench.Scenario {
+// take part; waiting-strategy variants do.
+func (cfg HandoverConfig) Scenario() bench.Scenario {
 	modes := []string{Graceful, Crash, Freeze}
+	lower := bench.LowerIsBetter
 	return bench.Scenario{
-		Name: "handover",
+		Name:   "handover",
+		Better: map[string]string{"p50": lower, "p95": lower, "max": lower, "failed": lower},
 		Settings: func(quick bool) results.Settings {
 			return results.Settings{
 				"trials_graceful": strconv.Itoa(cfg.trials(quick, Graceful)),
 				"trials_crash":    strconv.Itoa(cfg.trials(quick, Crash)),
 				"trials_freeze":   strconv.Itoa(cfg.trials(quick, Freeze)),
 				"holder":          "separate OS process (the bench binary's holder subcommand), same contender code; one process per trial, one fresh key per trial",
-				"waiter":          "in the bench; queued (monolock: the server's monolock_waiters gauge rose) or polling (Redis: the servers' SET calls rose by one attempt) before t0; without server counters a " + settle.String() + " settle pause",
+				"waiter":          "in the bench; queued or polling before t0: the contender's waiting counter (its counters setting) rose; without server counters a " + settle.String() + " settle pause",
 				"phase":           "random pause uniform in [0, max(" + phaseMin.String() + ", lease/3)) between waiter ready and t0, for every contender: spreads t0 over the waiter's retry delay and the holder's watchdog/heartbeat period",
 				"t0":              "graceful: before writing the release request to the holder's stdin; crash: before SIGKILL; freeze: before SIGSTOP",
 				"figure":          "waiter's grant - t0, bench monotonic clock",
@@ -141,7 +139,7 @@ func Scenario(cfg Config) bench.Scenario {
 					Contended: true,
 					Estimate:  time.Duration(n) * per,
 					Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
-						return run(ctx, env, cfg.Holder, mode, n)
+						return runHandover(ctx, env, cfg.Holder, mode, n)
 					},
 				})
 			}
@@ -150,32 +148,30 @@ func Scenario(cfg Config) bench.Scenario {
 	}
 }
 
-// run measures trials handovers of one mode for env's contender.
-func run(ctx context.Context, env *bench.Env, cmd holder.Command, mode string, trials int) (results.Raw, error) {
+// runHandover measures trials handovers of one mode for env's contender.
+func runHandover(ctx context.Context, env *bench.Env, cmd holder.Command, mode string, trials int) (results.Raw, error) {
 	if cmd.Path == "" {
 		return results.Raw{}, errors.New("handover: no holder command configured")
 	}
 	waiter, err := env.Open(ctx)
 	if err != nil {
-		return results.Raw{}, fmt.Errorf("handover: opening %s: %w", env.Contender.Name, err)
+		return results.Raw{}, err
 	}
 	defer waiter.Close()
-	probe, err := serverops.New(env)
-	switch {
-	case errors.Is(err, serverops.ErrUnavailable):
-		probe = nil // settle pause instead
-	case err != nil:
+	probe, err := openCoordinator(env)
+	if err != nil {
 		return results.Raw{}, err
-	default:
-		defer probe.Close()
 	}
+	if probe != nil {
+		defer probe.Close()
+	} // else a settle pause instead
 	// Warm-up: one uncontended cycle, so the first trial does not pay for
 	// the waiter's first connections.
 	if err := bench.Cycle(ctx, waiter, "handover-warmup-"+randomHex(), 0); err != nil {
 		return results.Raw{}, fmt.Errorf("handover: warm-up: %w", err)
 	}
 
-	t := &trial{env: env, cmd: cmd, mode: mode, waiter: waiter, probe: probe}
+	t := &handoverTrial{env: env, cmd: cmd, mode: mode, waiter: waiter, probe: probe}
 	var values []float64
 	var errs []string
 	begin := time.Now()
@@ -189,9 +185,7 @@ func run(ctx context.Context, env *bench.Env, cmd holder.Command, mode string, t
 			return results.Raw{}, err
 		}
 		if err != nil {
-			if len(errs) < maxErrors && !slices.Contains(errs, err.Error()) {
-				errs = append(errs, err.Error())
-			}
+			errs = noteError(errs, err.Error())
 			continue
 		}
 		values = append(values, ms(d))
@@ -206,8 +200,8 @@ func run(ctx context.Context, env *bench.Env, cmd holder.Command, mode string, t
 	if len(values) > 0 {
 		sorted := slices.Sorted(slices.Values(values))
 		raw.Metrics = append(raw.Metrics,
-			results.Metric{Name: "p50", Unit: "ms", Value: Percentile(sorted, 50)},
-			results.Metric{Name: "p95", Unit: "ms", Value: Percentile(sorted, 95)},
+			results.Metric{Name: "p50", Unit: "ms", Value: stats.Percentile(sorted, 50)},
+			results.Metric{Name: "p95", Unit: "ms", Value: stats.Percentile(sorted, 95)},
 			results.Metric{Name: "max", Unit: "ms", Value: sorted[len(sorted)-1]},
 		)
 	}
@@ -215,13 +209,13 @@ func run(ctx context.Context, env *bench.Env, cmd holder.Command, mode string, t
 	return raw, nil
 }
 
-// trial is the state shared by the trials of one repetition.
-type trial struct {
+// handoverTrial is the state shared by the trials of one repetition.
+type handoverTrial struct {
 	env    *bench.Env
 	cmd    holder.Command
 	mode   string
 	waiter bench.Locker
-	probe  *serverops.Probe // nil: settle pause
+	probe  bench.Coordinator // nil: settle pause
 }
 
 type grant struct {
@@ -231,7 +225,7 @@ type grant struct {
 }
 
 // run performs one trial and returns the handover time.
-func (t *trial) run(ctx context.Context) (time.Duration, error) {
+func (t *handoverTrial) run(ctx context.Context) (time.Duration, error) {
 	key := "handover-" + t.mode + "-" + randomHex()
 	rctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
@@ -243,13 +237,9 @@ func (t *trial) run(ctx context.Context) (time.Duration, error) {
 	}
 	defer h.Close() // resumes a frozen holder, asks it to exit, reaps it
 
-	var base serverops.Counts
-	var baseWaiters int64
+	var base bench.Counts
 	if t.probe != nil {
 		if base, err = t.probe.Counts(rctx); err != nil {
-			return 0, fmt.Errorf("%w: %w", errSetup, err)
-		}
-		if baseWaiters, err = t.probe.Waiters(rctx); err != nil && !errors.Is(err, serverops.ErrNoQueue) {
 			return 0, fmt.Errorf("%w: %w", errSetup, err)
 		}
 	}
@@ -280,7 +270,7 @@ func (t *trial) run(ctx context.Context) (time.Duration, error) {
 		}
 		return errors.New("handover: waiter granted before t0 (the holder lost the lock)")
 	}
-	if r, err := t.waitReady(rctx, base, baseWaiters, granted); r != nil {
+	if r, err := t.waitReady(rctx, base, granted); r != nil {
 		return 0, early(*r)
 	} else if err != nil {
 		return 0, err
@@ -327,11 +317,11 @@ func (t *trial) run(ctx context.Context) (time.Duration, error) {
 	return d, nil
 }
 
-// waitReady returns once the waiter is queued (monolock's waiter gauge rose
-// above baseWaiters) or polling (the servers saw one more acquire attempt
-// per server than base), or after the settle pause without a probe. If the
-// waiter's Acquire returned first, it returns that result.
-func (t *trial) waitReady(ctx context.Context, base serverops.Counts, baseWaiters int64, granted <-chan grant) (*grant, error) {
+// waitReady returns once the waiter is queued or polling (the
+// coordinator's Waiting counter rose above base), or after the settle
+// pause without a probe. If the waiter's Acquire returned first, it
+// returns that result.
+func (t *handoverTrial) waitReady(ctx context.Context, base bench.Counts, granted <-chan grant) (*grant, error) {
 	if t.probe == nil {
 		select {
 		case r := <-granted:
@@ -352,22 +342,12 @@ func (t *trial) waitReady(ctx context.Context, base serverops.Counts, baseWaiter
 		case <-ctx.Done():
 			return nil, fmt.Errorf("handover: waiter not seen queued or polling: %w", ctx.Err())
 		}
-		w, err := t.probe.Waiters(ctx)
-		switch {
-		case err == nil:
-			if w > baseWaiters {
-				return nil, nil
-			}
-		case errors.Is(err, serverops.ErrNoQueue):
-			c, err := t.probe.Counts(ctx)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %w", errSetup, err)
-			}
-			if c.Attempts-base.Attempts >= int64(t.probe.Servers()) {
-				return nil, nil
-			}
-		default:
+		c, err := t.probe.Counts(ctx)
+		if err != nil {
 			return nil, fmt.Errorf("%w: %w", errSetup, err)
+		}
+		if c.Waiting > base.Waiting {
+			return nil, nil
 		}
 	}
 }
@@ -375,18 +355,4 @@ func (t *trial) waitReady(ctx context.Context, base serverops.Counts, baseWaiter
 // phaseBound is the upper bound of the random pause before t0.
 func phaseBound(lease time.Duration) time.Duration { return max(phaseMin, lease/3) }
 
-// Percentile returns the p-th percentile (0 < p <= 100) of sorted, which
-// must not be empty, by the nearest-rank rule: the smallest value with at
-// least p% of the values at or below it.
-func Percentile(sorted []float64, p float64) float64 {
-	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
-	return sorted[min(max(rank, 1), len(sorted))-1]
-}
-
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func randomHex() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}

@@ -1,16 +1,14 @@
-// Package fairness is scenario 4 of the bench: N clients, each with its own
-// Locker (its own connections), loop acquire → hold → release → think on
-// one hot lock. Every request and grant is recorded on the bench's
-// monotonic clock; the figures are Jain's index over grants per client,
-// FIFO inversions, waits, lock utilisation, and the coordinator's load
-// while clients wait (its own command counters and its CPU).
-package fairness
+package scenarios
+
+// The fairness scenario: N clients, each with its own Locker (its own
+// connections), loop acquire → hold → release → think on one hot lock.
+// Every request and grant is recorded on the bench's monotonic clock; the
+// figures are Jain's index over grants per client, FIFO inversions, waits,
+// lock utilisation, and the coordinator's load while clients wait (its own
+// command counters and its CPU).
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -18,11 +16,11 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/internal/stats"
 	"github.com/monolock/monolock-bench/bench/results"
-	"github.com/monolock/monolock-bench/bench/serverops"
 )
 
-// Defaults of Config.
+// Defaults of FairnessConfig.
 const (
 	DefaultClients       = 8
 	DefaultHold          = 10 * time.Millisecond
@@ -41,11 +39,9 @@ const (
 // failurePause keeps a client whose Acquire failed from spinning.
 const failurePause = 10 * time.Millisecond
 
-// maxErrors bounds the distinct error messages kept per repetition.
-const maxErrors = 5
-
-// Config configures the scenario. Zero fields take the defaults.
-type Config struct {
+// FairnessConfig configures the fairness scenario. Zero fields take the
+// defaults.
+type FairnessConfig struct {
 	// Clients is the number of contending clients, each with its own
 	// Locker; default DefaultClients. The variant is named "n<Clients>".
 	Clients int
@@ -60,7 +56,7 @@ type Config struct {
 	InversionSlack time.Duration
 }
 
-func (c Config) withDefaults(quick bool) Config {
+func (c FairnessConfig) withDefaults(quick bool) FairnessConfig {
 	def := func(v *time.Duration, d time.Duration) {
 		if *v <= 0 {
 			*v = d
@@ -85,11 +81,17 @@ func (c Config) withDefaults(quick bool) Config {
 // metrics jain_index, fifo_inversions_per_1k, wait_p50, wait_p99, wait_max
 // (ms), utilisation (ratio), server_ops_per_sec (1/s) and grants (count),
 // plus attempts_per_grant and server_cpu_ms_per_sec, and a per-client
-// table. Floors do not take part; waiting-strategy variants of the Redis
-// contenders do.
-func Scenario(cfg Config) bench.Scenario {
+// table. Floors do not take part; waiting-strategy variants do.
+func (cfg FairnessConfig) Scenario() bench.Scenario {
+	lower := bench.LowerIsBetter
 	return bench.Scenario{
 		Name: "fairness",
+		Better: map[string]string{
+			"jain_index": bench.HigherIsBetter, "fifo_inversions_per_1k": lower,
+			"wait_p50": lower, "wait_p99": lower, "wait_max": lower,
+			"server_ops_per_sec": lower, "server_ops_per_grant": lower, "attempts_per_grant": lower,
+			"server_cpu_ms_per_sec": lower,
+		},
 		Settings: func(quick bool) results.Settings {
 			c := cfg.withDefaults(quick)
 			return results.Settings{
@@ -105,8 +107,8 @@ func Scenario(cfg Config) bench.Scenario {
 				"inversion":       "a grant in the window that overtook an earlier request (made more than inversion_slack before it) still pending at the grant; requests of the warm-up count as overtaken too",
 				"inversion_slack": c.InversionSlack.String(),
 				"utilisation":     "union of [grant, release returned] over the window / window",
-				"server_ops":      "coordinator's own counters over the window: Redis INFO commandstats (all commands but INFO, summed over the masters); monolock /metrics acquires + heartbeats",
-				"attempts":        "acquire attempts the coordinator saw over the window (Redis SET calls / masters; monolock ACQUIREs)",
+				"server_ops":      "commands the coordinator served over the window, from its own counters (each contender's counters setting)",
+				"attempts":        "acquire attempts the coordinator saw over the window, one per client attempt (each contender's counters setting)",
 				"server_cpu":      "the contender's server processes over the window, where the backend can see them",
 			}
 		},
@@ -117,7 +119,7 @@ func Scenario(cfg Config) bench.Scenario {
 				Contended: true,
 				Estimate:  c.Warmup + c.Duration + 500*time.Millisecond,
 				Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
-					return run(ctx, env, c)
+					return runFairness(ctx, env, c)
 				},
 			}}
 		},
@@ -126,29 +128,25 @@ func Scenario(cfg Config) bench.Scenario {
 
 // clientLog is what one client goroutine records.
 type clientLog struct {
-	reqs     []Request
+	reqs     []FairnessRequest
 	failures int64
 	lost     int64
 	errs     []string
 }
 
-func (l *clientLog) note(err error) {
-	if len(l.errs) < maxErrors && !slices.Contains(l.errs, err.Error()) {
-		l.errs = append(l.errs, err.Error())
-	}
-}
+func (l *clientLog) note(err error) { l.errs = noteError(l.errs, err.Error()) }
 
 // snapshot is the coordinator's and the bench's counters at one moment.
 type snapshot struct {
 	at        time.Duration // since the run's start
-	counts    serverops.Counts
+	counts    bench.Counts
 	serverCPU time.Duration
 	cpuOK     bool
 	cpuSource string
 	selfCPU   time.Duration
 }
 
-func take(ctx context.Context, env *bench.Env, probe *serverops.Probe, start time.Time) (snapshot, error) {
+func take(ctx context.Context, env *bench.Env, probe bench.Coordinator, start time.Time) (snapshot, error) {
 	s := snapshot{at: time.Since(start)}
 	var err error
 	if probe != nil {
@@ -156,15 +154,15 @@ func take(ctx context.Context, env *bench.Env, probe *serverops.Probe, start tim
 			return s, err
 		}
 	}
-	if s.serverCPU, s.cpuSource, s.cpuOK, err = env.Deployment.ServerCPU(ctx, env.Contender.Role); err != nil {
+	if s.serverCPU, s.cpuSource, s.cpuOK, err = env.ServerCPU(ctx); err != nil {
 		return s, err
 	}
 	s.selfCPU, err = bench.SelfCPU()
 	return s, err
 }
 
-// run measures one repetition.
-func run(ctx context.Context, env *bench.Env, cfg Config) (results.Raw, error) {
+// runFairness measures one repetition.
+func runFairness(ctx context.Context, env *bench.Env, cfg FairnessConfig) (results.Raw, error) {
 	lockers := make([]bench.Locker, 0, cfg.Clients)
 	defer func() {
 		for _, l := range lockers {
@@ -174,17 +172,15 @@ func run(ctx context.Context, env *bench.Env, cfg Config) (results.Raw, error) {
 	for range cfg.Clients {
 		l, err := env.Open(ctx)
 		if err != nil {
-			return results.Raw{}, fmt.Errorf("fairness: opening %s: %w", env.Contender.Name, err)
+			return results.Raw{}, err
 		}
 		lockers = append(lockers, l)
 	}
-	probe, err := serverops.New(env)
-	switch {
-	case errors.Is(err, serverops.ErrUnavailable):
-		probe = nil // the server_ops figures are left out, not guessed
-	case err != nil:
+	probe, err := openCoordinator(env)
+	if err != nil {
 		return results.Raw{}, err
-	default:
+	}
+	if probe != nil {
 		defer probe.Close()
 	}
 
@@ -207,7 +203,7 @@ func run(ctx context.Context, env *bench.Env, cfg Config) (results.Raw, error) {
 	if ctx.Err() != nil {
 		return results.Raw{}, ctx.Err()
 	}
-	var reqs []Request
+	var reqs []FairnessRequest
 	var failures, lost int64
 	var errs []string
 	for _, l := range logs {
@@ -215,25 +211,23 @@ func run(ctx context.Context, env *bench.Env, cfg Config) (results.Raw, error) {
 		failures += l.failures
 		lost += l.lost
 		for _, e := range l.errs {
-			if len(errs) < maxErrors && !slices.Contains(errs, e) {
-				errs = append(errs, e)
-			}
+			errs = noteError(errs, e)
 		}
 	}
-	f := Analyze(reqs, cfg.Clients, a.at, b.at, cfg.InversionSlack)
+	f := AnalyzeFairness(reqs, cfg.Clients, a.at, b.at, cfg.InversionSlack)
 	return record(cfg, f, reqs, a, b, probe, failures, lost, errs)
 }
 
 // window waits the warm-up, takes the first snapshot, waits the measured
 // duration and takes the second.
-func window(ctx context.Context, env *bench.Env, probe *serverops.Probe, start time.Time, cfg Config) (a, b snapshot, err error) {
-	if err := sleep(ctx, cfg.Warmup); err != nil {
+func window(ctx context.Context, env *bench.Env, probe bench.Coordinator, start time.Time, cfg FairnessConfig) (a, b snapshot, err error) {
+	if err := bench.Sleep(ctx, cfg.Warmup); err != nil {
 		return a, b, err
 	}
 	if a, err = take(ctx, env, probe, start); err != nil {
 		return a, b, err
 	}
-	if err := sleep(ctx, cfg.Duration); err != nil {
+	if err := bench.Sleep(ctx, cfg.Duration); err != nil {
 		return a, b, err
 	}
 	b, err = take(ctx, env, probe, start)
@@ -241,10 +235,10 @@ func window(ctx context.Context, env *bench.Env, probe *serverops.Probe, start t
 }
 
 // loop is one client: acquire → hold → release → think until ctx ends.
-func loop(ctx context.Context, l bench.Locker, client int, key string, cfg Config, since func() time.Duration) clientLog {
+func loop(ctx context.Context, l bench.Locker, client int, key string, cfg FairnessConfig, since func() time.Duration) clientLog {
 	var log clientLog
 	for ctx.Err() == nil {
-		r := Request{Client: client, Requested: since(), End: Pending}
+		r := FairnessRequest{Client: client, Requested: since(), End: Pending}
 		h, err := l.Acquire(ctx, key)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -255,7 +249,7 @@ func loop(ctx context.Context, l bench.Locker, client int, key string, cfg Confi
 			log.reqs = append(log.reqs, r)
 			log.failures++
 			log.note(err)
-			_ = sleep(ctx, failurePause)
+			_ = bench.Sleep(ctx, failurePause)
 			continue
 		}
 		r.Granted, r.Grant = true, since()
@@ -279,13 +273,13 @@ func loop(ctx context.Context, l bench.Locker, client int, key string, cfg Confi
 		}
 		r.Released = since()
 		log.reqs = append(log.reqs, r)
-		_ = sleep(ctx, cfg.Think)
+		_ = bench.Sleep(ctx, cfg.Think)
 	}
 	return log
 }
 
 // record turns the figures into the repetition's record.
-func record(cfg Config, f Figures, reqs []Request, a, b snapshot, probe *serverops.Probe,
+func record(cfg FairnessConfig, f FairnessFigures, reqs []FairnessRequest, a, b snapshot, probe bench.Coordinator,
 	failures, lost int64, errs []string) (results.Raw, error) {
 	span := b.at - a.at
 	var grants int64
@@ -296,7 +290,7 @@ func record(cfg Config, f Figures, reqs []Request, a, b snapshot, probe *servero
 		return results.Raw{}, fmt.Errorf("fairness: no grant in %v (%d failures): %v", span.Round(time.Millisecond), failures, errs)
 	}
 	waits := bench.NewHistogram()
-	perClient := make([][]time.Duration, cfg.Clients)
+	perClient := make([][]float64, cfg.Clients) // waits in ms
 	requests := make([]int64, cfg.Clients)
 	for _, r := range reqs {
 		if r.Requested >= a.at && r.Requested < b.at {
@@ -304,7 +298,7 @@ func record(cfg Config, f Figures, reqs []Request, a, b snapshot, probe *servero
 		}
 		if r.Granted && r.Grant >= a.at && r.Grant < b.at {
 			_ = waits.RecordValue(int64(r.Grant - r.Requested))
-			perClient[r.Client] = append(perClient[r.Client], r.Grant-r.Requested)
+			perClient[r.Client] = append(perClient[r.Client], ms(r.Grant-r.Requested))
 		}
 	}
 	hist, err := results.NewHistogram("wait", "ns", waits)
@@ -332,7 +326,7 @@ func record(cfg Config, f Figures, reqs []Request, a, b snapshot, probe *servero
 	}
 	if probe != nil {
 		cmds := b.counts.Commands - a.counts.Commands
-		attempts := (b.counts.Attempts - a.counts.Attempts) / int64(probe.Servers())
+		attempts := b.counts.Attempts - a.counts.Attempts
 		raw.Counts["server_commands"] = cmds
 		raw.Counts["attempts"] = attempts
 		raw.Metrics = append(raw.Metrics,
@@ -365,28 +359,11 @@ func record(cfg Config, f Figures, reqs []Request, a, b snapshot, probe *servero
 		if w := perClient[i]; len(w) > 0 {
 			slices.Sort(w)
 			c.Metrics = append(c.Metrics,
-				results.Metric{Name: "wait_p50", Unit: "ms", Value: msOf(int64(w[(len(w)-1)/2]))},
-				results.Metric{Name: "wait_max", Unit: "ms", Value: msOf(int64(w[len(w)-1]))},
+				results.Metric{Name: "wait_p50", Unit: "ms", Value: stats.Percentile(w, 50)},
+				results.Metric{Name: "wait_max", Unit: "ms", Value: w[len(w)-1]},
 			)
 		}
 		raw.Clients = append(raw.Clients, c)
 	}
 	return raw, nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func randomHex() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

@@ -1,0 +1,26 @@
+// Package contenders is the contender table: one row per lock the suite
+// measures, each described completely by its own package. Adding a
+// contender is its package and one line here. cmd/monolock-bench runs the
+// table; tests run the same rows instead of copies.
+package contenders
+
+import (
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/contenders/floors"
+	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
+	"github.com/monolock/monolock-bench/redisbench"
+)
+
+// Table returns every contender in run and display order: the locks, then
+// the floors.
+func Table() []bench.Contender {
+	return []bench.Contender{
+		monolocker.Contender(),
+		redisbench.RedisContender(),
+		redisbench.RedlockContender(),
+		redisbench.RedisSpinContender(),
+		redisbench.RedlockSpinContender(),
+		floors.TCP(),
+		floors.Redis(),
+	}
+}

@@ -1,0 +1,181 @@
+package bench
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The bench core is bench/ outside bench/contenders/: it names no
+// contender and imports no contender's client, so that adding one touches
+// only its own package and a table line.
+
+// contenderNames are the contenders' ids (and the spelling of one in
+// identifiers). The project's own name, monolock-bench, is not one.
+var contenderNames = []string{"monolock", "redis", "redlock", "etcd", "postgres", "tcp-floor", "tcpfloor", "redis-floor"}
+
+// forbiddenImports are contender client libraries and contender packages.
+var forbiddenImports = []string{
+	"github.com/redis/go-redis", "github.com/go-redsync/redsync",
+	"github.com/monolock/monolock-bench/monolock",
+	"github.com/monolock/monolock-bench/redisbench",
+	"github.com/monolock/monolock-bench/bench/contenders",
+	"go.etcd.io/etcd", "github.com/jackc/pgx",
+}
+
+// notYetCore are core packages another branch of issue #12 cleans (the
+// report side); the lead removes them from this list at the merge.
+var notYetCore = []string{"report", "compare"}
+
+// allowed are mentions the results.json schema (version 1) fixes.
+var allowed = map[string]bool{"RedisVersion": true, `json:"redis_version,omitempty"`: true}
+
+// projectName matches the project's name and module path in any spelling.
+var projectName = regexp.MustCompile(`(?i)github\.com/monolock/monolock-bench|monolock[-_]bench`)
+
+// coreDirs returns the directories of the core's packages, relative to
+// bench/.
+func coreDirs(t *testing.T) []string {
+	t.Helper()
+	var dirs []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		for _, skip := range append([]string{"contenders", "testdata"}, notYetCore...) {
+			if path == skip || d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+		}
+		if files, _ := filepath.Glob(filepath.Join(path, "*.go")); len(files) > 0 {
+			dirs = append(dirs, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dirs
+}
+
+// mentions returns the contender name in s, or "".
+func mentions(s string, identifier bool) string {
+	s = strings.ToLower(projectName.ReplaceAllString(s, ""))
+	for _, n := range contenderNames {
+		if identifier {
+			if strings.Contains(s, strings.ReplaceAll(n, "-", "")) {
+				return n
+			}
+			continue
+		}
+		if regexp.MustCompile(`(^|[^a-z0-9])` + regexp.QuoteMeta(n) + `([^a-z0-9]|$)`).MatchString(s) {
+			return n
+		}
+	}
+	return ""
+}
+
+func TestMentions(t *testing.T) {
+	tests := []struct {
+		s          string
+		identifier bool
+		want       string
+	}{
+		{"monolock", false, "monolock"},
+		{"redis-server", false, "redis"},
+		{"a monolock_waiters gauge", false, "monolock"},
+		{"server tcp-floor", false, "tcp-floor"},
+		{"org.monolock-bench.session", false, ""},
+		{"MONOLOCK_BENCH_PUBLISH_PORTS", false, ""},
+		{"github.com/monolock/monolock-bench/bench", false, ""},
+		{"predis", false, ""},
+		{"RoleRedis", true, "redis"},
+		{"tcpFloorPort", true, "tcp-floor"},
+		{"Session", true, ""},
+	}
+	for _, tt := range tests {
+		if got := mentions(tt.s, tt.identifier); got != tt.want {
+			t.Errorf("mentions(%q, %v) = %q, want %q", tt.s, tt.identifier, got, tt.want)
+		}
+	}
+}
+
+// TestCoreNamesNoContender parses every non-test file of the core: no
+// string literal or identifier names a contender, no import is a
+// contender's client or package.
+func TestCoreNamesNoContender(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, dir := range coreDirs(t) {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range f.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				for _, bad := range forbiddenImports {
+					if p == bad || strings.HasPrefix(p, bad+"/") {
+						t.Errorf("%s imports %s", fset.Position(imp.Pos()), p)
+					}
+				}
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.ImportSpec:
+					return false // checked above
+				case *ast.BasicLit:
+					if n.Kind != token.STRING {
+						return true
+					}
+					s, _ := strconv.Unquote(n.Value)
+					if name := mentions(s, false); name != "" && !allowed[s] {
+						t.Errorf("%s: string %q names contender %s", fset.Position(n.Pos()), s, name)
+					}
+				case *ast.Ident:
+					if name := mentions(n.Name, true); name != "" && !allowed[n.Name] {
+						t.Errorf("%s: identifier %s names contender %s", fset.Position(n.Pos()), n.Name, name)
+					}
+				}
+				return true
+			})
+		}
+	}
+}
+
+// TestCoreDependsOnNoContenderClient asks the go tool for everything the
+// core packages link: no contender's client library.
+func TestCoreDependsOnNoContenderClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	var pkgs []string
+	for _, dir := range coreDirs(t) {
+		pkgs = append(pkgs, "./"+dir)
+	}
+	pkgs = append(pkgs, "./report", "./compare") // their imports are clean already
+	out, err := exec.Command("go", append([]string{"list", "-deps"}, pkgs...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		for _, bad := range forbiddenImports {
+			if p == bad || strings.HasPrefix(p, bad+"/") {
+				t.Errorf("the core depends on %s", p)
+			}
+		}
+	}
+}

@@ -1,0 +1,47 @@
+package scenarios
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/benchtest"
+	"github.com/monolock/monolock-bench/bench/contenders"
+	"github.com/monolock/monolock-bench/bench/local"
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+// locks returns the contender table's base locks (no floors, no
+// waiting-strategy variants: monolock, redis, redlock) and their servers
+// as local child processes, stopped at the end of the test.
+func locks(t *testing.T) ([]bench.Contender, *local.Deployment) {
+	t.Helper()
+	var cs []bench.Contender
+	for _, c := range contenders.Table() {
+		if !c.Floor && !c.ContendedOnly {
+			cs = append(cs, c)
+		}
+	}
+	specs, err := bench.Specs(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs, benchtest.Start(t, specs...)
+}
+
+// runScenario runs s once for contenders on d and returns the validated
+// results.
+func runScenario(ctx context.Context, t *testing.T, s bench.Scenario, cs []bench.Contender, d bench.Deployment, lease time.Duration) *results.Results {
+	t.Helper()
+	r := bench.Runner{Scenarios: []bench.Scenario{s}, Contenders: cs, Deployment: d, Lease: lease}
+	res := &results.Results{SchemaVersion: results.SchemaVersion, RunID: "smoke", StartedAt: time.Now()}
+	d.Describe(&res.Environment)
+	if err := r.Run(ctx, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}

@@ -1,0 +1,62 @@
+package redisbench
+
+import (
+	"context"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+// Rows of the contender table. The -spin rows are the "fast spin" waiting
+// strategy reported beside the default (redsync's jitter); they only run
+// where workers contend.
+
+// RedisContender returns the redis contender: SET NX on one Redis, redsync's
+// jittered retry delay.
+func RedisContender() bench.Contender { return redisContender("redis", JitterWait, false, "#c8322d") }
+
+// RedisSpinContender returns redis-spin: Redis with the fast-spin retry delay.
+func RedisSpinContender() bench.Contender {
+	return redisContender("redis-spin", SpinWait, true, "#2e8b57")
+}
+
+// RedlockContender returns the redlock contender: redsync over the Masters.
+func RedlockContender() bench.Contender {
+	return redlockContender("redlock", JitterWait, false, "#e08a00")
+}
+
+// RedlockSpinContender returns redlock-spin: Redlock with the fast-spin retry
+// delay.
+func RedlockSpinContender() bench.Contender {
+	return redlockContender("redlock-spin", SpinWait, true, "#7b3fa0")
+}
+
+func redisContender(name string, wait Wait, contendedOnly bool, colour string) bench.Contender {
+	return bench.Contender{
+		Name: name, Label: name, Family: "redis", Colour: colour,
+		Server: Server, ContendedOnly: contendedOnly,
+		Settings: withCounters(Config{Wait: wait}.Settings()),
+		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
+			return NewRedis(Config{Addr: addrs[0], TTL: lease, Wait: wait})
+		},
+		Counters: NewCounters,
+	}
+}
+
+func redlockContender(name string, wait Wait, contendedOnly bool, colour string) bench.Contender {
+	return bench.Contender{
+		Name: name, Label: name, Family: "redis", Colour: colour,
+		Server: RedlockMasters, ContendedOnly: contendedOnly,
+		Settings: withCounters(RedlockConfig{Wait: wait}.Settings()),
+		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
+			return NewRedlock(RedlockConfig{Addrs: addrs, TTL: lease, Wait: wait})
+		},
+		Counters: NewCounters,
+	}
+}
+
+func withCounters(s results.Settings) results.Settings {
+	s["counters"] = countersSource
+	return s
+}

@@ -1,0 +1,94 @@
+package redisbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/monolock/monolock-bench/bench"
+)
+
+const countersSource = "INFO commandstats of every server: commands = calls of every command but INFO (which is how they are read); " +
+	"attempts = SET calls / servers (one attempt reaches every master); waiting = attempts (waiters poll)"
+
+// counters reads INFO commandstats on every server of a contender.
+type counters struct{ clients []*redis.Client }
+
+// NewCounters returns the coordinator counters of servers.
+func NewCounters(servers []bench.Server) (bench.Coordinator, error) {
+	if len(servers) == 0 {
+		return nil, fmt.Errorf("%w: no servers", bench.ErrNoCounters)
+	}
+	c := &counters{}
+	for _, s := range servers {
+		c.clients = append(c.clients, NewClient(s.Addr(), 1))
+	}
+	return c, nil
+}
+
+// Counts implements bench.Coordinator.
+func (c *counters) Counts(ctx context.Context) (bench.Counts, error) {
+	var n bench.Counts
+	var sets int64
+	for _, r := range c.clients {
+		info, err := r.Info(ctx, "commandstats").Result()
+		if err != nil {
+			return bench.Counts{}, fmt.Errorf("redisbench: INFO commandstats: %w", err)
+		}
+		calls, err := parseCommandStats(info)
+		if err != nil {
+			return bench.Counts{}, err
+		}
+		for cmd, k := range calls {
+			if cmd != "info" {
+				n.Commands += k
+			}
+		}
+		sets += calls["set"]
+	}
+	n.Attempts = sets / int64(len(c.clients))
+	n.Waiting = n.Attempts
+	return n, nil
+}
+
+// Close implements bench.Coordinator.
+func (c *counters) Close() error {
+	var errs []error
+	for _, r := range c.clients {
+		errs = append(errs, r.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// parseCommandStats returns the calls per command ("set", "evalsha", ...)
+// in the output of INFO commandstats ("cmdstat_set:calls=12,...").
+func parseCommandStats(info string) (map[string]int64, error) {
+	calls := map[string]int64{}
+	for line := range strings.Lines(info) {
+		line = strings.TrimSpace(line)
+		name, fields, ok := strings.Cut(line, ":")
+		cmd, isStat := strings.CutPrefix(name, "cmdstat_")
+		if !ok || !isStat {
+			continue
+		}
+		found := false
+		for kv := range strings.SplitSeq(fields, ",") {
+			if v, ok := strings.CutPrefix(kv, "calls="); ok {
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					return nil, fmt.Errorf("redisbench: commandstats line %q: %w", line, err)
+				}
+				calls[cmd], found = n, true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("redisbench: commandstats line without calls: %q", line)
+		}
+	}
+	return calls, nil
+}
