@@ -212,7 +212,7 @@ func caveats(a, b *results.Results) []string {
 	diff("network path", ea.NetworkPath, eb.NetworkPath)
 	diff("kernel", ea.Kernel, eb.Kernel)
 	diff("Go", ea.GoVersion, eb.GoVersion)
-	diff("Redis", ea.RedisVersion, eb.RedisVersion)
+	diff("key-value server version (redis_version)", ea.RedisVersion, eb.RedisVersion)
 	diff("quick mode", fmt.Sprint(a.Parameters.Quick), fmt.Sprint(b.Parameters.Quick))
 	for _, group := range []struct {
 		name string
