@@ -22,8 +22,8 @@ import (
 // Chart size: wide enough for a legend beside the lines, small enough for
 // a phone after CSS scaling.
 const (
-	chartWidth  = 6 * vg.Inch
-	chartHeight = 3.6 * vg.Inch
+	chartWidth  = 7 * vg.Inch
+	chartHeight = 3.8 * vg.Inch
 )
 
 // palette gives every lock without a colour of its own a fixed colour by
@@ -48,29 +48,51 @@ var (
 )
 
 // lineStyle returns the colour and dashes of a contender's line: its own
-// colour (ContenderInfo.Colour) or the palette's, dashed for floors.
+// colour (ContenderInfo.Colour), else the next palette colour no other
+// contender has taken, dashed for floors.
 func (f *figures) lineStyle(contender string) draw.LineStyle {
 	ls := draw.LineStyle{Width: vg.Points(1.5)}
-	lock, floor := 0, 0
-	for _, c := range f.contenders {
-		if c == contender {
-			break
-		}
-		if f.isFloor(c) {
-			floor++
-		} else {
-			lock++
-		}
-	}
 	if f.isFloor(contender) {
+		floor := 0
+		for _, c := range f.contenders {
+			if c == contender {
+				break
+			}
+			if f.isFloor(c) {
+				floor++
+			}
+		}
 		ls.Color, ls.Dashes = floorGrey[floor%len(floorGrey)], floorDashes[floor%len(floorDashes)]
-	} else {
-		ls.Color = palette[lock%len(palette)]
 	}
-	if c, ok := parseColour(f.info[contender].Colour); ok {
+	if c, ok := f.colours()[contender]; ok {
 		ls.Color = c
 	}
 	return ls
+}
+
+// colours assigns the chart colour of every lock and of every floor with
+// a colour of its own.
+func (f *figures) colours() map[string]color.RGBA {
+	out := map[string]color.RGBA{}
+	taken := map[color.RGBA]bool{}
+	for _, c := range f.contenders {
+		if col, ok := parseColour(f.info[c].Colour); ok {
+			out[c], taken[col] = col, true
+		}
+	}
+	next := 0
+	for _, c := range f.contenders {
+		if _, ok := out[c]; ok || f.isFloor(c) {
+			continue
+		}
+		for i := range palette { // the first free colour, or any once all are taken
+			if col := palette[(next+i)%len(palette)]; !taken[col] || i == len(palette)-1 {
+				out[c], taken[col], next = col, true, (next+i+1)%len(palette)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // parseColour reads "#rrggbb".
@@ -102,7 +124,7 @@ var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
 
 // legendWidth is the column right of the plot area that holds the legend,
 // so that it never covers data.
-const legendWidth = 1.6 * vg.Inch
+const legendWidth = 2.1 * vg.Inch
 
 // newPlot returns a plot with the house layout.
 func newPlot(title, xLabel, yLabel string) *plot.Plot {
