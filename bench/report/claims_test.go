@@ -212,3 +212,28 @@ func TestLeaseParityFallback(t *testing.T) {
 		t.Fatalf("without any lease: %s: %s", c.Verdict, c.Evidence)
 	}
 }
+
+// The claim rules give the committed reference run the verdicts the
+// hand-written claims gave it (the claims' words are the rules' data).
+func TestReferenceRunVerdicts(t *testing.T) {
+	const path = "../../reports/20261130T053533Z/results.json"
+	r, err := results.Load(path)
+	if err != nil {
+		t.Skipf("reference run not present: %v", err)
+	}
+	r.FillDefaults(results.Defaults{Claims: claimRules()})
+	want := map[string]Verdict{
+		"acquire-latency": Fails, "short-lock-throughput": Holds, "graceful-immediate": Holds,
+		"crash-one-lease": Holds, "freeze-one-lease": Holds, "redis-crash-ttl": Holds, "redlock-crash-ttl": Holds,
+		"strict-fifo": Holds, "one-waiter-woken": Holds, "quiet-contention": Holds,
+	}
+	got := Check(r)
+	if len(got) != len(want) {
+		t.Fatalf("%d claims, want %d", len(got), len(want))
+	}
+	for _, c := range got {
+		if c.Verdict != want[c.ID] {
+			t.Errorf("%s: %s, want %s (%s)", c.ID, c.Verdict, want[c.ID], c.Evidence)
+		}
+	}
+}

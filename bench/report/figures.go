@@ -195,9 +195,9 @@ func num(v float64) string {
 }
 
 // spread prints a row as "median (min–max)", or the median alone when
-// there is one repetition or no spread.
+// there is one repetition or no spread at the printed precision.
 func spread(x results.Row) string {
-	if x.N > 1 && x.Min != x.Max {
+	if x.N > 1 && num(x.Min) != num(x.Max) {
 		return fmt.Sprintf("%s (%s–%s)", num(x.Median), num(x.Min), num(x.Max))
 	}
 	return num(x.Median)

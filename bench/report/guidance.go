@@ -53,17 +53,13 @@ func (f *figures) guidance(d *document, claims []Claim) {
 			measured = append(measured, fmt.Sprintf("%s, best first: %s.", s.text, line))
 		}
 	}
-	var holding []string
 	for _, c := range claims {
-		switch c.Verdict {
-		case Fails:
+		if c.Verdict == Fails {
 			measured = append(measured, fmt.Sprintf("Does not hold in this run: “%s” (%s).", c.Claim, c.Evidence))
-		case Holds:
-			holding = append(holding, "“"+c.Claim+"”")
 		}
 	}
-	if len(holding) > 0 {
-		measured = append(measured, "Holds in this run: "+strings.Join(holding, " ")+".")
+	if holds, fails, inc := tally(claims); holds+fails+inc > 0 {
+		measured = append(measured, fmt.Sprintf("Of the %d claims checked, %d hold, %d fail and %d are inconclusive in this run (see Claims checked).", len(claims), holds, fails, inc))
 	}
 	if len(measured) > 0 {
 		d.p("From this run's numbers (ratios to the best in parentheses):")
