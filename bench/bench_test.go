@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -233,7 +234,7 @@ func TestRunnerPlansRecordsAndStopsPartial(t *testing.T) {
 		t.Fatalf("summary %+v", res.Summary)
 	}
 	want0 := results.ContenderInfo{Name: "a", Label: "A", Family: "fa", Colour: "#010203"}
-	if len(res.Contenders) != 3 || res.Contenders[0] != want0 || !res.Contenders[1].ContendedOnly ||
+	if len(res.Contenders) != 3 || !reflect.DeepEqual(res.Contenders[0], want0) || !res.Contenders[1].ContendedOnly ||
 		!res.Contenders[2].Floor || res.Contenders[2].Label != "floor" {
 		t.Fatalf("contender info %+v", res.Contenders)
 	}

@@ -36,6 +36,13 @@ type Contender struct {
 	// contender's servers; nil when it has none. It returns an error
 	// wrapping ErrNoCounters when the servers cannot be read.
 	Counters func(servers []Server) (Coordinator, error)
+	// Claims are the claims made about this contender, as rules whose
+	// Subject is Name; the runner records them in results.json and the
+	// report judges them against the run's figures.
+	Claims []results.ClaimRule
+	// Notes are trade-offs of the design that a run does not measure; the
+	// report lists them, labelled as such.
+	Notes []string
 }
 
 // Info returns what results.json records of the contender for rendering.
@@ -46,6 +53,6 @@ func (c Contender) Info() results.ContenderInfo {
 	}
 	return results.ContenderInfo{
 		Name: c.Name, Label: label, Family: c.Family, Colour: c.Colour,
-		Floor: c.Floor, ContendedOnly: c.ContendedOnly,
+		Floor: c.Floor, ContendedOnly: c.ContendedOnly, Notes: c.Notes,
 	}
 }

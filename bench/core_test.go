@@ -30,10 +30,6 @@ var forbiddenImports = []string{
 	"go.etcd.io/etcd", "github.com/jackc/pgx",
 }
 
-// notYetCore are core packages another branch of issue #12 cleans (the
-// report side); the lead removes them from this list at the merge.
-var notYetCore = []string{"report", "compare"}
-
 // allowed are mentions the results.json schema (version 1) fixes.
 var allowed = map[string]bool{"RedisVersion": true, `json:"redis_version,omitempty"`: true}
 
@@ -52,7 +48,7 @@ func coreDirs(t *testing.T) []string {
 		if !d.IsDir() {
 			return nil
 		}
-		for _, skip := range append([]string{"contenders", "testdata"}, notYetCore...) {
+		for _, skip := range []string{"contenders", "testdata"} {
 			if path == skip || d.Name() == "testdata" {
 				return filepath.SkipDir
 			}

@@ -53,7 +53,7 @@ type plannedStep struct {
 	contender Contender
 }
 
-// Run fills res.Parameters, res.Contenders, res.Raw, res.Summary and
+// Run fills res.Parameters, res.Contenders, res.Claims, res.Raw, res.Summary and
 // res.Notes. When ctx
 // ends it stops at once, marks res partial and returns ctx.Err(); the
 // repetitions finished so far stay in res. A failing step is logged, noted
@@ -82,6 +82,7 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 		set["lease"], set["server_role"] = r.Lease.String(), c.Server.Name
 		res.Parameters.Contender[c.Name] = set
 		res.Contenders = append(res.Contenders, c.Info())
+		res.Claims = append(res.Claims, c.Claims...)
 	}
 
 	steps := r.plan(reps)

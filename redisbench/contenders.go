@@ -41,6 +41,7 @@ func redisContender(name string, wait Wait, contendedOnly bool, colour string) b
 			return NewRedis(Config{Addr: addrs[0], TTL: lease, Wait: wait})
 		},
 		Counters: NewCounters,
+		Claims:   claimsAbout(name),
 	}
 }
 
@@ -53,6 +54,7 @@ func redlockContender(name string, wait Wait, contendedOnly bool, colour string)
 			return NewRedlock(RedlockConfig{Addrs: addrs, TTL: lease, Wait: wait})
 		},
 		Counters: NewCounters,
+		Claims:   claimsAbout(name),
 	}
 }
 

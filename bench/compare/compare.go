@@ -95,13 +95,31 @@ func samples(r *results.Results) ([]key, map[key][]float64, map[key]string) {
 	return order, vals, units
 }
 
-// higherIsBetter lists the metrics where a larger value is an improvement;
-// neutral lists those with no better direction. Every other metric (times,
-// CPU, load, inversions, failures) is better lower.
-var (
-	higherIsBetter = map[string]bool{"cycles_per_sec": true, "jain_index": true}
-	neutral        = map[string]bool{"grants": true, "utilisation": true, "workers": true}
-)
+// better returns the direction in which a figure improves: its summary
+// row's Better in the new run, else in the old; a file without it (written
+// before it existed) falls back to the one generic rule there is, that
+// times are better lower. Other figures get no direction.
+func better(old, new *results.Results, k key) string {
+	for _, r := range []*results.Results{new, old} {
+		for _, x := range r.Summary {
+			if x.Scenario == k.scenario && x.Variant == k.variant && x.Contender == k.contender && x.Metric == k.metric && x.Better != "" {
+				return x.Better
+			}
+		}
+	}
+	for _, r := range []*results.Results{new, old} {
+		for _, x := range r.Summary {
+			if x.Scenario == k.scenario && x.Metric == k.metric {
+				switch x.Unit {
+				case "ns", "us", "ms", "s":
+					return results.BetterLower
+				}
+				return ""
+			}
+		}
+	}
+	return ""
+}
 
 // Compare compares every figure of old and new. alpha is the significance
 // level (DefaultAlpha when zero). It does not modify its arguments.
@@ -112,12 +130,7 @@ func Compare(old, new *results.Results, alpha float64) *Comparison {
 	th := benchmath.DefaultThresholds
 	th.CompareAlpha = alpha
 	c := &Comparison{OldRun: old.RunID, NewRun: new.RunID, Caveats: caveats(old, new)}
-	newClaims := report.Check(new)
-	for i, oc := range report.Check(old) {
-		nc := newClaims[i] // Check returns the same claims in the same order
-		c.Claims = append(c.Claims, ClaimChange{ID: oc.ID, Claim: oc.Claim, Old: oc.Verdict, New: nc.Verdict,
-			OldEvidence: oc.Evidence, NewEvidence: nc.Evidence})
-	}
+	c.Claims = claimChanges(report.Check(old), report.Check(new))
 	oldOrder, oldVals, units := samples(old)
 	newOrder, newVals, _ := samples(new)
 	for _, k := range oldOrder {
@@ -135,9 +148,9 @@ func Compare(old, new *results.Results, alpha float64) *Comparison {
 			OldN: len(s1.Values), NewN: len(s2.Values), P: cmp.P, Alpha: alpha,
 		}
 		f.Delta = cmp.FormatDelta(f.Old.Center, f.New.Center)
-		if f.Delta != "~" && f.Old.Center != f.New.Center && !neutral[k.metric] {
+		if dir := better(old, new, k); f.Delta != "~" && f.Old.Center != f.New.Center && dir != "" {
 			up := f.New.Center > f.Old.Center
-			if up == higherIsBetter[k.metric] {
+			if up == (dir == results.BetterHigher) {
 				f.Direction = "better"
 			} else {
 				f.Direction = "worse"
@@ -158,6 +171,31 @@ func Compare(old, new *results.Results, alpha float64) *Comparison {
 	return c
 }
 
+// claimChanges pairs the claims of two runs by id: the old run's in its
+// order, then those only the new run checks. A claim one run does not
+// check has an empty verdict there.
+func claimChanges(old, new []Claim) []ClaimChange {
+	var out []ClaimChange
+	for _, oc := range old {
+		ch := ClaimChange{ID: oc.ID, Claim: oc.Claim, Old: oc.Verdict, OldEvidence: oc.Evidence}
+		for _, nc := range new {
+			if nc.ID == oc.ID {
+				ch.New, ch.NewEvidence = nc.Verdict, nc.Evidence
+			}
+		}
+		out = append(out, ch)
+	}
+	for _, nc := range new {
+		if !slices.ContainsFunc(old, func(oc Claim) bool { return oc.ID == nc.ID }) {
+			out = append(out, ClaimChange{ID: nc.ID, Claim: nc.Claim, New: nc.Verdict, NewEvidence: nc.Evidence})
+		}
+	}
+	return out
+}
+
+// Claim is a claim checked in one run.
+type Claim = report.Claim
+
 // caveats lists the differences that make two runs less than like for
 // like.
 func caveats(a, b *results.Results) []string {
@@ -174,7 +212,7 @@ func caveats(a, b *results.Results) []string {
 	diff("network path", ea.NetworkPath, eb.NetworkPath)
 	diff("kernel", ea.Kernel, eb.Kernel)
 	diff("Go", ea.GoVersion, eb.GoVersion)
-	diff("Redis", ea.RedisVersion, eb.RedisVersion)
+	diff("key-value server version (redis_version)", ea.RedisVersion, eb.RedisVersion)
 	diff("quick mode", fmt.Sprint(a.Parameters.Quick), fmt.Sprint(b.Parameters.Quick))
 	for _, group := range []struct {
 		name string
@@ -262,7 +300,7 @@ func (c *Comparison) Markdown(w io.Writer) error {
 			if cl.Old != cl.New {
 				change = " **changed**"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s%s |\n", cl.ID, cl.Old, cl.New, change)
+			fmt.Fprintf(&b, "| %s | %s | %s%s |\n", cl.ID, orDash(cl.Old), orDash(cl.New), change)
 		}
 	}
 	if len(c.OnlyOld) > 0 {
@@ -279,6 +317,14 @@ func (c *Comparison) Markdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// orDash prints a verdict, or – for a claim the run does not check.
+func orDash(v report.Verdict) string {
+	if v == "" {
+		return "–"
+	}
+	return string(v)
 }
 
 func summary(s benchmath.Summary) string {

@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/report"
 	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/redisbench"
 )
 
 var update = flag.Bool("update", false, "rewrite the synthetic fixtures testdata/old.json, testdata/new.json and the golden testdata/compare.md")
@@ -43,8 +45,9 @@ func run(t *testing.T, id string, values map[string][]float64, lease string) *re
 			Repetitions: 6, Scenarios: []string{"latency", "throughput"}, Contenders: []string{"monolock", "redis", "redlock"},
 			Contender: map[string]results.Settings{"monolock": {"lease": lease}},
 		},
-		Summary: results.Summarize(raw), Raw: raw,
-		Notes: []string{"TEST FIXTURE: synthetic numbers, not a measurement."},
+		Summary: withBetter(results.Summarize(raw)), Raw: raw,
+		Notes:  []string{"TEST FIXTURE: synthetic numbers, not a measurement."},
+		Claims: append(monolocker.Claims(), redisbench.Claims()...),
 	}
 }
 
@@ -125,6 +128,12 @@ func TestCompareFixtures(t *testing.T) {
 		t.Errorf("strict-fifo verdicts %v, want inconclusive without fairness data", got)
 	}
 
+	// Claims pair by id: one only the new run checks shows – for the old.
+	onlyNew := claimChanges(nil, []Claim{{ID: "x", Verdict: report.Holds}})
+	if len(onlyNew) != 1 || onlyNew[0].Old != "" || onlyNew[0].New != report.Holds {
+		t.Errorf("claimChanges(nil, x) = %+v", onlyNew)
+	}
+
 	var b bytes.Buffer
 	if err := c.Markdown(&b); err != nil {
 		t.Fatal(err)
@@ -143,21 +152,34 @@ func TestCompareFixtures(t *testing.T) {
 	}
 }
 
+// withBetter marks the fixture's figures as a runner would.
+func withBetter(rows []results.Row) []results.Row {
+	for i, x := range rows {
+		rows[i].Better = results.BetterLower
+		if x.Metric == "cycles_per_sec" {
+			rows[i].Better = results.BetterHigher
+		}
+	}
+	return rows
+}
+
 func TestDirection(t *testing.T) {
 	lo := []float64{10, 11, 10, 12, 11}
 	hi := []float64{20, 21, 20, 22, 21}
 	tests := []struct {
 		name          string
-		metric        string
+		unit, better  string
 		old, new      []float64
 		wantDirection string
 	}{
-		{"latency down is better", "acquire_p50", hi, lo, "better"},
-		{"latency up is worse", "acquire_p50", lo, hi, "worse"},
-		{"throughput up is better", "cycles_per_sec", lo, hi, "better"},
-		{"throughput down is worse", "cycles_per_sec", hi, lo, "worse"},
-		{"grants have no direction", "grants", lo, hi, ""},
-		{"same is no change", "acquire_p50", lo, lo, ""},
+		{"lower is better: down", "us", "lower", hi, lo, "better"},
+		{"lower is better: up", "us", "lower", lo, hi, "worse"},
+		{"higher is better: up", "1/s", "higher", lo, hi, "better"},
+		{"higher is better: down", "1/s", "higher", hi, lo, "worse"},
+		{"no direction", "count", "", lo, hi, ""},
+		{"same is no change", "us", "lower", lo, lo, ""},
+		{"old file: a time is better lower", "ms", "", lo, hi, "worse"},
+		{"old file: a rate has no direction", "1/s", "", lo, hi, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -165,9 +187,13 @@ func TestDirection(t *testing.T) {
 				var raw []results.Raw
 				for i, v := range vals {
 					raw = append(raw, results.Raw{Scenario: "s", Contender: "c", Variant: "v", Repetition: i + 1,
-						Metrics: []results.Metric{{Name: tt.metric, Unit: "u", Value: v}}})
+						Metrics: []results.Metric{{Name: "m", Unit: tt.unit, Value: v}}})
 				}
-				return &results.Results{RunID: id, Raw: raw}
+				rows := results.Summarize(raw)
+				for i := range rows {
+					rows[i].Better = tt.better
+				}
+				return &results.Results{RunID: id, Raw: raw, Summary: rows}
 			}
 			c := Compare(mk("a", tt.old), mk("b", tt.new), 0)
 			if len(c.Figures) != 1 || c.Figures[0].Direction != tt.wantDirection {

@@ -22,12 +22,13 @@ import (
 // Chart size: wide enough for a legend beside the lines, small enough for
 // a phone after CSS scaling.
 const (
-	chartWidth  = 6 * vg.Inch
-	chartHeight = 3.6 * vg.Inch
+	chartWidth  = 7 * vg.Inch
+	chartHeight = 3.8 * vg.Inch
 )
 
-// palette gives every lock a fixed colour by its position in the display
-// order; floors are grey and dashed so they read as baselines.
+// palette gives every lock without a colour of its own a fixed colour by
+// its position among the locks; floors are grey and dashed so they read as
+// baselines.
 var palette = []color.RGBA{
 	{0x1f, 0x5f, 0xbf, 0xff}, // blue
 	{0xc8, 0x32, 0x2d, 0xff}, // red
@@ -35,32 +36,86 @@ var palette = []color.RGBA{
 	{0x2e, 0x8b, 0x57, 0xff}, // green
 	{0x7b, 0x3f, 0xa0, 0xff}, // purple
 	{0x8c, 0x56, 0x3c, 0xff}, // brown
+	{0x17, 0xa2, 0xb8, 0xff}, // teal
+	{0xd6, 0x33, 0x84, 0xff}, // pink
+	{0x6b, 0x8e, 0x23, 0xff}, // olive
+	{0x1a, 0x2b, 0x6d, 0xff}, // navy
 }
 
-var floorGrey = [...]color.RGBA{{0x55, 0x55, 0x55, 0xff}, {0x99, 0x99, 0x99, 0xff}}
+var (
+	floorGrey   = [...]color.RGBA{{0x55, 0x55, 0x55, 0xff}, {0x99, 0x99, 0x99, 0xff}}
+	floorDashes = [...][]vg.Length{{vg.Points(5), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(6), vg.Points(2), vg.Points(2), vg.Points(2)}}
+)
 
-// style returns the colour and dashes of a contender's line.
+// lineStyle returns the colour and dashes of a contender's line: its own
+// colour (ContenderInfo.Colour), else the next palette colour no other
+// contender has taken, dashed for floors.
 func (f *figures) lineStyle(contender string) draw.LineStyle {
 	ls := draw.LineStyle{Width: vg.Points(1.5)}
-	switch contender {
-	case tcpFloor:
-		ls.Color, ls.Dashes = floorGrey[0], []vg.Length{vg.Points(5), vg.Points(3)}
-		return ls
-	case redisFloor:
-		ls.Color, ls.Dashes = floorGrey[1], []vg.Length{vg.Points(2), vg.Points(2)}
-		return ls
-	}
-	i := 0
-	for _, c := range f.contenders {
-		if c == contender {
-			break
+	if f.isFloor(contender) {
+		floor := 0
+		for _, c := range f.contenders {
+			if c == contender {
+				break
+			}
+			if f.isFloor(c) {
+				floor++
+			}
 		}
-		if !isFloor(c) {
-			i++
-		}
+		ls.Color, ls.Dashes = floorGrey[floor%len(floorGrey)], floorDashes[floor%len(floorDashes)]
 	}
-	ls.Color = palette[i%len(palette)]
+	if c, ok := f.colours()[contender]; ok {
+		ls.Color = c
+	}
 	return ls
+}
+
+// colours assigns the chart colour of every lock and of every floor with
+// a colour of its own.
+func (f *figures) colours() map[string]color.RGBA {
+	out := map[string]color.RGBA{}
+	taken := map[color.RGBA]bool{}
+	for _, c := range f.contenders {
+		if col, ok := parseColour(f.info[c].Colour); ok {
+			out[c], taken[col] = col, true
+		}
+	}
+	next := 0
+	for _, c := range f.contenders {
+		if _, ok := out[c]; ok || f.isFloor(c) {
+			continue
+		}
+		for i := range palette { // the first free colour, or any once all are taken
+			if col := palette[(next+i)%len(palette)]; !taken[col] || i == len(palette)-1 {
+				out[c], taken[col], next = col, true, (next+i+1)%len(palette)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// parseColour reads "#rrggbb".
+func parseColour(s string) (color.RGBA, bool) {
+	if len(s) != 7 || s[0] != '#' {
+		return color.RGBA{}, false
+	}
+	v, err := strconv.ParseUint(s[1:], 16, 32)
+	if err != nil {
+		return color.RGBA{}, false
+	}
+	return color.RGBA{uint8(v >> 16), uint8(v >> 8), uint8(v), 0xff}, true
+}
+
+// logRange sets a log axis to span lo..hi (both positive) with room
+// around them; gonum's own padding of an empty or one-value range would
+// reach zero, which a log scale cannot show.
+func logRange(a *plot.Axis, lo, hi float64) {
+	lo, hi = math.Max(lo, 1e-3), math.Max(hi, 1e-3)
+	if lo == hi {
+		lo, hi = lo/2, hi*2
+	}
+	a.Min, a.Max = lo, hi
 }
 
 // sans is the chart font: its metrics come with gonum/plot, so the layout
@@ -69,7 +124,7 @@ var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
 
 // legendWidth is the column right of the plot area that holds the legend,
 // so that it never covers data.
-const legendWidth = 1.6 * vg.Inch
+const legendWidth = 2.1 * vg.Inch
 
 // newPlot returns a plot with the house layout.
 func newPlot(title, xLabel, yLabel string) *plot.Plot {
@@ -198,6 +253,7 @@ func (f *figures) percentileChart(title, scenario, variant, hist, yLabel, out st
 	p.Y.Tick.Marker = readableLogTicks
 	maxNines := 0
 	lines := 0
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, c := range f.scenarioContenders(scenario) {
 		h, unit, err := f.histogram(scenario, c, variant, hist)
 		if err != nil {
@@ -207,6 +263,9 @@ func (f *figures) percentileChart(title, scenario, variant, hist, yLabel, out st
 			continue
 		}
 		xys, nines := percentileLine(h, unit, out)
+		for _, p := range xys {
+			lo, hi = math.Min(lo, p.Y), math.Max(hi, p.Y)
+		}
 		l, err := plotter.NewLine(xys)
 		if err != nil {
 			return nil, fmt.Errorf("report: %w", err)
@@ -221,7 +280,8 @@ func (f *figures) percentileChart(title, scenario, variant, hist, yLabel, out st
 		return nil, nil
 	}
 	p.X.Tick.Marker = percentileTicks(maxNines)
-	p.X.Min, p.X.Max = 0, float64(maxNines)
+	p.X.Min, p.X.Max = 0, float64(max(maxNines, 1))
+	logRange(&p.Y, lo, hi)
 	return svgOf(p)
 }
 
@@ -269,6 +329,11 @@ func (f *figures) throughputChart() ([]byte, error) {
 		return nil, nil
 	}
 	p.X.Tick.Marker = ticks
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, t := range ticks {
+		lo, hi = math.Min(lo, t.Value), math.Max(hi, t.Value)
+	}
+	logRange(&p.X, lo, hi)
 	p.Y.Min = 0
 	p.Y.Tick.Marker = readableTicks
 	return svgOf(p)

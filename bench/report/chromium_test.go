@@ -2,7 +2,9 @@ package report
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
+	stdhtml "html"
 	"image"
 	"image/color"
 	"image/draw"
@@ -11,30 +13,113 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
 
 var screenshots = flag.String("screenshots", "", "also keep the Chromium screenshots of the golden report.html in this directory")
 
+// findChromium returns the headless browser; without one the test is
+// skipped, except in CI (CI set), where .ci/run installs it and its
+// absence is a failure.
+func findChromium(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: Chromium takes tens of seconds on a busy machine")
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("CI: no chromium on PATH; .ci/run installs Debian's chromium")
+	}
+	t.Skip("no chromium on PATH (apt-get install -y chromium): report.html not looked at")
+	return ""
+}
+
+// overflowScript measures, in the browser, every table container, table,
+// chart and chart label of the page and writes what sticks out (past the
+// page's width, past its scroll container, or past its chart by more than
+// the few pixels of a fallback font's line box) into the
+// DOM as one line "OVERFLOW: [...]".
+const overflowScript = `<script>
+(function () {
+  var out = [], vw = document.documentElement.clientWidth;
+  function name(e) { var t = e.closest("figure") || e.closest("div.scroll") || e; return (t.id || (t.querySelector("th") || t).textContent).slice(0, 60); }
+  if (document.documentElement.scrollWidth > vw) out.push("page scrolls sideways: " + document.documentElement.scrollWidth + " > " + vw);
+  document.querySelectorAll("div.scroll").forEach(function (d) {
+    if (d.scrollWidth > d.clientWidth + 1) out.push("table " + name(d) + ": " + d.scrollWidth + " px in a " + d.clientWidth + " px container");
+  });
+  document.querySelectorAll("table, figure svg").forEach(function (e) {
+    var r = e.getBoundingClientRect();
+    if (r.left < -1 || r.right > vw + 1) out.push(e.tagName + " " + name(e) + ": spans " + Math.round(r.left) + ".." + Math.round(r.right) + " of " + vw);
+  });
+  document.querySelectorAll("figure svg").forEach(function (svg) {
+    var s = svg.getBoundingClientRect();
+    svg.querySelectorAll("text").forEach(function (t) {
+      var r = t.getBoundingClientRect();
+      if (r.width > 0 && (r.left < s.left - 4 || r.right > s.right + 4 || r.top < s.top - 4 || r.bottom > s.bottom + 4)) out.push("chart " + name(svg) + ": label " + JSON.stringify(t.textContent) + " outside the chart");
+    });
+  });
+  var pre = document.createElement("pre");
+  pre.textContent = "OVER" + "FLOW: " + JSON.stringify({width: vw, problems: out});
+  document.body.appendChild(pre);
+})();
+</script>`
+
+// TestHTMLFitsDesktop renders the golden report.html, eleven contenders,
+// in headless Chromium 1280 px wide and fails when any table or chart
+// overflows the page or its container, or a chart label its chart: every
+// column must be visible without scrolling.
+func TestHTMLFitsDesktop(t *testing.T) {
+	browser := findChromium(t)
+	html, err := os.ReadFile(filepath.Join("testdata", "golden", HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(t.TempDir(), "measured.html")
+	measured := strings.Replace(string(html), "</body>", overflowScript+"\n</body>", 1)
+	if err := os.WriteFile(page, []byte(measured), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+		"--user-data-dir="+t.TempDir(), "--window-size=1280,900", "--virtual-time-budget=5000", "--dump-dom", "file://"+page)
+	dom, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", browser, err)
+	}
+	_, line, ok := strings.Cut(string(dom), "OVERFLOW: ")
+	if !ok {
+		t.Fatalf("the measuring script wrote nothing; dom:\n%.2000s", dom)
+	}
+	line, _, _ = strings.Cut(line, "\n")
+	line = strings.TrimSuffix(strings.TrimSpace(line), "</pre>")
+	var got struct {
+		Width    int
+		Problems []string
+	}
+	if err := json.Unmarshal([]byte(stdhtml.UnescapeString(line)), &got); err != nil {
+		t.Fatalf("%v: %s", err, line)
+	}
+	if got.Width < 1200 || got.Width > 1280 {
+		t.Fatalf("measured at %d px, want 1280 (less a scrollbar)", got.Width)
+	}
+	for _, p := range got.Problems {
+		t.Error(p)
+	}
+}
+
 // TestHTMLInChromium looks at the golden report.html as a reader would: it
 // renders it in headless Chromium at desktop and phone width and checks
 // that the tables (header shading, verdict colours) and the charts (the
 // fills of the first contender's bars) are on the screen.
 func TestHTMLInChromium(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: Chromium takes tens of seconds on a busy machine")
-	}
-	browser := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			browser = p
-			break
-		}
-	}
-	if browser == "" {
-		t.Skip("no chromium on PATH (apt-get install -y chromium): report.html not looked at")
-	}
+	browser := findChromium(t)
 	page, err := filepath.Abs(filepath.Join("testdata", "golden", HTMLFile))
 	if err != nil {
 		t.Fatal(err)
@@ -49,8 +134,8 @@ func TestHTMLInChromium(t *testing.T) {
 		name          string
 		width, height int
 	}{
-		{"desktop", 1100, 11000},
-		{"phone", 390, 16000},
+		{"desktop", 1280, 16000},
+		{"phone", 390, 30000},
 	} {
 		t.Run(size.name, func(t *testing.T) {
 			shot := filepath.Join(out, "report-"+size.name+".png")

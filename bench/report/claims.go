@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,50 +14,18 @@ import (
 // Verdict is the measured outcome of a claim.
 type Verdict string
 
-// Verdicts. A claim holds or fails only when every repetition agrees, so
-// the spread across repetitions decides, not the luck of one run; data
-// that is missing or straddles the threshold gives Inconclusive.
+// Verdicts. With the usual spread rule a claim holds or fails only when
+// every repetition agrees, so the spread across repetitions decides, not
+// the luck of one run; data that is missing or straddles the threshold
+// gives Inconclusive.
 const (
 	Holds        Verdict = "holds"
 	Fails        Verdict = "fails"
 	Inconclusive Verdict = "inconclusive"
 )
 
-// Thresholds of the claims, stated in the report beside each verdict.
-const (
-	// latencyBand: "almost equal" acquisition latency means within this
-	// factor either way.
-	latencyBand = 1.5
-	// throughputMargin: "more throughput" means at least this factor more.
-	throughputMargin = 1.05
-	// immediate: a median handover within this many ms counts as
-	// immediate (a few round trips, the holder process waking up, and
-	// scheduling on a busy machine). The median, not a tail percentile,
-	// because with a handful of trials the tail is one scheduling hiccup.
-	immediateMS = 10.0
-	// leaseSlack: "at most one lease" allows this factor over the lease
-	// for detection and scheduling.
-	leaseSlack = 1.1
-	// fullTTL: a crashed holder's key lives until its TTL runs out, counted
-	// from the watchdog's last extension, which is at most ttl/3 before the
-	// crash: the handover is at least TTL − ttl/3. This share of the TTL
-	// (2/3 less 10% for timing) is the threshold.
-	fullTTL = 0.6
-	// fifoTolerance: inversions per 1,000 grants still counted as strict
-	// FIFO, because request times are taken in the bench before the
-	// request travels: two requests sent within one network delay may
-	// reach the server in either order.
-	fifoTolerance = 1.0
-	// oneWakeup: requests per grant at most this count as "only the next
-	// waiter is woken" (a waiter woken in vain would ask again).
-	oneWakeup = 1.05
-	// quietOps: coordinator commands per grant at most this count as quiet
-	// contention (the request, its answer, an occasional heartbeat).
-	quietOps = 2.0
-)
-
-// Claim is one statement of the comparison between monolock and
-// Redis/Redlock, made testable, with the verdict the run's data gives.
+// Claim is one claim rule of the run (results.ClaimRule) with the verdict
+// the run's data gives.
 type Claim struct {
 	// ID is stable across runs, for scripts: "acquire-latency", ...
 	ID string `json:"id"`
@@ -70,422 +39,308 @@ type Claim struct {
 	Evidence string `json:"evidence"`
 }
 
+// Check evaluates the run's claim rules (r.Claims) against its figures,
+// in the order of the rules; it depends on r only.
+func Check(r *results.Results) []Claim {
+	f := newFigures(r)
+	out := make([]Claim, 0, len(r.Claims))
+	for _, rule := range r.Claims {
+		out = append(out, f.evaluate(rule))
+	}
+	return out
+}
+
 // span is a figure's median and spread across repetitions.
 type span struct {
 	median, lo, hi float64
 	n              int
 }
 
-func spanOf(x results.Row) span { return span{x.Median, x.Min, x.Max, x.N} }
-
 func (s span) String() string { return s.in("") }
 
 // in prints the span with a unit after the median: "121.8 us (114.1–127.0,
 // n=3)".
 func (s span) in(unit string) string {
-	m := num(s.median)
-	if unit != "" {
-		m += " " + unit
-	}
+	m := withUnit(s.median, unit)
 	if s.n > 1 && s.lo != s.hi {
 		return fmt.Sprintf("%s (%s–%s, n=%d)", m, num(s.lo), num(s.hi), s.n)
 	}
 	return fmt.Sprintf("%s (n=%d)", m, s.n)
 }
 
-// atMost judges "s ≤ limit" by the spread.
-func atMost(s span, limit float64) Verdict {
-	switch {
-	case s.hi <= limit:
-		return Holds
-	case s.lo > limit:
-		return Fails
+// spanOf aggregates per-repetition values like results.Summarize.
+func spanOf(vals []float64) span {
+	v := slices.Clone(vals)
+	slices.Sort(v)
+	n := len(v)
+	med := v[n/2]
+	if n%2 == 0 {
+		med = (v[n/2-1] + v[n/2]) / 2
 	}
-	return Inconclusive
+	return span{med, v[0], v[n-1], n}
 }
 
-// atLeast judges "s ≥ limit" by the spread.
-func atLeast(s span, limit float64) Verdict {
-	switch {
-	case s.lo >= limit:
-		return Holds
-	case s.hi < limit:
-		return Fails
+// evaluate judges one rule; see results.ClaimRule for its fields.
+func (f *figures) evaluate(rule results.ClaimRule) Claim {
+	c := Claim{ID: rule.ID, Claim: rule.Claim, Statement: rule.Statement, Threshold: rule.Threshold, Verdict: Inconclusive}
+	compared := []string{rule.Subject}
+	if rule.Than.Contender != "" {
+		compared = append(compared, rule.Than.Contender)
 	}
-	return Inconclusive
-}
-
-// Check evaluates every claim against the run's data. The result is in a
-// fixed order; it depends on r only.
-func Check(r *results.Results) []Claim {
-	f := newFigures(r)
-	return []Claim{
-		f.claimAcquireLatency(),
-		f.claimThroughput(),
-		f.claimGraceful(),
-		f.claimCrash(),
-		f.claimFreeze(),
-		f.claimCrashTTL(redis, "Redis"),
-		f.claimCrashTTL(redlock, "Redlock"),
-		f.claimFIFO(),
-		f.claimOneWakeup(),
-		f.claimQuiet(),
-	}
-}
-
-func missing(what ...string) string {
-	return "not measured in this run: no " + strings.Join(what, ", no ")
-}
-
-func (f *figures) claimAcquireLatency() Claim {
-	c := Claim{
-		ID:        "acquire-latency",
-		Claim:     "Acquisition latency is almost the same as Redis SET NX.",
-		Statement: "Uncontended (latency, w1), monolock's median acquire p50 is within a factor of the Redis contender's.",
-		Threshold: fmt.Sprintf("holds when monolock/Redis stays within 1/%.1f…%.1f for every pairing of repetitions (min/max spread); fails when it stays outside", latencyBand, latencyBand),
-		Verdict:   Inconclusive,
-	}
-	m, okM := f.row("latency", monolock, "w1", "acquire_p50")
-	rd, okR := f.row("latency", redis, "w1", "acquire_p50")
-	if !okM || !okR {
-		c.Evidence = missing("latency w1 acquire_p50 for monolock and redis")
+	v := f.pickVariant(rule, compared)
+	if v == "" {
+		c.Evidence = fmt.Sprintf("not measured in this run: no %s %s %s for %s",
+			rule.Scenario, rule.Variant, rule.Metric, strings.Join(compared, " and "))
 		return c
 	}
-	lo, hi := m.Min/rd.Max, m.Max/rd.Min
-	switch {
-	case lo >= 1/latencyBand && hi <= latencyBand:
-		c.Verdict = Holds
-	case hi < 1/latencyBand || lo > latencyBand:
-		c.Verdict = Fails
+	s, unit, _ := f.quantity(rule, rule.Subject, v)
+	if rule.Label != "" {
+		c.Evidence = fmt.Sprintf("%s %s: %s %s", rule.Subject, v, s, rule.Label)
+	} else {
+		c.Evidence = fmt.Sprintf("%s %s %s %s", rule.Subject, v, rule.Metric, s.in(unit))
 	}
-	c.Evidence = fmt.Sprintf("monolock %s, redis %s: ratio %s",
-		spanOf(m).in("us"), spanOf(rd).in("us"), ratio(m.Median, rd.Median))
-	if lo != hi {
-		c.Evidence += fmt.Sprintf(" (spread %s–%s)", ratio(lo, 1), ratio(hi, 1))
+
+	factor := rule.Than.Factor
+	if factor == 0 {
+		factor = 1
+	}
+	var bound span
+	switch {
+	case rule.Than.Contender != "":
+		bound, _, _ = f.quantity(rule, rule.Than.Contender, v)
+		c.Evidence += fmt.Sprintf("; %s %s: ratio %s", rule.Than.Contender, bound.in(unit), ratio(s.median, bound.median))
+		if lo, hi := s.lo/bound.hi, s.hi/bound.lo; lo != hi && bound.lo > 0 {
+			c.Evidence += fmt.Sprintf(" (spread %s–%s)", ratio(lo, 1), ratio(hi, 1))
+		}
+	case rule.Than.Parameter != "":
+		d, ok := f.duration(rule.Subject, rule.Than.Parameter)
+		if !ok {
+			c.Evidence = fmt.Sprintf("the run recorded no %s for %s", rule.Than.Parameter, rule.Subject)
+			return c
+		}
+		per, ok := nanoseconds[unit]
+		if !ok {
+			c.Evidence += fmt.Sprintf("; the %s (%s) cannot be compared with a figure in %q", rule.Than.Parameter, d, unit)
+			return c
+		}
+		b := float64(d.Nanoseconds()) / per
+		bound = span{b, b, b, 1}
+		if rule.Op != results.Within {
+			c.Evidence += fmt.Sprintf("; %s %s, limit %s", rule.Than.Parameter, d, withUnit(factor*b, unit))
+		}
+	default:
+		bound = span{rule.Than.Value, rule.Than.Value, rule.Than.Value, 1}
+	}
+	c.Verdict = judge(rule.Op, rule.Spread, s, bound, factor)
+
+	for _, q := range rule.Quote {
+		c.Evidence += f.quote(rule, q, v)
+	}
+	for _, g := range rule.Guards {
+		gr := rule
+		gr.Metric, gr.Derive = g.Metric, nil
+		if x, gu, ok := f.quantity(gr, rule.Subject, v); ok && x.hi > 0 {
+			c.Verdict = Fails
+			label := g.Label
+			if label == "" {
+				label = g.Metric
+			}
+			c.Evidence += fmt.Sprintf("; %s %s", label, x.in(gu))
+		}
 	}
 	return c
 }
 
-// highestDistinctAny returns the distinct-keys throughput variant with the
-// most workers that any lock (not a floor) ran.
-func (f *figures) highestDistinctAny() (string, int) {
-	best, bestW := "", 0
-	for _, c := range f.locks("throughput") {
-		if v, w := f.highestDistinct(c, c); w > bestW {
-			best, bestW = v, w
-		}
+// judge compares the figure s with bound by op under the spread rule: with
+// SpreadRange the whole range of s against the whole range of bound must
+// satisfy op for Holds and violate it for Fails; with SpreadMedian the
+// medians decide. Factor scales the bound (AtMost, AtLeast) or is the band
+// (Within).
+func judge(op, spread string, s, bound span, factor float64) Verdict {
+	if spread == results.SpreadMedian {
+		s = span{s.median, s.median, s.median, s.n}
+		bound = span{bound.median, bound.median, bound.median, bound.n}
 	}
-	return best, bestW
+	var holds, fails bool
+	switch op {
+	case results.AtMost:
+		holds, fails = s.hi <= factor*bound.lo, s.lo > factor*bound.hi
+	case results.AtLeast:
+		holds, fails = s.lo >= factor*bound.hi, s.hi < factor*bound.lo
+	case results.Within:
+		holds = s.lo*factor >= bound.hi && s.hi <= factor*bound.lo
+		fails = s.hi*factor < bound.lo || s.lo > factor*bound.hi
+	}
+	switch {
+	case holds:
+		return Holds
+	case fails:
+		return Fails
+	}
+	return Inconclusive
 }
 
-// highestDistinct returns the distinct-keys throughput variant with the
-// most workers that both contenders ran.
-func (f *figures) highestDistinct(a, b string) (string, int) {
-	best, bestW := "", 0
-	for _, v := range f.variants("throughput") {
-		w, ok := workersOf(v)
-		if !ok || !strings.HasPrefix(v, "distinct-") || w <= bestW {
+// quote prints one further figure of a claim's evidence, or nothing when
+// the run lacks it.
+func (f *figures) quote(rule results.ClaimRule, q results.ClaimQuote, variant string) string {
+	qr := rule
+	if q.Metric != "" && q.Metric != rule.Metric {
+		qr.Metric, qr.Derive, qr.Label = q.Metric, nil, ""
+	}
+	contender := q.Contender
+	if contender == "" {
+		contender = rule.Subject
+	}
+	s, unit, ok := f.quantity(qr, contender, variant)
+	switch {
+	case !ok:
+		return ""
+	case contender == rule.Subject:
+		return fmt.Sprintf(", %s %s", qr.Metric, s.in(unit))
+	case qr.Label != "":
+		return fmt.Sprintf("; %s %s", contender, s)
+	}
+	return fmt.Sprintf("; %s %s %s", contender, qr.Metric, s.in(unit))
+}
+
+// pickVariant returns the variant a rule judges: its Variant, or among the
+// run's variants matching its pattern, the first (or the one with the
+// largest number) where every compared contender has the figure; "" when
+// none has.
+func (f *figures) pickVariant(rule results.ClaimRule, compared []string) string {
+	best, bestN := "", math.Inf(-1)
+	for _, v := range f.variants(rule.Scenario) {
+		wild, ok := matchVariant(rule.Variant, v)
+		if !ok {
 			continue
 		}
-		_, okA := f.row("throughput", a, v, "cycles_per_sec")
-		_, okB := f.row("throughput", b, v, "cycles_per_sec")
-		if okA && okB {
-			best, bestW = v, w
+		all := true
+		for _, c := range compared {
+			if _, _, ok := f.quantity(rule, c, v); !ok {
+				all = false
+				break
+			}
 		}
-	}
-	return best, bestW
-}
-
-func (f *figures) claimThroughput() Claim {
-	c := Claim{
-		ID:        "short-lock-throughput",
-		Claim:     "At a high rate of very short locks Redis, which reuses connections, gives more throughput.",
-		Statement: "Short locks (hold 0) on distinct keys at the highest worker count: the Redis contender completes more cycles/s than monolock.",
-		Threshold: fmt.Sprintf("holds when Redis's slowest repetition is ≥ %.2f× monolock's fastest; fails when Redis's fastest is < %.2f× monolock's slowest", throughputMargin, throughputMargin),
-		Verdict:   Inconclusive,
-	}
-	v, w := f.highestDistinct(monolock, redis)
-	if v == "" {
-		c.Evidence = missing("throughput distinct-wN cycles_per_sec for both monolock and redis")
-		return c
-	}
-	m, _ := f.row("throughput", monolock, v, "cycles_per_sec")
-	rd, _ := f.row("throughput", redis, v, "cycles_per_sec")
-	switch {
-	case rd.Min >= throughputMargin*m.Max:
-		c.Verdict = Holds
-	case rd.Max < throughputMargin*m.Min:
-		c.Verdict = Fails
-	}
-	c.Evidence = fmt.Sprintf("%d workers: redis %s, monolock %s: redis/monolock %s",
-		w, spanOf(rd).in("cycles/s"), spanOf(m).in("cycles/s"), ratio(rd.Median, m.Median))
-	return c
-}
-
-// failedTrials returns the failed-trials figure of a handover mode.
-func (f *figures) failedTrials(contender, mode string) (results.Row, bool) {
-	return f.row("handover", contender, mode, "failed")
-}
-
-func (f *figures) claimGraceful() Claim {
-	c := Claim{
-		ID:        "graceful-immediate",
-		Claim:     "After a controlled stop the lock passes to the next waiter immediately.",
-		Statement: "monolock handover after a graceful release: the median trial within a few milliseconds, no failed trial.",
-		Threshold: fmt.Sprintf("holds when p50 ≤ %s ms in every repetition and no trial failed; fails when p50 > %s ms in every repetition or any trial failed", num(immediateMS), num(immediateMS)),
-		Verdict:   Inconclusive,
-	}
-	p50, ok := f.row("handover", monolock, "graceful", "p50")
-	if !ok {
-		c.Evidence = missing("handover graceful p50 for monolock")
-		return c
-	}
-	c.Verdict = atMost(spanOf(p50), immediateMS)
-	c.Evidence = "monolock graceful p50 " + spanOf(p50).in("ms")
-	if p95, ok := f.row("handover", monolock, "graceful", "p95"); ok {
-		c.Evidence += ", p95 " + spanOf(p95).in("ms")
-	}
-	for _, other := range []string{redis, redlock} {
-		if x, ok := f.row("handover", other, "graceful", "p50"); ok {
-			c.Evidence += fmt.Sprintf("; %s p50 %s", other, spanOf(x).in("ms"))
+		if !all {
+			continue
 		}
-	}
-	if fl, ok := f.failedTrials(monolock, "graceful"); ok && fl.Max > 0 {
-		c.Verdict = Fails
-		c.Evidence += fmt.Sprintf("; failed trials %s", spanOf(fl))
-	}
-	return c
-}
-
-// leaseClaim judges "handover max ≤ slack × lease" for monolock in mode.
-func (f *figures) leaseClaim(c Claim, mode string) Claim {
-	c.Verdict = Inconclusive
-	lease, okL := f.lease(monolock)
-	mx, ok := f.row("handover", monolock, mode, "max")
-	switch {
-	case !ok:
-		c.Evidence = missing("handover " + mode + " max for monolock")
-		return c
-	case !okL:
-		c.Evidence = "the run recorded no lease for monolock"
-		return c
-	}
-	limit := leaseSlack * float64(lease) / float64(time.Millisecond)
-	c.Verdict = atMost(spanOf(mx), limit)
-	c.Evidence = fmt.Sprintf("monolock %s max %s; lease %s, limit %s ms", mode, spanOf(mx).in("ms"), lease, num(limit))
-	if fl, ok := f.failedTrials(monolock, mode); ok && fl.Max > 0 {
-		c.Verdict = Fails
-		c.Evidence += fmt.Sprintf("; failed trials %s", spanOf(fl))
-	}
-	return c
-}
-
-func (f *figures) claimCrash() Claim {
-	return f.leaseClaim(Claim{
-		ID:        "crash-one-lease",
-		Claim:     "After a holder crashes, the next waiter gets the lock immediately or at most one lease later.",
-		Statement: "monolock handover after SIGKILL of the holder: the slowest trial is at most one lease.",
-		Threshold: fmt.Sprintf("holds when the max trial ≤ %.1f × lease in every repetition and no trial failed; fails when it exceeds that in every repetition or a trial failed", leaseSlack),
-	}, "crash")
-}
-
-func (f *figures) claimFreeze() Claim {
-	return f.leaseClaim(Claim{
-		ID:        "freeze-one-lease",
-		Claim:     "A frozen holder (SIGSTOP) loses the lock after one lease of silence.",
-		Statement: "monolock handover after SIGSTOP of the holder: the slowest trial is at most one lease.",
-		Threshold: fmt.Sprintf("holds when the max trial ≤ %.1f × lease in every repetition and no trial failed; fails when it exceeds that in every repetition or a trial failed", leaseSlack),
-	}, "freeze")
-}
-
-func (f *figures) claimCrashTTL(contender, label string) Claim {
-	c := Claim{
-		ID:        contender + "-crash-ttl",
-		Claim:     label + " keeps a crashed holder's lock until its TTL expires.",
-		Statement: label + " handover after SIGKILL of the holder: the waiter gets the lock only when the key expires, at least TTL minus one watchdog period (ttl/3) after the crash.",
-		Threshold: fmt.Sprintf("holds when p50 ≥ %.1f × TTL in every repetition; fails when p50 < %.1f × TTL in every repetition", fullTTL, fullTTL),
-		Verdict:   Inconclusive,
-	}
-	p50, ok := f.row("handover", contender, "crash", "p50")
-	ttl, okT := f.lease(contender)
-	switch {
-	case !ok:
-		c.Evidence = missing("handover crash p50 for " + contender)
-		return c
-	case !okT:
-		c.Evidence = "the run recorded no TTL for " + contender
-		return c
-	}
-	limit := fullTTL * float64(ttl) / float64(time.Millisecond)
-	c.Verdict = atLeast(spanOf(p50), limit)
-	c.Evidence = fmt.Sprintf("%s crash p50 %s; TTL %s, threshold %s ms", contender, spanOf(p50).in("ms"), ttl, num(limit))
-	return c
-}
-
-// fairnessVariant returns the first fairness variant monolock ran.
-func (f *figures) fairnessVariant() string {
-	for _, v := range f.variants("fairness") {
-		if _, ok := f.row("fairness", monolock, v, "grants"); ok {
+		if rule.Pick != results.PickLargest {
 			return v
 		}
-		for _, x := range f.raws("fairness", monolock, v) {
-			if len(x.Metrics) > 0 {
-				return v
+		if n, err := strconv.ParseFloat(wild, 64); err == nil && n > bestN {
+			best, bestN = v, n
+		}
+	}
+	return best
+}
+
+// matchVariant matches a variant against a pattern with at most one "*"
+// (any non-empty text) and returns what the "*" stands for.
+func matchVariant(pattern, v string) (string, bool) {
+	prefix, suffix, wild := strings.Cut(pattern, "*")
+	if !wild {
+		return "", v == pattern
+	}
+	if len(v) <= len(prefix)+len(suffix) || !strings.HasPrefix(v, prefix) || !strings.HasSuffix(v, suffix) {
+		return "", false
+	}
+	return v[len(prefix) : len(v)-len(suffix)], true
+}
+
+// quantity collects a rule's figure for one contender and variant, one
+// value per repetition: the metric, else the rule's derivation. The unit
+// is the metric's ("" when derived).
+func (f *figures) quantity(rule results.ClaimRule, contender, variant string) (span, string, bool) {
+	var vals []float64
+	unit := ""
+	for _, x := range f.raws(rule.Scenario, contender, variant) {
+		if m, ok := metricNamed(x, rule.Metric); ok {
+			vals, unit = append(vals, m.Value), m.Unit
+			continue
+		}
+		if rule.Derive != nil {
+			if v, ok := derive(x, *rule.Derive); ok {
+				vals = append(vals, v)
 			}
 		}
 	}
-	return ""
-}
-
-func (f *figures) claimFIFO() Claim {
-	c := Claim{
-		ID:        "strict-fifo",
-		Claim:     "Waiters are served in strict FIFO order.",
-		Statement: "monolock under contention on one hot lock: no grant overtakes an earlier pending request.",
-		Threshold: fmt.Sprintf("holds when FIFO inversions ≤ %s per 1,000 grants in every repetition (request times are taken before the request travels, so requests sent within one network delay may arrive in either order); fails when above in every repetition", num(fifoTolerance)),
-		Verdict:   Inconclusive,
-	}
-	v := f.fairnessVariant()
-	x, ok := f.row("fairness", monolock, v, "fifo_inversions_per_1k")
-	if !ok {
-		c.Evidence = missing("fairness fifo_inversions_per_1k for monolock")
-		return c
-	}
-	c.Verdict = atMost(spanOf(x), fifoTolerance)
-	c.Evidence = fmt.Sprintf("monolock %s: %s inversions per 1,000 grants", v, spanOf(x))
-	if y, ok := f.row("fairness", redis, v, "fifo_inversions_per_1k"); ok {
-		c.Evidence += fmt.Sprintf("; redis %s", spanOf(y))
-	}
-	return c
-}
-
-// perRepetition collects one value per repetition of a fairness variant.
-func (f *figures) perRepetition(contender, variant string, value func(results.Raw) (float64, bool)) (span, bool) {
-	var vals []float64
-	for _, x := range f.raws("fairness", contender, variant) {
-		if v, ok := value(x); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
-			vals = append(vals, v)
-		}
-	}
 	if len(vals) == 0 {
-		return span{}, false
+		return span{}, "", false
 	}
-	slices.Sort(vals)
-	n := len(vals)
-	med := vals[n/2]
-	if n%2 == 0 {
-		med = (vals[n/2-1] + vals[n/2]) / 2
-	}
-	return span{med, vals[0], vals[n-1], n}, true
+	return spanOf(vals), unit, true
 }
 
-func metricOf(x results.Raw, name string) (float64, bool) {
-	for _, m := range x.Metrics {
-		if m.Name == name {
-			return m.Value, true
+// derive computes a derivation for one repetition; see results.Derivation.
+func derive(x results.Raw, d results.Derivation) (float64, bool) {
+	v := 1.0
+	for _, name := range d.Times {
+		t, ok := figureOf(x, name)
+		if !ok {
+			return 0, false
 		}
+		v *= t
 	}
-	return 0, false
+	per, ok := figureOf(x, d.Per)
+	if !ok || per == 0 {
+		return 0, false
+	}
+	v /= per
+	return v, !math.IsNaN(v) && !math.IsInf(v, 0)
 }
 
-// grantsOf returns the grants of a fairness repetition: its grants metric,
-// else its grants count, else the sum over its clients.
-func grantsOf(x results.Raw) (float64, bool) {
-	if v, ok := metricOf(x, "grants"); ok {
-		return v, true
+// figureOf returns a named figure of a repetition: "seconds" (when
+// positive), else its metric, else its count, else the sum of its
+// clients' counts.
+func figureOf(x results.Raw, name string) (float64, bool) {
+	if name == "seconds" {
+		return x.Seconds, x.Seconds > 0
 	}
-	if v, ok := x.Counts["grants"]; ok {
+	if m, ok := metricNamed(x, name); ok {
+		return m.Value, true
+	}
+	if v, ok := x.Counts[name]; ok {
 		return float64(v), true
 	}
 	var sum int64
 	found := false
 	for _, c := range x.Clients {
-		if v, ok := c.Counts["grants"]; ok {
+		if v, ok := c.Counts[name]; ok {
 			sum, found = sum+v, true
 		}
 	}
 	return float64(sum), found
 }
 
-// attemptsPerGrant returns the acquire requests a repetition sent per
-// grant: its attempts_per_grant metric, else the attempts count (run-wide
-// or summed over clients) divided by the grants.
-func attemptsPerGrant(x results.Raw) (float64, bool) {
-	if v, ok := metricOf(x, "attempts_per_grant"); ok {
-		return v, true
-	}
-	g, okG := grantsOf(x)
-	if !okG || g == 0 {
-		return 0, false
-	}
-	if a, ok := x.Counts["attempts"]; ok {
-		return float64(a) / g, true
-	}
-	var sum int64
-	found := false
-	for _, c := range x.Clients {
-		if v, ok := c.Counts["attempts"]; ok {
-			sum, found = sum+v, true
+func metricNamed(x results.Raw, name string) (results.Metric, bool) {
+	for _, m := range x.Metrics {
+		if m.Name == name {
+			return m, true
 		}
 	}
-	return float64(sum) / g, found
+	return results.Metric{}, false
 }
 
-func (f *figures) claimOneWakeup() Claim {
-	c := Claim{
-		ID:        "one-waiter-woken",
-		Claim:     "On release only the next waiter is woken.",
-		Statement: "monolock under contention: every grant costs one acquire request; no waiter is woken to find the lock taken and ask again.",
-		Threshold: fmt.Sprintf("holds when acquire requests per grant ≤ %s in every repetition; fails when above in every repetition", num(oneWakeup)),
-		Verdict:   Inconclusive,
+// duration returns a duration parameter (e.g. "lease") of a contender from
+// its recorded settings. A contender whose setting is not a duration (e.g.
+// "= lease") gets the first contender's in name order that is: parity
+// makes it the same for every contender.
+func (f *figures) duration(contender, name string) (time.Duration, bool) {
+	parse := func(set results.Settings) (time.Duration, bool) {
+		d, err := time.ParseDuration(set[name])
+		return d, err == nil && d > 0
 	}
-	v := f.fairnessVariant()
-	s, ok := f.perRepetition(monolock, v, attemptsPerGrant)
-	if !ok {
-		c.Evidence = missing("fairness acquire attempts per grant for monolock (counts \"attempts\" and \"grants\")")
-		return c
+	if d, ok := parse(f.r.Parameters.Contender[contender]); ok {
+		return d, true
 	}
-	c.Verdict = atMost(s, oneWakeup)
-	c.Evidence = fmt.Sprintf("monolock %s: %s requests per grant", v, s)
-	if r, ok := f.perRepetition(redis, v, attemptsPerGrant); ok {
-		c.Evidence += fmt.Sprintf("; redis %s", r)
+	names := make([]string, 0, len(f.r.Parameters.Contender))
+	for c := range f.r.Parameters.Contender {
+		names = append(names, c)
 	}
-	return c
-}
-
-// opsPerGrant returns a fairness repetition's coordinator commands per
-// grant: its server_ops_per_grant metric, else server_ops_per_sec ×
-// seconds / grants.
-func opsPerGrant(x results.Raw) (float64, bool) {
-	if v, ok := metricOf(x, "server_ops_per_grant"); ok {
-		return v, true
+	slices.Sort(names)
+	for _, c := range names {
+		if d, ok := parse(f.r.Parameters.Contender[c]); ok {
+			return d, true
+		}
 	}
-	ops, ok := metricOf(x, "server_ops_per_sec")
-	g, okG := grantsOf(x)
-	if !ok || !okG || g == 0 || x.Seconds <= 0 {
-		return 0, false
-	}
-	return ops * x.Seconds / g, true
-}
-
-func (f *figures) claimQuiet() Claim {
-	c := Claim{
-		ID:        "quiet-contention",
-		Claim:     "Contention is quiet: waiting clients do not poll the coordinator.",
-		Statement: "monolock under contention on one hot lock: the server handles a small, constant number of commands per grant however many clients wait.",
-		Threshold: fmt.Sprintf("holds when server commands per grant (server_ops_per_grant, or server_ops_per_sec × seconds / grants) ≤ %s in every repetition; fails when above in every repetition", num(quietOps)),
-		Verdict:   Inconclusive,
-	}
-	v := f.fairnessVariant()
-	s, ok := f.perRepetition(monolock, v, opsPerGrant)
-	if !ok {
-		c.Evidence = missing("fairness server_ops_per_sec and grants for monolock")
-		return c
-	}
-	c.Verdict = atMost(s, quietOps)
-	c.Evidence = fmt.Sprintf("monolock %s: %s server commands per grant", v, s)
-	if r, ok := f.perRepetition(redis, v, opsPerGrant); ok {
-		c.Evidence += fmt.Sprintf("; redis %s", r)
-	}
-	return c
+	return 0, false
 }

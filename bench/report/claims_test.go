@@ -4,8 +4,27 @@ import (
 	"strings"
 	"testing"
 
+	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/redisbench"
 )
+
+// claimRules are the claims of today's contenders.
+func claimRules() []results.ClaimRule {
+	return append(monolocker.Claims(), redisbench.Claims()...)
+}
+
+// claimNamed evaluates the rule with the given id.
+func claimNamed(t *testing.T, r *results.Results, id string) Claim {
+	t.Helper()
+	for _, c := range Check(r) {
+		if c.ID == id {
+			return c
+		}
+	}
+	t.Fatalf("no claim %q", id)
+	return Claim{}
+}
 
 // fig is one figure with one value per repetition.
 type fig struct {
@@ -38,7 +57,8 @@ func synthetic(figs []fig, extra func(raw []results.Raw)) *results.Results {
 		extra(raw)
 	}
 	return &results.Results{
-		RunID: "synthetic",
+		RunID:  "synthetic",
+		Claims: claimRules(),
 		Parameters: results.Parameters{Repetitions: 3, Contender: map[string]results.Settings{
 			"monolock": {"lease": "2s"}, "redis": {"lease": "2s"}, "redlock": {"lease": "2s"},
 		}},
@@ -151,22 +171,12 @@ func TestClaimVerdicts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := synthetic(tt.figs, tt.extra)
-			var got *Claim
-			for _, c := range Check(r) {
-				if c.ID == tt.claim {
-					got = &c
-					break
-				}
-			}
-			if got == nil {
-				t.Fatalf("no claim %q", tt.claim)
-			}
+			got := claimNamed(t, synthetic(tt.figs, tt.extra), tt.claim)
 			if got.Verdict != tt.want {
 				t.Fatalf("verdict %s, want %s (evidence: %s)", got.Verdict, tt.want, got.Evidence)
 			}
 			if got.Evidence == "" || got.Threshold == "" || got.Statement == "" {
-				t.Fatalf("claim without evidence, threshold or statement: %+v", *got)
+				t.Fatalf("claim without evidence, threshold or statement: %+v", got)
 			}
 		})
 	}
@@ -191,14 +201,39 @@ func TestLeaseParityFallback(t *testing.T) {
 	r := synthetic([]fig{{"handover", "monolock", "freeze", "max", "ms", []float64{1700, 1800, 1900}}}, nil)
 	r.Parameters.Contender["monolock"] = results.Settings{"lease": "= lease"}
 	f := newFigures(r)
-	if d, ok := f.lease("monolock"); !ok || d.String() != "2s" {
+	if d, ok := f.duration("monolock", "lease"); !ok || d.String() != "2s" {
 		t.Fatalf("lease = %v, %v; want 2s from the other contenders", d, ok)
 	}
-	if c := f.claimFreeze(); c.Verdict != Holds {
+	if c := claimNamed(t, r, "freeze-one-lease"); c.Verdict != Holds {
 		t.Fatalf("freeze claim %s: %s", c.Verdict, c.Evidence)
 	}
 	r.Parameters.Contender = nil
-	if c := newFigures(r).claimFreeze(); c.Verdict != Inconclusive || !strings.Contains(c.Evidence, "no lease") {
+	if c := claimNamed(t, r, "freeze-one-lease"); c.Verdict != Inconclusive || !strings.Contains(c.Evidence, "no lease") {
 		t.Fatalf("without any lease: %s: %s", c.Verdict, c.Evidence)
+	}
+}
+
+// The claim rules give the committed reference run the verdicts the
+// hand-written claims gave it (the claims' words are the rules' data).
+func TestReferenceRunVerdicts(t *testing.T) {
+	const path = "../../reports/20261130T053533Z/results.json"
+	r, err := results.Load(path)
+	if err != nil {
+		t.Skipf("reference run not present: %v", err)
+	}
+	r.FillDefaults(results.Defaults{Claims: claimRules()})
+	want := map[string]Verdict{
+		"acquire-latency": Fails, "short-lock-throughput": Holds, "graceful-immediate": Holds,
+		"crash-one-lease": Holds, "freeze-one-lease": Holds, "redis-crash-ttl": Holds, "redlock-crash-ttl": Holds,
+		"strict-fifo": Holds, "one-waiter-woken": Holds, "quiet-contention": Holds,
+	}
+	got := Check(r)
+	if len(got) != len(want) {
+		t.Fatalf("%d claims, want %d", len(got), len(want))
+	}
+	for _, c := range got {
+		if c.Verdict != want[c.ID] {
+			t.Errorf("%s: %s, want %s (%s)", c.ID, c.Verdict, want[c.ID], c.Evidence)
+		}
 	}
 }

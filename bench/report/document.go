@@ -43,11 +43,18 @@ type table struct {
 func (t table) isLabel(i int) bool { return t.leftAligned || i < max(t.labels, 1) }
 
 // cell is one table cell; class colours it in HTML ("holds", "fails",
-// "inconclusive") and is ignored in Markdown.
+// "inconclusive") and is ignored in Markdown. A row of one cell of class
+// groupClass is a heading row over the rows of one group (a family of
+// contenders).
 type cell struct {
 	text  string
 	class string
 }
+
+const groupClass = "group"
+
+// isGroup reports whether a row is a group heading row.
+func isGroup(row []cell) bool { return len(row) == 1 && row[0].class == groupClass }
 
 // chart is an SVG chart: written to charts/<name>.svg beside report.md and
 // inlined into report.html.

@@ -6,40 +6,28 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
-// Contender ids the report knows by role. Other contenders (waiting-strategy
-// variants, later lock services) are shown as they come.
-const (
-	monolock   = "monolock"
-	redis      = "redis"
-	redlock    = "redlock"
-	tcpFloor   = "tcp-floor"
-	redisFloor = "redis-floor"
-)
-
-// isFloor reports whether a contender is a baseline rather than a lock.
-func isFloor(c string) bool { return c == tcpFloor || c == redisFloor }
-
 // figures indexes one run's summary and raw records for lookups by
 // scenario, contender, variant and metric.
 type figures struct {
 	r    *results.Results
 	rows map[figureKey]results.Row
-	// contenders in display order: the run's contender list with the locks
-	// first and the floors last, then any contender only the data names.
+	// info describes each contender (results.Results.Contenders).
+	info map[string]results.ContenderInfo
+	// contenders in display order: the locks grouped by family (families
+	// in order of first appearance), then the floors.
 	contenders []string
 }
 
 type figureKey struct{ scenario, contender, variant, metric string }
 
 func newFigures(r *results.Results) *figures {
-	f := &figures{r: r, rows: map[figureKey]results.Row{}}
+	f := &figures{r: r, rows: map[figureKey]results.Row{}, info: map[string]results.ContenderInfo{}}
 	var all []string
 	add := func(c string) {
 		if !slices.Contains(all, c) {
@@ -49,21 +37,44 @@ func newFigures(r *results.Results) *figures {
 	for _, c := range r.Parameters.Contenders {
 		add(c)
 	}
+	for _, c := range r.Contenders {
+		f.info[c.Name] = c
+		add(c.Name)
+	}
 	for _, x := range r.Summary {
 		f.rows[figureKey{x.Scenario, x.Contender, x.Variant, x.Metric}] = x
 		add(x.Contender)
 	}
+	var families []string
 	for _, c := range all {
-		if !isFloor(c) {
-			f.contenders = append(f.contenders, c)
+		if fam := f.family(c); !f.isFloor(c) && !slices.Contains(families, fam) {
+			families = append(families, fam)
+		}
+	}
+	for _, fam := range families {
+		for _, c := range all {
+			if !f.isFloor(c) && f.family(c) == fam {
+				f.contenders = append(f.contenders, c)
+			}
 		}
 	}
 	for _, c := range all {
-		if isFloor(c) {
+		if f.isFloor(c) {
 			f.contenders = append(f.contenders, c)
 		}
 	}
 	return f
+}
+
+// isFloor reports whether a contender is a baseline rather than a lock.
+func (f *figures) isFloor(c string) bool { return f.info[c].Floor }
+
+// family returns a contender's family; one without is its own family.
+func (f *figures) family(c string) string {
+	if fam := f.info[c].Family; fam != "" {
+		return fam
+	}
+	return c
 }
 
 // row returns the summary row of one figure.
@@ -152,37 +163,6 @@ func (f *figures) histogram(scenario, contender, variant, name string) (*hdrhist
 	return merged, unit, nil
 }
 
-// lease returns the lease (monolock) or TTL (Redis contenders) of a
-// contender from its recorded settings. A contender whose setting is not a
-// duration (e.g. "= lease") gets the run's lease: parity makes it the same
-// for every contender, so the first contender that records it as a
-// duration gives it.
-func (f *figures) lease(contender string) (time.Duration, bool) {
-	if d, ok := durationSetting(f.r.Parameters.Contender[contender]); ok {
-		return d, true
-	}
-	names := make([]string, 0, len(f.r.Parameters.Contender))
-	for c := range f.r.Parameters.Contender {
-		names = append(names, c)
-	}
-	slices.Sort(names)
-	for _, c := range names {
-		if d, ok := durationSetting(f.r.Parameters.Contender[c]); ok {
-			return d, true
-		}
-	}
-	return 0, false
-}
-
-func durationSetting(set results.Settings) (time.Duration, bool) {
-	for _, k := range []string{"lease", "ttl"} {
-		if d, err := time.ParseDuration(set[k]); err == nil && d > 0 {
-			return d, true
-		}
-	}
-	return 0, false
-}
-
 // workersOf returns the worker count of a variant named like
 // "distinct-w16".
 func workersOf(variant string) (int, bool) {
@@ -215,9 +195,9 @@ func num(v float64) string {
 }
 
 // spread prints a row as "median (min–max)", or the median alone when
-// there is one repetition or no spread.
+// there is one repetition or no spread at the printed precision.
 func spread(x results.Row) string {
-	if x.N > 1 && x.Min != x.Max {
+	if x.N > 1 && num(x.Min) != num(x.Max) {
 		return fmt.Sprintf("%s (%s–%s)", num(x.Median), num(x.Min), num(x.Max))
 	}
 	return num(x.Median)
@@ -234,10 +214,49 @@ func withUnit(v float64, unit string) string {
 	return num(v) + " " + unit
 }
 
-// ratio prints a/b as "1.23×".
+// ratio prints a/b as "1.23×", with fewer decimals for large ratios.
 func ratio(a, b float64) string {
 	if b == 0 {
 		return "∞×"
 	}
-	return strconv.FormatFloat(a/b, 'f', 2, 64) + "×"
+	r, prec := a/b, 2
+	switch {
+	case math.Abs(r) >= 100:
+		prec = 0
+	case math.Abs(r) >= 10:
+		prec = 1
+	}
+	return strconv.FormatFloat(r, 'f', prec, 64) + "×"
+}
+
+// mostWorkers returns the distinct-keys throughput variant with the most
+// workers that any lock (not a floor) ran.
+func (f *figures) mostWorkers() (string, int) {
+	best, bestW := "", 0
+	for _, v := range f.variants("throughput") {
+		w, ok := workersOf(v)
+		if !ok || !strings.HasPrefix(v, "distinct-") || w <= bestW {
+			continue
+		}
+		for _, c := range f.locks("throughput") {
+			if _, ok := f.row("throughput", c, v, "cycles_per_sec"); ok {
+				best, bestW = v, w
+				break
+			}
+		}
+	}
+	return best, bestW
+}
+
+// firstVariant returns the first variant of a scenario that a lock (not a
+// floor) has figures in.
+func (f *figures) firstVariant(s string) string {
+	for _, v := range f.variants(s) {
+		for _, x := range f.r.Summary {
+			if x.Scenario == s && x.Variant == v && !f.isFloor(x.Contender) {
+				return v
+			}
+		}
+	}
+	return ""
 }

@@ -43,9 +43,13 @@ func fixture(t testing.TB) *results.Results {
 	latency := map[string]lat{
 		"monolock": {120, 180}, "redis": {100, 190}, "redlock": {310, 600},
 		"tcp-floor": {70, 95}, "redis-floor": {60, 60},
+		"monolock-warm": {92, 150}, "monolock-tfo": {104, 165}, "etcd": {880, 1500}, "postgres": {430, 790},
 	}
-	// redis-spin is a waiting-strategy variant: contended variants only.
-	contenders := []string{"monolock", "redis", "redlock", "tcp-floor", "redis-floor"}
+	// The eleven contenders of the layout tests, in the run's order; the
+	// -spin variants are waiting strategies: contended variants only.
+	all := []string{"monolock", "redis", "redlock", "redis-spin", "redlock-spin", "tcp-floor", "redis-floor", "monolock-warm", "monolock-tfo", "etcd", "postgres"}
+	contenders := []string{"monolock", "redis", "redlock", "tcp-floor", "redis-floor", "monolock-warm", "monolock-tfo", "etcd", "postgres"}
+	contended := []string{"monolock", "redis", "redlock", "redis-spin", "redlock-spin", "monolock-warm", "monolock-tfo", "etcd", "postgres"}
 	var raw []results.Raw
 	for rep := 1; rep <= 3; rep++ {
 		for _, v := range []string{"w1", "w8"} {
@@ -68,7 +72,8 @@ func fixture(t testing.TB) *results.Results {
 				})
 			}
 		}
-		peak := map[string]float64{"monolock": 21000, "redis": 36000, "redlock": 9000, "tcp-floor": 30000, "redis-floor": 52000}
+		peak := map[string]float64{"monolock": 21000, "redis": 36000, "redlock": 9000, "tcp-floor": 30000, "redis-floor": 52000,
+			"monolock-warm": 26000, "monolock-tfo": 24000, "etcd": 4200, "postgres": 7300}
 		for _, w := range []int{1, 4, 16, 64} {
 			for _, c := range contenders {
 				scale := math.Min(1, float64(w)/12) * (1 - 0.002*float64(w))
@@ -79,7 +84,8 @@ func fixture(t testing.TB) *results.Results {
 					Metrics: []results.Metric{
 						{Name: "cycles_per_sec", Unit: "1/s", Value: cps},
 						{Name: "cycle_p99", Unit: "us", Value: jitter(float64(w)*1e6/cps*2, 0.1)},
-						{Name: "server_cpu_ms_per_1k", Unit: "ms", Value: jitter(map[string]float64{"monolock": 38, "redis": 21, "redlock": 95, "tcp-floor": 25, "redis-floor": 9}[c], 0.1)},
+						{Name: "server_cpu_ms_per_1k", Unit: "ms", Value: jitter(map[string]float64{"monolock": 38, "redis": 21, "redlock": 95, "tcp-floor": 25, "redis-floor": 9,
+							"monolock-warm": 36, "monolock-tfo": 37, "etcd": 240, "postgres": 160}[c], 0.1)},
 						{Name: "client_cpu_ms_per_1k", Unit: "ms", Value: jitter(45, 0.1)},
 					},
 					Counts: map[string]int64{"cycles": int64(cps * 2)},
@@ -92,8 +98,9 @@ func fixture(t testing.TB) *results.Results {
 				}
 			}
 		}
-		for _, c := range []string{"monolock", "redis", "redlock", "redis-spin"} {
-			cps := jitter(map[string]float64{"monolock": 6100, "redis": 2400, "redlock": 700, "redis-spin": 5200}[c], 0.05)
+		for _, c := range contended {
+			cps := jitter(map[string]float64{"monolock": 6100, "redis": 2400, "redlock": 700, "redis-spin": 5200, "redlock-spin": 1900,
+				"monolock-warm": 6600, "monolock-tfo": 6400, "etcd": 1500, "postgres": 3100}[c], 0.05)
 			raw = append(raw, results.Raw{
 				Scenario: "throughput", Contender: c, Variant: "shared-w16", Repetition: rep,
 				StartedAt: start.Add(time.Duration(len(raw)) * time.Second), Seconds: 2,
@@ -106,13 +113,18 @@ func fixture(t testing.TB) *results.Results {
 			})
 		}
 		handover := map[string]map[string]float64{
-			"monolock":   {"graceful": 0.35, "crash": 0.5, "freeze": 1800},
-			"redis":      {"graceful": 95, "crash": 2060, "freeze": 2070},
-			"redlock":    {"graceful": 140, "crash": 2110, "freeze": 2120},
-			"redis-spin": {"graceful": 1.1, "crash": 1650, "freeze": 1700},
+			"monolock":      {"graceful": 0.35, "crash": 0.5, "freeze": 1800},
+			"redis":         {"graceful": 95, "crash": 2060, "freeze": 2070},
+			"redlock":       {"graceful": 140, "crash": 2110, "freeze": 2120},
+			"redis-spin":    {"graceful": 1.1, "crash": 1650, "freeze": 1700},
+			"redlock-spin":  {"graceful": 2.3, "crash": 1700, "freeze": 1750},
+			"monolock-warm": {"graceful": 0.3, "crash": 0.45, "freeze": 1790},
+			"monolock-tfo":  {"graceful": 0.33, "crash": 0.48, "freeze": 1795},
+			"etcd":          {"graceful": 2.1, "crash": 2080, "freeze": 2090},
+			"postgres":      {"graceful": 1.4, "crash": 4.5, "freeze": 30000},
 		}
 		for _, mode := range []string{"graceful", "crash", "freeze"} {
-			for _, c := range []string{"monolock", "redis", "redlock", "redis-spin"} {
+			for _, c := range contended {
 				var trials []float64
 				for range 9 {
 					trials = append(trials, jitter(handover[c][mode], 0.08))
@@ -140,12 +152,17 @@ func fixture(t testing.TB) *results.Results {
 			}
 		}
 		fair := map[string]struct{ jain, inv, waitMS, ops, attempts float64 }{
-			"monolock":   {0.999, 0, 7, 410, 1},
-			"redis":      {0.82, 140, 45, 5200, 13},
-			"redlock":    {0.77, 210, 80, 14000, 9},
-			"redis-spin": {0.95, 880, 30, 41000, 40},
+			"monolock":      {0.999, 0, 7, 410, 1},
+			"redis":         {0.82, 140, 45, 5200, 13},
+			"redlock":       {0.77, 210, 80, 14000, 9},
+			"redis-spin":    {0.95, 880, 30, 41000, 40},
+			"redlock-spin":  {0.9, 700, 60, 90000, 35},
+			"monolock-warm": {0.999, 0, 6.8, 405, 1},
+			"monolock-tfo":  {0.999, 0, 6.9, 408, 1},
+			"etcd":          {0.995, 0, 9, 900, 1},
+			"postgres":      {0.97, 30, 8, 1500, 1},
 		}
-		for _, c := range []string{"monolock", "redis", "redlock", "redis-spin"} {
+		for _, c := range contended {
 			fx := fair[c]
 			var clients []results.Client
 			var grants int64
@@ -202,7 +219,7 @@ func fixture(t testing.TB) *results.Results {
 		Parameters: results.Parameters{
 			Repetitions: 3,
 			Scenarios:   []string{"latency", "throughput", "handover", "fairness"},
-			Contenders:  append(append([]string(nil), contenders[:3]...), "redis-spin", "tcp-floor", "redis-floor"),
+			Contenders:  all,
 			Scenario: map[string]results.Settings{
 				"latency":    {"iterations": "400", "warmup": "100"},
 				"throughput": {"duration": "2s", "hold": "0s", "workers": "1,4,16,64", "shared_keys": "4"},
@@ -210,16 +227,53 @@ func fixture(t testing.TB) *results.Results {
 				"fairness":   {"clients": "8", "hold": "1ms", "think": "1ms", "duration": "8s"},
 			},
 			Contender: map[string]results.Settings{
-				"monolock":    {"lease": "2s", "server_role": "monolock"},
-				"redis":       {"lease": "2s", "server_role": "redis", "wait": "jittered 50ms-250ms", "watchdog": "ttl/3"},
-				"redlock":     {"lease": "2s", "server_role": "redlock", "wait": "redsync default", "quorum": "3 of 5"},
-				"redis-spin":  {"lease": "2s", "server_role": "redis", "wait": "fast-spin 500µs-1.5ms", "watchdog": "ttl/3"},
-				"tcp-floor":   {"lease": "2s", "server_role": "tcp-floor"},
-				"redis-floor": {"lease": "2s", "server_role": "redis"},
+				"monolock":      {"lease": "2s", "server_role": "monolock"},
+				"redis":         {"lease": "2s", "server_role": "redis", "wait": "jittered 50ms-250ms", "watchdog": "ttl/3"},
+				"redlock":       {"lease": "2s", "server_role": "redlock", "wait": "redsync default", "quorum": "3 of 5"},
+				"redis-spin":    {"lease": "2s", "server_role": "redis", "wait": "fast-spin 500µs-1.5ms", "watchdog": "ttl/3"},
+				"tcp-floor":     {"lease": "2s", "server_role": "tcp-floor"},
+				"redis-floor":   {"lease": "2s", "server_role": "redis"},
+				"redlock-spin":  {"lease": "2s", "server_role": "redlock", "wait": "fast-spin 500µs-1.5ms", "quorum": "3 of 5"},
+				"monolock-warm": {"lease": "2s", "server_role": "monolock", "spares": "2 warm connections"},
+				"monolock-tfo":  {"lease": "2s", "server_role": "monolock", "claim": "TCP Fast Open"},
+				"etcd":          {"lease": "2s", "server_role": "etcd", "wait": "watch on the previous key"},
+				"postgres":      {"lease": "2s", "server_role": "postgres", "acquire": "pg_advisory_lock"},
 			},
 		},
-		Summary: results.Summarize(raw),
+		Contenders: []results.ContenderInfo{
+			{Name: "monolock", Label: "monolock, one connection per claim", Family: "monolock", Colour: "#1f5fbf",
+				Notes: []string{"TEST FIXTURE: a single point of coordination (a design note, not measured)."}},
+			{Name: "redis", Label: "Redis SET NX, jittered polling", Family: "redis", Colour: "#c8322d"},
+			{Name: "redlock", Label: "Redlock over five masters", Family: "redis", Colour: "#e08a00",
+				Notes: []string{"TEST FIXTURE: survives the loss of a minority of masters (a design note, not measured)."}},
+			{Name: "redis-spin", Label: "Redis SET NX, fast spin", Family: "redis", ContendedOnly: true},
+			{Name: "redlock-spin", Label: "Redlock, fast spin", Family: "redis", ContendedOnly: true},
+			{Name: "tcp-floor", Label: "do-nothing TCP server", Family: "floor", Floor: true},
+			{Name: "redis-floor", Label: "two PINGs", Family: "floor", Floor: true},
+			{Name: "monolock-warm", Label: "monolock with warm spare connections", Family: "monolock"},
+			{Name: "monolock-tfo", Label: "monolock with TCP Fast Open", Family: "monolock"},
+			{Name: "etcd", Label: "etcd concurrency.Mutex", Family: "etcd"},
+			{Name: "postgres", Label: "PostgreSQL advisory lock", Family: "postgres"},
+		},
+		Claims:  claimRules(),
+		Summary: withBetter(results.Summarize(raw)),
 		Raw:     raw,
 		Notes:   []string{"TEST FIXTURE: every number in this file is synthetic, made up to test the renderers. It is not a measurement."},
 	}
+}
+
+// withBetter sets the better direction of the fixture's metrics the way a
+// runner would: higher for throughput and fairness, none for counts and
+// shares, lower for everything else.
+func withBetter(rows []results.Row) []results.Row {
+	for i, x := range rows {
+		switch x.Metric {
+		case "cycles_per_sec", "jain_index":
+			rows[i].Better = results.BetterHigher
+		case "grants", "utilisation", "attempts_per_grant":
+		default:
+			rows[i].Better = results.BetterLower
+		}
+	}
+	return rows
 }

@@ -10,17 +10,19 @@ import (
 // style makes the page readable on a phone (tables scroll sideways, charts
 // shrink to the width) and in print (no colours needed to read a verdict,
 // charts do not split across pages). No fonts or scripts are loaded.
-const style = `body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",Arial,sans-serif;line-height:1.45;max-width:64rem;margin:0 auto;padding:1rem;color:#1a1a1a;background:#fff}
+const style = `body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",Arial,sans-serif;line-height:1.45;max-width:76rem;margin:0 auto;padding:1rem;color:#1a1a1a;background:#fff}
 h1{font-size:1.6rem}h2{font-size:1.3rem;margin-top:2rem;border-bottom:1px solid #ccc}h3{font-size:1.1rem}
 .scroll{overflow-x:auto;margin:0.75rem 0}
 table{border-collapse:collapse;font-size:0.9rem}
 th,td{border:1px solid #ccc;padding:0.25rem 0.5rem;vertical-align:top}
 th{background:#f2f2f2;text-align:left}
+tr.group th{background:#fff;border-left:none;border-right:none;padding-top:0.6rem;font-style:italic;font-weight:normal;color:#444}
+p,li,figcaption{max-width:56rem}
 td.num{text-align:right;font-variant-numeric:tabular-nums}td.num span{white-space:nowrap}
 td:first-child{min-width:9rem}
 td.holds{background:#e3f4e3}td.fails{background:#fbe2e2}td.inconclusive{background:#f4f0dc}
 td.holds,td.fails,td.inconclusive{font-weight:bold}
-figure{margin:1rem 0}figure svg{width:100%;max-width:40rem;height:auto;display:block}
+figure{margin:1rem 0}figure svg{width:100%;max-width:48rem;height:auto;display:block}
 figcaption{font-size:0.85rem;color:#444}
 a{color:#1f5fbf}p.warn{border:2px solid #b00;padding:0.5rem;font-weight:bold}
 @media (max-width:40rem){body{padding:0.5rem}td:first-child{min-width:6rem}
@@ -61,10 +63,14 @@ func (d *document) html() []byte {
 				b.WriteString("<div class=\"scroll\"><table>\n<thead><tr>")
 			}
 			for _, h := range x.head {
-				fmt.Fprintf(&b, "<th>%s</th>", html.EscapeString(h))
+				fmt.Fprintf(&b, "<th>%s</th>", breakable(h))
 			}
 			b.WriteString("</tr></thead>\n<tbody>\n")
 			for _, row := range x.rows {
+				if isGroup(row) {
+					fmt.Fprintf(&b, "<tr class=\"group\"><th colspan=\"%d\" scope=\"rowgroup\">%s</th></tr>\n", len(x.head), html.EscapeString(row[0].text))
+					continue
+				}
 				b.WriteString("<tr>")
 				for i, c := range row {
 					class := c.class
@@ -134,6 +140,12 @@ func dropAttr(tag, name string) string {
 		return tag
 	}
 	return tag[:i] + tag[i+len(name)+3+j+1:]
+}
+
+// breakable lets a column heading wrap after the underscores of a metric
+// name ("fifo_inversions_per_1k"), which browsers do not break at.
+func breakable(text string) string {
+	return strings.ReplaceAll(html.EscapeString(text), "_", "_<wbr>")
 }
 
 // numberCell lets a figure's spread wrap below its median on a narrow

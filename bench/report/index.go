@@ -21,7 +21,11 @@ const IndexFile = "README.md"
 // A results.json that does not load is listed with the reason instead of
 // failing the index. The index depends on the files only, so rebuilding it
 // without new runs changes nothing.
-func WriteIndex(reportsDir string) error {
+func WriteIndex(reportsDir string) error { return WriteIndexWith(reportsDir, nil) }
+
+// WriteIndexWith is WriteIndex with a function applied to every results
+// file after loading (see RerenderWith); upgrade may be nil.
+func WriteIndexWith(reportsDir string, upgrade func(*results.Results)) error {
 	paths, err := filepath.Glob(filepath.Join(reportsDir, "*", ResultsFile))
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -34,6 +38,9 @@ func WriteIndex(reportsDir string) error {
 	var entries []entry
 	for _, p := range paths {
 		r, err := results.Load(p)
+		if err == nil && upgrade != nil {
+			upgrade(r)
+		}
 		entries = append(entries, entry{filepath.Base(filepath.Dir(p)), r, err})
 	}
 	slices.SortFunc(entries, func(a, b entry) int {
@@ -66,17 +73,7 @@ func WriteIndex(reportsDir string) error {
 		if r.Parameters.Quick {
 			complete += " (quick)"
 		}
-		var holds, fails, inc int
-		for _, c := range Check(r) {
-			switch c.Verdict {
-			case Holds:
-				holds++
-			case Fails:
-				fails++
-			default:
-				inc++
-			}
-		}
+		holds, fails, inc := tally(Check(r))
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %d / %d / %d |\n",
 			link, r.StartedAt.UTC().Format("2006-01-02 15:04"),
 			mdCell(fmt.Sprintf("%s, %d cores", orUnknown(r.Environment.CPUModel), r.Environment.Cores)),

@@ -40,6 +40,10 @@ func (d *document) markdown() []byte {
 			}
 			b.WriteString("\n")
 			for _, row := range x.rows {
+				if isGroup(row) {
+					fmt.Fprintf(&b, "| **%s** |%s\n", mdCell(row[0].text), strings.Repeat("  |", len(x.head)-1))
+					continue
+				}
 				b.WriteString("|")
 				for _, c := range row {
 					fmt.Fprintf(&b, " %s |", mdCell(c.text))

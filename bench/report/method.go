@@ -19,7 +19,7 @@ func (f *figures) method(d *document) {
 	}
 	env := []string{
 		fmt.Sprintf("Machine: %s, %d cores, GOMAXPROCS %d, %s/%s, kernel %s.", orUnknown(e.CPUModel), e.Cores, e.GOMAXPROCS, e.OS, e.Arch, orUnknown(e.Kernel)),
-		fmt.Sprintf("Go %s; Redis %s; Docker engine %s.", orUnknown(e.GoVersion), orNone(e.RedisVersion), orNone(e.DockerVersion)),
+		fmt.Sprintf("Go %s; Docker engine %s; key-value server version (redis_version): %s.", orUnknown(e.GoVersion), orNone(e.DockerVersion), orNone(e.RedisVersion)),
 		fmt.Sprintf("Backend %s; network path: %s. All servers run in the same backend and are reached the same way.", e.Backend, orUnknown(e.NetworkPath)),
 	}
 	for _, s := range e.Servers {
@@ -111,13 +111,16 @@ func (f *figures) noiseText() string {
 // be read against the cost of the bench and the network path.
 func (f *figures) overheadText() string {
 	var parts []string
-	for _, fl := range []string{tcpFloor, redisFloor} {
+	for _, fl := range f.floors("latency") {
 		if x, ok := f.row("latency", fl, "w1", "acquire_p50"); ok {
 			parts = append(parts, fmt.Sprintf("%s %s per acquire (p50, 1 worker)", fl, withUnit(x.Median, x.Unit)))
 		}
-		if v, w := f.highestDistinct(fl, fl); v != "" {
-			x, _ := f.row("throughput", fl, v, "cycles_per_sec")
-			parts = append(parts, fmt.Sprintf("%s %s cycles/s at %d workers", fl, num(x.Median), w))
+	}
+	if v, w := f.mostWorkers(); v != "" {
+		for _, fl := range f.floors("throughput") {
+			if x, ok := f.row("throughput", fl, v, "cycles_per_sec"); ok {
+				parts = append(parts, fmt.Sprintf("%s %s cycles/s at %d workers", fl, num(x.Median), w))
+			}
 		}
 	}
 	text := "The bench measures around the lock interface (a timing decorator), in the same process as every worker, on a machine shared with the servers. The floors run through exactly the same harness and network path with no lock logic at all, so they show what the bench and the path cost by themselves"
@@ -153,39 +156,20 @@ func (f *figures) failureLines() []string {
 	return out
 }
 
-// settingsTable shows every contender parameter side by side.
+// settingsTable lists every contender parameter, one list item per
+// contender (a grid of eleven contenders would not fit a page).
 func (f *figures) settingsTable(d *document) {
 	set := f.r.Parameters.Contender
-	if len(set) == 0 {
+	var items []string
+	for _, c := range f.contenders {
+		if s, ok := set[c]; ok && len(s) > 0 {
+			items = append(items, c+": "+settingsText(s)+".")
+		}
+	}
+	if len(items) == 0 {
 		return
 	}
-	var cols, keys []string
-	for _, c := range f.contenders {
-		if _, ok := set[c]; ok {
-			cols = append(cols, c)
-		}
-	}
-	for _, c := range cols {
-		for k := range set[c] {
-			if !slices.Contains(keys, k) {
-				keys = append(keys, k)
-			}
-		}
-	}
-	slices.Sort(keys)
 	d.h3("Contender settings")
-	d.p("Lease (monolock) and TTL (Redis, Redlock) are the same for every contender; the waiting strategy of each Redis contender is a named parameter.")
-	t := table{head: append([]string{"setting"}, cols...), leftAligned: true}
-	for _, k := range keys {
-		row := []cell{{text: k}}
-		for _, c := range cols {
-			v, ok := set[c][k]
-			if !ok {
-				v = "–"
-			}
-			row = append(row, cell{text: v})
-		}
-		t.rows = append(t.rows, row)
-	}
-	d.add(t)
+	d.p("The lease (or TTL) is the same for every contender; each waiting strategy is a named parameter.")
+	d.add(list{items: items})
 }

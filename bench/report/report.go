@@ -110,11 +110,24 @@ func Write(dir string, r *results.Results) error {
 }
 
 // Rerender loads a results.json and writes its report beside it (the
-// `monolock-bench report DIR/results.json` command).
-func Rerender(resultsPath string) error {
+// `monolock-bench report DIR/results.json` command). A file that predates
+// contender_info and claim_rules renders without them; see RerenderWith.
+func Rerender(resultsPath string) error { return RerenderWith(resultsPath, nil) }
+
+// RerenderWith is Rerender with a function applied to the results after
+// loading, such as one that fills an old file's contender info and claim
+// rules from today's contender table:
+//
+//	report.RerenderWith(path, func(r *results.Results) { r.FillDefaults(defaults) })
+//
+// upgrade may be nil.
+func RerenderWith(resultsPath string, upgrade func(*results.Results)) error {
 	r, err := results.Load(resultsPath)
 	if err != nil {
 		return err
+	}
+	if upgrade != nil {
+		upgrade(r)
 	}
 	return Write(filepath.Dir(resultsPath), r)
 }

@@ -234,23 +234,6 @@ func TestWriteIndex(t *testing.T) {
 	}
 }
 
-func TestAboveFloor(t *testing.T) {
-	tests := []struct {
-		x, floor float64
-		want     string
-	}{
-		{120, 70, "the lock cost 50 us on top of it"},
-		{69, 70, "the lock cost nothing measurable on top of it here (69 us vs the floor's 70 us: the difference is noise)"},
-		{70, 70, "the lock cost nothing measurable"},
-	}
-	for _, tt := range tests {
-		got := aboveFloor("the lock", results.Row{Median: tt.x, Unit: "us"}, results.Row{Median: tt.floor, Unit: "us"})
-		if !strings.HasPrefix(got, tt.want) {
-			t.Errorf("aboveFloor(%v, %v) = %q, want prefix %q", tt.x, tt.floor, got, tt.want)
-		}
-	}
-}
-
 // Heading ids match GitHub's anchors, so the contents links work in
 // report.md as in report.html.
 func TestAnchor(t *testing.T) {

@@ -8,6 +8,10 @@ import (
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
+// maxFigureColumns keeps every table of figures within a 1280-px page:
+// more metrics than this go into a second table.
+const maxFigureColumns = 6
+
 func (f *figures) intro(d *document) {
 	r := f.r
 	if r.Partial {
@@ -21,6 +25,26 @@ func (f *figures) intro(d *document) {
 		"Lower is better for latencies, handover times, waits, CPU and coordinator load; higher is better for throughput and the Jain index. "+
 		"All of this report is generated from results.json (monolock-bench report DIR/results.json re-renders it); nothing in it is written by hand.",
 		r.Parameters.Repetitions))
+	f.contenderList(d)
+}
+
+// contenderList names the contenders, grouped by family, with what each
+// is.
+func (f *figures) contenderList(d *document) {
+	t, ok := f.contenderTable(f.contenders, []column{{head: "what it is", value: func(c string) (string, bool) {
+		i := f.info[c]
+		text := i.Label
+		if i.ContendedOnly {
+			text = strings.TrimPrefix(text+"; runs only where workers share keys", "; ")
+		}
+		return text, text != ""
+	}}})
+	if !ok {
+		return
+	}
+	t.leftAligned = true
+	d.p("Contenders, by family:")
+	d.add(t)
 }
 
 func finished(r *results.Results) string {
@@ -37,91 +61,173 @@ func orUnknown(s string) string {
 	return s
 }
 
-// glanceRow is one decision-oriented row of the table at the top.
-type glanceRow struct {
-	label    string
-	scenario string
-	variant  string
-	metric   string
-	unit     string
+// column is one figure column of a table with a row per contender.
+type column struct {
+	head  string
+	value func(contender string) (string, bool)
 }
 
-// glanceRows picks the figures a user decides on, with the variants this
-// run actually has.
-func (f *figures) glanceRows() []glanceRow {
-	rows := []glanceRow{
-		{"Uncontended acquire latency, p50", "latency", "w1", "acquire_p50", "us"},
-		{"Uncontended acquire latency, p99", "latency", "w1", "acquire_p99", "us"},
-		{"Acquire + release cycle, p50 (1 worker)", "latency", "w1", "cycle_p50", "us"},
+// figureColumn shows one summary figure as "median (min–max)".
+func (f *figures) figureColumn(head, scenario, variant, metric string) column {
+	return column{head: head, value: func(c string) (string, bool) {
+		x, ok := f.row(scenario, c, variant, metric)
+		if !ok {
+			return "", false
+		}
+		return spread(x), true
+	}}
+}
+
+// contenderTable builds a table with one row per contender that has a
+// value in some column, in display order (grouped by family, floors
+// last, with a heading row per group when there is more than one), and
+// the columns that have a value for some contender; false when nothing
+// is left.
+func (f *figures) contenderTable(contenders []string, cols []column) (table, bool) {
+	var shown []column
+	for _, col := range cols {
+		for _, c := range contenders {
+			if _, ok := col.value(c); ok {
+				shown = append(shown, col)
+				break
+			}
+		}
 	}
-	if v, w := f.highestDistinctAny(); v != "" {
-		rows = append(rows,
-			glanceRow{fmt.Sprintf("Short-lock throughput, %d workers, distinct keys", w), "throughput", v, "cycles_per_sec", "1/s"},
-			glanceRow{fmt.Sprintf("Short-lock cycle p99, %d workers", w), "throughput", v, "cycle_p99", "us"})
+	t := table{head: []string{"contender"}}
+	for _, col := range shown {
+		t.head = append(t.head, col.head)
+	}
+	type group struct {
+		name string
+		rows [][]cell
+	}
+	var groups []group
+	for _, c := range contenders {
+		row := []cell{{text: c}}
+		any := false
+		for _, col := range shown {
+			v, ok := col.value(c)
+			if !ok {
+				v = "–"
+			}
+			any = any || ok
+			row = append(row, cell{text: v})
+		}
+		if !any {
+			continue
+		}
+		name := f.family(c)
+		if f.isFloor(c) {
+			name = "floors (baselines, no lock logic)"
+		}
+		if len(groups) == 0 || groups[len(groups)-1].name != name {
+			groups = append(groups, group{name: name})
+		}
+		groups[len(groups)-1].rows = append(groups[len(groups)-1].rows, row)
+	}
+	for _, g := range groups {
+		if len(groups) > 1 {
+			t.rows = append(t.rows, []cell{{text: g.name, class: groupClass}})
+		}
+		t.rows = append(t.rows, g.rows...)
+	}
+	return t, len(groups) > 0
+}
+
+// chunks splits columns into tables of at most maxFigureColumns.
+func chunks(cols []column) [][]column {
+	var out [][]column
+	for len(cols) > maxFigureColumns {
+		out = append(out, cols[:maxFigureColumns])
+		cols = cols[maxFigureColumns:]
+	}
+	if len(cols) > 0 {
+		out = append(out, cols)
+	}
+	return out
+}
+
+// glanceGroup is one table of the at-a-glance section: the figures a user
+// decides on, with the variants this run has.
+type glanceGroup struct {
+	title string
+	cols  []column
+}
+
+func (f *figures) glanceGroups() []glanceGroup {
+	col := func(head, scenario, variant, metric, unit string) column {
+		if unit != "" {
+			head += " (" + unit + ")"
+		}
+		return f.figureColumn(head, scenario, variant, metric)
+	}
+	speed := []column{
+		col("acquire p50, 1 worker", "latency", "w1", "acquire_p50", "us"),
+		col("acquire p99, 1 worker", "latency", "w1", "acquire_p99", "us"),
+		col("acquire + release p50, 1 worker", "latency", "w1", "cycle_p50", "us"),
+	}
+	var cpu []column
+	if v, w := f.mostWorkers(); v != "" {
+		speed = append(speed,
+			col(fmt.Sprintf("short locks, %d workers, distinct keys", w), "throughput", v, "cycles_per_sec", "1/s"),
+			col(fmt.Sprintf("cycle p99, %d workers", w), "throughput", v, "cycle_p99", "us"))
+		cpu = append(cpu,
+			col(fmt.Sprintf("coordinator CPU per 1,000 locks, %d workers", w), "throughput", v, "server_cpu_ms_per_1k", "ms"),
+			col(fmt.Sprintf("client CPU per 1,000 locks, %d workers", w), "throughput", v, "client_cpu_ms_per_1k", "ms"))
 	}
 	for _, v := range f.variants("throughput") {
 		if strings.HasPrefix(v, "shared-") {
 			w, _ := workersOf(v)
-			rows = append(rows, glanceRow{fmt.Sprintf("Short-lock throughput, %d workers, shared keys", w), "throughput", v, "cycles_per_sec", "1/s"})
+			speed = append(speed, col(fmt.Sprintf("short locks, %d workers, shared keys", w), "throughput", v, "cycles_per_sec", "1/s"))
 			break
 		}
 	}
-	rows = append(rows,
-		glanceRow{"Handover after release, p50", "handover", "graceful", "p50", "ms"},
-		glanceRow{"Handover after crash, p50", "handover", "crash", "p50", "ms"},
-		glanceRow{"Handover after crash, max", "handover", "crash", "max", "ms"},
-		glanceRow{"Handover after freeze, p50", "handover", "freeze", "p50", "ms"})
-	if v := f.fairnessVariant(); v != "" {
-		rows = append(rows,
-			glanceRow{"Fairness: Jain index (1 = equal shares)", "fairness", v, "jain_index", ""},
-			glanceRow{"Fairness: FIFO inversions per 1,000 grants", "fairness", v, "fifo_inversions_per_1k", ""},
-			glanceRow{"Fairness: wait p99", "fairness", v, "wait_p99", "ms"},
-			glanceRow{"Coordinator load under contention", "fairness", v, "server_ops_per_sec", "1/s"})
+	groups := []glanceGroup{
+		{"Speed", speed},
+		{"Handover (the waiter's grant after the holder stops)", []column{
+			col("after release, p50", "handover", "graceful", "p50", "ms"),
+			col("after crash, p50", "handover", "crash", "p50", "ms"),
+			col("after crash, max", "handover", "crash", "max", "ms"),
+			col("after freeze, p50", "handover", "freeze", "p50", "ms"),
+		}},
 	}
-	if v, w := f.highestDistinctAny(); v != "" {
-		rows = append(rows,
-			glanceRow{fmt.Sprintf("Coordinator CPU per 1,000 locks (%d workers)", w), "throughput", v, "server_cpu_ms_per_1k", "ms"},
-			glanceRow{fmt.Sprintf("Client CPU per 1,000 locks (%d workers)", w), "throughput", v, "client_cpu_ms_per_1k", "ms"})
+	if v := f.firstVariant("fairness"); v != "" {
+		groups = append(groups, glanceGroup{"Contention (" + v + ")", []column{
+			col("Jain index (1 = equal shares)", "fairness", v, "jain_index", ""),
+			col("FIFO inversions per 1,000 grants", "fairness", v, "fifo_inversions_per_1k", ""),
+			col("wait p99", "fairness", v, "wait_p99", "ms"),
+			col("coordinator load", "fairness", v, "server_ops_per_sec", "1/s"),
+		}})
 	}
-	return rows
+	return append(groups, glanceGroup{"CPU", cpu})
 }
 
 func (f *figures) atAGlance(d *document) {
 	d.h2("At a glance")
-	cols := f.contenders
-	head := append([]string{"figure"}, cols...)
-	t := table{head: head}
-	for _, g := range f.glanceRows() {
-		label := g.label
-		if g.unit != "" {
-			label += " (" + g.unit + ")"
+	shown := false
+	for _, g := range f.glanceGroups() {
+		t, ok := f.contenderTable(f.contenders, g.cols)
+		if !ok {
+			continue
 		}
-		row := []cell{{text: label}}
-		measured := false
-		for _, c := range cols {
-			x, ok := f.row(g.scenario, c, g.variant, g.metric)
-			if !ok {
-				row = append(row, cell{text: "–"})
-				continue
-			}
-			measured = true
-			row = append(row, cell{text: spread(x)})
-		}
-		if measured {
-			t.rows = append(t.rows, row)
-		}
+		d.p(g.title + ":")
+		d.add(t)
+		shown = true
 	}
-	if len(t.rows) == 0 {
+	if !shown {
 		d.p("No figures: none of the decision figures was measured in this run.")
 		return
 	}
-	d.add(t)
-	d.p("– means not measured in this run (the floors take part in latency and throughput only). Floors: tcp-floor is a do-nothing server (connect, one frame in, one out, close), the best any connection-per-claim lock can do; redis-floor is two PINGs on a persistent connection, the best any two-round-trip Redis lock can do.")
+	d.p("– means not measured in this run (floors take part only where they frame the physics, in latency and throughput). A floor is a baseline contender with no lock logic: the best any lock of its kind can do on this machine and path.")
 }
 
 func (f *figures) claimsSection(d *document, claims []Claim) {
 	d.h2("Claims checked")
-	d.p("Each claim of the comparison between monolock and Redis/Redlock, as a testable statement with the verdict this run's data gives. A verdict is holds or fails only when every repetition agrees with respect to the stated threshold; when the spread straddles the threshold, or the data is missing, it is inconclusive.")
+	if len(claims) == 0 {
+		d.p("This run records no claims to check.")
+		return
+	}
+	d.p("Each claim the contenders' comparison pages make, as a testable statement with the verdict this run's data gives. A verdict is holds or fails only when every repetition agrees with respect to the stated threshold; when the spread straddles the threshold, or the data is missing, it is inconclusive.")
 	t := table{head: []string{"claim", "testable statement", "verdict", "measured", "threshold"}, leftAligned: true, cards: true}
 	for _, c := range claims {
 		t.rows = append(t.rows, []cell{
@@ -130,7 +236,12 @@ func (f *figures) claimsSection(d *document, claims []Claim) {
 		})
 	}
 	d.add(t)
-	var holds, fails, inc int
+	holds, fails, inc := tally(claims)
+	d.p(fmt.Sprintf("%d of %d claims hold, %d fail, %d are inconclusive in this run.", holds, len(claims), fails, inc))
+}
+
+// tally counts the verdicts of claims.
+func tally(claims []Claim) (holds, fails, inconclusive int) {
 	for _, c := range claims {
 		switch c.Verdict {
 		case Holds:
@@ -138,10 +249,10 @@ func (f *figures) claimsSection(d *document, claims []Claim) {
 		case Fails:
 			fails++
 		default:
-			inc++
+			inconclusive++
 		}
 	}
-	d.p(fmt.Sprintf("%d of %d claims hold, %d fail, %d are inconclusive in this run.", holds, len(claims), fails, inc))
+	return holds, fails, inconclusive
 }
 
 // scenarioTitles names the known scenarios.
@@ -182,7 +293,7 @@ func (f *figures) scenarioSection(d *document, s string) error {
 	if err != nil {
 		return err
 	}
-	f.figureTable(d, s)
+	f.figureTables(d, s)
 	return nil
 }
 
@@ -200,48 +311,55 @@ func settingsText(set results.Settings) string {
 	return strings.Join(parts, "; ")
 }
 
-// figureTable lists every figure of a scenario: a row per variant and
-// metric, a column per contender.
-func (f *figures) figureTable(d *document, s string) {
-	cols := f.scenarioContenders(s)
-	t := table{head: append([]string{"variant", "metric", "unit"}, cols...), labels: 3}
-	type fig struct{ variant, metric, unit string }
-	var figs []fig
-	for _, x := range f.r.Summary {
-		if x.Scenario != s || x.Metric == "workers" { // a parameter, in the variant name
-			continue
-		}
-		g := fig{x.Variant, x.Metric, x.Unit}
-		if !slices.Contains(figs, g) {
-			figs = append(figs, g)
-		}
-	}
-	for _, g := range figs {
-		row := []cell{{text: g.variant}, {text: g.metric}, {text: g.unit}}
-		for _, c := range cols {
-			if x, ok := f.row(s, c, g.variant, g.metric); ok {
-				row = append(row, cell{text: spread(x)})
-			} else {
-				row = append(row, cell{text: "–"})
+// figureTables lists every figure of a scenario: per variant, a row per
+// contender and a column per metric.
+func (f *figures) figureTables(d *document, s string) {
+	for _, v := range f.variants(s) {
+		var cols []column
+		var metrics []string
+		for _, x := range f.r.Summary {
+			if x.Scenario != s || x.Variant != v || x.Metric == "workers" || slices.Contains(metrics, x.Metric) {
+				continue // workers is a parameter, in the variant name
 			}
+			metrics = append(metrics, x.Metric)
+			cols = append(cols, f.figureColumn(x.Metric+" ("+x.Unit+")", s, v, x.Metric))
 		}
-		t.rows = append(t.rows, row)
+		for i, part := range chunks(cols) {
+			t, ok := f.contenderTable(f.scenarioContenders(s), part)
+			if !ok {
+				continue
+			}
+			if i == 0 {
+				d.p("All figures of " + v + ":")
+			}
+			d.add(t)
+		}
 	}
-	d.add(t)
 }
 
 // locks lists the non-floor contenders of a scenario.
 func (f *figures) locks(s string) []string {
 	var out []string
 	for _, c := range f.scenarioContenders(s) {
-		if !isFloor(c) {
+		if !f.isFloor(c) {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// listFigures prints "monolock 210 us, redis 180 us" for a figure.
+// floors lists the floor contenders of a scenario.
+func (f *figures) floors(s string) []string {
+	var out []string
+	for _, c := range f.scenarioContenders(s) {
+		if f.isFloor(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// listFigures prints "a 210 us, b 180 us" for a figure.
 func (f *figures) listFigures(s, variant, metric string, contenders []string) string {
 	var parts []string
 	for _, c := range contenders {
@@ -250,6 +368,38 @@ func (f *figures) listFigures(s, variant, metric string, contenders []string) st
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// ranked prints the contenders that have a figure from best to worst by
+// their medians, each after the first with its ratio to the best: "b 180
+// us, a 210 us (1.17×)"; the best contender is returned too.
+func (f *figures) ranked(s, variant, metric string, contenders []string, higherIsBetter bool) (string, string) {
+	var xs []results.Row
+	for _, c := range contenders {
+		if x, ok := f.row(s, c, variant, metric); ok {
+			xs = append(xs, x)
+		}
+	}
+	if len(xs) == 0 {
+		return "", ""
+	}
+	slices.SortStableFunc(xs, func(a, b results.Row) int {
+		if higherIsBetter {
+			a, b = b, a
+		}
+		switch {
+		case a.Median < b.Median:
+			return -1
+		case a.Median > b.Median:
+			return 1
+		}
+		return 0
+	})
+	parts := []string{xs[0].Contender + " " + withUnit(xs[0].Median, xs[0].Unit)}
+	for _, x := range xs[1:] {
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", x.Contender, withUnit(x.Median, x.Unit), ratio(x.Median, xs[0].Median)))
+	}
+	return strings.Join(parts, ", "), xs[0].Contender
 }
 
 func (f *figures) latencySection(d *document) error {
@@ -261,32 +411,18 @@ func (f *figures) latencySection(d *document) error {
 		if svg != nil {
 			d.add(chart{name: "latency-" + anchor(v), caption: "Acquire latency distribution (the CDF drawn as a percentile plot, tails to the right), " + v + ", all repetitions merged from the HdrHistograms; floors dashed.", svg: svg})
 		}
-		if line := f.listFigures("latency", v, "acquire_p50", f.scenarioContenders("latency")); line != "" {
-			text := fmt.Sprintf("Reading (%s): median acquire %s.", v, line)
-			if m, ok := f.row("latency", monolock, v, "acquire_p50"); ok {
-				if r, ok := f.row("latency", redis, v, "acquire_p50"); ok {
-					text += fmt.Sprintf(" monolock takes %s Redis's time;", ratio(m.Median, r.Median))
-					if m.Median <= r.Median {
-						text += " it is the faster of the two here."
-					} else {
-						text += " Redis is faster here."
-					}
-				}
-				if fl, ok := f.row("latency", tcpFloor, v, "acquire_p50"); ok {
-					text += " The tcp-floor, a server that does nothing but the connection-per-claim exchange, takes " +
-						withUnit(fl.Median, fl.Unit) + ": " + aboveFloor("monolock's lock logic and client", m, fl) + "."
-				}
-			}
-			if r, ok := f.row("latency", redis, v, "acquire_p50"); ok {
-				if fl, ok := f.row("latency", redisFloor, v, "acquire_p50"); ok {
-					text += " The redis-floor (two PINGs) takes " + withUnit(fl.Median, fl.Unit) + ": " + aboveFloor("Redis's lock script", r, fl) + "."
-				}
-			}
-			if tail := f.listFigures("latency", v, "acquire_p999", f.locks("latency")); tail != "" {
-				text += " The p99.9 tail: " + tail + "."
-			}
-			d.p(text)
+		line, _ := f.ranked("latency", v, "acquire_p50", f.locks("latency"), false)
+		if line == "" {
+			continue
 		}
+		text := fmt.Sprintf("Reading (%s): median acquire, fastest lock first: %s.", v, line)
+		if fl := f.listFigures("latency", v, "acquire_p50", f.floors("latency")); fl != "" {
+			text += " The floors, which do the same round trips with no lock logic, take " + fl + ": what a lock takes above the floor of its kind is its own cost."
+		}
+		if tail := f.listFigures("latency", v, "acquire_p999", f.locks("latency")); tail != "" {
+			text += " The p99.9 tail: " + tail + "."
+		}
+		d.p(text)
 	}
 	return nil
 }
@@ -315,35 +451,29 @@ func (f *figures) throughputSection(d *document) error {
 			text = append(text, fmt.Sprintf("%s peaks at %s/s with %d workers", c, num(best), bestW))
 		}
 	}
-	if len(text) > 0 {
-		s := "Reading: " + strings.Join(text, "; ") + "."
-		if v, w := f.highestDistinct(monolock, redis); v != "" {
-			m, _ := f.row("throughput", monolock, v, "cycles_per_sec")
-			r, _ := f.row("throughput", redis, v, "cycles_per_sec")
-			s += fmt.Sprintf(" At %d workers Redis completes %s monolock's cycles/s", w, ratio(r.Median, m.Median))
-			if fl, ok := f.row("throughput", tcpFloor, v, "cycles_per_sec"); ok {
-				if m.Median <= fl.Median {
-					s += fmt.Sprintf("; monolock reaches %.0f%% of the tcp-floor, the ceiling of any connection-per-claim lock on this path", 100*m.Median/fl.Median)
-				} else {
-					s += fmt.Sprintf("; monolock (%s/s) exceeds the tcp-floor (%s/s), which a ceiling should not allow: at this worker count the run's noise is larger than the difference", num(m.Median), num(fl.Median))
-				}
-			}
-			s += "."
-			if ms, ok := f.row("throughput", monolock, v, "server_cpu_ms_per_1k"); ok {
-				if rs, ok := f.row("throughput", redis, v, "server_cpu_ms_per_1k"); ok {
-					s += fmt.Sprintf(" Per 1,000 locks the monolock server spends %s of CPU, Redis %s.", withUnit(ms.Median, ms.Unit), withUnit(rs.Median, rs.Unit))
-				}
-			}
-		}
-		for _, v := range f.variants("throughput") {
-			if strings.HasPrefix(v, "shared-") {
-				if line := f.listFigures("throughput", v, "cycles_per_sec", f.locks("throughput")); line != "" {
-					s += fmt.Sprintf(" On a small shared key set (%s), where claims wait for each other: %s.", v, line)
-				}
-			}
-		}
-		d.p(s)
+	if len(text) == 0 {
+		return nil
 	}
+	s := "Reading: " + strings.Join(text, "; ") + "."
+	if v, w := f.mostWorkers(); v != "" {
+		if line, _ := f.ranked("throughput", v, "cycles_per_sec", f.locks("throughput"), true); line != "" {
+			s += fmt.Sprintf(" At %d workers, most cycles first: %s.", w, line)
+		}
+		if fl := f.listFigures("throughput", v, "cycles_per_sec", f.floors("throughput")); fl != "" {
+			s += " The floors reach " + fl + ", the ceiling for a lock of their kind on this path."
+		}
+		if cpu := f.listFigures("throughput", v, "server_cpu_ms_per_1k", f.locks("throughput")); cpu != "" {
+			s += " Coordinator CPU per 1,000 locks: " + cpu + "."
+		}
+	}
+	for _, v := range f.variants("throughput") {
+		if strings.HasPrefix(v, "shared-") {
+			if line := f.listFigures("throughput", v, "cycles_per_sec", f.locks("throughput")); line != "" {
+				s += fmt.Sprintf(" On a small shared key set (%s), where claims wait for each other: %s.", v, line)
+			}
+		}
+	}
+	d.p(s)
 	return nil
 }
 
@@ -363,24 +493,25 @@ func (f *figures) handoverSection(d *document) error {
 		}
 		parts = append(parts, fmt.Sprintf("after %s the median handover is %s", modeText(mode), line))
 	}
-	if len(parts) > 0 {
-		s := "Reading: " + strings.Join(parts, "; ") + "."
-		if l, ok := f.lease(monolock); ok {
-			s += fmt.Sprintf(" The lease (monolock) and TTL (Redis, Redlock) is %s for every contender: a handover close to it means the waiter had to wait for expiry.", l)
-		}
-		for _, c := range f.locks("handover") {
-			var failed []string
-			for _, mode := range f.variants("handover") {
-				if x, ok := f.failedTrials(c, mode); ok && x.Max > 0 {
-					failed = append(failed, fmt.Sprintf("%s %s", mode, num(x.Median)))
-				}
-			}
-			if len(failed) > 0 {
-				s += fmt.Sprintf(" %s had failed trials (median per repetition): %s.", c, strings.Join(failed, ", "))
-			}
-		}
-		d.p(s)
+	if len(parts) == 0 {
+		return nil
 	}
+	s := "Reading: " + strings.Join(parts, "; ") + "."
+	if l, ok := f.duration("", "lease"); ok {
+		s += fmt.Sprintf(" The lease (or TTL) is %s for every contender: a handover close to it means the waiter had to wait for expiry.", l)
+	}
+	for _, c := range f.locks("handover") {
+		var failed []string
+		for _, mode := range f.variants("handover") {
+			if x, ok := f.row("handover", c, mode, "failed"); ok && x.Max > 0 {
+				failed = append(failed, fmt.Sprintf("%s %s", mode, num(x.Median)))
+			}
+		}
+		if len(failed) > 0 {
+			s += fmt.Sprintf(" %s had failed trials (median per repetition): %s.", c, strings.Join(failed, ", "))
+		}
+	}
+	d.p(s)
 	return nil
 }
 
@@ -442,10 +573,14 @@ func (f *figures) fairnessSection(d *document) error {
 	return nil
 }
 
+// maxClientColumns keeps the per-client table within a 1280-px page.
+const maxClientColumns = 8
+
 // clientTable shows the per-client grants of a fairness variant (summed
-// over the repetitions) with each client's share, one column per contender.
+// over the repetitions) with each client's share: a row per contender, a
+// column per client.
 func (f *figures) clientTable(d *document, variant string) {
-	var clients, cols []string
+	var clients []string
 	grants := map[string]map[string]int64{}
 	totals := map[string]int64{}
 	for _, c := range f.scenarioContenders("fairness") {
@@ -460,7 +595,6 @@ func (f *figures) clientTable(d *document, variant string) {
 				}
 				if grants[c] == nil {
 					grants[c] = map[string]int64{}
-					cols = append(cols, c)
 				}
 				grants[c][cl.ID] += g
 				totals[c] += g
@@ -470,29 +604,22 @@ func (f *figures) clientTable(d *document, variant string) {
 	if len(clients) == 0 {
 		return
 	}
-	t := table{head: append([]string{"client"}, cols...)}
+	var cols []column
 	for _, id := range clients {
-		row := []cell{{text: id}}
-		for _, c := range cols {
+		cols = append(cols, column{head: id, value: func(c string) (string, bool) {
 			g, ok := grants[c][id]
 			if !ok || totals[c] == 0 {
-				row = append(row, cell{text: "–"})
-				continue
+				return "", false
 			}
-			row = append(row, cell{text: fmt.Sprintf("%d (%.1f%%)", g, 100*float64(g)/float64(totals[c]))})
-		}
-		t.rows = append(t.rows, row)
+			return fmt.Sprintf("%d (%.1f%%)", g, 100*float64(g)/float64(totals[c])), true
+		}})
 	}
 	d.p(fmt.Sprintf("Grants per client (%s, all repetitions) and each client's share; with %d clients an equal share is %.1f%%.", variant, len(clients), 100/float64(len(clients))))
-	d.add(t)
-}
-
-// aboveFloor says what a figure adds above its floor, or that the two are
-// within noise when the floor is not below it.
-func aboveFloor(what string, x, floor results.Row) string {
-	if x.Median > floor.Median {
-		return what + " cost " + withUnit(x.Median-floor.Median, x.Unit) + " on top of it"
+	for len(cols) > 0 {
+		n := min(len(cols), maxClientColumns)
+		if t, ok := f.contenderTable(f.scenarioContenders("fairness"), cols[:n]); ok {
+			d.add(t)
+		}
+		cols = cols[n:]
 	}
-	return fmt.Sprintf("%s cost nothing measurable on top of it here (%s vs the floor's %s: the difference is noise)",
-		what, withUnit(x.Median, x.Unit), withUnit(floor.Median, floor.Unit))
 }

@@ -33,15 +33,46 @@ type Results struct {
 	FinishedAt    time.Time   `json:"finished_at"`
 	Environment   Environment `json:"environment"`
 	Parameters    Parameters  `json:"parameters"`
-	// Contenders describes every contender of the run for rendering:
-	// label, family, colour, and whether it is a floor.
-	Contenders []ContenderInfo `json:"contender_info,omitempty"`
 	// Summary holds one row per figure; see Row.
 	Summary []Row `json:"summary"`
 	// Raw holds one record per scenario × contender × variant × repetition.
 	Raw []Raw `json:"raw"`
 	// Notes are free-form remarks of the run (skipped contenders, warnings)
 	// that a report should show under "method and caveats".
+	Notes []string `json:"notes,omitempty"`
+	// Contenders describes each contender of the run (label, family,
+	// colour, floor), so that a report groups, colours and judges them
+	// without knowing any by name. Absent in files written before it
+	// existed; see FillDefaults.
+	Contenders []ContenderInfo `json:"contender_info,omitempty"`
+	// Claims are the claims the run's contenders make, as declarative
+	// rules a report evaluates against the figures. Absent in files
+	// written before it existed; see FillDefaults.
+	Claims []ClaimRule `json:"claim_rules,omitempty"`
+}
+
+// ContenderInfo is how a contender describes itself to a report.
+type ContenderInfo struct {
+	// Name is the contender id used in every Row and Raw ("monolock").
+	Name string `json:"name"`
+	// Label is a short human description ("monolock, warm spare
+	// connections"); empty means Name says it all.
+	Label string `json:"label,omitempty"`
+	// Family groups related contenders in tables ("monolock", "redis",
+	// "etcd", "postgres", "floor"); contenders of one family sit together.
+	Family string `json:"family,omitempty"`
+	// Colour is the chart colour as "#rrggbb"; empty lets the report pick
+	// one from its palette.
+	Colour string `json:"colour,omitempty"`
+	// Floor marks a baseline rather than a lock: shown apart (after the
+	// locks, dashed in charts) and never judged as a lock.
+	Floor bool `json:"floor,omitempty"`
+	// ContendedOnly marks a contender that runs only the variants where
+	// workers share keys (a waiting-strategy variant).
+	ContendedOnly bool `json:"contended_only,omitempty"`
+	// Notes are trade-offs of the contender's design that a benchmark run
+	// does not measure (availability, fencing, operations); a report
+	// lists them, labelled as not measured, under "which lock when".
 	Notes []string `json:"notes,omitempty"`
 }
 
@@ -107,25 +138,6 @@ type Parameters struct {
 	Contender map[string]Settings `json:"contender"`
 }
 
-// ContenderInfo is what a report needs to show one contender without
-// knowing it by name.
-type ContenderInfo struct {
-	// Name is the contender id, as in Row.Contender.
-	Name string `json:"name"`
-	// Label is the display name.
-	Label string `json:"label"`
-	// Family groups contenders in the report ("monolock", "redis",
-	// "floor", ...).
-	Family string `json:"family"`
-	// Colour is the chart colour, "#rrggbb".
-	Colour string `json:"colour"`
-	// Floor marks a baseline that locks nothing.
-	Floor bool `json:"floor"`
-	// ContendedOnly marks a contender that runs only where workers share
-	// keys (a waiting-strategy variant).
-	ContendedOnly bool `json:"contended_only"`
-}
-
 // Settings maps a parameter name to its value as text ("2s", "16",
 // "jittered 50ms-250ms"). Text keeps the values exact and printable.
 type Settings map[string]string
@@ -144,10 +156,17 @@ type Row struct {
 	Max    float64 `json:"max"`
 	// N is the number of repetitions the row aggregates.
 	N int `json:"n"`
-	// Better is the metric's better direction: "lower", "higher", or ""
-	// when neither is (a count of workers, a utilisation).
+	// Better is the direction in which the metric improves: BetterLower,
+	// BetterHigher, or "" when it has none (a count of grants, a
+	// parameter). Summarize copies it from the raw metrics.
 	Better string `json:"better,omitempty"`
 }
+
+// Directions of Row.Better.
+const (
+	BetterLower  = "lower"
+	BetterHigher = "higher"
+)
 
 // Raw is the record of one repetition of one scenario variant for one
 // contender.

@@ -61,9 +61,31 @@ func sample(t *testing.T) *Results {
 			Scenario:  map[string]Settings{"latency": {"iterations": "1000", "warmup": "100"}},
 			Contender: map[string]Settings{"redis": {"ttl": "10s", "retry_delay": "jittered 50ms-250ms"}},
 		},
-		Summary: Summarize(raw),
+		Summary: withBetter(Summarize(raw)),
 		Raw:     raw,
 		Notes:   []string{"a note"},
+		Contenders: []ContenderInfo{
+			{Name: "redis", Label: "Redis SET NX", Family: "redis", Colour: "#c8322d"},
+			{Name: "redis-floor", Family: "floor", Floor: true},
+		},
+		Claims: []ClaimRule{sampleRule()},
+	}
+}
+
+// withBetter marks every row better lower, as the runner does for times.
+func withBetter(rows []Row) []Row {
+	for i := range rows {
+		rows[i].Better = BetterLower
+	}
+	return rows
+}
+
+func sampleRule() ClaimRule {
+	return ClaimRule{
+		ID: "fast-cycle", Claim: "Cycles are fast.", Statement: "cycle p50 at most 1 ms.", Threshold: "holds when ≤ 1000 us",
+		Scenario: "latency", Variant: "w*", Pick: PickFirst, Subject: "redis", Metric: "cycle_p50",
+		Op: AtMost, Than: ClaimBound{Value: 1000}, Spread: SpreadRange,
+		Guards: []ClaimGuard{{Metric: "failures"}}, Quote: []ClaimQuote{{Metric: "cycle_p99"}},
 	}
 }
 
@@ -136,6 +158,22 @@ func TestValidateRejects(t *testing.T) {
 		{"infinite series", func(r *Results) { r.Raw[0].Series[0].Values[0] = math.Inf(1) }, "series"},
 		{"summary edited", func(r *Results) { r.Summary[0].Median = 1 }, "summary"},
 		{"summary dropped", func(r *Results) { r.Summary = r.Summary[:1] }, "summary"},
+		{"better unknown", func(r *Results) { r.Summary[0].Better = "up" }, "better"},
+		{"better differs", func(r *Results) { r.Summary[1].Metric, r.Summary[1].Better = "cycle_p50", "higher" }, "better"},
+		{"contender without name", func(r *Results) { r.Contenders[0].Name = "" }, "contender_info"},
+		{"contender twice", func(r *Results) { r.Contenders[1].Name = "redis" }, "twice"},
+		{"bad colour", func(r *Results) { r.Contenders[0].Colour = "red" }, "colour"},
+		{"claim without statement", func(r *Results) { r.Claims[0].Statement = "" }, "statement"},
+		{"claim without metric", func(r *Results) { r.Claims[0].Metric = "" }, "metric"},
+		{"claim op", func(r *Results) { r.Claims[0].Op = "<=" }, "op"},
+		{"claim spread", func(r *Results) { r.Claims[0].Spread = "" }, "spread"},
+		{"claim pick", func(r *Results) { r.Claims[0].Pick = "last" }, "pick"},
+		{"claim two bounds", func(r *Results) { r.Claims[0].Than = ClaimBound{Contender: "a", Parameter: "lease"} }, "both"},
+		{"claim negative factor", func(r *Results) { r.Claims[0].Than.Factor = -1 }, "factor"},
+		{"claim within without band", func(r *Results) { r.Claims[0].Op, r.Claims[0].Than.Factor = Within, 1 }, "within"},
+		{"claim derive without per", func(r *Results) { r.Claims[0].Derive = &Derivation{Times: []string{"a"}} }, "derive"},
+		{"claim guard without metric", func(r *Results) { r.Claims[0].Guards[0].Metric = "" }, "guard"},
+		{"claim twice", func(r *Results) { r.Claims = append(r.Claims, sampleRule()) }, "twice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,6 +187,46 @@ func TestValidateRejects(t *testing.T) {
 				t.Fatalf("Save() = %v, want ErrInvalid", err)
 			}
 		})
+	}
+}
+
+// An old file gets the contender info and claim rules of the contenders
+// it ran and the better directions it lacks; what it has is kept.
+func TestFillDefaults(t *testing.T) {
+	r := sample(t)
+	r.Contenders, r.Claims = nil, nil
+	for i := range r.Summary {
+		r.Summary[i].Better = ""
+	}
+	other := sampleRule()
+	other.ID, other.Subject = "other", "etcd"
+	d := Defaults{
+		Contenders: []ContenderInfo{{Name: "etcd"}, {Name: "redis", Family: "redis"}},
+		Claims:     []ClaimRule{other, sampleRule()},
+		Better: func(scenario, metric string) string {
+			if metric == "cycle_p50" {
+				return BetterLower
+			}
+			return ""
+		},
+	}
+	r.FillDefaults(d)
+	if len(r.Contenders) != 1 || r.Contenders[0].Name != "redis" {
+		t.Errorf("contenders %+v, want redis only", r.Contenders)
+	}
+	if len(r.Claims) != 1 || r.Claims[0].ID != "fast-cycle" {
+		t.Errorf("claims %+v, want fast-cycle only", r.Claims)
+	}
+	if r.Summary[0].Better != BetterLower || r.Summary[1].Better != "" {
+		t.Errorf("better %q, %q", r.Summary[0].Better, r.Summary[1].Better)
+	}
+	if err := r.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	kept := sample(t)
+	kept.FillDefaults(d)
+	if want := sample(t); !reflect.DeepEqual(kept, want) {
+		t.Errorf("FillDefaults changed a file that had everything")
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 )
 
 // ErrInvalid is wrapped by every validation error.
@@ -116,12 +117,110 @@ func (r *Results) Validate() error {
 			}
 		}
 	}
-	want := Summarize(r.Raw)
-	if len(r.Summary) == 0 && len(want) == 0 {
+	if err := checkSummary(r.Summary, r.Raw); err != nil {
+		return bad("%v", err)
+	}
+	if err := checkContenders(r.Contenders); err != nil {
+		return bad("%v", err)
+	}
+	for i, c := range r.Claims {
+		if err := checkClaimRule(c); err != nil {
+			return bad("claim_rules[%d] %s: %v", i, c.ID, err)
+		}
+		for _, d := range r.Claims[:i] {
+			if d.ID == c.ID {
+				return bad("claim_rules[%d]: id %q twice", i, c.ID)
+			}
+		}
+	}
+	return nil
+}
+
+// checkSummary requires the summary to be Summarize(raw) apart from the
+// better directions, which must be valid and the same for every row of a
+// scenario's metric.
+func checkSummary(summary []Row, raw []Raw) error {
+	want := Summarize(raw)
+	if len(summary) == 0 && len(want) == 0 {
 		return nil
 	}
-	if !reflect.DeepEqual(r.Summary, want) {
-		return bad("summary does not match the raw records (want Summarize(raw): %d rows, have %d)", len(want), len(r.Summary))
+	type metric struct{ scenario, name string }
+	better := map[metric]string{}
+	plain := make([]Row, len(summary))
+	for i, x := range summary {
+		if x.Better != "" && x.Better != BetterLower && x.Better != BetterHigher {
+			return fmt.Errorf("summary %s/%s/%s %s: better %q (want lower, higher or empty)", x.Scenario, x.Variant, x.Contender, x.Metric, x.Better)
+		}
+		k := metric{x.Scenario, x.Metric}
+		if b, ok := better[k]; ok && b != x.Better {
+			return fmt.Errorf("summary %s %s: better %q and %q in different rows", x.Scenario, x.Metric, b, x.Better)
+		}
+		better[k] = x.Better
+		plain[i] = x
+		plain[i].Better = ""
+	}
+	if !reflect.DeepEqual(plain, want) {
+		return fmt.Errorf("summary does not match the raw records (want Summarize(raw): %d rows, have %d)", len(want), len(summary))
+	}
+	return nil
+}
+
+// checkContenders requires named, distinct contenders with "#rrggbb"
+// colours.
+func checkContenders(info []ContenderInfo) error {
+	seen := map[string]bool{}
+	for i, c := range info {
+		switch {
+		case c.Name == "":
+			return fmt.Errorf("contender_info[%d]: empty name", i)
+		case seen[c.Name]:
+			return fmt.Errorf("contender_info[%d]: %q twice", i, c.Name)
+		case c.Colour != "" && !isColour(c.Colour):
+			return fmt.Errorf("contender_info[%d] %s: colour %q (want #rrggbb)", i, c.Name, c.Colour)
+		}
+		seen[c.Name] = true
+	}
+	return nil
+}
+
+func isColour(s string) bool {
+	if len(s) != 7 || s[0] != '#' {
+		return false
+	}
+	for _, r := range s[1:] {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkClaimRule requires every field a rule needs to be evaluated.
+func checkClaimRule(c ClaimRule) error {
+	switch {
+	case c.ID == "" || c.Claim == "" || c.Statement == "" || c.Threshold == "":
+		return errors.New("empty id, claim, statement or threshold")
+	case c.Scenario == "" || c.Variant == "" || c.Subject == "" || c.Metric == "":
+		return errors.New("empty scenario, variant, subject or metric")
+	case c.Op != AtMost && c.Op != AtLeast && c.Op != Within:
+		return fmt.Errorf("op %q (want %s, %s or %s)", c.Op, AtMost, AtLeast, Within)
+	case c.Spread != SpreadRange && c.Spread != SpreadMedian:
+		return fmt.Errorf("spread %q (want %s or %s)", c.Spread, SpreadRange, SpreadMedian)
+	case c.Pick != "" && c.Pick != PickFirst && c.Pick != PickLargest:
+		return fmt.Errorf("pick %q (want %s, %s or empty)", c.Pick, PickFirst, PickLargest)
+	case c.Than.Contender != "" && c.Than.Parameter != "":
+		return errors.New("than: both a contender and a parameter")
+	case !finite(c.Than.Value) || !finite(c.Than.Factor) || c.Than.Factor < 0:
+		return fmt.Errorf("than: value %v, factor %v", c.Than.Value, c.Than.Factor)
+	case c.Op == Within && c.Than.Factor <= 1:
+		return fmt.Errorf("within needs a factor above 1, have %v", c.Than.Factor)
+	case c.Derive != nil && (len(c.Derive.Times) == 0 || c.Derive.Per == ""):
+		return errors.New("derive without times or per")
+	}
+	for _, g := range c.Guards {
+		if g.Metric == "" {
+			return errors.New("guard without metric")
+		}
 	}
 	return nil
 }

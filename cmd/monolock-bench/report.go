@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/monolock/monolock-bench/bench/compare"
+	"github.com/monolock/monolock-bench/bench/contenders"
+	"github.com/monolock/monolock-bench/bench/holder"
 	"github.com/monolock/monolock-bench/bench/report"
 	"github.com/monolock/monolock-bench/bench/results"
 )
@@ -17,7 +19,7 @@ func reportCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "usage: monolock-bench report DIR/results.json\n")
 		return exitUsage
 	}
-	if err := report.Rerender(args[0]); err != nil {
+	if err := report.RerenderWith(args[0], fillDefaults); err != nil {
 		fmt.Fprintf(stderr, "monolock-bench: %v\n", err)
 		return exitFailure
 	}
@@ -32,7 +34,7 @@ func updateIndex(runDir string, stderr io.Writer) {
 	if filepath.Base(parent) != "reports" {
 		return
 	}
-	if err := report.WriteIndex(parent); err != nil {
+	if err := report.WriteIndexWith(parent, fillDefaults); err != nil {
 		fmt.Fprintf(stderr, "monolock-bench: warning: updating the index of runs in %s: %v\n", parent, err)
 	}
 }
@@ -54,9 +56,31 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "monolock-bench: %v\n", err)
 		return exitFailure
 	}
+	fillDefaults(a)
+	fillDefaults(b)
 	if err := compare.Compare(a, b, 0).Markdown(stdout); err != nil {
 		fmt.Fprintf(stderr, "monolock-bench: %v\n", err)
 		return exitFailure
 	}
 	return exitOK
+}
+
+// fillDefaults completes a results file written before contenders
+// described themselves in it (contender info, claim rules, better
+// directions) from today's contender and scenario tables, so an old run
+// renders and compares like a new one. What the file has is kept.
+func fillDefaults(r *results.Results) {
+	d := results.Defaults{}
+	for _, c := range contenders.Table() {
+		d.Contenders = append(d.Contenders, c.Info())
+		d.Claims = append(d.Claims, c.Claims...)
+	}
+	better := map[[2]string]string{}
+	for _, s := range scenarioTable(holder.Command{}) {
+		for metric, dir := range s.Better {
+			better[[2]string{s.Name, metric}] = dir
+		}
+	}
+	d.Better = func(scenario, metric string) string { return better[[2]string{scenario, metric}] }
+	r.FillDefaults(d)
 }

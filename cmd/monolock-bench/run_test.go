@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -97,7 +98,7 @@ func TestSmoke(t *testing.T) {
 				t.Errorf("contender info %+v, want one per contender", r.Contenders)
 			}
 			for i, info := range r.Contenders {
-				if info != table[i].Info() || info.Colour == "" || info.Family == "" {
+				if !reflect.DeepEqual(info, table[i].Info()) || info.Colour == "" || info.Family == "" {
 					t.Errorf("contender info %+v, want %+v with a colour and a family", info, table[i].Info())
 				}
 			}

@@ -24,6 +24,8 @@ func Contender() bench.Contender {
 			return New(addrs[0], lease)
 		},
 		Counters: NewCounters,
+		Claims:   Claims(),
+		Notes:    Notes(),
 	}
 }
 

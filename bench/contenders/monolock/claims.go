@@ -1,0 +1,104 @@
+package monolocker
+
+import "github.com/monolock/monolock-bench/bench/results"
+
+// Claims returns the claims of monolock's comparison page, word for word,
+// as rules the report evaluates against a run's figures. Each threshold
+// below says why it is set where it is.
+func Claims() []results.ClaimRule {
+	// A handover failed when the waiter never got the lock: any failed
+	// trial fails the handover claims outright.
+	failed := []results.ClaimGuard{{Metric: "failed", Label: "failed trials"}}
+	return []results.ClaimRule{
+		{
+			ID:        "acquire-latency",
+			Claim:     "Acquisition latency is almost the same as Redis SET NX.",
+			Statement: "Uncontended (latency, w1), monolock's median acquire p50 is within a factor of the Redis contender's.",
+			Threshold: "holds when monolock/Redis stays within 1/1.5…1.5 for every pairing of repetitions (min/max spread); fails when it stays outside",
+			Scenario:  "latency", Variant: "w1", Subject: "monolock", Metric: "acquire_p50",
+			// "Almost equal" means within a factor of 1.5 either way.
+			Op: results.Within, Than: results.ClaimBound{Contender: "redis", Factor: 1.5},
+			Spread: results.SpreadRange,
+		},
+		{
+			ID:        "graceful-immediate",
+			Claim:     "After a controlled stop the lock passes to the next waiter immediately.",
+			Statement: "monolock handover after a graceful release: the median trial within a few milliseconds, no failed trial.",
+			Threshold: "holds when p50 ≤ 10 ms in every repetition and no trial failed; fails when p50 > 10 ms in every repetition or any trial failed",
+			Scenario:  "handover", Variant: "graceful", Subject: "monolock", Metric: "p50",
+			// Immediate: a few round trips, the holder process waking up
+			// and scheduling on a busy machine fit in 10 ms. The median,
+			// not a tail percentile: with a handful of trials the tail is
+			// one scheduling hiccup.
+			Op: results.AtMost, Than: results.ClaimBound{Value: 10},
+			Spread: results.SpreadRange, Guards: failed,
+			Quote: []results.ClaimQuote{{Metric: "p95"}, {Contender: "redis"}, {Contender: "redlock"}},
+		},
+		oneLease("crash-one-lease", "crash",
+			"After a holder crashes, the next waiter gets the lock immediately or at most one lease later.",
+			"monolock handover after SIGKILL of the holder: the slowest trial is at most one lease.", failed),
+		oneLease("freeze-one-lease", "freeze",
+			"A frozen holder (SIGSTOP) loses the lock after one lease of silence.",
+			"monolock handover after SIGSTOP of the holder: the slowest trial is at most one lease.", failed),
+		{
+			ID:        "strict-fifo",
+			Claim:     "Waiters are served in strict FIFO order.",
+			Statement: "monolock under contention on one hot lock: no grant overtakes an earlier pending request.",
+			Threshold: "holds when FIFO inversions ≤ 1 per 1,000 grants in every repetition (request times are taken before the request travels, so requests sent within one network delay may arrive in either order); fails when above in every repetition",
+			Scenario:  "fairness", Variant: "*", Subject: "monolock", Metric: "fifo_inversions_per_1k",
+			Label: "inversions per 1,000 grants",
+			// One inversion per 1,000 grants is tolerated: request times
+			// are taken in the bench before the request travels.
+			Op: results.AtMost, Than: results.ClaimBound{Value: 1},
+			Spread: results.SpreadRange, Quote: []results.ClaimQuote{{Contender: "redis"}},
+		},
+		{
+			ID:        "one-waiter-woken",
+			Claim:     "On release only the next waiter is woken.",
+			Statement: "monolock under contention: every grant costs one acquire request; no waiter is woken to find the lock taken and ask again.",
+			Threshold: "holds when acquire requests per grant ≤ 1.05 in every repetition; fails when above in every repetition",
+			Scenario:  "fairness", Variant: "*", Subject: "monolock", Metric: "attempts_per_grant",
+			Derive: &results.Derivation{Times: []string{"attempts"}, Per: "grants"},
+			Label:  "requests per grant",
+			// A waiter woken in vain would ask again: 5% slack for the
+			// requests still in flight when the run stops.
+			Op: results.AtMost, Than: results.ClaimBound{Value: 1.05},
+			Spread: results.SpreadRange, Quote: []results.ClaimQuote{{Contender: "redis"}},
+		},
+		{
+			ID:        "quiet-contention",
+			Claim:     "Contention is quiet: waiting clients do not poll the coordinator.",
+			Statement: "monolock under contention on one hot lock: the server handles a small, constant number of commands per grant however many clients wait.",
+			Threshold: "holds when server commands per grant (server_ops_per_grant, or server_ops_per_sec × seconds / grants) ≤ 2 in every repetition; fails when above in every repetition",
+			Scenario:  "fairness", Variant: "*", Subject: "monolock", Metric: "server_ops_per_grant",
+			Derive: &results.Derivation{Times: []string{"server_ops_per_sec", "seconds"}, Per: "grants"},
+			Label:  "server commands per grant",
+			// The request, its answer and an occasional heartbeat.
+			Op: results.AtMost, Than: results.ClaimBound{Value: 2},
+			Spread: results.SpreadRange, Quote: []results.ClaimQuote{{Contender: "redis"}},
+		},
+	}
+}
+
+// oneLease is the rule "the slowest handover trial after mode is at most
+// one lease", with 10% over the lease for detection and scheduling.
+func oneLease(id, mode, claim, statement string, guards []results.ClaimGuard) results.ClaimRule {
+	return results.ClaimRule{
+		ID: id, Claim: claim, Statement: statement,
+		Threshold: "holds when the max trial ≤ 1.1 × lease in every repetition and no trial failed; fails when it exceeds that in every repetition or a trial failed",
+		Scenario:  "handover", Variant: mode, Subject: "monolock", Metric: "max",
+		Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease", Factor: 1.1},
+		Spread: results.SpreadRange, Guards: guards,
+	}
+}
+
+// Notes are the trade-offs of monolock's comparison page that a benchmark
+// run does not measure; the report lists them, labelled as not measured,
+// under "which lock when" (results.ContenderInfo.Notes).
+func Notes() []string {
+	return []string{
+		"Availability: Redlock keeps granting locks while a majority (3 of 5) of its masters is up, so it survives the loss of a master. monolock is a single point of coordination: while its server is down no new grant is possible, and a restart loses queue positions (fencing tokens keep increasing). A single Redis is a single point as well. If the lock service must ride out a server loss without a gap, prefer Redlock or put a standby behind monolock's address.",
+		"Correctness under pauses: monolock hands out fencing tokens with every grant and its client gives up the lock before the server can expire it; Redis SET NX and Redlock return no token by themselves, so a paused holder can write after its TTL. Use tokens wherever the protected resource can check them.",
+		"Operations: Redis SET NX needs nothing new if Redis is already run; Redlock needs five independent masters; monolock is one more service (one static binary, standard library only, Prometheus metrics, an admin API to list holders and waiters and to force-release).",
+	}
+}

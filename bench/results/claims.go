@@ -1,0 +1,172 @@
+package results
+
+// A ClaimRule is one claim of a comparison page as data: the figure it is
+// about, what that figure is compared with, and how the spread across
+// repetitions decides the verdict. Contender packages contribute their
+// rules; the runner records them in results.json (claim_rules) and the
+// report evaluates every rule the same way, knowing no contender.
+//
+// The figure judged is Metric (or a quantity derived per repetition, see
+// Derivation) of the Subject contender in one Variant of Scenario. It is
+// compared by Op with Than: another contender's same figure, a run
+// parameter of the subject such as its lease, or a constant. Guards make
+// the claim fail outright when a guard metric is above zero.
+//
+// Example: "after a crash the next waiter gets the lock within one lease"
+// is {Scenario: "handover", Variant: "crash", Subject: "monolock",
+// Metric: "max", Op: AtMost, Than: {Parameter: "lease", Factor: 1.1},
+// Spread: SpreadRange, Guards: [{Metric: "failed", Label: "failed
+// trials"}]}.
+type ClaimRule struct {
+	// ID is stable across runs, for scripts and compare ("crash-one-lease").
+	ID string `json:"id"`
+	// Claim is the claim as the comparison page words it; Statement is
+	// the testable form the data is checked against; Threshold states the
+	// rule in words (the report prints all three verbatim).
+	Claim     string `json:"claim"`
+	Statement string `json:"statement"`
+	Threshold string `json:"threshold"`
+
+	Scenario string `json:"scenario"`
+	// Variant is the scenario variant. A "*" stands for any text; then Pick
+	// chooses among the variants the run has that match and where every
+	// contender the rule compares has the figure.
+	Variant string `json:"variant"`
+	// Pick is PickFirst (default: the first such variant in the run's
+	// order) or PickLargest (the one whose "*" stands for the largest
+	// number, e.g. the most workers of "distinct-w*").
+	Pick    string `json:"pick,omitempty"`
+	Subject string `json:"subject"`
+	Metric  string `json:"metric"`
+	// Derive computes the figure from other figures of the same
+	// repetition when a repetition lacks Metric; nil means the metric is
+	// required.
+	Derive *Derivation `json:"derive,omitempty"`
+	// Label names the figure in the evidence ("requests per grant"); empty
+	// prints the metric name and its unit.
+	Label string `json:"label,omitempty"`
+
+	// Op is AtMost, AtLeast or Within.
+	Op   string     `json:"op"`
+	Than ClaimBound `json:"than"`
+	// Spread is how repetitions decide: SpreadRange (the whole min..max
+	// range must satisfy the rule for "holds" and must violate it for
+	// "fails", else "inconclusive") or SpreadMedian (the median decides).
+	Spread string `json:"spread"`
+	// Guards fail the claim whenever one of them is above zero in any
+	// repetition of the subject in the same variant.
+	Guards []ClaimGuard `json:"guards,omitempty"`
+	// Quote lists further figures the evidence shows beside the verdict
+	// (other contenders, other metrics of the subject); they do not
+	// change it.
+	Quote []ClaimQuote `json:"quote,omitempty"`
+}
+
+// Operators of ClaimRule.Op.
+const (
+	// AtMost: figure ≤ Factor × bound.
+	AtMost = "at_most"
+	// AtLeast: figure ≥ Factor × bound.
+	AtLeast = "at_least"
+	// Within: bound / Factor ≤ figure ≤ Factor × bound (Factor > 1).
+	Within = "within"
+)
+
+// Spread rules of ClaimRule.Spread.
+const (
+	SpreadRange  = "range"
+	SpreadMedian = "median"
+)
+
+// Picks of ClaimRule.Pick.
+const (
+	PickFirst   = "first"
+	PickLargest = "largest"
+)
+
+// ClaimBound is what a claim's figure is compared with: the same figure of
+// Contender when set, else the subject's run parameter Parameter (a
+// duration such as "2s", converted to the figure's unit; when the subject
+// records no duration under that name, the first contender in name order
+// that does gives it, since parity makes it the same for all), else the
+// constant Value in the figure's unit. Factor multiplies the bound (0
+// means 1); for Within it is the band, which must exceed 1.
+type ClaimBound struct {
+	Contender string  `json:"contender,omitempty"`
+	Parameter string  `json:"parameter,omitempty"`
+	Value     float64 `json:"value,omitempty"`
+	Factor    float64 `json:"factor,omitempty"`
+}
+
+// Derivation computes a figure of one repetition as the product of the
+// Times figures divided by the Per figure (a zero Per gives no value). A
+// figure named here is the repetition's metric of that name, else its
+// count, else the sum of its clients' counts; "seconds" is the measured
+// span. Example: commands per grant = server_ops_per_sec × seconds /
+// grants.
+type Derivation struct {
+	Times []string `json:"times"`
+	Per   string   `json:"per"`
+}
+
+// ClaimGuard fails a claim when Metric of the subject, in the judged
+// variant, is above zero in any repetition; Label names it in the
+// evidence ("failed trials").
+type ClaimGuard struct {
+	Metric string `json:"metric"`
+	Label  string `json:"label,omitempty"`
+}
+
+// ClaimQuote is one further figure in a claim's evidence: Metric (empty:
+// the rule's figure) of Contender (empty: the subject) in the judged
+// variant.
+type ClaimQuote struct {
+	Contender string `json:"contender,omitempty"`
+	Metric    string `json:"metric,omitempty"`
+}
+
+// Defaults are what FillDefaults adds to a results file written before
+// contender_info, claim_rules and better existed.
+type Defaults struct {
+	Contenders []ContenderInfo
+	Claims     []ClaimRule
+	// Better gives a metric's better direction ("" for none).
+	Better func(scenario, metric string) string
+}
+
+// FillDefaults completes an old results file from today's contender table
+// so that it renders like a new one: when r has no contender info it gets
+// the entries of d.Contenders for the contenders it ran; when it has no
+// claim rules, the rules of d.Claims whose subject it ran; summary rows
+// without a better direction get d.Better's. Whatever r already has is
+// kept. `monolock-bench report` and `compare` call it after Load.
+func (r *Results) FillDefaults(d Defaults) {
+	ran := map[string]bool{}
+	for _, c := range r.Parameters.Contenders {
+		ran[c] = true
+	}
+	for _, x := range r.Summary {
+		ran[x.Contender] = true
+	}
+	if len(r.Contenders) == 0 {
+		for _, c := range d.Contenders {
+			if ran[c.Name] {
+				r.Contenders = append(r.Contenders, c)
+			}
+		}
+	}
+	if len(r.Claims) == 0 {
+		for _, c := range d.Claims {
+			if ran[c.Subject] {
+				r.Claims = append(r.Claims, c)
+			}
+		}
+	}
+	if d.Better != nil {
+		for i, x := range r.Summary {
+			if x.Better == "" {
+				r.Summary[i].Better = d.Better(x.Scenario, x.Metric)
+			}
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package redisbench
+
+import "github.com/monolock/monolock-bench/bench/results"
+
+// claimsAbout returns the rules of Claims whose subject is the contender
+// name (none for the waiting-strategy variants).
+func claimsAbout(name string) []results.ClaimRule {
+	var out []results.ClaimRule
+	for _, c := range Claims() {
+		if c.Subject == name {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Claims returns the claims of the comparison page about the Redis
+// contenders, word for word, as rules the report evaluates against a run's
+// figures.
+func Claims() []results.ClaimRule {
+	return []results.ClaimRule{
+		{
+			ID:        "short-lock-throughput",
+			Claim:     "At a high rate of very short locks Redis, which reuses connections, gives more throughput.",
+			Statement: "Short locks (hold 0) on distinct keys at the highest worker count: the Redis contender completes more cycles/s than monolock.",
+			Threshold: "holds when Redis's slowest repetition is ≥ 1.05× monolock's fastest; fails when Redis's fastest is < 1.05× monolock's slowest",
+			Scenario:  "throughput", Variant: "distinct-w*", Pick: results.PickLargest, Subject: "redis", Metric: "cycles_per_sec",
+			// "More" means at least 5% more.
+			Op: results.AtLeast, Than: results.ClaimBound{Contender: "monolock", Factor: 1.05},
+			Spread: results.SpreadRange,
+		},
+		crashTTL("redis", "Redis"),
+		crashTTL("redlock", "Redlock"),
+	}
+}
+
+// crashTTL is the rule "a crashed holder's key lives until its TTL runs
+// out". The TTL counts from the watchdog's last extension, at most ttl/3
+// before the crash, so the handover is at least TTL − ttl/3: the threshold
+// is 2/3 of the TTL less 10% for timing.
+func crashTTL(contender, label string) results.ClaimRule {
+	return results.ClaimRule{
+		ID:        contender + "-crash-ttl",
+		Claim:     label + " keeps a crashed holder's lock until its TTL expires.",
+		Statement: label + " handover after SIGKILL of the holder: the waiter gets the lock only when the key expires, at least TTL minus one watchdog period (ttl/3) after the crash.",
+		Threshold: "holds when p50 ≥ 0.6 × TTL in every repetition; fails when p50 < 0.6 × TTL in every repetition",
+		Scenario:  "handover", Variant: "crash", Subject: contender, Metric: "p50",
+		Op: results.AtLeast, Than: results.ClaimBound{Parameter: "lease", Factor: 0.6},
+		Spread: results.SpreadRange,
+	}
+}
