@@ -2,6 +2,7 @@ package etcdlock
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -231,11 +232,38 @@ func TestLocalCluster(t *testing.T) {
 	})
 }
 
-// TestOneMemberDown checks that a three-member cluster keeps granting
-// with one member killed.
-func TestOneMemberDown(t *testing.T) {
+// TestMembersDown checks that a three-member cluster keeps granting with
+// one member killed, and with two killed grants nothing and loses the
+// held lock once its lease runs out on the client (TTL 1s).
+func TestMembersDown(t *testing.T) {
 	c := startCluster(t, 3)
 	c.Members[2].Kill()
 	l := newLocker(t, c.Endpoints(), time.Second)
 	benchtest.MutualExclusion(t, l, "one-down", 3, 5, 2*time.Minute)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h, err := l.Acquire(ctx, "two-down")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		// Without a quorum the release cannot complete: bound it.
+		rctx, rcancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer rcancel()
+		_ = h.Release(rctx)
+	}()
+	c.Members[1].Kill()
+	start := time.Now()
+	select {
+	case <-h.Lost():
+		t.Logf("lost %v after the quorum went", time.Since(start).Round(time.Millisecond))
+	case <-ctx.Done():
+		t.Fatal("held lock not lost within a minute of losing the quorum")
+	}
+	wctx, wcancel := context.WithTimeout(ctx, 3*time.Second)
+	defer wcancel()
+	if _, err := l.Acquire(wctx, "no-quorum"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Acquire without a quorum: %v, want DeadlineExceeded", err)
+	}
 }

@@ -50,7 +50,9 @@ type Config struct {
 	// The mutex's keys are <prefix><name>/<lease id in hex>.
 	KeyPrefix string
 	// DialTimeout bounds connecting to the cluster (New does not wait for
-	// it); default DefaultDialTimeout.
+	// it); default DefaultDialTimeout. The client library also uses
+	// DialTimeout + 1s as a new lease's keep-alive deadline until the
+	// first keep-alive answer, so Lost can take that long.
 	DialTimeout time.Duration
 }
 
@@ -83,7 +85,8 @@ func (c Config) Settings() results.Settings {
 		"ttl":           strconv.FormatInt(TTLSeconds(c.Lease), 10) + "s (the lease rounded up to whole seconds, as etcd requires)",
 		"keepalive":     "client library's LeaseKeepAlive stream, every TTL/3",
 		"token":         "creation revision of the lock key (strictly increasing across holders)",
-		"lost":          "Session.Done(): keep-alive failed or lease expired",
+		"lost":          "Session.Done(): the client saw no keep-alive answer for a TTL (before the first answer: dial_timeout + 1s) or the lease was revoked",
+		"dial_timeout":  c.DialTimeout.String(),
 		"release":       "Mutex.Unlock (Delete), then Session.Close (lease Revoke)",
 		"wait":          "server-side order by key creation revision; the waiter watches its predecessor (no polling)",
 		"give_up":       "never (waits until the harness cancels)",
@@ -210,7 +213,8 @@ func (h *held) Token() (uint64, bool) { return h.rev, true }
 func (h *held) Lost() <-chan struct{} { return h.lost }
 
 // Release unlocks the mutex (deletes the key) and revokes the session's
-// lease; the keep-alive stops either way. Only the first call acts.
+// lease; the keep-alive stops either way. Without a quorum both wait
+// until ctx ends. Only the first call acts.
 func (h *held) Release(ctx context.Context) error {
 	h.once.Do(func() {
 		close(h.released)
