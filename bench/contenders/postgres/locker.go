@@ -179,7 +179,8 @@ func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
 	return h, nil
 }
 
-// Close implements bench.Locker: it closes the pool.
+// Close implements bench.Locker: it closes the pool, waiting until every
+// held claim is released (pgxpool returns only then).
 func (l *Locker) Close() error {
 	l.pool.Close()
 	return nil
