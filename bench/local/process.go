@@ -69,6 +69,18 @@ func startServer(ctx context.Context, spec *bench.ServerSpec, i int, path, dir s
 	return nil, lastErr
 }
 
+// StartProcess starts path with args as a child process named name that
+// serves at addr (which args must make it listen on), and waits until addr
+// accepts connections. It is for servers whose arguments depend on more
+// than one address (a cluster member names its peers).
+func StartProcess(ctx context.Context, name, addr, path string, args ...string) (*Process, error) {
+	p := &Process{name: name, addr: addr, argv: append([]string{path}, args...)}
+	if err := p.start(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
 func (p *Process) start(ctx context.Context) error {
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
 	var stderr bytes.Buffer

@@ -1,0 +1,82 @@
+package pglock
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench/benchtest"
+	"github.com/monolock/monolock-bench/bench/containers"
+)
+
+// requireDocker skips the test when no Docker engine answers, unless CI
+// is set: CI must run it.
+func requireDocker(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := containers.Ping(ctx); err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skipf("skipping container test: %v (CI is unset; with CI set this is a failure)", err)
+		}
+		t.Fatalf("CI is set but: %v", err)
+	}
+}
+
+// TestContainer builds the image (then reuses it), starts the server in a
+// container with tuned keepalives and runs the mutual-exclusion check
+// through it.
+func TestContainer(t *testing.T) {
+	requireDocker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	img, err := Image(ctx)
+	if errors.Is(err, ErrNoServer) && os.Getenv("CI") == "" {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("image %s (%s, built %v)", img.Ref, img.Source, img.Built)
+	again, err := Image(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Ref != img.Ref || again.Built {
+		t.Errorf("second Image call: %+v, want %s reused", again, img.Ref)
+	}
+
+	s, err := containers.NewSession(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := s.Close(ctx); err != nil {
+			t.Errorf("session close: %v", err)
+		}
+	})
+	c, err := s.Start(ctx, containers.Spec{
+		Name:  "postgres",
+		Image: img,
+		Cmd:   ContainerCmd(TunedKeepalives...),
+		Port:  Port,
+		Ready: Ready,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := newProbe(t, c.Addr())
+	set, err := probe.Settings(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set["server.tcp_keepalives_idle"] != "1" || set["server.server_version"] == "" {
+		t.Errorf("settings %v: want tuned keepalives", set)
+	}
+	l := newLocker(t, Config{Addr: c.Addr(), Lease: time.Second, Fence: true})
+	benchtest.MutualExclusion(t, l, "container", 4, 10, 2*time.Minute)
+}

@@ -1,0 +1,262 @@
+// Package pglock is the PostgreSQL advisory-lock contender's building
+// blocks: the lock, the server and the coordinator's counters.
+//
+// The lock is what a user builds from the manual: a connection taken from
+// a pool (pgx v5's pgxpool) for the whole claim, SELECT
+// pg_advisory_lock(key) on it (the call blocks on the server until the
+// lock is granted), SELECT pg_advisory_unlock(key) on release, and the
+// connection back to the pool. Names become the bigint key by KeyID: the
+// first 8 bytes of SHA-256(prefix + name), big-endian, as a signed 64-bit
+// integer (a collision of two names would silently be one lock; at 2^-64
+// per pair it is ignored). Advisory locks have no fencing token: with
+// Config.Fence a grant also takes nextval of a sequence on the same
+// connection after the lock is held, as a careful user would, and that is
+// the token. Lost closes when a watchdog's ping on the held connection
+// fails, or none has succeeded for a lease.
+//
+// The server is the host's PostgreSQL from Debian's packages: a child
+// process (StartLocal) or a scratch image (Image).
+package pglock
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+// Defaults of Config.
+const (
+	DefaultKeyPrefix = "monolock-bench:"
+	// DefaultPoolSize is large enough that 64 workers never queue for a
+	// connection, and below PostgreSQL's default max_connections (100,
+	// three of them reserved for superusers).
+	DefaultPoolSize = 80
+	// FenceSequence is the sequence Fence draws tokens from.
+	FenceSequence = "monolock_bench_fence"
+)
+
+// ErrNotHeld is returned by Release when pg_advisory_unlock found the lock
+// not held by the session (it cannot happen while the connection lives).
+var ErrNotHeld = errors.New("pglock: lock was not held at release")
+
+// Config configures a Locker.
+type Config struct {
+	// Addr is the server's host:port. Required.
+	Addr string
+	// Lease is the run's lease. PostgreSQL has none; it paces the
+	// watchdog: a ping on the held connection every Lease/3, lost when
+	// one fails or none succeeded for a Lease. Required.
+	Lease time.Duration
+	// Fence makes every grant draw a token from FenceSequence (one
+	// nextval on the held connection after the lock; the sequence is
+	// created by New). Off by default: a plain claim has no token.
+	Fence bool
+	// PoolSize is the pool's maximum number of connections; default
+	// DefaultPoolSize. Each held or waiting claim takes one.
+	PoolSize int
+	// KeyPrefix is hashed with every name; default DefaultKeyPrefix.
+	KeyPrefix string
+}
+
+func (c Config) withDefaults() Config {
+	if c.PoolSize <= 0 {
+		c.PoolSize = DefaultPoolSize
+	}
+	if c.KeyPrefix == "" {
+		c.KeyPrefix = DefaultKeyPrefix
+	}
+	return c
+}
+
+// KeyID is the advisory-lock key of name: the first 8 bytes of
+// SHA-256(name), big-endian, as a signed 64-bit integer.
+func KeyID(name string) int64 {
+	sum := sha256.Sum256([]byte(name))
+	return int64(binary.BigEndian.Uint64(sum[:8]))
+}
+
+// Settings describes the configuration for results.json.
+func (c Config) Settings() results.Settings {
+	c = c.withDefaults()
+	token := "none (advisory locks have none)"
+	if c.Fence {
+		token = "nextval('" + FenceSequence + "') on the held connection after the grant, as a careful user would (not native)"
+	}
+	return results.Settings{
+		"client":     "github.com/jackc/pgx/v5 pgxpool",
+		"claim":      "a pooled connection held for the claim; SELECT pg_advisory_lock(key) (session level, blocks on the server)",
+		"key":        "first 8 bytes of SHA-256(key_prefix + name), big-endian, as bigint",
+		"release":    "SELECT pg_advisory_unlock(key), connection back to the pool",
+		"watchdog":   "ping (empty query) on the held connection every lease/3; lost when one fails or none succeeded for a lease",
+		"token":      token,
+		"wait":       "server-side lock wait; no documented order among waiters",
+		"give_up":    "never (waits until the harness cancels)",
+		"pool_size":  strconv.Itoa(c.PoolSize),
+		"key_prefix": c.KeyPrefix,
+		"lease":      c.Lease.String() + " (paces the watchdog only: PostgreSQL has no lease)",
+	}
+}
+
+// Locker is a PostgreSQL advisory-lock contender. It is safe for
+// concurrent use.
+type Locker struct {
+	cfg  Config
+	pool *pgxpool.Pool
+}
+
+// New returns a Locker for the server at cfg.Addr. With cfg.Fence it
+// connects and creates FenceSequence if missing; otherwise it does not
+// connect until first use.
+func New(ctx context.Context, cfg Config) (*Locker, error) {
+	cfg = cfg.withDefaults()
+	if cfg.Lease <= 0 {
+		return nil, fmt.Errorf("pglock: lease %v must be positive", cfg.Lease)
+	}
+	pc, err := pgxpool.ParseConfig(ConnString(cfg.Addr))
+	if err != nil {
+		return nil, fmt.Errorf("pglock: %w", err)
+	}
+	pc.MaxConns = int32(cfg.PoolSize)
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("pglock: %w", err)
+	}
+	if cfg.Fence {
+		if _, err := pool.Exec(ctx, "CREATE SEQUENCE IF NOT EXISTS "+FenceSequence); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("pglock: create sequence: %w", err)
+		}
+	}
+	return &Locker{cfg: cfg, pool: pool}, nil
+}
+
+// Acquire implements bench.Locker. When ctx ends during the wait, pgx
+// interrupts the query by closing the connection, which the pool then
+// drops, so the server withdraws the request (or frees a lock granted at
+// that instant).
+func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
+	conn, err := l.pool.Acquire(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("pglock: connection: %w", err)
+	}
+	id := KeyID(l.cfg.KeyPrefix + key)
+	h := &held{conn: conn, key: id, lease: l.cfg.Lease}
+	if l.cfg.Fence {
+		// One round trip: the server runs the two statements in order,
+		// so nextval happens only once the lock is held.
+		b := &pgx.Batch{}
+		b.Queue("SELECT pg_advisory_lock($1)", id)
+		var tok int64
+		b.Queue("SELECT nextval('" + FenceSequence + "')").QueryRow(func(row pgx.Row) error { return row.Scan(&tok) })
+		err = conn.SendBatch(ctx, b).Close()
+		h.token, h.fenced = uint64(tok), true
+	} else {
+		_, err = conn.Exec(ctx, "SELECT pg_advisory_lock($1)", id)
+	}
+	if err != nil {
+		conn.Conn().Close(context.Background()) // the server frees whatever the session holds
+		conn.Release()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("pglock: lock %s: %w", key, err)
+	}
+	h.start()
+	return h, nil
+}
+
+// Close implements bench.Locker: it closes the pool, waiting until every
+// held claim is released (pgxpool returns only then).
+func (l *Locker) Close() error {
+	l.pool.Close()
+	return nil
+}
+
+type held struct {
+	conn   *pgxpool.Conn
+	key    int64
+	lease  time.Duration
+	token  uint64
+	fenced bool
+
+	lost     chan struct{}
+	lostOnce sync.Once
+	stop     chan struct{}
+	done     chan struct{}
+
+	once sync.Once
+	err  error
+}
+
+func (h *held) start() {
+	h.lost, h.stop, h.done = make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go h.watch()
+}
+
+// watch pings the held connection every lease/3 until stopped; a failed
+// ping, or none succeeding for a lease, closes lost.
+func (h *held) watch() {
+	defer close(h.done)
+	tick := time.NewTicker(max(h.lease/3, time.Millisecond))
+	defer tick.Stop()
+	lastOK := time.Now()
+	for {
+		select {
+		case <-h.stop:
+			return
+		case <-tick.C:
+		}
+		ctx, cancel := context.WithDeadline(context.Background(), lastOK.Add(h.lease))
+		err := h.conn.Conn().PgConn().Ping(ctx)
+		cancel()
+		if err != nil {
+			h.markLost()
+			return
+		}
+		lastOK = time.Now()
+	}
+}
+
+func (h *held) markLost() { h.lostOnce.Do(func() { close(h.lost) }) }
+
+// Token is the fence sequence's value for this grant, with Config.Fence.
+func (h *held) Token() (uint64, bool) { return h.token, h.fenced }
+
+// Lost is closed when the watchdog finds the held connection dead, and
+// as Release begins.
+func (h *held) Lost() <-chan struct{} { return h.lost }
+
+// Release stops the watchdog, unlocks and gives the connection back to
+// the pool (which drops it if it is broken: the server then frees the
+// lock as the session ends). Only the first call acts.
+func (h *held) Release(ctx context.Context) error {
+	h.once.Do(func() {
+		close(h.stop)
+		<-h.done
+		h.markLost()
+		var ok bool
+		err := h.conn.QueryRow(ctx, "SELECT pg_advisory_unlock($1)", h.key).Scan(&ok)
+		if err != nil {
+			h.conn.Conn().Close(context.Background())
+			h.err = fmt.Errorf("pglock: unlock: %w", err)
+		} else if !ok {
+			h.err = ErrNotHeld
+		}
+		h.conn.Release()
+	})
+	return h.err
+}

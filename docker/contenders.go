@@ -1,0 +1,18 @@
+package docker
+
+import _ "embed"
+
+// Etcd is the Dockerfile for the etcd server binary (built from the
+// module in docker/etcd) in a scratch image; the context holds the binary
+// etcd and an empty data/ directory.
+//
+//go:embed etcd.Dockerfile
+var Etcd string
+
+// Postgres is the Dockerfile for the host's PostgreSQL server in a
+// scratch image; the context holds rootfs/ (server, libraries, share
+// files) and pgdata/data (a data directory made by initdb). It is a
+// text/template: {{.Postgres}} is the server binary's path.
+//
+//go:embed postgres.Dockerfile
+var Postgres string
