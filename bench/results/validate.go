@@ -144,6 +144,9 @@ func checkSummary(summary []Row, raw []Raw) error {
 	if len(summary) == 0 && len(want) == 0 {
 		return nil
 	}
+	for i := range want {
+		want[i].Better = "" // checked below, row against row
+	}
 	type metric struct{ scenario, name string }
 	better := map[metric]string{}
 	plain := make([]Row, len(summary))
