@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench/results"
@@ -148,7 +149,8 @@ func (r *Runner) plan(reps int) []plannedStep {
 		for _, v := range s.Variants(r.Quick) {
 			for rep := 1; rep <= reps; rep++ {
 				for _, c := range r.Contenders {
-					if (c.Floor && !s.Floors) || (c.ContendedOnly && !v.Contended) {
+					if (c.Floor && !s.Floors) || (c.ContendedOnly && !v.Contended) ||
+						(len(c.Scenarios) > 0 && !slices.Contains(c.Scenarios, s.Name)) {
 						continue
 					}
 					steps = append(steps, plannedStep{

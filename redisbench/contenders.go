@@ -32,13 +32,27 @@ func RedlockSpinContender() bench.Contender {
 	return redlockContender("redlock-spin", SpinWait, true, "#7b3fa0")
 }
 
+// RedisIncrContender returns redis-incr: the redis contender with a
+// fencing token from INCR on the same Redis at acquire (TokenIncr), the
+// best a careful user can add. It takes part in the safety scenario only,
+// where tokens matter.
+func RedisIncrContender() bench.Contender {
+	c := redisContender("redis-incr", JitterWait, false, "#8c564b")
+	c.Scenarios = []string{"safety"}
+	return c
+}
+
 func redisContender(name string, wait Wait, contendedOnly bool, colour string) bench.Contender {
+	token := TokenNone
+	if name == "redis-incr" {
+		token = TokenIncr
+	}
 	return bench.Contender{
 		Name: name, Label: name, Family: "redis", Colour: colour,
 		Server: Server, ContendedOnly: contendedOnly,
-		Settings: withCounters(Config{Wait: wait}.Settings()),
+		Settings: withCounters(Config{Wait: wait, Token: token}.Settings()),
 		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return NewRedis(Config{Addr: addrs[0], TTL: lease, Wait: wait})
+			return NewRedis(Config{Addr: addrs[0], TTL: lease, Wait: wait, Token: token})
 		},
 		Counters: NewCounters,
 		Claims:   claimsAbout(name),

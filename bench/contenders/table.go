@@ -20,6 +20,7 @@ func Table() []bench.Contender {
 		redisbench.RedlockContender(),
 		redisbench.RedisSpinContender(),
 		redisbench.RedlockSpinContender(),
+		redisbench.RedisIncrContender(),
 		floors.TCP(),
 		floors.Redis(),
 	}
