@@ -103,7 +103,7 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 			r.Progress.Start(st.Step)
 		}
 		servers := r.Deployment.Servers(st.contender.Server.Name)
-		env := &Env{Contender: st.contender, Servers: servers, Addrs: Addrs(servers), Lease: r.Lease}
+		env := &Env{Contender: st.contender, Servers: servers, Addrs: Addrs(servers), Lease: r.Lease, Deployment: r.Deployment}
 		begin := time.Now()
 		raw, err := st.variant.Run(ctx, env)
 		estimated += st.variant.Estimate
@@ -117,6 +117,12 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 				st.Scenario, st.Variant, st.Contender, st.Repetition, i, len(steps))
 			res.Summary = results.Summarize(res.Raw)
 			return ctx.Err()
+		}
+		if errors.Is(err, ErrSkipped) {
+			if st.Repetition == 1 {
+				res.Notes = append(res.Notes, fmt.Sprintf("%s/%s/%s %v", st.Scenario, st.Variant, st.Contender, err))
+			}
+			continue
 		}
 		if err != nil {
 			msg := fmt.Sprintf("%s/%s/%s repetition %d failed: %v", st.Scenario, st.Variant, st.Contender, st.Repetition, err)

@@ -14,11 +14,11 @@ import (
 
 // RedisContender returns the redis contender: SET NX on one Redis, redsync's
 // jittered retry delay.
-func RedisContender() bench.Contender { return redisContender("redis", JitterWait, false, "#c8322d") }
+func RedisContender() bench.Contender { return redisContender("redis", JitterWait, TokenNone, false, "#c8322d") }
 
 // RedisSpinContender returns redis-spin: Redis with the fast-spin retry delay.
 func RedisSpinContender() bench.Contender {
-	return redisContender("redis-spin", SpinWait, true, "#2e8b57")
+	return redisContender("redis-spin", SpinWait, TokenNone, true, "#2e8b57")
 }
 
 // RedlockContender returns the redlock contender: redsync over the Masters.
@@ -37,16 +37,12 @@ func RedlockSpinContender() bench.Contender {
 // best a careful user can add. It takes part in the safety scenario only,
 // where tokens matter.
 func RedisIncrContender() bench.Contender {
-	c := redisContender("redis-incr", JitterWait, false, "#8c564b")
+	c := redisContender("redis-incr", JitterWait, TokenIncr, false, "#8c564b")
 	c.Scenarios = []string{"safety"}
 	return c
 }
 
-func redisContender(name string, wait Wait, contendedOnly bool, colour string) bench.Contender {
-	token := TokenNone
-	if name == "redis-incr" {
-		token = TokenIncr
-	}
+func redisContender(name string, wait Wait, token string, contendedOnly bool, colour string) bench.Contender {
 	return bench.Contender{
 		Name: name, Label: name, Family: "redis", Colour: colour,
 		Server: Server, ContendedOnly: contendedOnly,

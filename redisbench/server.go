@@ -40,6 +40,8 @@ func redisSpec(name string, replicas int, flag string) *bench.ServerSpec {
 		Port:           6379,
 		Ready:          ping,
 		Version:        ServerVersion,
+		// Redis 7 expires keys on the wall clock (gettimeofday).
+		WallClockExpiry: true,
 	}
 }
 

@@ -30,6 +30,7 @@ const stopGrace = 5 * time.Second
 type Process struct {
 	name, addr, opsAddr string
 	argv                []string
+	env                 []string // added to the bench's environment
 	ready               func(ctx context.Context, addr, opsAddr string) error
 
 	mu     sync.Mutex
@@ -42,7 +43,7 @@ type Process struct {
 // 127.0.0.1 ports, working in a fresh directory under dir, and waits until
 // it serves. The child gets its own process group, so a Ctrl-C on the
 // terminal reaches only the bench, which then stops its children itself.
-func startServer(ctx context.Context, spec *bench.ServerSpec, i int, path, dir string) (*Process, error) {
+func startServer(ctx context.Context, spec *bench.ServerSpec, i int, path, dir string, env ...string) (*Process, error) {
 	name := spec.ServerName(i)
 	var lastErr error
 	for range 3 { // a free port may be taken between FreeAddr and bind
@@ -61,7 +62,7 @@ func startServer(ctx context.Context, spec *bench.ServerSpec, i int, path, dir s
 			return nil, fmt.Errorf("local: %w", err)
 		}
 		args := spec.Args(bench.ServerArgs{Listen: addr, Ops: ops, Dir: wd})
-		p := &Process{name: name, addr: addr, opsAddr: ops, argv: append([]string{path}, args...), ready: spec.Ready}
+		p := &Process{name: name, addr: addr, opsAddr: ops, argv: append([]string{path}, args...), env: env, ready: spec.Ready}
 		if lastErr = p.start(ctx); lastErr == nil {
 			return p, nil
 		}
@@ -83,6 +84,9 @@ func StartProcess(ctx context.Context, name, addr, path string, args ...string) 
 
 func (p *Process) start(ctx context.Context) error {
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
+	if len(p.env) > 0 {
+		cmd.Env = append(os.Environ(), p.env...)
+	}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
