@@ -134,7 +134,7 @@ func (c Config) Settings() results.Settings {
 		"acquire":    "SET key <random 128-bit value> NX PX ttl",
 		"ttl":        "= lease",
 		"release":    "compare-and-delete Lua script",
-		"watchdog":   "compare-and-PEXPIRE Lua script every ttl/3 (each call bounded by ttl/3); lost when refused, or unconfirmed for 0.8 × ttl (monolock's client rule)",
+		"watchdog":   "compare-and-PEXPIRE Lua script every ttl/3 (each call bounded by ttl/3); lost when refused, or 0.8 × ttl after the last confirmed call was sent (monolock's client rule, a timer)",
 		"wait":       c.Wait.String(),
 		"give_up":    "never (waits until the harness cancels)",
 		"pool_size":  strconv.Itoa(c.PoolSize),
@@ -200,6 +200,7 @@ func (r *Redis) Acquire(ctx context.Context, key string) (bench.Held, error) {
 		return nil, err
 	}
 	for {
+		sent := time.Now()
 		ok, err := r.client.SetNX(ctx, key, value, r.cfg.TTL).Result()
 		if ctx.Err() != nil {
 			if ok { // granted just as ctx ended: do not leave it behind
@@ -211,7 +212,7 @@ func (r *Redis) Acquire(ctx context.Context, key string) (bench.Held, error) {
 			return nil, fmt.Errorf("redisbench: SET NX: %w", err)
 		}
 		if ok {
-			h := r.hold(key, value)
+			h := r.hold(key, value, sent)
 			if r.cfg.Token == TokenIncr {
 				if err := h.takeToken(ctx); err != nil {
 					_ = h.Release(context.WithoutCancel(ctx))
@@ -229,22 +230,12 @@ func (r *Redis) Acquire(ctx context.Context, key string) (bench.Held, error) {
 // Close implements bench.Locker.
 func (r *Redis) Close() error { return r.client.Close() }
 
-// hold starts the watchdog of a granted key. A refused extension (the value
-// is gone) is a loss at once; failed calls are retried at the next tick
-// until GiveUpFactor × TTL passed without confirmation.
-func (r *Redis) hold(key, value string) *redisHeld {
+// hold starts the watchdog of a key granted by a SET sent at granted.
+func (r *Redis) hold(key, value string, granted time.Time) *redisHeld {
 	h := &redisHeld{r: r, key: key, value: value}
-	ttl := r.cfg.TTL
-	confirmed := time.Now()
-	h.watchdog = startWatchdog(ttl, func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), ttl/3)
-		defer cancel()
-		n, err := extendScript.Run(ctx, r.client, []string{key}, value, ttl.Milliseconds()).Int64()
-		if err == nil && n == 1 {
-			confirmed = time.Now()
-			return false
-		}
-		return err == nil || time.Since(confirmed) >= time.Duration(GiveUpFactor*float64(ttl))
+	h.watchdog = startWatchdog(r.cfg.TTL, granted, func(ctx context.Context) (bool, error) {
+		n, err := extendScript.Run(ctx, r.client, []string{key}, value, r.cfg.TTL.Milliseconds()).Int64()
+		return err == nil && n == 1, err
 	})
 	return h
 }
