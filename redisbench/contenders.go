@@ -14,7 +14,9 @@ import (
 
 // RedisContender returns the redis contender: SET NX on one Redis, redsync's
 // jittered retry delay.
-func RedisContender() bench.Contender { return redisContender("redis", JitterWait, TokenNone, false, "#c8322d") }
+func RedisContender() bench.Contender {
+	return redisContender("redis", JitterWait, TokenNone, false, "#c8322d")
+}
 
 // RedisSpinContender returns redis-spin: Redis with the fast-spin retry delay.
 func RedisSpinContender() bench.Contender {
