@@ -45,7 +45,7 @@ func TestSafetySmoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := holder.Command{Path: exe, Env: append(os.Environ(), childEnv+"=1")}
-	const lease = time.Second
+	const lease = 600 * time.Millisecond
 	for _, backend := range []string{"local", "containers"} {
 		t.Run(backend, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
