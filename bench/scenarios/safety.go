@@ -54,7 +54,7 @@ const (
 	Pause            = "pause"
 	HostLoss         = "host-loss"
 	ClockJump        = "clock-jump"
-	ClockJumpRedlock = "clock-jump-redlock"
+	ClockJumpQuorum = "clock-jump-redlock"
 )
 
 // Trial counts of the safety scenario, per variant and repetition.
@@ -129,7 +129,7 @@ func (cfg SafetyConfig) Scenario() bench.Scenario {
 		Variants: func(quick bool) []bench.Variant {
 			n := cfg.trials(quick)
 			var vs []bench.Variant
-			for _, v := range []string{Pause, HostLoss, ClockJump, ClockJumpRedlock} {
+			for _, v := range []string{Pause, HostLoss, ClockJump, ClockJumpQuorum} {
 				per := 2*assumedLease + time.Second
 				vs = append(vs, bench.Variant{
 					Name:     v,
@@ -189,7 +189,7 @@ func runSafety(ctx context.Context, env *bench.Env, cmd holder.Command, variant 
 		}
 		raw.Metrics = append(raw.Metrics, results.Metric{Name: "proxy_overhead_p50", Unit: "us", Value: float64(o.Added) / float64(time.Microsecond)})
 		err = s.hostLoss(ctx, trials)
-	case ClockJump, ClockJumpRedlock:
+	case ClockJump, ClockJumpQuorum:
 		err = s.clockJump(ctx, variant, trials)
 	}
 	if err != nil {
@@ -233,14 +233,14 @@ func applies(env *bench.Env, cmd holder.Command, variant string) error {
 		if cmd.Path == "" {
 			return errors.New("safety: no holder command configured")
 		}
-	case ClockJump, ClockJumpRedlock:
+	case ClockJump, ClockJumpQuorum:
 		if !spec.WallClockExpiry {
 			return fmt.Errorf("%w: the server does not expire leases on a wall clock a clock interposer can move (see the contender's notes)", bench.ErrSkipped)
 		}
 		if variant == ClockJump && spec.Count() != 1 {
-			return fmt.Errorf("%w: %d independent servers; see %s", bench.ErrSkipped, spec.Count(), ClockJumpRedlock)
+			return fmt.Errorf("%w: %d independent servers; see %s", bench.ErrSkipped, spec.Count(), ClockJumpQuorum)
 		}
-		if variant == ClockJumpRedlock && spec.Count() < 5 {
+		if variant == ClockJumpQuorum && spec.Count() < 5 {
 			return fmt.Errorf("%w: Kleppmann's sequence needs five independent servers, the contender has %d", bench.ErrSkipped, spec.Count())
 		}
 		if _, ok := env.Deployment.(bench.ClockShifter); !ok {

@@ -193,7 +193,7 @@ func (s *safetyRun) clockJump(ctx context.Context, variant string, trials int) e
 	// server is reached directly.
 	aAddrs, bAddrs := addrs, addrs
 	var aView, bView *faultproxy.View
-	if variant == ClockJumpRedlock {
+	if variant == ClockJumpQuorum {
 		proxy := faultproxy.New()
 		defer proxy.Close()
 		if aView, err = proxy.View("A", addrs); err != nil {
@@ -216,7 +216,7 @@ func (s *safetyRun) clockJump(ctx context.Context, variant string, trials int) e
 	defer b.Close()
 
 	jumped := servers[0]
-	if variant == ClockJumpRedlock {
+	if variant == ClockJumpQuorum {
 		jumped = servers[2] // master 3
 	}
 	for range trials {
