@@ -51,9 +51,9 @@ import (
 
 // Safety variants.
 const (
-	Pause            = "pause"
-	HostLoss         = "host-loss"
-	ClockJump        = "clock-jump"
+	Pause           = "pause"
+	HostLoss        = "host-loss"
+	ClockJump       = "clock-jump"
 	ClockJumpQuorum = "clock-jump-redlock"
 )
 
