@@ -41,6 +41,8 @@ func (p *lineProgress) Finish(s bench.Step, err error) {
 	switch {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(p.w, "[%d/%d] interrupted\n", s.Index, s.Total)
+	case errors.Is(err, bench.ErrSkipped):
+		fmt.Fprintf(p.w, "[%d/%d] %v\n", s.Index, s.Total, err)
 	case err != nil:
 		fmt.Fprintf(p.w, "[%d/%d] failed after %s: %v\n", s.Index, s.Total, time.Since(p.start).Round(time.Millisecond), err)
 	}
