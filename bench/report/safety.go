@@ -92,9 +92,11 @@ func (f *figures) marginChart() ([]byte, error) {
 	p := newPlot("Host loss: who learns first", "contender (bar: p50, whisker: min)", "grant − holder learned (ms)")
 	p.Y.Tick.Marker = readableTicks
 	var ticks plot.ConstantTicks
+	lo, hi := 0.0, 0.0 // the y range: zero and every bar and whisker
 	for i, c := range cs {
 		ticks = append(ticks, plot.Tick{Value: float64(i), Label: c})
 		p50, _ := f.row("safety", c, "host-loss", "learn_first_margin_p50")
+		lo, hi = math.Min(lo, p50.Median), math.Max(hi, p50.Median)
 		bar, err := plotter.NewBarChart(plotter.Values{p50.Median}, vg.Points(28))
 		if err != nil {
 			return nil, fmt.Errorf("report: margin chart: %w", err)
@@ -103,8 +105,9 @@ func (f *figures) marginChart() ([]byte, error) {
 		bar.Color = f.lineStyle(c).Color
 		bar.LineStyle.Width = 0
 		p.Add(bar)
-		if lo, ok := f.row("safety", c, "host-loss", "learn_first_margin_min"); ok && !math.IsNaN(lo.Median) {
-			w, err := plotter.NewLine(plotter.XYs{{X: float64(i), Y: p50.Median}, {X: float64(i), Y: lo.Median}})
+		if m, ok := f.row("safety", c, "host-loss", "learn_first_margin_min"); ok && !math.IsNaN(m.Median) {
+			lo, hi = math.Min(lo, m.Median), math.Max(hi, m.Median)
+			w, err := plotter.NewLine(plotter.XYs{{X: float64(i), Y: p50.Median}, {X: float64(i), Y: m.Median}})
 			if err != nil {
 				return nil, fmt.Errorf("report: margin chart: %w", err)
 			}
@@ -118,5 +121,10 @@ func (f *figures) marginChart() ([]byte, error) {
 	p.Add(zero)
 	p.X.Tick.Marker = ticks
 	p.X.Min, p.X.Max = -0.6, float64(len(cs))-0.4
+	pad := 0.1 * math.Max(hi-lo, 1)
+	p.Y.Min, p.Y.Max = lo-pad, hi+pad
+	if lo == 0 {
+		p.Y.Min = 0
+	}
 	return svgOf(p)
 }
