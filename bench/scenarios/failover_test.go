@@ -1,0 +1,83 @@
+package scenarios
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+// tinyFailover keeps the test to a few seconds per variant.
+var tinyFailover = FailoverConfig{
+	Before: 400 * time.Millisecond, Pause: 300 * time.Millisecond, After: 1500 * time.Millisecond, Trials: 2,
+}
+
+func metricOf(t *testing.T, r *results.Results, contender, variant, metric string) (float64, bool) {
+	t.Helper()
+	for _, x := range r.Summary {
+		if x.Scenario == "failover" && x.Contender == contender && x.Variant == variant && x.Metric == metric {
+			return x.Median, true
+		}
+	}
+	return 0, false
+}
+
+// A real kill and restart of a real monolock server, a real Redis and a
+// majority of real Redlock masters through the scenario: every contender
+// grants again after the restart, monolock grants nothing while its
+// server is down and its tokens after the restart exceed those before.
+// Single-server contenders skip the cluster variants with their reason.
+func TestFailoverRestart(t *testing.T) {
+	cs, d := locks(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	r := runScenario(ctx, t, tinyFailover.Scenario(), cs, d, 2*time.Second)
+	for _, c := range cs {
+		for _, v := range []string{FailoverRestart, FailoverGraceful} {
+			if _, ok := metricOf(t, r, c.Name, v, "recovery_ms"); !ok {
+				t.Errorf("%s/%s: no recovery after the restart", c.Name, v)
+			}
+			if x, ok := metricOf(t, r, c.Name, v, "unavailable_ms"); !ok || x <= 0 {
+				t.Errorf("%s/%s: unavailable_ms %v, %v", c.Name, v, x, ok)
+			}
+		}
+	}
+	for _, v := range []string{FailoverRestart, FailoverGraceful} {
+		if x, ok := metricOf(t, r, "monolock", v, "tokens_monotonic"); !ok || x != 1 {
+			t.Errorf("monolock/%s: tokens_monotonic %v, %v; want 1", v, x, ok)
+		}
+		if x, _ := metricOf(t, r, "monolock", v, "token_gap"); x <= 0 {
+			t.Errorf("monolock/%s: token gap %v", v, x)
+		}
+		if x, ok := metricOf(t, r, "monolock", v, "grants_while_down"); !ok || x != 0 {
+			t.Errorf("monolock/%s: %v grants while the server was down", v, x)
+		}
+	}
+	// Redlock keeps granting with a minority down.
+	if x, ok := metricOf(t, r, "redlock", FailoverMinority, "grant_rate_ratio"); !ok || x <= 0 {
+		t.Errorf("redlock/minority-down: grant rate ratio %v, %v", x, ok)
+	}
+	// Every restart-unsafe trial gave A the lock and B tried after it.
+	if x, ok := metricOf(t, r, "redlock", FailoverUnsafe, "double_grants"); !ok {
+		t.Error("redlock/restart-unsafe: no double_grants figure")
+	} else {
+		t.Logf("redlock restart-unsafe: %v double grants in %d trials", x, tinyFailover.Trials)
+	}
+	for _, want := range []string{
+		"failover/minority-down/monolock skipped: " + noMinority,
+		"failover/minority-down/redis skipped: " + noMinority,
+		"failover/restart-unsafe/monolock skipped: " + noSplit,
+	} {
+		if !slices.Contains(r.Notes, want) {
+			t.Errorf("notes %q lack %q", r.Notes, want)
+		}
+	}
+	for _, n := range r.Notes {
+		if strings.Contains(n, "failed") {
+			t.Errorf("note: %s", n)
+		}
+	}
+}
