@@ -77,6 +77,28 @@ func Claims() []results.ClaimRule {
 			Op: results.AtMost, Than: results.ClaimBound{Value: 2},
 			Spread: results.SpreadRange, Quote: []results.ClaimQuote{{Contender: "redis"}},
 		},
+		{
+			ID:        "single-point-no-grant-while-down",
+			Claim:     "monolock is a single point of coordination: no grant while it is down.",
+			Statement: "failover restart (the server SIGKILLed, restarted after the pause): no acquire attempt begun after the kill is granted before the restart begins. Expected to hold: it is a limitation by design, not a virtue.",
+			Threshold: "holds when grants_while_down = 0 in every repetition; fails when above 0 in every repetition",
+			Scenario:  "failover", Variant: "restart", Subject: "monolock", Metric: "grants_while_down",
+			Label: "grants while the server was down",
+			Op:    results.AtMost, Than: results.ClaimBound{Value: 0},
+			Spread: results.SpreadRange,
+			Quote:  []results.ClaimQuote{{Metric: "unavailable_ms"}, {Metric: "recovery_ms"}},
+		},
+		{
+			ID:        "tokens-increase-across-restart",
+			Claim:     "Fencing tokens keep increasing across a restart.",
+			Statement: "failover restart: every token granted after the restart began exceeds every token granted before the kill (the server starts from unix_second<<20; with the default pause of 1 s the second has moved on).",
+			Threshold: "holds when tokens_monotonic = 1 in every repetition; fails when 0 in every repetition",
+			Scenario:  "failover", Variant: "restart", Subject: "monolock", Metric: "tokens_monotonic",
+			Label: "tokens after > tokens before (1 = yes)",
+			Op:    results.AtLeast, Than: results.ClaimBound{Value: 1},
+			Spread: results.SpreadRange,
+			Quote:  []results.ClaimQuote{{Metric: "token_gap"}},
+		},
 	}
 }
 
