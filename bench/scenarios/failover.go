@@ -130,7 +130,7 @@ func (cfg FailoverConfig) Scenario() bench.Scenario {
 		Better: map[string]string{
 			"unavailable_ms": lower, "zero_grant_ms": lower, "recovery_ms": lower,
 			"failed_attempts": lower, "lost_holders": lower, "double_grants": lower,
-			"unsafe_writes": lower, "acquire_p99_during_fault": lower,
+			"unsafe_writes": lower, "acquire_p99_during_fault": lower, "release_p99_during_fault": lower,
 			"grant_rate_ratio": higher, "tokens_monotonic": higher,
 		},
 		Settings: func(quick bool) results.Settings {
@@ -144,7 +144,8 @@ func (cfg FailoverConfig) Scenario() bench.Scenario {
 				"targets":         "restart, graceful-restart: a single server, or a majority floor(n/2)+1 of a cluster's n; minority-down: the largest minority (n-1)/2, cluster contenders only",
 				"faults":          "restart, minority-down: SIGKILL; graceful-restart: SIGTERM (the server's own shutdown); restart on the same address through the backend, which waits until the server serves",
 				"retries":         fmt.Sprintf("every contender in the same loop, as monolock.DoRetry: backoff %v to %v doubling, each delay uniform in [d/2, d]; a grant resets it", retryMin, retryMax),
-				"attempt_timeout": "one lease per Acquire attempt (a dead server must not hold a worker longer); contenders' own client timeouts apply inside",
+				"attempt_timeout": "one lease per Acquire attempt and per Release (a dead server must not hold a worker longer); contenders' own client timeouts apply inside",
+				"in_fault":        "acquire_p99_during_fault: acquisitions (first attempt to grant, retries included) in flight during the fault window (kill to restart begun; minority-down: to the end); release_p99_during_fault likewise for releases",
 				"series":          "grants and failed attempts per " + bucket.String() + " from the start of the load; markers: fault, restart begun, restart returned (ms)",
 				"split_trials":    strconv.Itoa(c.Trials) + " per repetition (restart-unsafe, restart-delayed)",
 				"split":           "cluster contenders with 3+ servers: client A reaches a majority [1..q], client B the majority [n-q+1..n] (q = floor(n/2)+1), both through the embedded fault proxy, the other paths refused (the link is closed); A acquires, A's shared servers are SIGKILLed at once and restarted at once (unsafe) or after one lease (delayed), then B tries for 2 leases; A writes to an unfenced guarded store every 10ms while it believes it holds the lock, B once; double grants and unsafe writes by guardedstore.Analyze; the servers' persistence is the contender's (see its settings)",
@@ -209,6 +210,10 @@ type grantEvent struct {
 	token   uint64
 	tokenOK bool
 	lostAt  time.Time // Lost closed before the release; zero if not
+	// released and releaseTook: when the release began and how long it
+	// took (a release to a dead server can cost more than the grant).
+	released    time.Time
+	releaseTook time.Duration
 }
 
 // failEvent is one failed Acquire attempt.
@@ -309,13 +314,15 @@ func steadyWorker(ctx context.Context, l bench.Locker, key string, hold, lease t
 			g.lostAt = time.Now()
 		default:
 		}
-		tl.grant(g)
 		// A release to a dead server must not hold the worker either.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lease)
+		g.released = time.Now()
 		if err := h.Release(rctx); err != nil && g.lostAt.IsZero() {
 			tl.count("release_errors")
 		}
+		g.releaseTook = time.Since(g.released)
 		cancel()
+		tl.grant(g)
 	}
 }
 
@@ -462,7 +469,7 @@ func failoverRaw(tl *timeline, ft faultTimes) results.Raw {
 	var tokBefore, tokAfter bool
 	var whileDown int
 	var firstAfterRestart time.Time
-	var faultAcquires []float64
+	var faultAcquires, faultReleases []float64
 	var lost int
 	var lostAfter time.Duration
 	for _, g := range grants {
@@ -492,8 +499,12 @@ func failoverRaw(tl *timeline, ft faultTimes) results.Raw {
 		if !g.attempt.Before(ft.faultDone) && g.at.Before(windowEnd) {
 			whileDown++
 		}
-		if !g.began.Before(ft.fault) && g.began.Before(windowEnd) {
+		// Acquisitions and releases in flight during the fault window.
+		if !g.at.Before(ft.fault) && g.began.Before(windowEnd) {
 			faultAcquires = append(faultAcquires, us(int64(g.at.Sub(g.began))))
+		}
+		if !g.released.Add(g.releaseTook).Before(ft.fault) && g.released.Before(windowEnd) {
+			faultReleases = append(faultReleases, ms(g.releaseTook))
 		}
 		if !g.lostAt.IsZero() && !g.lostAt.Before(ft.fault) {
 			lost++
@@ -552,6 +563,10 @@ func failoverRaw(tl *timeline, ft faultTimes) results.Raw {
 	if len(faultAcquires) > 0 {
 		slices.Sort(faultAcquires)
 		metric("acquire_p99_during_fault", "us", stats.Percentile(faultAcquires, 99))
+	}
+	if len(faultReleases) > 0 {
+		slices.Sort(faultReleases)
+		metric("release_p99_during_fault", "ms", stats.Percentile(faultReleases, 99))
 	}
 	if tokBefore && tokAfter {
 		mono := 0.0
