@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"context"
+	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -83,5 +85,46 @@ func TestFailoverRestart(t *testing.T) {
 		if strings.Contains(n, "failed") {
 			t.Errorf("note: %s", n)
 		}
+	}
+}
+
+// The figures of a made-up timeline: grants every 10ms before a fault at
+// 1s, none until 2.5s, then again; the restart began at 2s.
+func TestFailoverRawFigures(t *testing.T) {
+	t0 := time.Now()
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	tl := &timeline{counts: map[string]int64{}}
+	token := uint64(100)
+	for ms := 10; ms < 1000; ms += 10 {
+		token++
+		tl.grant(grantEvent{began: at(ms - 5), attempt: at(ms - 5), at: at(ms), token: token, tokenOK: true, released: at(ms + 1), releaseTook: time.Millisecond})
+	}
+	// A holder told at 1.005s that its lock ended.
+	tl.grant(grantEvent{began: at(995), attempt: at(995), at: at(996), token: token + 1, tokenOK: true, lostAt: at(1005), released: at(1005)})
+	tl.fail(at(1500), "refused", errors.New("connection refused"))
+	for ms := 2500; ms < 3000; ms += 10 {
+		tl.grant(grantEvent{began: at(1200), attempt: at(ms - 5), at: at(ms), token: 5000 + uint64(ms), tokenOK: true, released: at(ms + 1)})
+	}
+	ft := faultTimes{start: t0, fault: at(1000), faultDone: at(1001), restart: at(2000), up: at(2400), end: at(3000)}
+	raw := failoverRaw(tl, ft)
+	got := map[string]float64{}
+	for _, m := range raw.Metrics {
+		got[m.Name] = m.Value
+	}
+	want := map[string]float64{
+		"unavailable_ms": 1504, "recovery_ms": 500, "restart_ms": 400, "failed_attempts": 1,
+		"lost_holders": 1, "lost_after_ms": 5, "grants_while_down": 0, "tokens_monotonic": 1,
+		"token_gap": 7500 - 200,
+	}
+	for k, v := range want {
+		if g, ok := got[k]; !ok || math.Abs(g-v) > 0.01 {
+			t.Errorf("%s = %v (%v), want %v", k, g, ok, v)
+		}
+	}
+	if got["zero_grant_ms"] < 1300 || got["zero_grant_ms"] > 1500 {
+		t.Errorf("zero_grant_ms = %v, want about 1.5s less partial buckets", got["zero_grant_ms"])
+	}
+	if raw.Counts["failed_refused"] != 1 {
+		t.Errorf("counts %v", raw.Counts)
 	}
 }
