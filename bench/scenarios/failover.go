@@ -55,7 +55,7 @@ const (
 	DefaultFailoverQuickAfter  = 2 * time.Second
 	// Trials of restart-unsafe and restart-delayed per repetition.
 	DefaultSplitTrials      = 5
-	DefaultSplitQuickTrials = 3
+	DefaultSplitQuickTrials = 2
 )
 
 // The workers' retries, as monolock.DoRetry retries: exponential backoff
