@@ -525,17 +525,23 @@ func failoverRaw(tl *timeline, ft faultTimes) results.Raw {
 	gap = max(gap, ft.end.Sub(prev))
 	metric("unavailable_ms", "ms", ms(gap))
 
-	buckets := int(ft.end.Sub(ft.start)/bucket) + 1
+	// Whole buckets only: a last, partial one would read as a drop.
+	buckets := int(ft.end.Sub(ft.start) / bucket)
 	grantSeries, failSeries := make([]float64, buckets), make([]float64, buckets)
 	for _, g := range grants {
-		grantSeries[int(g.at.Sub(ft.start)/bucket)]++
+		if i := int(g.at.Sub(ft.start) / bucket); i < buckets {
+			grantSeries[i]++
+		}
 	}
 	for _, f := range tl.fails {
-		failSeries[int(f.at.Sub(ft.start)/bucket)]++
+		if i := int(f.at.Sub(ft.start) / bucket); i < buckets {
+			failSeries[i]++
+		}
 	}
-	// Time with zero grants: the empty whole buckets from the fault on.
+	// Time with zero grants: the empty whole buckets after the one the
+	// fault fell in.
 	zero := 0
-	for i := int(ft.fault.Sub(ft.start)/bucket) + 1; i < buckets-1; i++ {
+	for i := int(ft.fault.Sub(ft.start)/bucket) + 1; i < buckets; i++ {
 		if grantSeries[i] == 0 {
 			zero++
 		}
