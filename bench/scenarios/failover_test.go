@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -126,5 +127,57 @@ func TestFailoverRawFigures(t *testing.T) {
 	}
 	if raw.Counts["failed_refused"] != 1 {
 		t.Errorf("counts %v", raw.Counts)
+	}
+}
+
+// freeLocker grants every key at once, to drive the scenario without a
+// server.
+type freeLocker struct{}
+
+func (freeLocker) Acquire(context.Context, string) (bench.Held, error) {
+	return freeHeld{make(chan struct{})}, nil
+}
+func (freeLocker) Close() error { return nil }
+
+type freeHeld struct{ lost chan struct{} }
+
+func (freeHeld) Token() (uint64, bool)         { return 0, false }
+func (h freeHeld) Lost() <-chan struct{}       { return h.lost }
+func (freeHeld) Release(context.Context) error { return nil }
+
+// externalServer is a server the backend cannot act on, like the
+// external backend's.
+type externalServer struct{ bench.Server }
+
+func (externalServer) Name() string                  { return "ext" }
+func (externalServer) Addr() string                  { return "ext:1" }
+func (externalServer) Kill(context.Context) error    { return bench.ErrNotSupported }
+func (externalServer) Stop(context.Context) error    { return bench.ErrNotSupported }
+func (externalServer) Restart(context.Context) error { return bench.ErrNotSupported }
+
+// On servers the backend cannot kill, every variant is skipped with the
+// reason, none fails.
+func TestFailoverSkipsWhatTheBackendCannotDo(t *testing.T) {
+	c := bench.Contender{Name: "x", Open: func(context.Context, []string, time.Duration) (bench.Locker, error) { return freeLocker{}, nil }}
+	cfg := FailoverConfig{Before: 20 * time.Millisecond, Trials: 1}.withDefaults(true)
+	for _, n := range []int{1, 3} {
+		servers := make([]bench.Server, n)
+		for i := range servers {
+			servers[i] = externalServer{}
+		}
+		env := &bench.Env{Contender: c, Servers: servers, Addrs: bench.Addrs(servers), Lease: time.Second}
+		for _, run := range []func() (results.Raw, error){
+			func() (results.Raw, error) { return runFailover(context.Background(), env, cfg, FailoverRestart) },
+			func() (results.Raw, error) { return runSplit(context.Background(), env, cfg, false) },
+		} {
+			_, err := run()
+			var skip *bench.SkipError
+			if !errors.As(err, &skip) {
+				t.Fatalf("%d servers: %v, want a skip", n, err)
+			}
+			if n == 3 && !strings.Contains(skip.Reason, "cannot kill") {
+				t.Errorf("reason %q", skip.Reason)
+			}
+		}
 	}
 }
