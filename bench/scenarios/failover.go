@@ -50,11 +50,11 @@ const (
 	DefaultFailoverPause = time.Second
 	// Load before the fault and after the restart.
 	DefaultFailoverBefore      = 2 * time.Second
-	DefaultFailoverAfter       = 4 * time.Second
+	DefaultFailoverAfter       = 3 * time.Second
 	DefaultFailoverQuickBefore = time.Second
 	DefaultFailoverQuickAfter  = 2 * time.Second
 	// Trials of restart-unsafe and restart-delayed per repetition.
-	DefaultSplitTrials      = 5
+	DefaultSplitTrials      = 3
 	DefaultSplitQuickTrials = 2
 )
 
