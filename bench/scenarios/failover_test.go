@@ -181,3 +181,18 @@ func TestFailoverSkipsWhatTheBackendCannotDo(t *testing.T) {
 		}
 	}
 }
+
+// The variant names are the spec's failover row, quick or not; floors do
+// not take part.
+func TestFailoverVariantNames(t *testing.T) {
+	s := FailoverConfig{}.Scenario()
+	want := []string{"restart", "graceful-restart", "minority-down", "restart-unsafe", "restart-delayed"}
+	for _, quick := range []bool{false, true} {
+		if got := variantNames(s, quick); !slices.Equal(got, want) {
+			t.Errorf("quick=%v: %v, want %v", quick, got, want)
+		}
+	}
+	if s.Floors || s.Name != "failover" {
+		t.Errorf("%s: floors %v", s.Name, s.Floors)
+	}
+}
