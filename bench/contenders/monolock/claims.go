@@ -115,11 +115,11 @@ func oneLease(id, mode, claim, statement string, guards []results.ClaimGuard) re
 }
 
 // Notes are the trade-offs of monolock's comparison page that a benchmark
-// run does not measure; the report lists them, labelled as not measured,
+// run does not measure (availability is measured: the failover scenario
+// and its claims); the report lists them, labelled as not measured,
 // under "which lock when" (results.ContenderInfo.Notes).
 func Notes() []string {
 	return []string{
-		"Availability: Redlock keeps granting locks while a majority (3 of 5) of its masters is up, so it survives the loss of a master. monolock is a single point of coordination: while its server is down no new grant is possible, and a restart loses queue positions (fencing tokens keep increasing). A single Redis is a single point as well. If the lock service must ride out a server loss without a gap, prefer Redlock or put a standby behind monolock's address.",
 		"Correctness under pauses: monolock hands out fencing tokens with every grant and its client gives up the lock before the server can expire it; Redis SET NX and Redlock return no token by themselves, so a paused holder can write after its TTL. Use tokens wherever the protected resource can check them.",
 		"Operations: Redis SET NX needs nothing new if Redis is already run; Redlock needs five independent masters; monolock is one more service (one static binary, standard library only, Prometheus metrics, an admin API to list holders and waiters and to force-release).",
 	}
