@@ -106,7 +106,7 @@ func (f *figures) failoverReading() string {
 		return "Reading: no failover figures in this run."
 	}
 	text := "Reading: " + strings.Join(parts, "; ") + "."
-	text += " A single coordinator (one server) grants nothing while it is down, by design; a cluster keeps granting while a majority is up. Unavailability runs from the last grant before the fault to the first after it; recovery from the moment the restart began (the server's start and the clients' retries included)."
+	text += " Unavailability is the longest stretch without a grant from the last grant before the fault on; no grant counts the empty 100-ms buckets after the fault; recovery runs from the moment the restart began (the server's start and the clients' retries included); the in-fault percentiles cover acquisitions and releases in flight between the fault and the restart (minority-down: to the end). A release to a dead server costs the worker as much as the release's client lets it (release_p99_during_fault)."
 	return text
 }
 
