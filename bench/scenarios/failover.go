@@ -58,8 +58,8 @@ const (
 	DefaultSplitQuickTrials = 2
 )
 
-// The workers' retries, as monolock.DoRetry retries: exponential backoff
-// from retryMin to retryMax, each delay drawn uniformly from [d/2, d]. The
+// The workers' retries, DoRetry-style (the retry helper of this
+// project's client): exponential backoff from retryMin to retryMax, each delay drawn uniformly from [d/2, d]. The
 // same loop retries every contender, so none gets a private advantage.
 const (
 	retryMin = 100 * time.Millisecond
@@ -143,7 +143,7 @@ func (cfg FailoverConfig) Scenario() bench.Scenario {
 				"after":           c.After.String() + " of load after the restart returned (minority-down: the fault lasts pause + after)",
 				"targets":         "restart, graceful-restart: a single server, or a majority floor(n/2)+1 of a cluster's n; minority-down: the largest minority (n-1)/2, cluster contenders only",
 				"faults":          "restart, minority-down: SIGKILL; graceful-restart: SIGTERM (the server's own shutdown); restart on the same address through the backend, which waits until the server serves",
-				"retries":         fmt.Sprintf("every contender in the same loop, as monolock.DoRetry: backoff %v to %v doubling, each delay uniform in [d/2, d]; a grant resets it", retryMin, retryMax),
+				"retries":         fmt.Sprintf("every contender in the same loop, DoRetry-style: backoff %v to %v doubling, each delay uniform in [d/2, d]; a grant resets it", retryMin, retryMax),
 				"attempt_timeout": "one lease per Acquire attempt and per Release (a dead server must not hold a worker longer); contenders' own client timeouts apply inside",
 				"in_fault":        "acquire_p99_during_fault: acquisitions (first attempt to grant, retries included) in flight during the fault window (kill to restart begun; minority-down: to the end); release_p99_during_fault likewise for releases",
 				"series":          "grants and failed attempts per " + bucket.String() + " from the start of the load; markers: fault, restart begun, restart returned (ms)",
