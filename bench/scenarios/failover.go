@@ -59,8 +59,9 @@ const (
 )
 
 // The workers' retries, DoRetry-style (the retry helper of this
-// project's client): exponential backoff from retryMin to retryMax, each delay drawn uniformly from [d/2, d]. The
-// same loop retries every contender, so none gets a private advantage.
+// project's client): exponential backoff from retryMin to retryMax, each
+// delay drawn uniformly from [d/2, d]. The same loop retries every
+// contender, so none gets a private advantage.
 const (
 	retryMin = 100 * time.Millisecond
 	retryMax = 5 * time.Second
