@@ -89,6 +89,7 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 	steps := r.plan(reps)
 	var estimated, actual time.Duration // of the steps done, for the ETA scale
 	var failed []string
+	skipped := map[string]bool{}
 	for i := range steps {
 		st := &steps[i]
 		var left time.Duration
@@ -118,9 +119,11 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 			res.Summary = results.Summarize(res.Raw)
 			return ctx.Err()
 		}
-		if errors.Is(err, ErrSkipped) {
-			if st.Repetition == 1 {
-				res.Notes = append(res.Notes, fmt.Sprintf("%s/%s/%s %v", st.Scenario, st.Variant, st.Contender, err))
+		var skip *SkipError
+		if errors.As(err, &skip) {
+			if at := st.Scenario + "/" + st.Variant + "/" + st.Contender; !skipped[at] {
+				skipped[at] = true
+				res.Notes = append(res.Notes, at+" skipped: "+skip.Reason)
 			}
 			continue
 		}

@@ -125,11 +125,6 @@ type Server interface {
 	Restore(ctx context.Context) error
 }
 
-// ErrSkipped is wrapped by a Variant's Run that cannot run for its
-// contender or backend; the error says why. The runner records the reason
-// in the run's notes and counts no failure.
-var ErrSkipped = errors.New("skipped")
-
 // ClockShiftedServer is a server whose wall clock the bench can move.
 type ClockShiftedServer interface {
 	Server

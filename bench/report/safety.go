@@ -61,22 +61,6 @@ func (f *figures) safetySection(d *document) error {
 	return nil
 }
 
-// skipped lists the run's notes of skipped steps of scenario s, as
-// "variant/contender: reason".
-func (f *figures) skipped(s string) []string {
-	var out []string
-	for _, n := range f.r.Notes {
-		rest, ok := strings.CutPrefix(n, s+"/")
-		if !ok {
-			continue
-		}
-		if step, reason, ok := strings.Cut(rest, " skipped: "); ok {
-			out = append(out, step+": "+reason)
-		}
-	}
-	return out
-}
-
 // marginChart draws the host-loss learn-first margins: per contender a bar
 // at the p50 with a whisker down (or up) to the smallest margin.
 func (f *figures) marginChart() ([]byte, error) {

@@ -291,6 +291,8 @@ func (f *figures) scenarioSection(d *document, s string) error {
 		err = f.fairnessSection(d)
 	case "safety":
 		err = f.safetySection(d)
+	case "failover":
+		err = f.failoverSection(d)
 	}
 	if err != nil {
 		return err

@@ -65,9 +65,9 @@ const (
 
 // Timing of a safety trial.
 const (
-	// writeEvery is how often a host-loss holder writes while it
+	// hostLossWriteEvery is how often a host-loss holder writes while it
 	// believes it holds the lock.
-	writeEvery = 50 * time.Millisecond
+	hostLossWriteEvery = 50 * time.Millisecond
 	// jumpLeases is the clock step in leases: more than any remaining TTL.
 	jumpLeases = 3
 	// storeTimeout bounds one write to a guarded store.
@@ -118,7 +118,7 @@ func (cfg SafetyConfig) Scenario() bench.Scenario {
 				"stores":             "two guarded stores in the bench (HTTP on 127.0.0.1): fenced (rejects a token lower than the highest accepted for the lock) and unfenced; every write goes to both, a contender without tokens writes to the unfenced one only",
 				"timeline":           "grants and writes on the host's CLOCK_MONOTONIC; a grant's start is when the client's acquire returned",
 				"pause":              "A: separate OS process; acquires, writes, SIGSTOP; B acquires (bench) and writes; A gets SIGCONT and writes at once, without checking its lock (it checked before the pause)",
-				"host-loss":          "A: in the bench, its lock traffic through per-client toxiproxy links (embedded) that are blackholed (dropped, not reset); A writes every " + writeEvery.String() + " while Lost is open, over its own unaffected path; B acquires directly; margin = B's grant - A's Lost, ms",
+				"host-loss":          "A: in the bench, its lock traffic through per-client toxiproxy links (embedded) that are blackholed (dropped, not reset); A writes every " + hostLossWriteEvery.String() + " while Lost is open, over its own unaffected path; B acquires directly; margin = B's grant - A's Lost, ms",
 				"clock-jump":         "A and B on a separate single server started under the clockshift LD_PRELOAD interposer (wall clock only); while A holds, the server's clock steps +" + strconv.Itoa(jumpLeases) + " leases; B acquires and writes; A writes if its Lost is still open",
 				"clock-jump-redlock": "masters started under the interposer; A reaches masters 1-3 only and acquires; master 3's clock steps +" + strconv.Itoa(jumpLeases) + " leases; B reaches masters 3-5 only and acquires; B writes; A writes if its Lost is still open",
 				"double_grants":      "B granted while A still believed it held the lock (A's belief ends at Lost, or after its last write when it never learned)",
@@ -224,8 +224,8 @@ func runSafety(ctx context.Context, env *bench.Env, cmd holder.Command, variant 
 	return raw, nil
 }
 
-// applies returns an error wrapping bench.ErrSkipped when variant cannot
-// run for env's contender on its backend.
+// applies returns a bench.Skip error when variant cannot run for env's
+// contender on its backend.
 func applies(env *bench.Env, cmd holder.Command, variant string) error {
 	spec := env.Contender.Server
 	switch variant {
@@ -235,16 +235,16 @@ func applies(env *bench.Env, cmd holder.Command, variant string) error {
 		}
 	case ClockJump, ClockJumpQuorum:
 		if !spec.WallClockExpiry {
-			return fmt.Errorf("%w: the server does not expire leases on a wall clock a clock interposer can move (see the contender's notes)", bench.ErrSkipped)
+			return bench.Skip("the server does not expire leases on a wall clock a clock interposer can move (see the contender's notes)")
 		}
 		if variant == ClockJump && spec.Count() != 1 {
-			return fmt.Errorf("%w: %d independent servers; see %s", bench.ErrSkipped, spec.Count(), ClockJumpQuorum)
+			return bench.Skip(fmt.Sprintf("%d independent servers; see %s", spec.Count(), ClockJumpQuorum))
 		}
 		if variant == ClockJumpQuorum && spec.Count() < 5 {
-			return fmt.Errorf("%w: Kleppmann's sequence needs five independent servers, the contender has %d", bench.ErrSkipped, spec.Count())
+			return bench.Skip(fmt.Sprintf("Kleppmann's sequence needs five independent servers, the contender has %d", spec.Count()))
 		}
 		if _, ok := env.Deployment.(bench.ClockShifter); !ok {
-			return fmt.Errorf("%w: the backend cannot start servers under a clock interposer", bench.ErrSkipped)
+			return bench.Skip("the backend cannot start servers under a clock interposer")
 		}
 	}
 	return nil

@@ -130,7 +130,7 @@ func (s *safetyRun) hostLossTrial(ctx context.Context, view *faultproxy.View, b 
 	writer := make(chan struct{})
 	go func() {
 		defer close(writer)
-		tick := time.NewTicker(writeEvery)
+		tick := time.NewTicker(hostLossWriteEvery)
 		defer tick.Stop()
 		for {
 			select {

@@ -38,11 +38,12 @@ func (p *lineProgress) Start(s bench.Step) {
 }
 
 func (p *lineProgress) Finish(s bench.Step, err error) {
+	var skip *bench.SkipError
 	switch {
+	case errors.As(err, &skip):
+		fmt.Fprintf(p.w, "[%d/%d] skipped: %s\n", s.Index, s.Total, skip.Reason)
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(p.w, "[%d/%d] interrupted\n", s.Index, s.Total)
-	case errors.Is(err, bench.ErrSkipped):
-		fmt.Fprintf(p.w, "[%d/%d] %v\n", s.Index, s.Total, err)
 	case err != nil:
 		fmt.Fprintf(p.w, "[%d/%d] failed after %s: %v\n", s.Index, s.Total, time.Since(p.start).Round(time.Millisecond), err)
 	}

@@ -17,5 +17,6 @@ func scenarioTable(holderCmd holder.Command) []bench.Scenario {
 		scenarios.HandoverConfig{Holder: holderCmd}.Scenario(),
 		scenarios.FairnessConfig{}.Scenario(),
 		scenarios.SafetyConfig{Holder: holderCmd}.Scenario(),
+		scenarios.FailoverConfig{}.Scenario(),
 	}
 }
