@@ -22,8 +22,10 @@ const (
 	// DefaultDialTimeout bounds connecting to a Redis (go-redis: 5s).
 	DefaultDialTimeout = time.Second
 	// DefaultIOTimeout bounds one read or one write on a connection
-	// (go-redis: 3s): a silent master cannot stall a try for longer.
-	DefaultIOTimeout = 500 * time.Millisecond
+	// (go-redis: 3s, and 3 retries): a silent master cannot stall a try
+	// for longer, while a busy server on a loaded machine still answers
+	// in time.
+	DefaultIOTimeout = time.Second
 	// GiveUpFactor is the share of the TTL after which a watchdog that
 	// could not confirm the lock declares it lost: the rule monolock's
 	// client uses (it stops at 0.8 × lease), so both sides give up alike.
@@ -171,6 +173,11 @@ func NewRedis(cfg Config) (*Redis, error) {
 func NewClient(addr string, poolSize int) *redis.Client {
 	return NewClientWith(addr, poolSize, Timeouts{})
 }
+
+// probeTimeouts are the timeouts of the bench's own probes (counters,
+// version): generous, since an INFO on a server busy with polling
+// clients may take a while and nothing waits on it but the bench.
+var probeTimeouts = Timeouts{Dial: 5 * time.Second, Read: 5 * time.Second, Write: 5 * time.Second}
 
 // NewClientWith returns a go-redis client as every Redis contender uses
 // it: poolSize connections, the timeouts t (zero fields take their
