@@ -323,3 +323,24 @@ func TestSpecs(t *testing.T) {
 		t.Fatalf("names %q %q %q", a.ServerName(1), b.ServerName(0), b.FlagStem())
 	}
 }
+
+// A skipped variant is noted once with its reason, is not a failure and
+// leaves no record.
+func TestRunnerRecordsSkips(t *testing.T) {
+	open := func(context.Context, []string, time.Duration) (Locker, error) { return &scriptedLocker{}, nil }
+	c := Contender{Name: "a", Server: &ServerSpec{Name: "ra"}, Open: open}
+	s := Scenario{Name: "s", Settings: func(bool) results.Settings { return nil },
+		Variants: func(bool) []Variant {
+			return []Variant{{Name: "v", Run: func(context.Context, *Env) (results.Raw, error) {
+				return results.Raw{}, fmt.Errorf("wrapped: %w", Skip("no minority"))
+			}}}
+		}}
+	r := &Runner{Scenarios: []Scenario{s}, Contenders: []Contender{c}, Deployment: fakeDeployment{}, Repetitions: 2, Lease: time.Second}
+	res := &results.Results{}
+	if err := r.Run(context.Background(), res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Raw) != 0 || !reflect.DeepEqual(res.Notes, []string{"s/v/a skipped: no minority"}) {
+		t.Fatalf("raw %d, notes %q", len(res.Raw), res.Notes)
+	}
+}

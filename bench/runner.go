@@ -88,6 +88,7 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 	steps := r.plan(reps)
 	var estimated, actual time.Duration // of the steps done, for the ETA scale
 	var failed []string
+	skipped := map[string]bool{}
 	for i := range steps {
 		st := &steps[i]
 		var left time.Duration
@@ -116,6 +117,14 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 				st.Scenario, st.Variant, st.Contender, st.Repetition, i, len(steps))
 			res.Summary = results.Summarize(res.Raw)
 			return ctx.Err()
+		}
+		var skip *SkipError
+		if errors.As(err, &skip) {
+			if at := st.Scenario + "/" + st.Variant + "/" + st.Contender; !skipped[at] {
+				skipped[at] = true
+				res.Notes = append(res.Notes, at+" skipped: "+skip.Reason)
+			}
+			continue
 		}
 		if err != nil {
 			msg := fmt.Sprintf("%s/%s/%s repetition %d failed: %v", st.Scenario, st.Variant, st.Contender, st.Repetition, err)

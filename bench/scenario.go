@@ -83,3 +83,15 @@ func (e *Env) Coordinator() (Coordinator, error) {
 	}
 	return e.Contender.Counters(e.Servers)
 }
+
+// SkipError is returned by a Variant's Run when the variant does not apply
+// to the contender (a single server has no minority to lose) or the
+// backend cannot run it (external servers cannot be killed). The runner
+// records Reason in the results' notes, once per scenario, variant and
+// contender, instead of a failure: a skipped variant is never faked.
+type SkipError struct{ Reason string }
+
+func (e *SkipError) Error() string { return "skipped: " + e.Reason }
+
+// Skip returns a *SkipError with reason.
+func Skip(reason string) error { return &SkipError{Reason: reason} }

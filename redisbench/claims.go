@@ -31,6 +31,26 @@ func Claims() []results.ClaimRule {
 		},
 		crashTTL("redis", "Redis"),
 		crashTTL("redlock", "Redlock"),
+		{
+			ID:        "redlock-minority-down",
+			Claim:     "Redlock keeps granting with two of five masters down.",
+			Statement: "failover minority-down (two of the five masters SIGKILLed and kept down under a steady load): no stretch without a grant longer than one TTL.",
+			Threshold: "holds when unavailable_ms ≤ TTL in every repetition; fails when above it in every repetition",
+			Scenario:  "failover", Variant: "minority-down", Subject: "redlock", Metric: "unavailable_ms",
+			Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease"},
+			Spread: results.SpreadRange,
+			Quote:  []results.ClaimQuote{{Metric: "grant_rate_ratio"}, {Metric: "acquire_p99_during_fault"}},
+		},
+		{
+			ID:        "redlock-unsafe-restart",
+			Claim:     "Restarting a Redlock master without persistence or delay can grant a lock twice.",
+			Statement: "failover restart-unsafe: A holds a lock on masters 1–3, master 3 (no persistence) is killed and restarted at once, B (reaching 3–5) acquires while A still believes it holds the lock.",
+			Threshold: "holds when at least one double grant is seen in every repetition; fails when none is seen in any",
+			Scenario:  "failover", Variant: "restart-unsafe", Subject: "redlock", Metric: "double_grants",
+			Op: results.AtLeast, Than: results.ClaimBound{Value: 1},
+			Spread: results.SpreadRange,
+			Quote:  []results.ClaimQuote{{Metric: "unsafe_writes"}},
+		},
 	}
 }
 

@@ -34,6 +34,10 @@ func (f *figures) situations() []situation {
 			situation{fmt.Sprintf("Many clients queueing for one lock (%s, Jain fairness index, 1 = equal shares)", v), "fairness", v, "jain_index", true},
 			situation{fmt.Sprintf("Load on the coordinator while clients wait (%s, commands/s)", v), "fairness", v, "server_ops_per_sec", false})
 	}
+	out = append(out,
+		situation{"The lock service's servers crash and restart (failover restart: longest stretch without a grant)", "failover", "restart", "unavailable_ms", false},
+		situation{"Servers are stopped for maintenance and restarted (failover graceful-restart: longest stretch without a grant)", "failover", "graceful-restart", "unavailable_ms", false},
+		situation{"A minority of the servers is lost and stays down (failover minority-down: longest stretch without a grant)", "failover", "minority-down", "unavailable_ms", false})
 	return out
 }
 

@@ -31,6 +31,11 @@ var specUnits = map[string]map[string]string{
 		"wait_p50": "ms", "wait_p99": "ms", "wait_max": "ms",
 		"utilisation": "ratio", "server_ops_per_sec": "1/s", "grants": "count",
 	},
+	"failover": {
+		"unavailable_ms": "ms", "recovery_ms": "ms", "failed_attempts": "count",
+		"lost_holders": "count", "double_grants": "count",
+		"acquire_p99_during_fault": "us", "tokens_monotonic": "bool",
+	},
 }
 
 // Validate checks r against the schema: version, identity, environment,

@@ -38,7 +38,10 @@ func (p *lineProgress) Start(s bench.Step) {
 }
 
 func (p *lineProgress) Finish(s bench.Step, err error) {
+	var skip *bench.SkipError
 	switch {
+	case errors.As(err, &skip):
+		fmt.Fprintf(p.w, "[%d/%d] skipped: %s\n", s.Index, s.Total, skip.Reason)
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(p.w, "[%d/%d] interrupted\n", s.Index, s.Total)
 	case err != nil:

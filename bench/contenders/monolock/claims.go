@@ -77,6 +77,28 @@ func Claims() []results.ClaimRule {
 			Op: results.AtMost, Than: results.ClaimBound{Value: 2},
 			Spread: results.SpreadRange, Quote: []results.ClaimQuote{{Contender: "redis"}},
 		},
+		{
+			ID:        "single-point-no-grant-while-down",
+			Claim:     "monolock is a single point of coordination: no grant while it is down.",
+			Statement: "failover restart (the server SIGKILLed, restarted after the pause): no acquire attempt begun after the kill is granted before the restart begins. Expected to hold: it is a limitation by design, not a virtue.",
+			Threshold: "holds when grants_while_down = 0 in every repetition; fails when above 0 in every repetition",
+			Scenario:  "failover", Variant: "restart", Subject: "monolock", Metric: "grants_while_down",
+			Label: "grants while the server was down",
+			Op:    results.AtMost, Than: results.ClaimBound{Value: 0},
+			Spread: results.SpreadRange,
+			Quote:  []results.ClaimQuote{{Metric: "unavailable_ms"}, {Metric: "recovery_ms"}},
+		},
+		{
+			ID:        "tokens-increase-across-restart",
+			Claim:     "Fencing tokens keep increasing across a restart.",
+			Statement: "failover restart: every token granted after the restart began exceeds every token granted before the kill (the server starts from unix_second<<20; with the default pause of 1 s the second has moved on).",
+			Threshold: "holds when tokens_monotonic = 1 in every repetition; fails when 0 in every repetition",
+			Scenario:  "failover", Variant: "restart", Subject: "monolock", Metric: "tokens_monotonic",
+			Label: "tokens after > tokens before (1 = yes)",
+			Op:    results.AtLeast, Than: results.ClaimBound{Value: 1},
+			Spread: results.SpreadRange,
+			Quote:  []results.ClaimQuote{{Metric: "token_gap"}},
+		},
 	}
 }
 
@@ -93,11 +115,11 @@ func oneLease(id, mode, claim, statement string, guards []results.ClaimGuard) re
 }
 
 // Notes are the trade-offs of monolock's comparison page that a benchmark
-// run does not measure; the report lists them, labelled as not measured,
+// run does not measure (availability is measured: the failover scenario
+// and its claims); the report lists them, labelled as not measured,
 // under "which lock when" (results.ContenderInfo.Notes).
 func Notes() []string {
 	return []string{
-		"Availability: Redlock keeps granting locks while a majority (3 of 5) of its masters is up, so it survives the loss of a master. monolock is a single point of coordination: while its server is down no new grant is possible, and a restart loses queue positions (fencing tokens keep increasing). A single Redis is a single point as well. If the lock service must ride out a server loss without a gap, prefer Redlock or put a standby behind monolock's address.",
 		"Correctness under pauses: monolock hands out fencing tokens with every grant and its client gives up the lock before the server can expire it; Redis SET NX and Redlock return no token by themselves, so a paused holder can write after its TTL. Use tokens wherever the protected resource can check them.",
 		"Operations: Redis SET NX needs nothing new if Redis is already run; Redlock needs five independent masters; monolock is one more service (one static binary, standard library only, Prometheus metrics, an admin API to list holders and waiters and to force-release).",
 	}

@@ -1,0 +1,185 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+// The failover section: grants over time around the fault per variant,
+// one table of the figures the scenario is about, the variants skipped and
+// why, and a reading.
+
+// failoverFigures are the columns of the failover tables, in two tables
+// of at most four figures so that a 1280-px page holds them.
+var failoverFigures = [][]struct{ metric, head string }{
+	{
+		{"unavailable_ms", "unavailable (ms)"}, {"zero_grant_ms", "no grant (ms)"},
+		{"recovery_ms", "recovery after restart (ms)"}, {"failed_attempts", "failed attempts"},
+	},
+	{
+		{"lost_holders", "lost holders"}, {"double_grants", "double grants"},
+		{"acquire_p99_during_fault", "acquire p99 in fault (us)"}, {"tokens_monotonic", "tokens monotonic (1 = yes)"},
+	},
+}
+
+func (f *figures) failoverSection(d *document) error {
+	const s = "failover"
+	for _, v := range f.variants(s) {
+		svg, err := f.failoverChart(v)
+		if err != nil {
+			return err
+		}
+		if svg != nil {
+			d.add(chart{name: "failover-" + anchor(v), caption: "Grants per 100 ms around the fault (" + v + "), first repetition of each contender, time 0 at the kill or stop; the dotted line is the median moment the restart began. Each contender ran on its own, one after the other.", svg: svg})
+		}
+	}
+	for i, group := range failoverFigures {
+		t := table{head: []string{"variant", "contender"}, labels: 2}
+		for _, x := range group {
+			t.head = append(t.head, x.head)
+		}
+		for _, v := range f.variants(s) {
+			for _, c := range f.locks(s) {
+				row := []cell{{text: v}, {text: c}}
+				any := false
+				for _, x := range group {
+					text := "–"
+					if r, ok := f.row(s, c, v, x.metric); ok {
+						text, any = spread(r), true
+					}
+					row = append(row, cell{text: text})
+				}
+				if any {
+					t.rows = append(t.rows, row)
+				}
+			}
+		}
+		if len(t.rows) == 0 {
+			continue
+		}
+		if i == 0 {
+			d.p("The figures of the failover variants (median across repetitions, min–max in parentheses; – where a figure does not apply):")
+		}
+		d.add(t)
+	}
+	if skipped := f.skipped(s); len(skipped) > 0 {
+		d.p("Variants not run, and why:")
+		d.add(list{items: skipped})
+	}
+	d.p(f.failoverReading())
+	return nil
+}
+
+// skipped lists the run's notes of skipped variants of scenario s.
+func (f *figures) skipped(s string) []string {
+	var out []string
+	for _, n := range f.r.Notes {
+		if strings.HasPrefix(n, s+"/") && strings.Contains(n, " skipped: ") {
+			out = append(out, strings.TrimPrefix(n, s+"/"))
+		}
+	}
+	return out
+}
+
+// failoverReading says in words what the figures show.
+func (f *figures) failoverReading() string {
+	const s = "failover"
+	var parts []string
+	for _, v := range f.variants(s) {
+		if line, _ := f.ranked(s, v, "unavailable_ms", f.locks(s), false); line != "" {
+			parts = append(parts, fmt.Sprintf("the longest stretch without a grant in %s, shortest first: %s", v, line))
+		}
+		if line := f.listFigures(s, v, "double_grants", f.locks(s)); line != "" {
+			parts = append(parts, fmt.Sprintf("double grants in %s: %s", v, line))
+		}
+	}
+	if len(parts) == 0 {
+		return "Reading: no failover figures in this run."
+	}
+	text := "Reading: " + strings.Join(parts, "; ") + "."
+	text += " Unavailability is the longest stretch without a grant from the last grant before the fault on; no grant counts the empty 100-ms buckets after the fault; recovery runs from the moment the restart began (the server's start and the clients' retries included); the in-fault percentiles cover acquisitions and releases in flight between the fault and the restart (minority-down: to the end). A release to a dead server costs the worker as much as the release's client lets it (release_p99_during_fault)."
+	return text
+}
+
+// failoverChart draws the grants per 100 ms of every contender's first
+// repetition of variant, aligned at the fault; nil without series.
+func (f *figures) failoverChart(variant string) ([]byte, error) {
+	const s = "failover"
+	p := newPlot("Failover: grants per 100 ms ("+variant+")", "seconds since the fault", "grants per 100 ms")
+	var restarts []float64
+	lines := 0
+	top := 0.0
+	for _, c := range f.locks(s) {
+		raws := f.raws(s, c, variant)
+		if len(raws) == 0 {
+			continue
+		}
+		grants, marks := seriesNamed(raws[0], "grants_per_100ms"), seriesNamed(raws[0], "fault_marks")
+		if grants == nil || marks == nil || len(marks.Values) < 2 {
+			continue
+		}
+		fault := marks.Values[0] / 1000
+		if len(marks.Values) >= 3 {
+			restarts = append(restarts, marks.Values[2]/1000-fault)
+		}
+		xys := make(plotter.XYs, len(grants.Values))
+		for i, g := range grants.Values {
+			xys[i] = plotter.XY{X: float64(i)*0.1 + 0.05 - fault, Y: g}
+			top = math.Max(top, g)
+		}
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		l.LineStyle = f.lineStyle(c)
+		p.Add(l)
+		p.Legend.Add(c, l)
+		lines++
+	}
+	if lines == 0 {
+		return nil, nil
+	}
+	top = math.Max(top*1.1, 1)
+	mark := func(x float64, dashes []vg.Length, name string) error {
+		l, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: top}})
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		l.LineStyle = draw.LineStyle{Color: color.RGBA{0x33, 0x33, 0x33, 0xff}, Width: vg.Points(1), Dashes: dashes}
+		p.Add(l)
+		p.Legend.Add(name, l)
+		return nil
+	}
+	if err := mark(0, []vg.Length{vg.Points(4), vg.Points(2)}, "fault"); err != nil {
+		return nil, err
+	}
+	if len(restarts) > 0 {
+		slices.Sort(restarts)
+		if err := mark(restarts[len(restarts)/2], []vg.Length{vg.Points(1), vg.Points(2)}, "restart"); err != nil {
+			return nil, err
+		}
+	}
+	p.Y.Min, p.Y.Max = 0, top
+	p.Y.Tick.Marker = readableTicks
+	p.X.Tick.Marker = readableTicks
+	return svgOf(p)
+}
+
+// seriesNamed returns raw's series called name, or nil.
+func seriesNamed(raw results.Raw, name string) *results.Series {
+	for i := range raw.Series {
+		if raw.Series[i].Name == name {
+			return &raw.Series[i]
+		}
+	}
+	return nil
+}
