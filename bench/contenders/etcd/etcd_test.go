@@ -57,6 +57,7 @@ func TestParseMetrics(t *testing.T) {
 grpc_server_msg_received_total{grpc_method="Txn",grpc_service="etcdserverpb.KV",grpc_type="unary"} 7
 grpc_server_msg_received_total{grpc_method="Range",grpc_service="etcdserverpb.KV",grpc_type="unary"} 3
 grpc_server_msg_received_total{grpc_method="LeaseKeepAlive",grpc_service="etcdserverpb.Lease",grpc_type="bidi_stream"} 5
+grpc_server_msg_received_total{grpc_method="Watch",grpc_service="etcdserverpb.Watch",grpc_type="bidi_stream"} 2
 grpc_server_msg_received_total{grpc_method="Status",grpc_service="etcdserverpb.Maintenance",grpc_type="unary"} 100
 grpc_server_msg_received_total{grpc_method="Check",grpc_service="grpc.health.v1.Health",grpc_type="unary"} 100
 etcd_server_proposals_committed_total 42
@@ -65,7 +66,7 @@ etcd_server_proposals_committed_total 42
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (memberCounts{commands: 15, txns: 7, proposals: 42}); m != want {
+	if want := (memberCounts{commands: 17, txns: 7, watches: 2, proposals: 42}); m != want {
 		t.Errorf("parseMetrics = %+v, want %+v", m, want)
 	}
 }
