@@ -24,7 +24,7 @@ func Claims() []results.ClaimRule {
 			ID:        "etcd-crash-ttl",
 			Claim:     "Thus the detection latency is a maximum of the TTL. And because TTLs are whole seconds with a server-side minimum, the latency is seconds in practice.",
 			Statement: "etcd handover after SIGKILL of the holder: the median trial takes at least half the TTL (the lease, not the crash, frees the lock) and the slowest at most 1.5 × TTL.",
-			Threshold: "holds when p50 ≥ 0.5 × TTL (the run's lease rounded up to whole seconds, setting ttl) in every repetition and no trial failed; fails when p50 stays below or a trial failed",
+			Threshold: "holds when p50 ≥ 0.5 × TTL (the TTL the cluster granted for the run's lease, setting ttl) in every repetition and no trial failed; fails when p50 stays below or a trial failed",
 			Scenario:  "handover", Variant: "crash", Subject: "etcd", Metric: "p50",
 			// Keep-alives go every TTL/3, so the lease ends between 2/3
 			// TTL and TTL after the crash; half the TTL is clear of both

@@ -67,12 +67,9 @@ func Contender() bench.Contender {
 	set["counters"] = CountsSource
 	return bench.Contender{
 		Name: "etcd", Label: "etcd (3 members)", Family: "etcd", Colour: "#419eda",
-		Server:   Server,
-		Settings: set,
-		ServerSettings: func(ctx context.Context, _ []bench.Server, lease time.Duration) (results.Settings, error) {
-			// A duration, so claims can take it as a bound (Parameter "ttl").
-			return results.Settings{"ttl": (time.Duration(TTLSeconds(lease)) * time.Second).String()}, nil
-		},
+		Server:         Server,
+		Settings:       set,
+		ServerSettings: grantedTTL,
 		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
 			return New(Config{Endpoints: addrs, Lease: lease})
 		},
@@ -80,6 +77,30 @@ func Contender() bench.Contender {
 		Claims:   Claims(),
 		Notes:    Notes(),
 	}
+}
+
+// grantedTTL records the TTL the Locker asks for (TTLSeconds of the
+// lease) and the TTL the cluster grants, read by granting and revoking
+// one lease: etcd raises a TTL below its minimum (1.5 × the election
+// timeout, rounded up: 2s with the default flags). "ttl" is the granted
+// one, a duration claims can take as their bound.
+func grantedTTL(ctx context.Context, servers []bench.Server, lease time.Duration) (results.Settings, error) {
+	want := TTLSeconds(lease)
+	set := results.Settings{"ttl_requested": (time.Duration(want) * time.Second).String()}
+	l, err := New(Config{Endpoints: bench.Addrs(servers), Lease: lease})
+	if err != nil {
+		return set, err
+	}
+	defer l.Close()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	g, err := l.client.Grant(ctx, want)
+	if err != nil {
+		return set, fmt.Errorf("etcdlock: lease grant: %w", err)
+	}
+	l.revoke(g.ID)
+	set["ttl"] = (time.Duration(g.TTL) * time.Second).String()
+	return set, nil
 }
 
 // counters reads the cluster's /metrics (ReadCounts) as bench.Counts:
