@@ -34,9 +34,10 @@ func StartContainers(t testing.TB, specs ...*bench.ServerSpec) *containerbackend
 }
 
 // Contender checks contender c through the seam on deployment d, as the
-// runner drives it: its server settings read, its lock mutually exclusive
-// (goroutines × cycles claims of one key), and its coordinator counters,
-// if it has any, counting at least two commands per claim.
+// runner drives it: its servers' versions and settings read, its lock
+// mutually exclusive (goroutines × cycles claims of one key), and its
+// coordinator counters, if it has any, counting at least two commands per
+// claim.
 func Contender(t testing.TB, c bench.Contender, d bench.Deployment, lease time.Duration, goroutines, cycles int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -44,6 +45,13 @@ func Contender(t testing.TB, c bench.Contender, d bench.Deployment, lease time.D
 	servers := d.Servers(c.Server.Name)
 	if len(servers) != c.Server.Count() {
 		t.Fatalf("%s: %d servers, want %d", c.Name, len(servers), c.Server.Count())
+	}
+	if c.Server.Version != nil {
+		for _, s := range servers {
+			if v, err := c.Server.Version(ctx, s.Addr()); err != nil || v == "" {
+				t.Errorf("%s: version of %s: %q, %v", c.Name, s.Name(), v, err)
+			}
+		}
 	}
 	if c.ServerSettings != nil {
 		set, err := c.ServerSettings(ctx, servers, lease)

@@ -2,8 +2,11 @@ package etcdlock
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -36,6 +39,27 @@ var Server = &bench.ServerSpec{
 	Port:     ClientPort,
 	PeerPort: PeerPort,
 	Ready:    func(ctx context.Context, addr, _ string) error { return Healthy(ctx, addr) },
+	Version:  version,
+}
+
+// version asks a member (host:port of its client URL) for GET /version.
+func version(ctx context.Context, addr string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/version", nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("etcdlock: GET /version: %w", err)
+	}
+	defer resp.Body.Close()
+	var v struct {
+		Server string `json:"etcdserver"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&v); err != nil || v.Server == "" {
+		return "", fmt.Errorf("etcdlock: GET /version: %s, %v", resp.Status, err)
+	}
+	return "etcd " + v.Server, nil
 }
 
 // serverArgs is MemberArgs for replica a.Replica: it is advertised at the

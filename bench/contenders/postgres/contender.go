@@ -31,10 +31,25 @@ func serverSpec(name string, settings ...string) *bench.ServerSpec {
 		Command: func(ctx context.Context, a bench.ServerArgs) ([]string, error) {
 			return LocalCommand(ctx, a.Dir, a.Listen, settings...)
 		},
-		Image: Image,
-		Port:  Port,
-		Ready: func(ctx context.Context, addr, _ string) error { return ping(ctx, addr) },
+		Image:   Image,
+		Port:    Port,
+		Ready:   func(ctx context.Context, addr, _ string) error { return ping(ctx, addr) },
+		Version: version,
 	}
+}
+
+// version asks the server at addr for SHOW server_version.
+func version(ctx context.Context, addr string) (string, error) {
+	p, err := NewProbe(ctx, addr)
+	if err != nil {
+		return "", err
+	}
+	defer p.Close(context.WithoutCancel(ctx))
+	var v string
+	if err := p.conn.QueryRow(ctx, "SHOW server_version").Scan(&v); err != nil {
+		return "", fmt.Errorf("pglock: SHOW server_version: %w", err)
+	}
+	return "PostgreSQL " + v, nil
 }
 
 // Contender is the postgres row of the contender table: advisory locks on
