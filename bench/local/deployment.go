@@ -39,21 +39,24 @@ func Start(ctx context.Context, specs []*bench.ServerSpec, bins map[string]strin
 			d.Close()
 		}
 	}()
+	// Servers may run as another user (PostgreSQL refuses root): they
+	// must reach their directories below this one.
+	if err := os.Chmod(dir, 0o711); err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
 	for _, spec := range specs {
-		path, err := program(ctx, dir, spec, bins[spec.Name])
-		if err != nil {
-			return nil, err
-		}
-		var ps []bench.Server
-		for i := range spec.Count() {
-			p, err := startServer(ctx, spec, i, path, dir)
-			if err != nil {
+		var path string
+		if spec.Command == nil {
+			if path, err = program(ctx, dir, spec, bins[spec.Name]); err != nil {
 				return nil, err
 			}
-			ps = append(ps, p)
-			d.mu.Lock()
-			d.processes[spec.Name] = ps
-			d.mu.Unlock()
+		}
+		ps, err := startSpec(ctx, spec, path, dir)
+		d.mu.Lock()
+		d.processes[spec.Name] = ps
+		d.mu.Unlock()
+		if err != nil {
+			return nil, err
 		}
 		d.specs = append(d.specs, spec.Name)
 	}
