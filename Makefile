@@ -14,7 +14,7 @@ export TESTCONTAINERS_RYUK_DISABLED := true
 # Binaries built into bin/ when their main package exists.
 BINARIES := $(wildcard cmd/monolock cmd/monolockctl cmd/monolock-bench)
 
-.PHONY: build test bench bench-quick images lint fuzz clean redis-server
+.PHONY: build test bench bench-quick images lint fuzz clean redis-server postgresql
 
 ## build: static binaries (CGO_ENABLED=0) into bin/
 build:
@@ -22,19 +22,19 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ $(addprefix ./,$(BINARIES))
 
 ## test: every test, with the race detector, containers included
-test: redis-server
+test: redis-server postgresql
 	$(GO) test -race -count=1 -timeout 20m ./...
 
 ## bench: the full suite into reports/<run-id>/
-bench: redis-server
+bench: redis-server postgresql
 	$(GO) run ./cmd/monolock-bench run $(BENCH_ARGS)
 
 ## bench-quick: every scenario and contender, shortened to a few minutes
-bench-quick: redis-server
+bench-quick: redis-server postgresql
 	$(GO) run ./cmd/monolock-bench run --quick $(BENCH_ARGS)
 
 ## images: build the Docker images (reused when their content is unchanged)
-images: redis-server
+images: redis-server postgresql
 	$(GO) run ./docker/images build
 
 ## lint: gofmt, go vet, staticcheck
@@ -71,6 +71,23 @@ redis-server:
 		else \
 			echo "redis-server is missing: install it (Debian/Ubuntu: sudo apt-get install -y redis-server; macOS: brew install redis)," >&2; \
 			echo "or set MONOLOCK_BENCH_REDIS_IMAGE to a Redis image the Docker engine has." >&2; \
+			exit 1; \
+		fi; \
+	fi
+
+# postgresql (the server: postgres and initdb) is needed by the local
+# backend, the PostgreSQL tests and the PostgreSQL image, which packages
+# the host's server. Found on PATH or in Debian's /usr/lib/postgresql/<major>/bin.
+postgresql:
+	@if ! command -v postgres >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing postgresql with apt-get"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			apt-get -o DPkg::Lock::Timeout=300 update -qq && \
+			apt-get -o DPkg::Lock::Timeout=300 install -y -qq postgresql >/dev/null; \
+		else \
+			echo "the PostgreSQL server is missing: install it (Debian/Ubuntu: sudo apt-get install -y postgresql)," >&2; \
+			echo "so that /usr/lib/postgresql/<major>/bin holds postgres and initdb." >&2; \
 			exit 1; \
 		fi; \
 	fi

@@ -36,6 +36,11 @@ type Contender struct {
 	// Open connects a Locker to the servers at addrs using lease as the
 	// lease or TTL (parity: the same value for every contender).
 	Open func(ctx context.Context, addrs []string, lease time.Duration) (Locker, error)
+	// ServerSettings, when set, reads the settings known only once the
+	// servers run and the lease is set (the servers' own configuration,
+	// a TTL derived from the lease); the runner adds them to Settings
+	// before the first step, or notes why it could not.
+	ServerSettings func(ctx context.Context, servers []Server, lease time.Duration) (results.Settings, error)
 	// Counters opens a reader of the coordinator's own counters on the
 	// contender's servers; nil when it has none. It returns an error
 	// wrapping ErrNoCounters when the servers cannot be read.

@@ -81,6 +81,15 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 		}
 		// The harness owns these: parity makes the lease one value for all.
 		set["lease"], set["server_role"] = r.Lease.String(), c.Server.Name
+		if c.ServerSettings != nil {
+			got, err := c.ServerSettings(ctx, r.Deployment.Servers(c.Server.Name), r.Lease)
+			if err != nil {
+				res.Notes = append(res.Notes, fmt.Sprintf("%s: the settings of its servers could not be read: %v", c.Name, err))
+			}
+			for k, v := range got {
+				set[k] = v
+			}
+		}
 		res.Parameters.Contender[c.Name] = set
 		res.Contenders = append(res.Contenders, c.Info())
 		res.Claims = append(res.Claims, c.Claims...)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/monolock/monolock-bench/bench/containers"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -37,6 +38,16 @@ type ServerSpec struct {
 	// HostDockerfile (a Dockerfile copying rootfs/ into an empty image).
 	Executable                              string
 	ImageEnv, RegistryImage, HostDockerfile string
+	// Command, when set, replaces GoPackage and Executable on the local
+	// backend: it prepares what the server needs in a.Dir (a data
+	// directory, a build) and returns the whole command line, program
+	// first; Args is then not called there. It runs before every start
+	// of a replica, so a build it does must be cached.
+	Command func(ctx context.Context, a ServerArgs) ([]string, error)
+	// Image, when set, replaces GoPackage and Executable on the
+	// containers backend: it builds or finds the image (a program the
+	// contender package builds itself); the container's command is Args.
+	Image func(ctx context.Context) (containers.Image, error)
 
 	// Args returns the server's arguments (without the program name).
 	Args func(ServerArgs) []string
@@ -44,6 +55,10 @@ type ServerSpec struct {
 	// nonzero, its operations port (an HTTP endpoint with health and
 	// metrics).
 	Port, OpsPort int
+	// PeerPort, when nonzero, is the port replicas reach each other on
+	// inside their containers (a cluster's peer port); the backends then
+	// give Args the peer addresses of all replicas before any starts.
+	PeerPort int
 	// Ready, when set, reports whether a server that accepts TCP
 	// connections also serves (nil when it does). It is polled; one call
 	// should be short.
@@ -66,6 +81,14 @@ type ServerArgs struct {
 	// Dir is a writable directory of the server's own, or "" when the
 	// backend provides none (containers: the image's working directory).
 	Dir string
+	// Replica is the server's 0-based index among the spec's replicas.
+	Replica int
+	// With a PeerPort: PeerListen is the host:port to listen on for
+	// peers, and Peers the host:port every replica's peers reach it at,
+	// indexed by replica (Peers[Replica] is this server's). A server
+	// reached at a peer's host also answers clients there on its Port.
+	PeerListen string
+	Peers      []string
 }
 
 // Count returns the number of servers of the spec.

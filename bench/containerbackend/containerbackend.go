@@ -7,6 +7,7 @@ package containerbackend
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -57,30 +58,46 @@ func Start(ctx context.Context, specs []*bench.ServerSpec) (_ *Deployment, err e
 	for _, spec := range specs {
 		program := spec.GoPackage + spec.Executable
 		img, ok := images[program]
-		if !ok {
+		if !ok || spec.Image != nil {
 			if img, err = Image(ctx, spec); err != nil {
 				return nil, err
 			}
 			images[program] = img
 			d.images = append(d.images, results.Image{Role: spec.Name, Ref: img.Ref, Source: img.Source})
 		}
-		for i := range spec.Count() {
-			c, err := s.Start(ctx, containerSpec(spec, i, img))
-			if err != nil {
-				return nil, err
-			}
-			d.mu.Lock()
-			d.servers[spec.Name] = append(d.servers[spec.Name], &server{c: c, opsPort: spec.OpsPort})
-			d.mu.Unlock()
+		// The replicas start concurrently: a cluster member is ready
+		// only once a quorum runs.
+		ctrs := make([]bench.Server, spec.Count())
+		errs := make([]error, spec.Count())
+		var wg sync.WaitGroup
+		for i := range ctrs {
+			wg.Go(func() {
+				c, err := s.Start(ctx, containerSpec(spec, i, img, s.Network))
+				if err == nil {
+					ctrs[i] = &server{c: c, opsPort: spec.OpsPort}
+				}
+				errs[i] = err
+			})
 		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return nil, err
+		}
+		d.mu.Lock()
+		d.servers[spec.Name] = ctrs
+		d.mu.Unlock()
 		d.specs = append(d.specs, spec.Name)
 	}
 	return d, nil
 }
 
-// Image builds or finds the image of spec: its GoPackage as a static
-// binary in a scratch image, else its Executable's image.
+// Image builds or finds the image of spec: its own Image hook's, else its
+// GoPackage as a static binary in a scratch image, else its Executable's
+// image.
 func Image(ctx context.Context, spec *bench.ServerSpec) (containers.Image, error) {
+	if spec.Image != nil {
+		return spec.Image(ctx)
+	}
 	if spec.GoPackage != "" {
 		img, err := containers.BuildGoImage(ctx, spec.GoPackage, spec.Name)
 		img.Source += ", static binary FROM scratch"
@@ -96,18 +113,27 @@ func programOf(spec *bench.ServerSpec) containers.ProgramImage {
 	}
 }
 
-// containerSpec is server i of spec in a container: listening on all
-// interfaces at the spec's ports. A Go image's entrypoint is the binary,
-// so its command is the arguments alone.
-func containerSpec(spec *bench.ServerSpec, i int, img containers.Image) containers.Spec {
-	args := bench.ServerArgs{Listen: "0.0.0.0:" + strconv.Itoa(spec.Port)}
+// containerSpec is server i of spec in a container on the session
+// network: listening on all interfaces at the spec's ports; its peers
+// reach it by its container name, known before it starts. An image with
+// an entrypoint (the static Go images, an Image hook's) takes the
+// arguments alone as its command.
+func containerSpec(spec *bench.ServerSpec, i int, img containers.Image, network string) containers.Spec {
+	args := bench.ServerArgs{Listen: "0.0.0.0:" + strconv.Itoa(spec.Port), Replica: i}
 	var ports []int
 	if spec.OpsPort != 0 {
 		args.Ops = "0.0.0.0:" + strconv.Itoa(spec.OpsPort)
 		ports = []int{spec.OpsPort}
 	}
+	if spec.PeerPort != 0 {
+		args.PeerListen = "0.0.0.0:" + strconv.Itoa(spec.PeerPort)
+		for j := range spec.Count() {
+			// The session names a container <network>-<spec name>.
+			args.Peers = append(args.Peers, network+"-"+spec.ServerName(j)+":"+strconv.Itoa(spec.PeerPort))
+		}
+	}
 	cmd := spec.Args(args)
-	if spec.GoPackage == "" {
+	if spec.GoPackage == "" && spec.Image == nil {
 		cmd = append([]string{spec.Executable}, cmd...)
 	}
 	cs := containers.Spec{Name: spec.ServerName(i), Image: img, Cmd: cmd, Port: spec.Port, Ports: ports}
@@ -239,8 +265,8 @@ func (d *Deployment) Close() error {
 // <server>-shifted-<n>. A Go server is a static binary the interposer does
 // not reach, so it is refused.
 func (d *Deployment) StartClockShifted(ctx context.Context, spec *bench.ServerSpec) ([]bench.ClockShiftedServer, func(), error) {
-	if spec.GoPackage != "" {
-		return nil, nil, fmt.Errorf("%w: %s is a static Go binary, which no LD_PRELOAD interposer reaches", bench.ErrNotSupported, spec.Name)
+	if spec.GoPackage != "" || spec.Image != nil || spec.Executable == "" {
+		return nil, nil, fmt.Errorf("%w: %s is not a host executable the clockshift image can package", bench.ErrNotSupported, spec.Name)
 	}
 	img, err := containers.ClockShiftImage(ctx, containers.ProgramImage{Executable: spec.Executable, HostDockerfile: spec.HostDockerfile})
 	if err != nil {
@@ -260,7 +286,7 @@ func (d *Deployment) StartClockShifted(ctx context.Context, spec *bench.ServerSp
 	d.mu.Unlock()
 	var out []bench.ClockShiftedServer
 	for i := range spec.Count() {
-		cs := containerSpec(spec, i, img)
+		cs := containerSpec(spec, i, img, d.session.Network)
 		cs.Name = fmt.Sprintf("%s-shifted-%d", cs.Name, n)
 		c, err := d.session.Start(ctx, cs)
 		if err != nil {

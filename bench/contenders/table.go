@@ -6,8 +6,10 @@ package contenders
 
 import (
 	"github.com/monolock/monolock-bench/bench"
+	etcdlock "github.com/monolock/monolock-bench/bench/contenders/etcd"
 	"github.com/monolock/monolock-bench/bench/contenders/floors"
 	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
+	pglock "github.com/monolock/monolock-bench/bench/contenders/postgres"
 	"github.com/monolock/monolock-bench/redisbench"
 )
 
@@ -18,6 +20,9 @@ func Table() []bench.Contender {
 		monolocker.Contender(),
 		redisbench.RedisContender(),
 		redisbench.RedlockContender(),
+		etcdlock.Contender(),
+		pglock.Contender(),
+		pglock.KeepaliveContender(),
 		redisbench.RedisSpinContender(),
 		redisbench.RedlockSpinContender(),
 		redisbench.RedisIncrContender(),

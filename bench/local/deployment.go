@@ -41,21 +41,24 @@ func Start(ctx context.Context, specs []*bench.ServerSpec, bins map[string]strin
 			d.Close()
 		}
 	}()
+	// Servers may run as another user (PostgreSQL refuses root): they
+	// must reach their directories below this one.
+	if err := os.Chmod(dir, 0o711); err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
 	for _, spec := range specs {
-		path, err := program(ctx, dir, spec, bins[spec.Name])
-		if err != nil {
-			return nil, err
-		}
-		var ps []bench.Server
-		for i := range spec.Count() {
-			p, err := startServer(ctx, spec, i, path, dir)
-			if err != nil {
+		var path string
+		if spec.Command == nil {
+			if path, err = program(ctx, dir, spec, bins[spec.Name]); err != nil {
 				return nil, err
 			}
-			ps = append(ps, p)
-			d.mu.Lock()
-			d.processes[spec.Name] = ps
-			d.mu.Unlock()
+		}
+		ps, err := startSpec(ctx, spec, path, dir)
+		d.mu.Lock()
+		d.processes[spec.Name] = ps
+		d.mu.Unlock()
+		if err != nil {
+			return nil, err
 		}
 		d.specs = append(d.specs, spec.Name)
 	}
@@ -142,8 +145,8 @@ func (d *Deployment) Close() error {
 // file. A Go server is a static binary the interposer does not reach, so
 // it is refused.
 func (d *Deployment) StartClockShifted(ctx context.Context, spec *bench.ServerSpec) (_ []bench.ClockShiftedServer, _ func(), err error) {
-	if spec.GoPackage != "" {
-		return nil, nil, fmt.Errorf("%w: %s is a static Go binary, which no LD_PRELOAD interposer reaches", bench.ErrNotSupported, spec.Name)
+	if spec.GoPackage != "" || spec.Command != nil || spec.Executable == "" {
+		return nil, nil, fmt.Errorf("%w: %s is not a host executable the interposer can be preloaded into", bench.ErrNotSupported, spec.Name)
 	}
 	path, err := program(ctx, d.dir, spec, "")
 	if err != nil {
@@ -169,13 +172,17 @@ func (d *Deployment) StartClockShifted(ctx context.Context, spec *bench.ServerSp
 			stop()
 		}
 	}()
-	for i := range spec.Count() {
+	ps, err := specProcesses(ctx, spec, path, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, p := range ps {
 		shift := &clockshift.Shift{Lib: lib, File: filepath.Join(dir, fmt.Sprintf("offset-%d", i))}
 		if err := shift.Set(0); err != nil {
 			return nil, nil, err
 		}
-		p, err := startServer(ctx, spec, i, path, dir, shift.Env()...)
-		if err != nil {
+		p.env = shift.Env()
+		if err := p.start(ctx); err != nil {
 			return nil, nil, err
 		}
 		out = append(out, shiftedProcess{p, shift})

@@ -39,35 +39,89 @@ type Process struct {
 	stderr *bytes.Buffer
 }
 
-// startServer starts server i of spec from the executable path on free
-// 127.0.0.1 ports, working in a fresh directory under dir, and waits until
-// it serves. The child gets its own process group, so a Ctrl-C on the
-// terminal reaches only the bench, which then stops its children itself.
-func startServer(ctx context.Context, spec *bench.ServerSpec, i int, path, dir string, env ...string) (*Process, error) {
-	name := spec.ServerName(i)
+// startSpec starts every replica of spec from the executable path (or
+// spec.Command) on free 127.0.0.1 ports, each working in a fresh
+// directory under dir, and waits until they serve. The replicas start
+// concurrently: a cluster member serves only once a quorum runs. The
+// addresses of all replicas are chosen first, since a member's arguments
+// name its peers; a free port may be taken between FreeAddr and bind, so
+// a failed start is tried again on new ports, up to three times. Each
+// child gets its own process group, so a Ctrl-C on the terminal reaches
+// only the bench, which then stops its children itself. The processes
+// returned (also on error, for Close) are the started ones.
+func startSpec(ctx context.Context, spec *bench.ServerSpec, path, dir string) ([]bench.Server, error) {
 	var lastErr error
-	for range 3 { // a free port may be taken between FreeAddr and bind
-		addr, err := FreeAddr()
+	for range 3 {
+		ps, err := specProcesses(ctx, spec, path, dir)
 		if err != nil {
 			return nil, err
 		}
-		var ops string
-		if spec.OpsPort != 0 {
-			if ops, err = FreeAddr(); err != nil {
-				return nil, err
+		errs := make([]error, len(ps))
+		var wg sync.WaitGroup
+		for i, p := range ps {
+			wg.Go(func() { errs[i] = p.start(ctx) })
+		}
+		wg.Wait()
+		if lastErr = errors.Join(errs...); lastErr == nil {
+			servers := make([]bench.Server, len(ps))
+			for i, p := range ps {
+				servers[i] = p
+			}
+			return servers, nil
+		}
+		for i, p := range ps {
+			if errs[i] == nil {
+				p.stop()
 			}
 		}
-		wd, err := os.MkdirTemp(dir, name+"-")
-		if err != nil {
-			return nil, fmt.Errorf("local: %w", err)
-		}
-		args := spec.Args(bench.ServerArgs{Listen: addr, Ops: ops, Dir: wd})
-		p := &Process{name: name, addr: addr, opsAddr: ops, argv: append([]string{path}, args...), env: env, ready: spec.Ready}
-		if lastErr = p.start(ctx); lastErr == nil {
-			return p, nil
+		if ctx.Err() != nil {
+			break
 		}
 	}
 	return nil, lastErr
+}
+
+// specProcesses prepares (but does not start) the replicas of spec on
+// fresh free ports.
+func specProcesses(ctx context.Context, spec *bench.ServerSpec, path, dir string) ([]*Process, error) {
+	n := spec.Count()
+	args := make([]bench.ServerArgs, n)
+	var peers []string
+	for i := range args {
+		a := bench.ServerArgs{Replica: i}
+		var err error
+		if a.Listen, err = FreeAddr(); err != nil {
+			return nil, err
+		}
+		if spec.OpsPort != 0 {
+			if a.Ops, err = FreeAddr(); err != nil {
+				return nil, err
+			}
+		}
+		if spec.PeerPort != 0 {
+			if a.PeerListen, err = FreeAddr(); err != nil {
+				return nil, err
+			}
+			peers = append(peers, a.PeerListen)
+		}
+		if a.Dir, err = os.MkdirTemp(dir, spec.ServerName(i)+"-"); err != nil {
+			return nil, fmt.Errorf("local: %w", err)
+		}
+		args[i] = a
+	}
+	ps := make([]*Process, n)
+	for i, a := range args {
+		a.Peers = peers
+		argv := append([]string{path}, spec.Args(a)...)
+		if spec.Command != nil {
+			var err error
+			if argv, err = spec.Command(ctx, a); err != nil {
+				return nil, fmt.Errorf("local: %s: %w", spec.ServerName(i), err)
+			}
+		}
+		ps[i] = &Process{name: spec.ServerName(i), addr: a.Listen, opsAddr: a.Ops, argv: argv, ready: spec.Ready}
+	}
+	return ps, nil
 }
 
 // StartProcess starts path with args as a child process named name that
@@ -148,10 +202,12 @@ func (p *Process) pid() int {
 	return p.cmd.Process.Pid
 }
 
-// CPU implements bench.Server: user+system time from /proc/<pid>/stat.
+// CPU implements bench.Server: the CPU time of the child's process group
+// (the child started it; a server that forks, such as a postmaster and its
+// backends, is counted whole) from /proc/<pid>/stat.
 func (p *Process) CPU(context.Context) (time.Duration, string, bool, error) {
-	cpu, err := bench.ProcessCPU(p.pid())
-	return cpu, "/proc/<pid>/stat (utime+stime)", err == nil, err
+	cpu, err := bench.ProcessGroupCPU(p.pid())
+	return cpu, "/proc/<pid>/stat of the process group (utime+stime, and cutime+cstime of reaped children)", err == nil, err
 }
 
 // Kill implements bench.Server: SIGKILL, then wait for the child to exit.

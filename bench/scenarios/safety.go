@@ -111,6 +111,7 @@ func (cfg SafetyConfig) Scenario() bench.Scenario {
 		Better: map[string]string{
 			"double_grants": lower, "unsafe_writes_unfenced": lower, "unsafe_writes_fenced": lower,
 			"learn_first_margin_p50": higher, "learn_first_margin_min": higher,
+			"never_learned": lower,
 		},
 		Settings: func(quick bool) results.Settings {
 			return results.Settings{
@@ -154,6 +155,7 @@ type safetyRun struct {
 
 	mu      sync.Mutex // guards the fields below: A's writer runs on its own
 	grants  []guardedstore.Grant
+	counts  map[string]int // not_granted, never_learned
 	margins []float64
 	errs    []string
 }
@@ -163,7 +165,7 @@ func runSafety(ctx context.Context, env *bench.Env, cmd holder.Command, variant 
 	if err := applies(env, cmd, variant); err != nil {
 		return results.Raw{}, err
 	}
-	s := &safetyRun{env: env}
+	s := &safetyRun{env: env, counts: map[string]int{}}
 	var err error
 	if s.fenced, err = guardedstore.Listen("", true); err != nil {
 		return results.Raw{}, err
@@ -203,6 +205,10 @@ func runSafety(ctx context.Context, env *bench.Env, cmd holder.Command, variant 
 		raw.Metrics = append(raw.Metrics, results.Metric{Name: name, Unit: "count", Value: float64(v)})
 	}
 	count("trials", trials)
+	// B never granted within the bound (the lock stayed with the stalled
+	// holder), and A never told within the bound after B's grant.
+	count("not_granted", s.counts["not_granted"])
+	count("never_learned", s.counts["never_learned"])
 	count("double_grants", len(unf.DoubleGrants))
 	count("unsafe_writes_unfenced", len(unf.Unsafe))
 	raw.Counts = map[string]int64{"trials": int64(trials), "writes_unfenced": int64(unf.Writes)}
@@ -288,6 +294,10 @@ func tokenOf(t uint64, ok bool) *uint64 {
 	return &t
 }
 
+// errNotGranted is wrapped when B was not granted within the bound while
+// ctx was live.
+var errNotGranted = errors.New("safety: B not granted")
+
 // acquireWithin acquires key on l within d.
 func acquireWithin(ctx context.Context, l bench.Locker, key string, d time.Duration) (bench.Held, guardedstore.Mono, error) {
 	actx, cancel := context.WithTimeout(ctx, d)
@@ -298,7 +308,7 @@ func acquireWithin(ctx context.Context, l bench.Locker, key string, d time.Durat
 		if ctx.Err() != nil {
 			return nil, 0, ctx.Err()
 		}
-		return nil, 0, fmt.Errorf("safety: B not granted within %v: %w", d, err)
+		return nil, 0, fmt.Errorf("%w within %v: %w", errNotGranted, d, err)
 	}
 	return h, at, nil
 }

@@ -2,10 +2,12 @@
 // server and the coordinator's counters.
 //
 // The lock is etcd's own recipe, go.etcd.io/etcd/client/v3/concurrency, as
-// a user would take it from the documentation: per claim a Session (a
-// lease kept alive by the client) with a TTL of the run's lease rounded up
-// to whole seconds (etcd's TTLs are whole seconds), and Mutex.Lock /
-// Mutex.Unlock on it. Waiters queue by the creation revision of their key
+// a user would take it from the documentation: a Session (a lease kept
+// alive by the client) with a TTL of the run's lease rounded up to whole
+// seconds (etcd's TTLs are whole seconds), and Mutex.Lock / Mutex.Unlock
+// on it. A session serves one claim at a time and is kept for the next
+// (one session per worker, as a careful user runs it), so a claim costs
+// the lock's writes, not a lease grant and revoke. Waiters queue by the creation revision of their key
 // and watch their predecessor, so a release wakes exactly the next waiter.
 // The fencing token is the lock key's creation revision, which rises
 // strictly from one holder to the next. Lost is the session's Done: the
@@ -80,14 +82,14 @@ func (c Config) Settings() results.Settings {
 	c = c.withDefaults()
 	return results.Settings{
 		"client":        "go.etcd.io/etcd/client/v3 " + ServerVersion + ", concurrency.Session + concurrency.Mutex",
-		"claim":         "a new Session (lease Grant + KeepAlive stream) per claim, then Mutex.Lock (one Txn; a waiter watches the key created just before its own)",
+		"claim":         "a Session (lease + KeepAlive stream) per concurrent claim: an idle one of the Locker, else a new one (lease Grant); then Mutex.Lock (one Txn; a waiter watches the key created just before its own)",
 		"lease":         c.Lease.String(),
 		"ttl":           strconv.FormatInt(TTLSeconds(c.Lease), 10) + "s (the lease rounded up to whole seconds, as etcd requires)",
 		"keepalive":     "client library's LeaseKeepAlive stream, every TTL/3",
 		"token":         "creation revision of the lock key (strictly increasing across holders)",
 		"lost":          "Session.Done(): the client saw no keep-alive answer for a TTL (before the first answer: dial_timeout + 1s) or the lease was revoked",
 		"dial_timeout":  c.DialTimeout.String(),
-		"release":       "Mutex.Unlock (Delete), then Session.Close (lease Revoke)",
+		"release":       "Mutex.Unlock (Delete); the session is kept for the Locker's next claim (its lease revoked when the unlock fails or the Locker closes), as etcd's documentation uses one session for many locks",
 		"wait":          "server-side order by key creation revision; the waiter watches its predecessor (no polling)",
 		"give_up":       "never (waits until the harness cancels)",
 		"endpoints":     strconv.Itoa(len(c.Endpoints)) + " members, one client balancing over all",
@@ -102,6 +104,10 @@ type Locker struct {
 	cfg    Config
 	ttl    int64
 	client *clientv3.Client
+
+	mu     sync.Mutex
+	idle   []*concurrency.Session // sessions no claim uses
+	closed bool
 }
 
 // New returns a Locker for the cluster at cfg.Endpoints; it does not wait
@@ -129,32 +135,24 @@ func New(cfg Config) (*Locker, error) {
 // TTL returns the session TTL in seconds.
 func (l *Locker) TTL() int64 { return l.ttl }
 
-// Acquire implements bench.Locker: it grants a lease (bounded by ctx),
-// starts the session's keep-alive (which outlives ctx, until Release) and
-// locks the mutex for key. When ctx ends first it returns ctx.Err() and
-// revokes the lease, which removes its place in the queue.
+// Acquire implements bench.Locker: it takes an idle session of the
+// Locker (or grants a new lease, bounded by ctx, and starts its
+// keep-alive, which outlives ctx) and locks the mutex for key on it. A
+// session serves one claim at a time: the mutex's key is the prefix and
+// the session's lease, so two claims sharing one would both own the lock.
+// When ctx ends first it returns ctx.Err() and revokes the lease, which
+// removes its place in the queue.
 func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
-	grant, err := l.client.Grant(ctx, l.ttl)
+	s, err := l.session(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("etcdlock: lease grant: %w", err)
-	}
-	sessCtx, cancel := context.WithCancel(context.Background())
-	s, err := concurrency.NewSession(l.client, concurrency.WithLease(grant.ID), concurrency.WithTTL(int(l.ttl)), concurrency.WithContext(sessCtx))
-	if err != nil {
-		cancel()
-		l.revoke(grant.ID)
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("etcdlock: session: %w", err)
+		return nil, err
 	}
 	m := concurrency.NewMutex(s, l.cfg.KeyPrefix+key)
 	if err := m.Lock(ctx); err != nil {
-		cancel()
-		l.revoke(grant.ID)
+		l.drop(s)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -162,9 +160,53 @@ func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
 	}
 	cmp := m.IsOwner()
 	rev := cmp.GetCompare().GetCreateRevision()
-	h := &held{s: s, m: m, cancel: cancel, rev: uint64(rev), lost: make(chan struct{}), released: make(chan struct{})}
+	h := &held{l: l, s: s, m: m, rev: uint64(rev), lost: make(chan struct{}), released: make(chan struct{})}
 	go h.watch()
 	return h, nil
+}
+
+// session returns an idle session whose lease is alive, or a new one.
+func (l *Locker) session(ctx context.Context) (*concurrency.Session, error) {
+	l.mu.Lock()
+	for len(l.idle) > 0 {
+		s := l.idle[len(l.idle)-1]
+		l.idle = l.idle[:len(l.idle)-1]
+		select {
+		case <-s.Done(): // its lease is gone; the keep-alive has stopped
+		default:
+			l.mu.Unlock()
+			return s, nil
+		}
+	}
+	l.mu.Unlock()
+	grant, err := l.client.Grant(ctx, l.ttl)
+	if err != nil {
+		return nil, fmt.Errorf("etcdlock: lease grant: %w", err)
+	}
+	s, err := concurrency.NewSession(l.client, concurrency.WithLease(grant.ID), concurrency.WithTTL(int(l.ttl)))
+	if err != nil {
+		l.revoke(grant.ID)
+		return nil, fmt.Errorf("etcdlock: session: %w", err)
+	}
+	return s, nil
+}
+
+// reuse puts a session whose claim ended cleanly back among the idle.
+func (l *Locker) reuse(s *concurrency.Session) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		l.drop(s)
+		return
+	}
+	l.idle = append(l.idle, s)
+}
+
+// drop ends a session: its lease is revoked, which deletes any key the
+// session still has (a place in a queue), and its keep-alive stops.
+func (l *Locker) drop(s *concurrency.Session) {
+	l.revoke(s.Lease())
+	s.Orphan()
 }
 
 // revokeTimeout bounds the lease revocation after a failed acquire.
@@ -179,15 +221,24 @@ func (l *Locker) revoke(id clientv3.LeaseID) {
 	_, _ = l.client.Revoke(ctx, id)
 }
 
-// Close implements bench.Locker: it closes the client (ending every
-// session's keep-alive).
-func (l *Locker) Close() error { return l.client.Close() }
+// Close implements bench.Locker: it revokes the idle sessions' leases and
+// closes the client (ending every session's keep-alive).
+func (l *Locker) Close() error {
+	l.mu.Lock()
+	idle := l.idle
+	l.idle, l.closed = nil, true
+	l.mu.Unlock()
+	for _, s := range idle {
+		l.drop(s)
+	}
+	return l.client.Close()
+}
 
 type held struct {
-	s      *concurrency.Session
-	m      *concurrency.Mutex
-	cancel context.CancelFunc
-	rev    uint64
+	l   *Locker
+	s   *concurrency.Session
+	m   *concurrency.Mutex
+	rev uint64
 
 	lost     chan struct{} // closed by watch
 	released chan struct{} // closed by Release
@@ -212,20 +263,19 @@ func (h *held) Token() (uint64, bool) { return h.rev, true }
 // failure, lease expiry) and as Release begins.
 func (h *held) Lost() <-chan struct{} { return h.lost }
 
-// Release unlocks the mutex (deletes the key) and revokes the session's
-// lease; the keep-alive stops either way. Without a quorum both wait
-// until ctx ends. Only the first call acts.
+// Release unlocks the mutex (deletes the key) and gives the session back
+// to the Locker for a later claim; when the unlock fails the session's
+// lease is revoked instead. Without a quorum both wait until ctx ends.
+// Only the first call acts.
 func (h *held) Release(ctx context.Context) error {
 	h.once.Do(func() {
 		close(h.released)
-		err := h.m.Unlock(ctx)
-		_, rerr := h.s.Client().Revoke(ctx, h.s.Lease())
-		h.cancel()
-		if err != nil {
+		if err := h.m.Unlock(ctx); err != nil {
+			h.l.drop(h.s)
 			h.err = fmt.Errorf("etcdlock: unlock: %w", err)
-		} else if rerr != nil {
-			h.err = fmt.Errorf("etcdlock: revoke: %w", rerr)
+			return
 		}
+		h.l.reuse(h.s)
 	})
 	return h.err
 }

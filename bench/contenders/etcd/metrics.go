@@ -26,7 +26,7 @@ const (
 
 // CountsSource says what Counts holds, for results.json.
 const CountsSource = "etcd /metrics of every member: " + MetricReceived +
-	" of the etcdserverpb services summed (commands; Txn alone: attempts), and the largest " +
+	" of the etcdserverpb services summed (commands; Txn alone: attempts; Watch alone: watches, which a queued waiter opens), and the largest " +
 	MetricProposals + " (quorum writes)"
 
 // Counts are cumulative counters of an etcd cluster.
@@ -37,6 +37,10 @@ type Counts struct {
 	Commands int64
 	// Attempts are Txn calls: Mutex.Lock tries with one Txn.
 	Attempts int64
+	// Watches are Watch stream messages (create and cancel requests): a
+	// Mutex.Lock that finds the lock held watches its predecessor's key,
+	// so the count rises once a waiter queues.
+	Watches int64
 	// Proposals are committed consensus proposals (quorum writes).
 	Proposals int64
 }
@@ -67,12 +71,13 @@ func ReadCounts(ctx context.Context, endpoints []string) (Counts, error) {
 		}
 		c.Commands += m.commands
 		c.Attempts += m.txns
+		c.Watches += m.watches
 		c.Proposals = max(c.Proposals, m.proposals)
 	}
 	return c, nil
 }
 
-type memberCounts struct{ commands, txns, proposals int64 }
+type memberCounts struct{ commands, txns, watches, proposals int64 }
 
 // parseMetrics reads the series ReadCounts needs from a Prometheus text
 // exposition.
@@ -96,8 +101,11 @@ func parseMetrics(r io.Reader) (memberCounts, error) {
 				continue
 			}
 			m.commands += int64(value)
-			if labelValue(labels, "grpc_method") == "Txn" {
+			switch labelValue(labels, "grpc_method") {
+			case "Txn":
 				m.txns += int64(value)
+			case "Watch":
+				m.watches += int64(value)
 			}
 		case MetricProposals:
 			m.proposals = int64(value)

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench/containers"
@@ -55,8 +56,8 @@ var ServerFlags = []string{
 // healthTimeout bounds WaitHealthy when its ctx has no deadline.
 const healthTimeout = 60 * time.Second
 
-// buildMu serialises BuildServer within the process; the cache file is
-// renamed into place, so concurrent processes are safe too.
+// buildMu serialises BuildServer within the process; a lock file beside
+// the cached binary serialises processes, so one build serves all.
 var buildMu sync.Mutex
 
 // BuildServer compiles the etcd server of ServerModule as a static binary
@@ -85,6 +86,19 @@ func BuildServer(ctx context.Context) (string, error) {
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return "", fmt.Errorf("etcdlock: %w", err)
+	}
+	// go test runs packages in parallel processes: one builds while the
+	// others wait on the lock file, then find the binary.
+	lock, err := os.OpenFile(filepath.Join(filepath.Dir(out), "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("etcdlock: %w", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", fmt.Errorf("etcdlock: locking the build: %w", err)
+	}
+	if st, err := os.Stat(out); err == nil && st.Mode().IsRegular() {
+		return out, nil
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), "etcd-build-")
 	if err != nil {

@@ -203,6 +203,44 @@ func InitDB(ctx context.Context, inst Install, dir string) (string, error) {
 	return data, nil
 }
 
+// command is the command line of postgres on its data directory data,
+// listening on addr (host:port) with args appended, run through setpriv
+// as user postgres (or nobody) when the bench runs as root; name is that
+// user ("" for the bench's own).
+func command(inst Install, data, addr string, args ...string) (argv []string, name string, err error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, "", fmt.Errorf("pglock: %w", err)
+	}
+	argv = append([]string{filepath.Join(inst.BinDir, "postgres"), "-D", data, "-c", "listen_addresses=" + host, "-c", "port=" + port}, args...)
+	cred, name, err := serverUser()
+	if err != nil || cred == nil {
+		return argv, name, err
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		return nil, "", fmt.Errorf("pglock: running as root needs setpriv (util-linux) to start postgres as %s: %w", name, err)
+	}
+	return append([]string{setpriv, "--reuid=" + strconv.Itoa(int(cred.Uid)), "--regid=" + strconv.Itoa(int(cred.Gid)), "--clear-groups", "--pdeathsig=keep", "--"}, argv...), name, nil
+}
+
+// LocalCommand makes a data directory in dir with InitDB and returns the
+// command line that runs the host's server on it at addr (host:port)
+// with settings ("name=value", e.g. TunedKeepalives), as a non-root user
+// when the bench runs as root (see StartLocal).
+func LocalCommand(ctx context.Context, dir, addr string, settings ...string) ([]string, error) {
+	inst, err := FindServer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	data, err := InitDB(ctx, inst, dir)
+	if err != nil {
+		return nil, err
+	}
+	argv, _, err := command(inst, data, addr, ServerArgs(settings...)...)
+	return argv, err
+}
+
 // LocalServer is a PostgreSQL child process on 127.0.0.1.
 type LocalServer struct {
 	// Process is the postmaster; Process.Addr is its host:port.
@@ -242,21 +280,9 @@ func StartLocal(ctx context.Context, args ...string) (*LocalServer, error) {
 	if err != nil {
 		return fail(err)
 	}
-	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fail(fmt.Errorf("pglock: %w", err))
-	}
-	argv := append([]string{filepath.Join(inst.BinDir, "postgres"), "-D", data, "-c", "listen_addresses=127.0.0.1", "-c", "port=" + port}, args...)
-	cred, name, err := serverUser()
+	argv, name, err := command(inst, data, addr, args...)
 	if err != nil {
 		return fail(err)
-	}
-	if cred != nil {
-		setpriv, err := exec.LookPath("setpriv")
-		if err != nil {
-			return fail(fmt.Errorf("pglock: running as root needs setpriv (util-linux) to start postgres as %s: %w", name, err))
-		}
-		argv = append([]string{setpriv, "--reuid=" + strconv.Itoa(int(cred.Uid)), "--regid=" + strconv.Itoa(int(cred.Gid)), "--clear-groups", "--pdeathsig=keep", "--"}, argv...)
 	}
 	p, err := local.StartProcess(ctx, Role, addr, argv[0], argv[1:]...)
 	if err != nil {

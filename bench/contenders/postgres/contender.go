@@ -1,0 +1,164 @@
+package pglock
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+// Server is the PostgreSQL server of the postgres contender, with the
+// defaults of the Debian packages and of the operating system for
+// noticing a dead client; KeepaliveServer is the same server with
+// TunedKeepalives, for the postgres-keepalive contender.
+var (
+	Server          = serverSpec("postgres")
+	KeepaliveServer = serverSpec("postgres-keepalive", TunedKeepalives...)
+)
+
+// serverSpec is the host's PostgreSQL with settings ("name=value"): on the
+// local backend initdb into the server's directory and postgres as a
+// non-root user (LocalCommand); in containers the scratch image (Image)
+// with ContainerCmd. Ready once it answers SELECT 1.
+func serverSpec(name string, settings ...string) *bench.ServerSpec {
+	return &bench.ServerSpec{
+		Name: name,
+		Args: func(bench.ServerArgs) []string { return ContainerCmd(settings...) },
+		Command: func(ctx context.Context, a bench.ServerArgs) ([]string, error) {
+			return LocalCommand(ctx, a.Dir, a.Listen, settings...)
+		},
+		Image:   Image,
+		Port:    Port,
+		Ready:   func(ctx context.Context, addr, _ string) error { return ping(ctx, addr) },
+		Version: version,
+	}
+}
+
+// version asks the server at addr for SHOW server_version.
+func version(ctx context.Context, addr string) (string, error) {
+	p, err := NewProbe(ctx, addr)
+	if err != nil {
+		return "", err
+	}
+	defer p.Close(context.WithoutCancel(ctx))
+	var v string
+	if err := p.conn.QueryRow(ctx, "SHOW server_version").Scan(&v); err != nil {
+		return "", fmt.Errorf("pglock: SHOW server_version: %w", err)
+	}
+	return "PostgreSQL " + v, nil
+}
+
+// Contender is the postgres row of the contender table: advisory locks on
+// a server with default keepalives.
+func Contender() bench.Contender {
+	return contender("postgres", "PostgreSQL advisory lock", "#336791", Server, nil)
+}
+
+// KeepaliveContender is the postgres-keepalive row: the same lock on a
+// server with TunedKeepalives, as the comparison page suggests for
+// noticing a dead client within seconds.
+func KeepaliveContender() bench.Contender {
+	return contender("postgres-keepalive", "PostgreSQL advisory lock, tuned keepalives", "#7fa7cf", KeepaliveServer, TunedKeepalives)
+}
+
+// contender is a postgres row on spec. It always fences (Config.Fence):
+// the sequence's nextval rides in the same round trip as
+// pg_advisory_lock, so the token costs no extra round trip and every
+// scenario, the fenced store's included, measures the same lock.
+func contender(name, label, colour string, spec *bench.ServerSpec, tuned []string) bench.Contender {
+	set := Config{Fence: true}.Settings()
+	delete(set, "lease") // the runner records it
+	set["key"] = "pg_advisory_lock(bigint): the first 8 bytes of SHA-256(key_prefix + name), big-endian, as a signed bigint (KeyID)"
+	set["token"] = "always on: nextval('" + FenceSequence + "') batched after pg_advisory_lock in the same round trip (no native token; a careful user's sequence, costing no extra round trip)"
+	set["counters"] = CountsSource
+	set["server_settings"] = "default (Debian packages, keepalives from the operating system)"
+	if len(tuned) > 0 {
+		set["server_settings"] = strings.Join(tuned, " ") + " (as the PostgreSQL comparison page suggests)"
+	}
+	return bench.Contender{
+		Name: name, Label: label, Family: "postgres", Colour: colour,
+		Server:         spec,
+		Settings:       set,
+		ServerSettings: serverSettings,
+		Open: func(ctx context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
+			if len(addrs) != 1 {
+				return nil, fmt.Errorf("pglock: want one server, got %d", len(addrs))
+			}
+			return New(ctx, Config{Addr: addrs[0], Lease: lease, Fence: true})
+		},
+		Counters: newCounters,
+		Claims:   Claims(name),
+		Notes:    Notes(),
+	}
+}
+
+// serverSettings reads RecordedSettings from the running server over TCP
+// (tcp_keepalives_* of 0 show the operating system's values).
+func serverSettings(ctx context.Context, servers []bench.Server, _ time.Duration) (results.Settings, error) {
+	if len(servers) != 1 {
+		return nil, fmt.Errorf("pglock: want one server, got %d", len(servers))
+	}
+	p, err := NewProbe(ctx, servers[0].Addr())
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close(context.WithoutCancel(ctx))
+	return p.Settings(ctx)
+}
+
+// counters is a Probe as a bench.Coordinator: commands are transactions,
+// waiting the advisory-lock requests not granted (pg_locks). PostgreSQL
+// counts no calls of pg_advisory_lock, so there are no attempts. The
+// Probe connects on the first read and again after a failed one.
+type counters struct {
+	addr string
+	mu   sync.Mutex
+	p    *Probe
+}
+
+func newCounters(servers []bench.Server) (bench.Coordinator, error) {
+	if len(servers) != 1 {
+		return nil, fmt.Errorf("%w: want one server, got %d", bench.ErrNoCounters, len(servers))
+	}
+	return &counters{addr: servers[0].Addr()}, nil
+}
+
+// Counts implements bench.Coordinator.
+func (c *counters) Counts(ctx context.Context) (bench.Counts, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.p == nil {
+		p, err := NewProbe(ctx, c.addr)
+		if err != nil {
+			return bench.Counts{}, err
+		}
+		c.p = p
+	}
+	n, err := c.p.Counts(ctx)
+	var w int64
+	if err == nil {
+		w, err = c.p.Waiters(ctx)
+	}
+	if err != nil {
+		c.p.Close(context.WithoutCancel(ctx))
+		c.p = nil
+		return bench.Counts{}, err
+	}
+	return bench.Counts{Commands: n.Transactions, Waiting: w}, nil
+}
+
+// Close implements bench.Coordinator.
+func (c *counters) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.p == nil {
+		return nil
+	}
+	err := c.p.Close(context.Background())
+	c.p = nil
+	return err
+}
