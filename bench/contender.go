@@ -25,6 +25,10 @@ type Contender struct {
 	// keys: a waiting-strategy variant (e.g. "fast spin") differs from its
 	// base contender only when it has to wait.
 	ContendedOnly bool
+	// Scenarios, when non-empty, are the only scenarios the contender
+	// takes part in: a mode of a lock that only those scenarios read (a
+	// fencing-token mode for the safety scenario). Default: all.
+	Scenarios []string
 	// Settings are every parameter of the contender (TTL rule, retry delay,
 	// tries, watchdog, pools, waiting strategy, what its counters read),
 	// recorded in results.json. The runner adds the lease.

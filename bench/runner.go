@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench/results"
@@ -112,7 +113,7 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 			r.Progress.Start(st.Step)
 		}
 		servers := r.Deployment.Servers(st.contender.Server.Name)
-		env := &Env{Contender: st.contender, Servers: servers, Addrs: Addrs(servers), Lease: r.Lease}
+		env := &Env{Contender: st.contender, Servers: servers, Addrs: Addrs(servers), Lease: r.Lease, Deployment: r.Deployment}
 		begin := time.Now()
 		raw, err := st.variant.Run(ctx, env)
 		estimated += st.variant.Estimate
@@ -166,7 +167,8 @@ func (r *Runner) plan(reps int) []plannedStep {
 		for _, v := range s.Variants(r.Quick) {
 			for rep := 1; rep <= reps; rep++ {
 				for _, c := range r.Contenders {
-					if (c.Floor && !s.Floors) || (c.ContendedOnly && !v.Contended) {
+					if (c.Floor && !s.Floors) || (c.ContendedOnly && !v.Contended) ||
+						(len(c.Scenarios) > 0 && !slices.Contains(c.Scenarios, s.Name)) {
 						continue
 					}
 					steps = append(steps, plannedStep{

@@ -58,6 +58,9 @@ type Env struct {
 	Servers []Server
 	Addrs   []string
 	Lease   time.Duration
+	// Deployment is the run's deployment, for variants that need more
+	// than the contender's servers (e.g. a ClockShifter).
+	Deployment Deployment
 }
 
 // Open opens a fresh Locker of the contender on its servers.

@@ -66,6 +66,11 @@ type ServerSpec struct {
 	// Version, when set, asks a running server for its version, for the
 	// report.
 	Version func(ctx context.Context, addr string) (string, error)
+	// WallClockExpiry says the server expires leases on the wall clock it
+	// reads through libc, so that a clock interposer can make them expire
+	// early: the clock-jump variants apply to it. Default false (leases on
+	// a monotonic clock, or a static binary no interposer reaches).
+	WallClockExpiry bool
 }
 
 // ServerArgs is what a backend tells ServerSpec.Args.
@@ -141,6 +146,25 @@ type Server interface {
 	// on the same address.
 	Cut(ctx context.Context) error
 	Restore(ctx context.Context) error
+}
+
+// ClockShiftedServer is a server whose wall clock the bench can move.
+type ClockShiftedServer interface {
+	Server
+	// ShiftClock makes the server's wall clock run d ahead of the host's
+	// (behind for a negative d) from its next clock read on; 0 puts it
+	// back. The host's clock is not touched.
+	ShiftClock(ctx context.Context, d time.Duration) error
+}
+
+// ClockShifter is implemented by deployments that can start extra servers
+// of a spec under a wall-clock interposer (clock-jump variants). Such
+// servers pay a little for every clock read, so they are started for those
+// variants only, never used for speed figures.
+type ClockShifter interface {
+	// StartClockShifted starts spec.Count() new servers of spec whose wall
+	// clocks can be moved one by one; stop removes them again.
+	StartClockShifted(ctx context.Context, spec *ServerSpec) (servers []ClockShiftedServer, stop func(), err error)
 }
 
 // Deployment is a set of running servers handed to the runner by a backend

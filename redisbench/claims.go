@@ -32,6 +32,16 @@ func Claims() []results.ClaimRule {
 		crashTTL("redis", "Redis"),
 		crashTTL("redlock", "Redlock"),
 		{
+			ID:        "redlock-clock-safety",
+			Claim:     "Redlock's safety depends on clocks.",
+			Statement: "Safety, clock-jump-redlock (Kleppmann's sequence: A holds masters 1–3, master 3's wall clock steps forward past the TTL, B reaches masters 3–5): B is granted while A still believes it holds the lock.",
+			Threshold: "holds when double_grants ≥ 1 in every repetition; fails when it is 0 in every repetition",
+			Scenario:  "safety", Variant: "clock-jump-redlock", Subject: "redlock", Metric: "double_grants",
+			Op: results.AtLeast, Than: results.ClaimBound{Value: 1},
+			Spread: results.SpreadRange,
+			Quote:  []results.ClaimQuote{{Metric: "unsafe_writes_unfenced"}, {Metric: "trials"}},
+		},
+		{
 			ID:        "redlock-minority-down",
 			Claim:     "Redlock keeps granting with two of five masters down.",
 			Statement: "failover minority-down (two of the five masters SIGKILLed and kept down under a steady load): no stretch without a grant longer than one TTL.",

@@ -14,11 +14,13 @@ import (
 
 // RedisContender returns the redis contender: SET NX on one Redis, redsync's
 // jittered retry delay.
-func RedisContender() bench.Contender { return redisContender("redis", JitterWait, false, "#c8322d") }
+func RedisContender() bench.Contender {
+	return redisContender("redis", JitterWait, TokenNone, false, "#c8322d")
+}
 
 // RedisSpinContender returns redis-spin: Redis with the fast-spin retry delay.
 func RedisSpinContender() bench.Contender {
-	return redisContender("redis-spin", SpinWait, true, "#2e8b57")
+	return redisContender("redis-spin", SpinWait, TokenNone, true, "#2e8b57")
 }
 
 // RedlockContender returns the redlock contender: redsync over the Masters.
@@ -32,13 +34,23 @@ func RedlockSpinContender() bench.Contender {
 	return redlockContender("redlock-spin", SpinWait, true, "#7b3fa0")
 }
 
-func redisContender(name string, wait Wait, contendedOnly bool, colour string) bench.Contender {
+// RedisIncrContender returns redis-incr: the redis contender with a
+// fencing token from INCR on the same Redis at acquire (TokenIncr), the
+// best a careful user can add. It takes part in the safety scenario only,
+// where tokens matter.
+func RedisIncrContender() bench.Contender {
+	c := redisContender("redis-incr", JitterWait, TokenIncr, false, "#8c564b")
+	c.Scenarios = []string{"safety"}
+	return c
+}
+
+func redisContender(name string, wait Wait, token string, contendedOnly bool, colour string) bench.Contender {
 	return bench.Contender{
 		Name: name, Label: name, Family: "redis", Colour: colour,
 		Server: Server, ContendedOnly: contendedOnly,
-		Settings: withCounters(Config{Wait: wait}.Settings()),
+		Settings: withCounters(Config{Wait: wait, Token: token}.Settings()),
 		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return NewRedis(Config{Addr: addrs[0], TTL: lease, Wait: wait})
+			return NewRedis(Config{Addr: addrs[0], TTL: lease, Wait: wait, Token: token})
 		},
 		Counters: NewCounters,
 		Claims:   claimsAbout(name),

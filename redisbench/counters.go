@@ -25,7 +25,7 @@ func NewCounters(servers []bench.Server) (bench.Coordinator, error) {
 	}
 	c := &counters{}
 	for _, s := range servers {
-		c.clients = append(c.clients, NewClient(s.Addr(), 1))
+		c.clients = append(c.clients, NewClientWith(s.Addr(), 1, probeTimeouts))
 	}
 	return c, nil
 }

@@ -40,9 +40,13 @@ type RedlockConfig struct {
 	PoolSize int
 	// KeyPrefix is put before every key; default DefaultKeyPrefix.
 	KeyPrefix string
+	// Timeouts are the connection timeouts of every master's client; zero
+	// fields take their defaults.
+	Timeouts Timeouts
 }
 
 func (c RedlockConfig) withDefaults() RedlockConfig {
+	c.Timeouts = c.Timeouts.withDefaults()
 	if c.Wait == (Wait{}) {
 		c.Wait = JitterWait
 	}
@@ -65,7 +69,7 @@ func (c RedlockConfig) Settings() results.Settings {
 	if masters == 0 {
 		masters = Masters
 	}
-	return results.Settings{
+	s := results.Settings{
 		"client":         "go-redsync/redsync v4 over go-redis v9 pools",
 		"masters":        strconv.Itoa(masters),
 		"quorum":         strconv.Itoa(masters/2 + 1),
@@ -73,12 +77,16 @@ func (c RedlockConfig) Settings() results.Settings {
 		"wait":           c.Wait.String(),
 		"tries":          strconv.Itoa(c.Tries),
 		"give_up":        "after tries attempts; counted as a failure",
-		"watchdog":       "Mutex.Extend every ttl/3; lost when Extend fails",
+		"watchdog":       "Mutex.Extend every ttl/3 (each call bounded by ttl/3); lost when an Extend fails, or 0.8 × ttl after the last confirmed try started (monolock's client rule), whichever comes first",
 		"drift_factor":   "0.01 (redsync default)",
-		"timeout_factor": "0.05 (redsync default)",
+		"timeout_factor": "0.05 (redsync default: each try waits at most 0.05 × ttl for a master)",
+		"fail_fast":      "off: with WithFailFast (redsync v4.18.1) Unlock of a held lock under contention answered 'lock already taken' (TestMutualExclusion, redlock/spin); a silent master cannot stall a try anyway: each try waits at most timeout_factor × ttl, which go-redis honours with context timeouts on",
 		"pool_size":      strconv.Itoa(c.PoolSize) + " per master",
 		"key_prefix":     c.KeyPrefix,
+		"token":          "none: five independent masters have no ordered counter, so Redlock cannot be fenced by a token taken at acquire",
 	}
+	c.Timeouts.settings(s)
+	return s
 }
 
 // Redlock is a Redlock locker. It is safe for concurrent use.
@@ -101,7 +109,7 @@ func NewRedlock(cfg RedlockConfig) (*Redlock, error) {
 	r := &Redlock{cfg: cfg}
 	var pools []redsyncredis.Pool
 	for _, a := range cfg.Addrs {
-		c := NewClient(a, cfg.PoolSize)
+		c := NewClientWith(a, cfg.PoolSize, cfg.Timeouts)
 		r.clients = append(r.clients, c)
 		pools = append(pools, goredis.NewPool(c))
 	}
@@ -125,13 +133,11 @@ func (r *Redlock) Acquire(ctx context.Context, key string) (bench.Held, error) {
 		return nil, fmt.Errorf("%w after %d tries: %w", bench.ErrGaveUp, r.cfg.Tries, err)
 	}
 	// The watchdog extends on a quorum every ttl/3; a failed Extend means
-	// the quorum no longer confirms the lock.
-	ttl := r.cfg.TTL
-	wd := startWatchdog(ttl, func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), ttl/3)
-		defer cancel()
+	// the quorum no longer confirms the lock. redsync's validity (Until)
+	// starts from the successful try's start less the drift.
+	wd := startWatchdog(r.cfg.TTL, m.Until().Add(-r.cfg.TTL), func(ctx context.Context) (bool, error) {
 		ok, err := m.ExtendContext(ctx)
-		return !ok || err != nil
+		return ok && err == nil, nil
 	})
 	return &redlockHeld{watchdog: wd, m: m}, nil
 }

@@ -40,6 +40,8 @@ func redisSpec(name string, replicas int, flag string) *bench.ServerSpec {
 		Port:           6379,
 		Ready:          ping,
 		Version:        ServerVersion,
+		// Redis 7 expires keys on the wall clock (gettimeofday).
+		WallClockExpiry: true,
 	}
 }
 
@@ -91,7 +93,7 @@ func ping(ctx context.Context, addr, _ string) error {
 // ServerVersion returns redis_version from INFO server of the Redis at
 // addr.
 func ServerVersion(ctx context.Context, addr string) (string, error) {
-	c := NewClient(addr, 1)
+	c := NewClientWith(addr, 1, probeTimeouts)
 	defer c.Close()
 	info, err := c.InfoMap(ctx, "server").Result()
 	if err != nil {

@@ -1,13 +1,17 @@
 package redisbench
 
 import (
+	"context"
 	"sync"
 	"time"
 )
 
-// watchdog keeps a held Redis lock alive, as Redisson does: it calls extend
-// every ttl/3 until stopped. extend reports whether the lock is lost, which
-// closes Lost and ends the watchdog.
+// watchdog keeps a held Redis lock alive, as Redisson does: it extends the
+// lock every ttl/3 until stopped. The lock counts as lost when an extension
+// is refused, or when GiveUpFactor × ttl passed since the start of the last
+// confirmed extension (monolock's client rule, 0.8 × lease) — a timer, so
+// silence is noticed at that moment and not at the next tick. Either closes
+// Lost and ends the watchdog.
 type watchdog struct {
 	lost     chan struct{}
 	lostOnce sync.Once
@@ -16,30 +20,60 @@ type watchdog struct {
 	done     chan struct{}
 }
 
-func startWatchdog(ttl time.Duration, extend func() (lost bool)) *watchdog {
+// extendFunc extends the lock within ctx: confirmed when the server(s)
+// extended it, refused (confirmed false, err nil) when the lock is no
+// longer ours, an error when the answer did not come.
+type extendFunc func(ctx context.Context) (confirmed bool, err error)
+
+// startWatchdog starts the watchdog of a lock granted by a request sent at
+// granted (the TTL runs from no earlier than that).
+func startWatchdog(ttl time.Duration, granted time.Time, extend extendFunc) *watchdog {
 	w := &watchdog{lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
-	go w.run(ttl/3, extend)
+	go w.run(ttl, granted, extend)
 	return w
 }
 
-func (w *watchdog) run(interval time.Duration, extend func() (lost bool)) {
+func (w *watchdog) run(ttl time.Duration, confirmed time.Time, extend extendFunc) {
 	defer close(w.done)
-	tick := time.NewTicker(interval)
+	giveUp := time.Duration(GiveUpFactor * float64(ttl))
+	tick := time.NewTicker(ttl / 3)
 	defer tick.Stop()
+	expire := time.NewTimer(time.Until(confirmed.Add(giveUp)))
+	defer expire.Stop()
 	for {
 		select {
 		case <-w.stop:
 			return
+		case <-expire.C:
+			w.markLost()
+			return
 		case <-tick.C:
 		}
-		if extend() {
+		start := time.Now()
+		// No call outlives the give-up moment.
+		deadline := start.Add(ttl / 3)
+		if end := confirmed.Add(giveUp); end.Before(deadline) {
+			deadline = end
+		}
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		ok, err := extend(ctx)
+		cancel()
+		switch {
+		case ok:
+			confirmed = start
+			expire.Reset(time.Until(confirmed.Add(giveUp)))
+		case err == nil: // refused
+			w.markLost()
+			return
+		}
+		if time.Since(confirmed) >= giveUp {
 			w.markLost()
 			return
 		}
 	}
 }
 
-// Lost is closed when an extension failed and after Release.
+// Lost is closed when the lock is lost and after Release.
 func (w *watchdog) Lost() <-chan struct{} { return w.lost }
 
 func (w *watchdog) markLost() { w.lostOnce.Do(func() { close(w.lost) }) }

@@ -33,6 +33,7 @@ type Deployment struct {
 	servers   map[string][]bench.Server // of *server
 	images    []results.Image
 	engine    string
+	shifted   int // clock-shifted server sets started, for unique names
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -256,4 +257,51 @@ func (d *Deployment) Close() error {
 		d.closeErr = d.session.Close(ctx)
 	})
 	return d.closeErr
+}
+
+// StartClockShifted implements bench.ClockShifter: spec's Executable from
+// the host, packaged with the clockshift interposer
+// (containers.ClockShiftImage), in new containers of the session named
+// <server>-shifted-<n>. A Go server is a static binary the interposer does
+// not reach, so it is refused.
+func (d *Deployment) StartClockShifted(ctx context.Context, spec *bench.ServerSpec) ([]bench.ClockShiftedServer, func(), error) {
+	if spec.GoPackage != "" || spec.Image != nil || spec.Executable == "" {
+		return nil, nil, fmt.Errorf("%w: %s is not a host executable the clockshift image can package", bench.ErrNotSupported, spec.Name)
+	}
+	img, err := containers.ClockShiftImage(ctx, containers.ProgramImage{Executable: spec.Executable, HostDockerfile: spec.HostDockerfile})
+	if err != nil {
+		return nil, nil, err
+	}
+	var started []*containers.Container
+	stop := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+		defer cancel()
+		for _, c := range started {
+			_ = c.Terminate(ctx)
+		}
+	}
+	d.mu.Lock()
+	d.shifted++
+	n := d.shifted
+	d.mu.Unlock()
+	var out []bench.ClockShiftedServer
+	for i := range spec.Count() {
+		cs := containerSpec(spec, i, img, d.session.Network)
+		cs.Name = fmt.Sprintf("%s-shifted-%d", cs.Name, n)
+		c, err := d.session.Start(ctx, cs)
+		if err != nil {
+			stop()
+			return nil, nil, err
+		}
+		started = append(started, c)
+		out = append(out, shiftedServer{&server{c: c, opsPort: spec.OpsPort}})
+	}
+	return out, stop, nil
+}
+
+// shiftedServer is a container from ClockShiftImage.
+type shiftedServer struct{ *server }
+
+func (s shiftedServer) ShiftClock(ctx context.Context, d time.Duration) error {
+	return s.c.ShiftClock(ctx, d)
 }

@@ -25,6 +25,7 @@ func Table() []bench.Contender {
 		pglock.KeepaliveContender(),
 		redisbench.RedisSpinContender(),
 		redisbench.RedlockSpinContender(),
+		redisbench.RedisIncrContender(),
 		floors.TCP(),
 		floors.Redis(),
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/guardedstore"
 )
 
 // Lines of the pipe protocol between the bench (parent) and a holder
@@ -22,12 +23,22 @@ import (
 //	                is held; "error <message>" if it could not be; "released"
 //	                or "released error <message>" after a release
 //	parent → child: "release" — release and exit; EOF on stdin means the same
+//	                "write <client> <lock> <store addr>..." — write to each
+//	                guarded store at once, with the grant's token if any,
+//	                without checking the lock first (the holder checked it
+//	                before it was frozen); answered "wrote" or
+//	                "wrote error <message>"
 const (
 	lineHeld     = "held"
 	lineError    = "error"
 	lineReleased = "released"
 	lineRelease  = "release"
+	lineWrite    = "write"
+	lineWrote    = "wrote"
 )
+
+// writeTimeout bounds one write of the holder to a guarded store.
+const writeTimeout = 5 * time.Second
 
 // Main is the holder subcommand (`monolock-bench holder ...`): it parses
 // args, opens the named contender from contenders on the given addresses,
@@ -80,12 +91,23 @@ func Serve(ctx context.Context, l bench.Locker, key string, in io.Reader, out io
 		_ = h.Release(context.WithoutCancel(ctx))
 		return fmt.Errorf("holder: reporting: %w", err)
 	}
+	var tok *uint64
+	if t, ok := h.Token(); ok {
+		tok = &t
+	}
 	asked := make(chan struct{})
 	go func() {
+		defer close(asked)
 		s := bufio.NewScanner(in)
-		for s.Scan() && strings.TrimSpace(s.Text()) != lineRelease {
+		for s.Scan() {
+			f := strings.Fields(s.Text())
+			switch {
+			case len(f) == 1 && f[0] == lineRelease:
+				return
+			case len(f) >= 4 && f[0] == lineWrite:
+				fmt.Fprintln(out, wrote(ctx, guardedstore.Write{Client: f[1], Lock: f[2], Token: tok, Payload: "holder"}, f[3:]))
+			}
 		}
-		close(asked)
 	}()
 	select {
 	case <-asked:
@@ -100,6 +122,21 @@ func Serve(ctx context.Context, l bench.Locker, key string, in io.Reader, out io
 	}
 	fmt.Fprintln(out, lineReleased)
 	return nil
+}
+
+// wrote sends w to each store at addrs and returns the answer line.
+func wrote(ctx context.Context, w guardedstore.Write, addrs []string) string {
+	for _, a := range addrs {
+		c := guardedstore.NewClient(a)
+		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+		_, err := c.Write(wctx, w)
+		cancel()
+		c.Close()
+		if err != nil {
+			return lineWrote + " " + lineError + " " + oneLine(err)
+		}
+	}
+	return lineWrote
 }
 
 func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", " ") }

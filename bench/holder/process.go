@@ -173,6 +173,37 @@ func (p *Process) Released(ctx context.Context) error {
 	}
 }
 
+// Send asks the child to write to the guarded stores at addrs as client on
+// lock, with its grant's token if it has one; Wrote waits for the answer.
+// The request is queued in the pipe, so a frozen child makes the write the
+// moment it resumes, without looking at its lock first.
+func (p *Process) Send(client, lock string, addrs ...string) error {
+	line := strings.Join(append([]string{lineWrite, client, lock}, addrs...), " ")
+	if _, err := io.WriteString(p.stdin, line+"\n"); err != nil {
+		return fmt.Errorf("holder: asking for a write: %w", err)
+	}
+	return nil
+}
+
+// Wrote waits for the answer to a Send: nil, or the child's write error.
+func (p *Process) Wrote(ctx context.Context) error {
+	line, err := p.next(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case line == lineWrote:
+		return nil
+	case strings.HasPrefix(line, lineWrote+" "):
+		return fmt.Errorf("holder: %s", line)
+	default:
+		return fmt.Errorf("holder: unexpected line %q", line)
+	}
+}
+
+// Resume sends SIGCONT to a frozen child.
+func (p *Process) Resume() error { return p.signal(syscall.SIGCONT) }
+
 // Kill sends SIGKILL: the child dies without releasing anything.
 func (p *Process) Kill() error { return p.signal(syscall.SIGKILL) }
 

@@ -10,8 +10,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/clockshift"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -136,3 +138,62 @@ func (d *Deployment) Close() error {
 	})
 	return nil
 }
+
+// StartClockShifted implements bench.ClockShifter: spec.Count() new
+// processes of spec's Executable run with the clockshift LD_PRELOAD
+// interposer (built with the host's C compiler), each with its own offset
+// file. A Go server is a static binary the interposer does not reach, so
+// it is refused.
+func (d *Deployment) StartClockShifted(ctx context.Context, spec *bench.ServerSpec) (_ []bench.ClockShiftedServer, _ func(), err error) {
+	if spec.GoPackage != "" || spec.Command != nil || spec.Executable == "" {
+		return nil, nil, fmt.Errorf("%w: %s is not a host executable the interposer can be preloaded into", bench.ErrNotSupported, spec.Name)
+	}
+	path, err := program(ctx, d.dir, spec, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	dir, err := os.MkdirTemp(d.dir, spec.Name+"-shifted-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("local: %w", err)
+	}
+	lib, err := clockshift.Build(ctx, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []bench.ClockShiftedServer
+	stop := func() {
+		for _, s := range out {
+			_ = s.Stop(context.Background())
+		}
+		os.RemoveAll(dir)
+	}
+	defer func() {
+		if err != nil {
+			stop()
+		}
+	}()
+	ps, err := specProcesses(ctx, spec, path, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, p := range ps {
+		shift := &clockshift.Shift{Lib: lib, File: filepath.Join(dir, fmt.Sprintf("offset-%d", i))}
+		if err := shift.Set(0); err != nil {
+			return nil, nil, err
+		}
+		p.env = shift.Env()
+		if err := p.start(ctx); err != nil {
+			return nil, nil, err
+		}
+		out = append(out, shiftedProcess{p, shift})
+	}
+	return out, stop, nil
+}
+
+// shiftedProcess is a server process under the clockshift interposer.
+type shiftedProcess struct {
+	*Process
+	shift *clockshift.Shift
+}
+
+func (s shiftedProcess) ShiftClock(_ context.Context, d time.Duration) error { return s.shift.Set(d) }

@@ -30,6 +30,7 @@ const stopGrace = 5 * time.Second
 type Process struct {
 	name, addr, opsAddr string
 	argv                []string
+	env                 []string // added to the bench's environment
 	ready               func(ctx context.Context, addr, opsAddr string) error
 
 	mu     sync.Mutex
@@ -137,6 +138,9 @@ func StartProcess(ctx context.Context, name, addr, path string, args ...string) 
 
 func (p *Process) start(ctx context.Context) error {
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
+	if len(p.env) > 0 {
+		cmd.Env = append(os.Environ(), p.env...)
+	}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

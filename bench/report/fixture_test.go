@@ -151,6 +151,37 @@ func fixture(t testing.TB) *results.Results {
 				})
 			}
 		}
+		// Safety: per variant, what the stores saw (synthetic).
+		type safetyFig struct {
+			variant, contender   string
+			double, unfenced     float64
+			fenced, rejected     float64 // -1: no token, no fenced figures
+			marginP50, marginMin float64 // host-loss only
+		}
+		for _, x := range []safetyFig{
+			{"pause", "monolock", 5, 5, 0, 5, 0, 0}, {"pause", "redis", 5, 5, -1, -1, 0, 0}, {"pause", "redlock", 5, 5, -1, -1, 0, 0},
+			{"host-loss", "monolock", 0, 0, 0, 0, 400, 390}, {"host-loss", "redis", 0, 0, -1, -1, 530, 420}, {"host-loss", "redlock", 0, 0, -1, -1, 900, 880},
+			{"clock-jump", "redis", 5, 5, -1, -1, 0, 0}, {"clock-jump-redlock", "redlock", 5, 5, -1, -1, 0, 0},
+		} {
+			m := []results.Metric{
+				{Name: "trials", Unit: "count", Value: 5},
+				{Name: "double_grants", Unit: "count", Value: x.double},
+				{Name: "unsafe_writes_unfenced", Unit: "count", Value: x.unfenced},
+			}
+			if x.fenced >= 0 {
+				m = append(m, results.Metric{Name: "unsafe_writes_fenced", Unit: "count", Value: x.fenced},
+					results.Metric{Name: "fenced_rejections", Unit: "count", Value: x.rejected})
+			}
+			if x.variant == "host-loss" {
+				m = append(m, results.Metric{Name: "learn_first_margin_p50", Unit: "ms", Value: jitter(x.marginP50, 0.05)},
+					results.Metric{Name: "learn_first_margin_min", Unit: "ms", Value: jitter(x.marginMin, 0.05)},
+					results.Metric{Name: "proxy_overhead_p50", Unit: "us", Value: jitter(25, 0.1)})
+			}
+			raw = append(raw, results.Raw{
+				Scenario: "safety", Contender: x.contender, Variant: x.variant, Repetition: rep,
+				StartedAt: start.Add(time.Duration(len(raw)) * time.Second), Seconds: 15, Metrics: m,
+			})
+		}
 		fair := map[string]struct{ jain, inv, waitMS, ops, attempts float64 }{
 			"monolock":      {0.999, 0, 7, 410, 1},
 			"redis":         {0.82, 140, 45, 5200, 13},
@@ -218,13 +249,14 @@ func fixture(t testing.TB) *results.Results {
 		},
 		Parameters: results.Parameters{
 			Repetitions: 3,
-			Scenarios:   []string{"latency", "throughput", "handover", "fairness"},
+			Scenarios:   []string{"latency", "throughput", "handover", "fairness", "safety"},
 			Contenders:  all,
 			Scenario: map[string]results.Settings{
 				"latency":    {"iterations": "400", "warmup": "100"},
 				"throughput": {"duration": "2s", "hold": "0s", "workers": "1,4,16,64", "shared_keys": "4"},
 				"handover":   {"trials": "9"},
 				"fairness":   {"clients": "8", "hold": "1ms", "think": "1ms", "duration": "8s"},
+				"safety":     {"trials": "5 per variant"},
 			},
 			Contender: map[string]results.Settings{
 				"monolock":      {"lease": "2s", "server_role": "monolock"},
@@ -258,7 +290,8 @@ func fixture(t testing.TB) *results.Results {
 		Claims:  claimRules(),
 		Summary: withBetter(results.Summarize(raw)),
 		Raw:     raw,
-		Notes:   []string{"TEST FIXTURE: every number in this file is synthetic, made up to test the renderers. It is not a measurement."},
+		Notes: []string{"TEST FIXTURE: every number in this file is synthetic, made up to test the renderers. It is not a measurement.",
+			"safety/clock-jump/monolock skipped: TEST FIXTURE reason"},
 	}
 }
 
@@ -268,9 +301,9 @@ func fixture(t testing.TB) *results.Results {
 func withBetter(rows []results.Row) []results.Row {
 	for i, x := range rows {
 		switch x.Metric {
-		case "cycles_per_sec", "jain_index":
+		case "cycles_per_sec", "jain_index", "learn_first_margin_p50", "learn_first_margin_min":
 			rows[i].Better = results.BetterHigher
-		case "grants", "utilisation", "attempts_per_grant":
+		case "grants", "utilisation", "attempts_per_grant", "trials", "fenced_rejections", "proxy_overhead_p50":
 		default:
 			rows[i].Better = results.BetterLower
 		}

@@ -29,6 +29,10 @@ func (f *figures) situations() []situation {
 		situation{"Hot locks passed from worker to worker (handover after a release, p50)", "handover", "graceful", "p50", false},
 		situation{"Holders that may crash (handover after SIGKILL, p50)", "handover", "crash", "p50", false},
 		situation{"Holders that may freeze (handover after SIGSTOP, p50)", "handover", "freeze", "p50", false})
+	out = append(out,
+		situation{"Holders that may stall past the lease and then write (safety, pause: stale writes accepted by a fenced store; locks without tokens have no fenced figure)", "safety", "pause", "unsafe_writes_fenced", false},
+		situation{"Holders whose machine may vanish from the network (safety, host-loss: smallest margin by which the holder learned it lost the lock before the next grant, ms)", "safety", "host-loss", "learn_first_margin_min", true},
+		situation{"Servers whose wall clock may jump (safety, clock-jump: stale writes accepted by an unfenced store)", "safety", "clock-jump", "unsafe_writes_unfenced", false})
 	if v := f.firstVariant("fairness"); v != "" {
 		out = append(out,
 			situation{fmt.Sprintf("Many clients queueing for one lock (%s, Jain fairness index, 1 = equal shares)", v), "fairness", v, "jain_index", true},

@@ -261,7 +261,7 @@ var scenarioTitles = map[string]string{
 	"throughput": "Throughput of short locks",
 	"handover":   "Handover",
 	"fairness":   "Fairness under contention",
-	"safety":     "Safety (the Kleppmann pause)",
+	"safety":     "Safety: pauses, host loss, clock jumps, fencing",
 	"failover":   "Failover of the coordinator",
 	"scale":      "Scale",
 }
@@ -289,6 +289,8 @@ func (f *figures) scenarioSection(d *document, s string) error {
 		err = f.handoverSection(d)
 	case "fairness":
 		err = f.fairnessSection(d)
+	case "safety":
+		err = f.safetySection(d)
 	case "failover":
 		err = f.failoverSection(d)
 	}
@@ -502,6 +504,8 @@ func (f *figures) handoverSection(d *document) error {
 	if l, ok := f.duration("", "lease"); ok {
 		s += fmt.Sprintf(" The lease (or TTL) is %s for every contender: a handover close to it means the waiter had to wait for expiry.", l)
 	}
+	// Why crash and host-loss differ.
+	s += " A SIGKILL on the same host lets the kernel close the killed holder's sockets (a FIN or a reset reaches the server at once), so crash is a process crash, not a machine loss; host-loss drops the holder's packets silently (an embedded fault proxy), as a lost machine or a cut cable would."
 	for _, c := range f.locks("handover") {
 		var failed []string
 		for _, mode := range f.variants("handover") {
@@ -525,6 +529,8 @@ func modeText(mode string) string {
 		return "a crash (SIGKILL)"
 	case "freeze":
 		return "a freeze (SIGSTOP)"
+	case "host-loss":
+		return "a host loss (packets silently dropped)"
 	}
 	return mode
 }

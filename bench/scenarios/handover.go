@@ -1,9 +1,13 @@
 package scenarios
 
 // The handover scenario: how long a waiter waits after the holder lets go,
-// in three ways a holder lets go — it releases (graceful), its process is
-// killed (crash, SIGKILL), or its process stalls (freeze, SIGSTOP: a GC
-// pause, a VM freeze, a swapped-out host).
+// in four ways a holder lets go — it releases (graceful), its process is
+// killed (crash, SIGKILL), its process stalls (freeze, SIGSTOP: a GC
+// pause, a VM freeze, a swapped-out host), or its host vanishes from the
+// network (host-loss: its packets to the servers are silently dropped by
+// its own fault-proxy links). A SIGKILL on the same host lets the kernel
+// close the holder's sockets, so crash is a process crash, not a machine
+// loss; host-loss is the machine loss.
 //
 // The holder runs in its own OS process (package holder); the waiter runs
 // in the bench and is already queued or polling before t0, as its
@@ -22,6 +26,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/faultproxy"
 	"github.com/monolock/monolock-bench/bench/holder"
 	"github.com/monolock/monolock-bench/bench/internal/stats"
 	"github.com/monolock/monolock-bench/bench/results"
@@ -32,6 +37,7 @@ const (
 	Graceful = "graceful"
 	Crash    = "crash"
 	Freeze   = "freeze"
+	// HostLoss (the safety scenario's constant) is the fourth mode.
 )
 
 // Trial counts per mode. A freeze trial costs a whole lease, so it gets
@@ -82,14 +88,14 @@ type HandoverConfig struct {
 	// hidden holder subcommand. Required.
 	Holder holder.Command
 	// Trials is the number of trials of the graceful and crash modes,
-	// FreezeTrials of the freeze mode. Zero means DefaultTrials and
+	// FreezeTrials of the freeze and host-loss modes (each costs a lease). Zero means DefaultTrials and
 	// DefaultFreezeTrials, or the Quick defaults in a quick run.
 	Trials, FreezeTrials int
 }
 
 func (c HandoverConfig) trials(quick bool, mode string) int {
 	n, def, qdef := c.Trials, DefaultTrials, DefaultQuickTrials
-	if mode == Freeze {
+	if mode == Freeze || mode == HostLoss {
 		n, def, qdef = c.FreezeTrials, DefaultFreezeTrials, DefaultQuickFreezeTrials
 	}
 	switch {
@@ -102,28 +108,30 @@ func (c HandoverConfig) trials(quick bool, mode string) int {
 	}
 }
 
-// Scenario returns the handover scenario with variants graceful, crash and
-// freeze and metrics p50, p95, max (ms) and failed (count). Floors do not
+// Scenario returns the handover scenario with variants graceful, crash,
+// freeze and host-loss and metrics p50, p95, max (ms) and failed (count). Floors do not
 // take part; waiting-strategy variants do.
 func (cfg HandoverConfig) Scenario() bench.Scenario {
-	modes := []string{Graceful, Crash, Freeze}
+	modes := []string{Graceful, Crash, Freeze, HostLoss}
 	lower := bench.LowerIsBetter
 	return bench.Scenario{
 		Name:   "handover",
 		Better: map[string]string{"p50": lower, "p95": lower, "max": lower, "failed": lower},
 		Settings: func(quick bool) results.Settings {
 			return results.Settings{
-				"trials_graceful": strconv.Itoa(cfg.trials(quick, Graceful)),
-				"trials_crash":    strconv.Itoa(cfg.trials(quick, Crash)),
-				"trials_freeze":   strconv.Itoa(cfg.trials(quick, Freeze)),
-				"holder":          "separate OS process (the bench binary's holder subcommand), same contender code; one process per trial, one fresh key per trial",
-				"waiter":          "in the bench; queued or polling before t0: the contender's waiting counter (its counters setting) rose; without server counters a " + settle.String() + " settle pause",
-				"phase":           "random pause uniform in [0, max(" + phaseMin.String() + ", lease/3)) between waiter ready and t0, for every contender: spreads t0 over the waiter's retry delay and the holder's watchdog/heartbeat period",
-				"t0":              "graceful: before writing the release request to the holder's stdin; crash: before SIGKILL; freeze: before SIGSTOP",
-				"figure":          "waiter's grant - t0, bench monotonic clock",
-				"percentiles":     "nearest rank over the successful trials",
-				"failed":          "no grant within 2 leases + " + grantSlack.String() + ", holder failed to release (graceful), or waiter granted or failed before t0; a holder that cannot start or acquire, or unreadable server counters, fail the step instead",
-				"frozen_holder":   "resumed (SIGCONT) after the trial, then asked to exit and reaped",
+				"trials_graceful":  strconv.Itoa(cfg.trials(quick, Graceful)),
+				"trials_crash":     strconv.Itoa(cfg.trials(quick, Crash)),
+				"trials_freeze":    strconv.Itoa(cfg.trials(quick, Freeze)),
+				"trials_host-loss": strconv.Itoa(cfg.trials(quick, HostLoss)),
+				"host-loss":        "the holder reaches the servers only through its own links of an embedded fault proxy (toxiproxy), which drop its packets silently (no FIN, no reset) at t0: a lost machine; a SIGKILL (crash) on the same host lets the kernel close the sockets, so crash is a process crash",
+				"holder":           "separate OS process (the bench binary's holder subcommand), same contender code; one process per trial, one fresh key per trial",
+				"waiter":           "in the bench; queued or polling before t0: the contender's waiting counter (its counters setting) rose; without server counters a " + settle.String() + " settle pause",
+				"phase":            "random pause uniform in [0, max(" + phaseMin.String() + ", lease/3)) between waiter ready and t0, for every contender: spreads t0 over the waiter's retry delay and the holder's watchdog/heartbeat period",
+				"t0":               "graceful: before writing the release request to the holder's stdin; crash: before SIGKILL; freeze: before SIGSTOP; host-loss: before blackholing the holder's proxy links",
+				"figure":           "waiter's grant - t0, bench monotonic clock",
+				"percentiles":      "nearest rank over the successful trials",
+				"failed":           "no grant within 2 leases + " + grantSlack.String() + ", holder failed to release (graceful), or waiter granted or failed before t0; a holder that cannot start or acquire, or unreadable server counters, fail the step instead",
+				"frozen_holder":    "resumed (SIGCONT) after the trial, then asked to exit and reaped",
 			}
 		},
 		Variants: func(quick bool) []bench.Variant {
@@ -172,6 +180,13 @@ func runHandover(ctx context.Context, env *bench.Env, cmd holder.Command, mode s
 	}
 
 	t := &handoverTrial{env: env, cmd: cmd, mode: mode, waiter: waiter, probe: probe}
+	if mode == HostLoss {
+		proxy := faultproxy.New()
+		defer proxy.Close()
+		if t.view, err = proxy.View("holder", env.Addrs); err != nil {
+			return results.Raw{}, err
+		}
+	}
 	var values []float64
 	var errs []string
 	begin := time.Now()
@@ -216,6 +231,7 @@ type handoverTrial struct {
 	mode   string
 	waiter bench.Locker
 	probe  bench.Coordinator // nil: settle pause
+	view   *faultproxy.View  // the holder's links in host-loss mode, else nil
 }
 
 type grant struct {
@@ -229,13 +245,25 @@ func (t *handoverTrial) run(ctx context.Context) (time.Duration, error) {
 	key := "handover-" + t.mode + "-" + randomHex()
 	rctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
+	addrs := t.env.Addrs
+	if t.view != nil {
+		if err := t.view.ReachAll(); err != nil {
+			return 0, fmt.Errorf("%w: %w", errSetup, err)
+		}
+		addrs = t.view.Addrs()
+	}
 	h, err := holder.Start(rctx, t.cmd, holder.Spec{
-		Contender: t.env.Contender.Name, Addrs: t.env.Addrs, Lease: t.env.Lease, Key: key,
+		Contender: t.env.Contender.Name, Addrs: addrs, Lease: t.env.Lease, Key: key,
 	})
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", errSetup, err)
 	}
 	defer h.Close() // resumes a frozen holder, asks it to exit, reaps it
+	if t.view != nil {
+		// Before Close: the restore ends the holder's dead connections,
+		// so its release fails at once instead of waiting.
+		defer func() { _ = t.view.ReachAll() }()
+	}
 
 	var base bench.Counts
 	if t.probe != nil {
@@ -291,6 +319,12 @@ func (t *handoverTrial) run(ctx context.Context) (time.Duration, error) {
 		err = h.Kill()
 	case Freeze:
 		err = h.Freeze()
+	case HostLoss:
+		for _, l := range t.view.Links {
+			if err = l.Blackhole(); err != nil {
+				break
+			}
+		}
 	}
 	if err != nil {
 		return 0, err

@@ -61,7 +61,7 @@ func TestHandoverSmoke(t *testing.T) {
 	h.Close()
 
 	res := runScenario(ctx, t, HandoverConfig{Holder: cmd, Trials: 1, FreezeTrials: 1}.Scenario(), contenders, d, lease)
-	if want := 3 * len(contenders); len(res.Raw) != want {
+	if want := 4 * len(contenders); len(res.Raw) != want {
 		t.Fatalf("%d raw records, want %d", len(res.Raw), want)
 	}
 	fast := lease / 2 // well below any expiry-driven handover
@@ -76,7 +76,7 @@ func TestHandoverSmoke(t *testing.T) {
 		for _, x := range raw.Metrics {
 			m[x.Name] = x.Value
 		}
-		if raw.Variant == Freeze && noLease[raw.Contender] {
+		if (raw.Variant == Freeze || raw.Variant == HostLoss) && noLease[raw.Contender] {
 			if m["failed"] != 1 {
 				t.Errorf("%s: failed %v, want the one trial failed: nothing ends a frozen holder's claim", name, m["failed"])
 			}
@@ -88,7 +88,10 @@ func TestHandoverSmoke(t *testing.T) {
 		}
 		p50 := time.Duration(m["p50"] * float64(time.Millisecond))
 		t.Logf("%s: handover %v", name, p50)
-		expiry := raw.Variant == Freeze || (raw.Variant == Crash && !connectionOwned[raw.Contender])
+		// A silent holder (frozen, or its packets dropped by the proxy)
+		// is ended only by its lease; a crashed one too, unless the
+		// server sees the closed connection.
+		expiry := raw.Variant == Freeze || raw.Variant == HostLoss || (raw.Variant == Crash && !connectionOwned[raw.Contender])
 		switch {
 		case expiry && p50 < fast:
 			t.Errorf("%s: handover %v, want at least %v: only the lease/TTL ends this holder", name, p50, fast)

@@ -13,13 +13,14 @@ import (
 )
 
 // locks returns the contender table's base locks (no floors, no
-// waiting-strategy variants: monolock, redis, redlock) and their servers
+// waiting-strategy variants, no scenario-specific modes: monolock, redis,
+// redlock) and their servers
 // as local child processes, stopped at the end of the test.
 func locks(t *testing.T) ([]bench.Contender, *local.Deployment) {
 	t.Helper()
 	var cs []bench.Contender
 	for _, c := range contenders.Table() {
-		if !c.Floor && !c.ContendedOnly {
+		if !c.Floor && !c.ContendedOnly && len(c.Scenarios) == 0 {
 			cs = append(cs, c)
 		}
 	}

@@ -16,6 +16,7 @@ func scenarioTable(holderCmd holder.Command) []bench.Scenario {
 		scenarios.Throughput(),
 		scenarios.HandoverConfig{Holder: holderCmd}.Scenario(),
 		scenarios.FairnessConfig{}.Scenario(),
+		scenarios.SafetyConfig{Holder: holderCmd}.Scenario(),
 		scenarios.FailoverConfig{}.Scenario(),
 	}
 }

@@ -78,6 +78,26 @@ func Claims() []results.ClaimRule {
 			Spread: results.SpreadRange, Quote: []results.ClaimQuote{{Contender: "redis"}},
 		},
 		{
+			ID:        "fenced-no-stale-write",
+			Claim:     "A fenced resource never accepts a stale write with monolock.",
+			Statement: "Safety, pause (the holder frozen past its lease writes right after it resumes): the fenced store accepts no write from the old holder after the new holder's grant.",
+			Threshold: "holds when unsafe_writes_fenced = 0 in every repetition; fails when it is above 0 in every repetition",
+			Scenario:  "safety", Variant: "pause", Subject: "monolock", Metric: "unsafe_writes_fenced",
+			Op: results.AtMost, Than: results.ClaimBound{Value: 0},
+			Spread: results.SpreadRange,
+			Quote:  []results.ClaimQuote{{Metric: "unsafe_writes_unfenced"}, {Metric: "fenced_rejections"}},
+		},
+		{
+			ID:        "holder-learns-first",
+			Claim:     "The holder always learns first that it lost the lock.",
+			Statement: "Safety, host-loss (the holder's packets to the server silently dropped): in every trial the holder's Lost fires before the next client is granted, i.e. the smallest margin (grant − Lost) is positive.",
+			Threshold: "holds when learn_first_margin_min ≥ 1 ms in every repetition (positive beyond clock resolution); fails when it is below in every repetition",
+			Scenario:  "safety", Variant: "host-loss", Subject: "monolock", Metric: "learn_first_margin_min",
+			Op: results.AtLeast, Than: results.ClaimBound{Value: 1},
+			Spread: results.SpreadRange,
+			Quote:  []results.ClaimQuote{{Metric: "learn_first_margin_p50"}, {Contender: "redis"}, {Contender: "redlock"}},
+		},
+		{
 			ID:        "single-point-no-grant-while-down",
 			Claim:     "monolock is a single point of coordination: no grant while it is down.",
 			Statement: "failover restart (the server SIGKILLed, restarted after the pause): no acquire attempt begun after the kill is granted before the restart begins. Expected to hold: it is a limitation by design, not a virtue.",
@@ -121,6 +141,7 @@ func oneLease(id, mode, claim, statement string, guards []results.ClaimGuard) re
 func Notes() []string {
 	return []string{
 		"Correctness under pauses: monolock hands out fencing tokens with every grant and its client gives up the lock before the server can expire it; Redis SET NX and Redlock return no token by themselves, so a paused holder can write after its TTL. Use tokens wherever the protected resource can check them.",
+		"Clocks: the monolock server runs leases on the monotonic clock — a lease is a Go timer, time.AfterFunc(c.Lease, c.expire) (monolock/internal/locktable/table.go:185), and lease times are time.Since(epoch) (table.go:158) — so a wall-clock step on its host cannot expire a lease early; tokens are forced increasing, next = max(last+1, unixSecond<<20) (monolock/internal/locktable/tokens.go:35), so a wall-clock step back never repeats a token within a process. Its client gives a lease up after 0.8 × lease without confirmation (monolock/heartbeat.go:56). The safety scenario's clock-jump variants therefore do not apply to monolock: its server is a static Go binary whose clock no LD_PRELOAD interposer reaches, and nothing in it expires on the wall clock; this is stated from the code, not measured.",
 		"Operations: Redis SET NX needs nothing new if Redis is already run; Redlock needs five independent masters; monolock is one more service (one static binary, standard library only, Prometheus metrics, an admin API to list holders and waiters and to force-release).",
 	}
 }

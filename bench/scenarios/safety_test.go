@@ -1,0 +1,121 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/benchtest"
+	"github.com/monolock/monolock-bench/bench/containerbackend"
+	"github.com/monolock/monolock-bench/bench/containers"
+	"github.com/monolock/monolock-bench/bench/contenders"
+	"github.com/monolock/monolock-bench/bench/holder"
+)
+
+// safetyContenders are the contender table's rows the smoke test runs:
+// the lock with tokens, the single Redis with and without its INCR token,
+// and Redlock (the others take the same code paths; the test stays short).
+func safetyContenders(t *testing.T) ([]bench.Contender, []*bench.ServerSpec) {
+	t.Helper()
+	var cs []bench.Contender
+	for _, c := range contenders.Table() {
+		if slices.Contains([]string{"monolock", "redis", "redlock", "redis-incr"}, c.Name) {
+			cs = append(cs, c)
+		}
+	}
+	specs, err := bench.Specs(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs, specs
+}
+
+// TestSafetySmoke runs the safety scenario with real faults — a holder
+// process frozen with SIGSTOP, a holder's packets blackholed by the fault
+// proxy, a Redis master's wall clock stepped by the clockshift interposer
+// — on the local backend and, when a Docker engine answers, on the
+// containers backend, and checks what the stores' histories show.
+func TestSafetySmoke(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := holder.Command{Path: exe, Env: append(os.Environ(), childEnv+"=1")}
+	const lease = 600 * time.Millisecond
+	for _, backend := range []string{"local", "containers"} {
+		t.Run(backend, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			defer cancel()
+			cs, specs := safetyContenders(t)
+			var d bench.Deployment
+			if backend == "local" {
+				d = benchtest.Start(t, specs...)
+			} else {
+				cd, err := containerbackend.Start(ctx, specs)
+				if errors.Is(err, containers.ErrNoEngine) && os.Getenv("CI") == "" {
+					t.Skip("no Docker engine answers:", err)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer cd.Close()
+				d = cd
+			}
+			res := runScenario(ctx, t, SafetyConfig{Holder: cmd, Trials: 2}.Scenario(), cs, d, lease)
+			fig := map[string]float64{}
+			for _, raw := range res.Raw {
+				for _, m := range raw.Metrics {
+					fig[raw.Variant+"/"+raw.Contender+"/"+m.Name] = m.Value
+				}
+				if len(raw.Errors) > 0 {
+					t.Logf("%s/%s: %v", raw.Variant, raw.Contender, raw.Errors)
+				}
+			}
+			t.Logf("figures: %v", fig)
+			tokens := map[string]bool{"monolock": true, "redis-incr": true}
+			for _, c := range cs {
+				// Pause: A writes after B's grant every time; only a
+				// token stops the write at a fenced store.
+				p := "pause/" + c.Name + "/"
+				if fig[p+"trials"] != 2 || fig[p+"unsafe_writes_unfenced"] != 2 || fig[p+"double_grants"] != 2 {
+					t.Errorf("%s: trials %v, unsafe unfenced %v, double grants %v; want 2 each", c.Name, fig[p+"trials"], fig[p+"unsafe_writes_unfenced"], fig[p+"double_grants"])
+				}
+				if tokens[c.Name] && (fig[p+"unsafe_writes_fenced"] != 0 || fig[p+"fenced_rejections"] != 2) {
+					t.Errorf("%s pause fenced: unsafe %v, rejected %v; want 0 and 2", c.Name, fig[p+"unsafe_writes_fenced"], fig[p+"fenced_rejections"])
+				}
+				// Host loss: B was granted (so the blackhole silenced A)
+				// and A learned; fencing never lets a stale write in.
+				h := "host-loss/" + c.Name + "/"
+				if _, ok := fig[h+"learn_first_margin_min"]; !ok || fig[h+"trials"] != 2 {
+					t.Errorf("%s host-loss: no margin or trials %v", c.Name, fig[h+"trials"])
+				}
+				if tokens[c.Name] && fig[h+"unsafe_writes_fenced"] != 0 {
+					t.Errorf("%s host-loss: %v stale writes reached the fenced store", c.Name, fig[h+"unsafe_writes_fenced"])
+				}
+			}
+			// Clock jumps: B was granted while A's watchdog kept its key
+			// alive, so the step expired it; A had not been told yet in
+			// at least one of two trials (it learns at its next
+			// extension, a third of the TTL later).
+			for _, k := range []string{"clock-jump/redis", "clock-jump/redis-incr", "clock-jump-redlock/redlock"} {
+				if fig[k+"/trials"] != 2 || fig[k+"/double_grants"] < 1 {
+					t.Errorf("%s: trials %v, double grants %v; want 2 and at least 1", k, fig[k+"/trials"], fig[k+"/double_grants"])
+				}
+			}
+			if fig["clock-jump/redis-incr/unsafe_writes_fenced"] != 0 {
+				t.Errorf("clock-jump/redis-incr: a stale write reached the fenced store")
+			}
+			if _, ok := fig["clock-jump/monolock/trials"]; ok {
+				t.Error("clock-jump ran for monolock, whose server keeps no wall-clock leases")
+			}
+			if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, "safety/clock-jump/monolock skipped: ") }) {
+				t.Errorf("no skip note for clock-jump/monolock in %v", res.Notes)
+			}
+		})
+	}
+}
