@@ -40,6 +40,9 @@ func redisContender(name string, wait Wait, contendedOnly bool, colour string) b
 		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
 			return NewRedis(Config{Addr: addrs[0], TTL: lease, Wait: wait})
 		},
+		OpenWith: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
+			return NewRedis(Config{Addr: addrs[0], TTL: lease, Wait: wait, Dialer: o.Dialer})
+		},
 		Counters: NewCounters,
 		Claims:   claimsAbout(name),
 	}
@@ -52,6 +55,9 @@ func redlockContender(name string, wait Wait, contendedOnly bool, colour string)
 		Settings: withCounters(RedlockConfig{Wait: wait}.Settings()),
 		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
 			return NewRedlock(RedlockConfig{Addrs: addrs, TTL: lease, Wait: wait})
+		},
+		OpenWith: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
+			return NewRedlock(RedlockConfig{Addrs: addrs, TTL: lease, Wait: wait, Dialer: o.Dialer})
 		},
 		Counters: NewCounters,
 		Claims:   claimsAbout(name),

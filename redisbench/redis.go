@@ -47,6 +47,9 @@ type Config struct {
 	PoolSize int
 	// KeyPrefix is put before every key; default DefaultKeyPrefix.
 	KeyPrefix string
+	// Dialer, when set, makes the pool's connections (the scale scenario
+	// spreads connections over several addresses); default go-redis's.
+	Dialer bench.Dialer
 }
 
 func (c Config) withDefaults() Config {
@@ -90,18 +93,25 @@ func NewRedis(cfg Config) (*Redis, error) {
 	if cfg.TTL < time.Millisecond {
 		return nil, fmt.Errorf("redisbench: TTL %v must be at least 1ms", cfg.TTL)
 	}
-	return &Redis{cfg: cfg, client: NewClient(cfg.Addr, cfg.PoolSize)}, nil
+	return &Redis{cfg: cfg, client: newClient(cfg.Addr, cfg.PoolSize, cfg.Dialer)}, nil
 }
 
 // NewClient returns a go-redis client as every Redis contender uses it:
 // poolSize connections, and no CLIENT SETINFO on connect, so that the
 // server sees nothing but the lock's own commands.
-func NewClient(addr string, poolSize int) *redis.Client {
-	return redis.NewClient(&redis.Options{
+func NewClient(addr string, poolSize int) *redis.Client { return newClient(addr, poolSize, nil) }
+
+// newClient is NewClient dialing with d when d is not nil.
+func newClient(addr string, poolSize int, d bench.Dialer) *redis.Client {
+	o := &redis.Options{
 		Addr:            addr,
 		PoolSize:        poolSize,
 		DisableIdentity: true,
-	})
+	}
+	if d != nil {
+		o.Dialer = d.DialContext
+	}
+	return redis.NewClient(o)
 }
 
 // Acquire implements bench.Locker: SET NX PX, then the waiting strategy's

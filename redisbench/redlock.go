@@ -40,6 +40,8 @@ type RedlockConfig struct {
 	PoolSize int
 	// KeyPrefix is put before every key; default DefaultKeyPrefix.
 	KeyPrefix string
+	// Dialer, when set, makes the pools' connections; default go-redis's.
+	Dialer bench.Dialer
 }
 
 func (c RedlockConfig) withDefaults() RedlockConfig {
@@ -101,7 +103,7 @@ func NewRedlock(cfg RedlockConfig) (*Redlock, error) {
 	r := &Redlock{cfg: cfg}
 	var pools []redsyncredis.Pool
 	for _, a := range cfg.Addrs {
-		c := NewClient(a, cfg.PoolSize)
+		c := newClient(a, cfg.PoolSize, cfg.Dialer)
 		r.clients = append(r.clients, c)
 		pools = append(pools, goredis.NewPool(c))
 	}
