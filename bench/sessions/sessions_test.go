@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench"
+	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/sessions"
 	"github.com/monolock/monolock-bench/monolock/monolocktest"
 )
