@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -117,4 +118,11 @@ func (l FileLimits) Check(sessions, filesPerSession, reserve int) error {
 	}
 	return fmt.Errorf("sessions: %d sessions need %d open files in the %s process (%d per session + %d reserve + %d in use), its RLIMIT_NOFILE is %d (hard %d): run at most %d sessions, or %s",
 		sessions, sessions*max(filesPerSession, 0)+reserve+l.InUse, l.Process, max(filesPerSession, 0), reserve, l.InUse, l.Soft, l.Hard, most, fix)
+}
+
+// LimitReader is implemented by the servers (bench.Server) of the
+// backends that can read a server process's open-file limit.
+type LimitReader interface {
+	// FileLimits reads the server process's RLIMIT_NOFILE.
+	FileLimits(ctx context.Context) (FileLimits, error)
 }
