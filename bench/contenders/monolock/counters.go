@@ -22,7 +22,7 @@ const (
 )
 
 const countersSource = "server /metrics: commands = " + metricAcquires + " + " + metricHeartbeats +
-	"; attempts = " + metricAcquires + "; waiting = the " + metricWaiters + " gauge"
+	"; attempts = " + metricAcquires + "; waiting = the " + metricWaiters + " gauge; keep-alives = " + metricHeartbeats
 
 // scrapeTimeout bounds one read of /metrics.
 const scrapeTimeout = 5 * time.Second
@@ -58,6 +58,7 @@ func (c *counters) Counts(ctx context.Context) (bench.Counts, error) {
 		n.Commands += int64(m[metricAcquires] + m[metricHeartbeats])
 		n.Attempts += int64(m[metricAcquires])
 		n.Waiting += int64(m[metricWaiters])
+		n.KeepAlives += int64(m[metricHeartbeats])
 	}
 	return n, nil
 }
