@@ -16,5 +16,6 @@ func scenarioTable(holderCmd holder.Command) []bench.Scenario {
 		scenarios.Throughput(),
 		scenarios.HandoverConfig{Holder: holderCmd}.Scenario(),
 		scenarios.FairnessConfig{}.Scenario(),
+		scenarios.Scale(),
 	}
 }
