@@ -289,6 +289,8 @@ func (f *figures) scenarioSection(d *document, s string) error {
 		err = f.handoverSection(d)
 	case "fairness":
 		err = f.fairnessSection(d)
+	case "scale":
+		err = f.scaleSection(d)
 	}
 	if err != nil {
 		return err

@@ -170,7 +170,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 		Better: map[string]string{
 			"sessions_reached": bench.HigherIsBetter, "server_bytes_per_session": lower, "client_bytes_per_lock": lower,
 			"server_cpu_ms_per_sec": lower, "server_ops_per_sec": lower, "heartbeats_per_sec": lower,
-			"promotion_p50": lower, "promotion_p99": lower, "queue_fill_ms": lower,
+			"promotion_p50": lower, "promotion_p99": lower, "queue_fill_ms": lower, "waiting_ops_per_sec": lower,
 			"grants_per_sec": bench.HigherIsBetter, "wait_p50": lower, "wait_p99": lower, "server_cpu_ms_per_1k": lower,
 		},
 		Settings: func(quick bool) results.Settings {
@@ -707,6 +707,7 @@ func (s *setup) queueLoad(ctx context.Context, env *bench.Env, raw *results.Raw,
 	held, waiting, _ := set.Counts()
 	raw.Metrics = append(raw.Metrics,
 		results.Metric{Name: "sessions_reached", Unit: "count", Value: float64(held + waiting)},
+		results.Metric{Name: "depth", Unit: "count", Value: float64(s.c - 1)},
 		results.Metric{Name: "queue_fill_ms", Unit: "ms", Value: float64(set.OpenTime()) / 1e6},
 	)
 	a, err := s.read(ctx, env)
@@ -721,6 +722,12 @@ func (s *setup) queueLoad(ctx context.Context, env *bench.Env, raw *results.Raw,
 		return err
 	}
 	s.load(raw, a, b)
+	if s.probe != nil {
+		// What the waiting itself costs the coordinator: every command
+		// but the sessions' keep-alives (polls, re-queues, ...).
+		other := (b.counts.Commands - a.counts.Commands) - (b.counts.KeepAlives - a.counts.KeepAlives)
+		raw.Metrics = append(raw.Metrics, results.Metric{Name: "waiting_ops_per_sec", Unit: "1/s", Value: float64(other) / b.at.Sub(a.at).Seconds()})
+	}
 	if memOK {
 		anon, _, ok, err := s.memory(ctx)
 		if err != nil {

@@ -27,7 +27,7 @@ func Contender() bench.Contender {
 			return New(addrs[0], lease, WithDialer(o.Dialer))
 		},
 		Counters: NewCounters,
-		Claims:   Claims(),
+		Claims:   append(Claims(), scaleClaims()...),
 		Notes:    Notes(),
 	}
 }
