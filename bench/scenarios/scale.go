@@ -669,7 +669,7 @@ func runQueue(ctx context.Context, env *bench.Env, cfg ScaleConfig, depth int, s
 		}
 		if first {
 			first = false
-			if err := s.queueLoad(ctx, env, &raw, set, anon0, memOK); err != nil {
+			if err := s.queueLoad(ctx, env, &raw, set, anon0, memOK, cfg.MinWindow); err != nil {
 				set.Close(context.WithoutCancel(ctx))
 				return results.Raw{}, err
 			}
@@ -703,7 +703,7 @@ func runQueue(ctx context.Context, env *bench.Env, cfg ScaleConfig, depth int, s
 
 // queueLoad measures the full queue: time to fill it, the memory it takes
 // and the load its waiting puts on the coordinator over a window.
-func (s *setup) queueLoad(ctx context.Context, env *bench.Env, raw *results.Raw, set *sessions.Set, anon0 float64, memOK bool) error {
+func (s *setup) queueLoad(ctx context.Context, env *bench.Env, raw *results.Raw, set *sessions.Set, anon0 float64, memOK bool, window time.Duration) error {
 	held, waiting, _ := set.Counts()
 	raw.Metrics = append(raw.Metrics,
 		results.Metric{Name: "sessions_reached", Unit: "count", Value: float64(held + waiting)},
@@ -714,7 +714,7 @@ func (s *setup) queueLoad(ctx context.Context, env *bench.Env, raw *results.Raw,
 	if err != nil {
 		return err
 	}
-	if err := bench.Sleep(ctx, DefaultScaleMinWindow); err != nil {
+	if err := bench.Sleep(ctx, window); err != nil {
 		return err
 	}
 	b, err := s.read(ctx, env)
