@@ -41,9 +41,12 @@ const (
 	DefaultScaleLongLease  = 30 * time.Second
 	DefaultScaleShortLease = 2 * time.Second
 	DefaultScaleMinWindow  = 3 * time.Second
-	DefaultPromotions      = 50
-	DefaultQuickPromotions = 20
-	DefaultChurnHold       = 10 * time.Millisecond
+	// DefaultScaleQuickMinWindow: the idle windows stay whole lease/4
+	// periods (7.5s at 30s), the queue and churn windows shrink.
+	DefaultScaleQuickMinWindow = time.Second
+	DefaultPromotions          = 50
+	DefaultQuickPromotions     = 10
+	DefaultChurnHold           = 10 * time.Millisecond
 	// saturatedCPU is the coordinator CPU per second at which a polling
 	// queue is taken to saturate it: most of one core.
 	saturatedCPU = 800 * time.Millisecond
@@ -52,6 +55,9 @@ const (
 	// memoryEvery is how often the servers' memory is sampled while
 	// sessions open, for the slope.
 	memoryEvery = 250 * time.Millisecond
+	// promotionTimeout bounds one promotion; a queue that does not promote
+	// in that time stops being sampled.
+	promotionTimeout = 10 * time.Second
 	// scaleTimeout bounds opening, promoting and closing in one variant.
 	scaleTimeout = 5 * time.Minute
 )
@@ -71,11 +77,14 @@ type ScaleConfig struct {
 	// Churn are the session counts of the churn variants (on C/10 locks).
 	// Default 10k; quick 1k.
 	Churn []int
-	// MinWindow is the shortest measured window; default 3s.
+	// MinWindow is the shortest measured window; default 3s, quick 1s.
 	MinWindow time.Duration
 	// Promotions is the number of promotions sampled per queue variant;
-	// default 50, quick 20.
+	// default 50, quick 10.
 	Promotions int
+	// PromotionTime bounds the sampling of promotions per queue variant;
+	// default 20s, quick 5s.
+	PromotionTime time.Duration
 	// ConnsPerPair is the most connections one (source, destination)
 	// address pair carries before the sessions spread over more addresses.
 	// Default: the usable ports of the host's range (spreaddial). Tests
@@ -114,11 +123,20 @@ func (c ScaleConfig) withDefaults(quick bool) ScaleConfig {
 	}
 	if c.MinWindow <= 0 {
 		c.MinWindow = DefaultScaleMinWindow
+		if quick {
+			c.MinWindow = DefaultScaleQuickMinWindow
+		}
 	}
 	if c.Promotions <= 0 {
 		c.Promotions = DefaultPromotions
 		if quick {
 			c.Promotions = DefaultQuickPromotions
+		}
+	}
+	if c.PromotionTime <= 0 {
+		c.PromotionTime = 20 * time.Second
+		if quick {
+			c.PromotionTime = 5 * time.Second
 		}
 	}
 	if c.Concurrency <= 0 {
@@ -184,7 +202,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 				"idle_counts":   fmt.Sprint(names(c.Idle)),
 				"memory":        "server: anonymous memory (RssAnon of a local process; total_rss of a container's cgroup from the engine's stats) at C minus the empty server, / C; slope: least squares over samples every " + memoryEvery.String() + " while the sessions open; client: Go heap + stacks of the bench after GC, / C",
 				"ops":           "the coordinator's own counters (each contender's counters setting) over the window; heartbeats = its keep-alive commands",
-				"queue":         "one holder and N waiters on one key (queue-<N>) at lease " + c.LongLease.String() + "; queue_fill_ms: time until the coordinator counts N waiting (its waiting counter: queued waiters, or attempts for polling contenders); a window of " + c.MinWindow.String() + " measures the load of the waiting; then " + strconv.Itoa(c.Promotions) + " promotions from the front: release of the holder → grant of the next, bench monotonic clock",
+				"queue":         "one holder and N waiters on one key (queue-<N>) at lease " + c.LongLease.String() + "; queue_fill_ms: time until the coordinator counts N waiting (its waiting counter: queued waiters, or attempts for polling contenders); a window of " + c.MinWindow.String() + " measures the load of the waiting; then up to " + strconv.Itoa(c.Promotions) + " promotions from the front (for at most " + c.PromotionTime.String() + "): release of the holder → grant of the next, bench monotonic clock",
 				"queue_depths":  fmt.Sprint(names(c.Queue)),
 				"saturation":    "a polling queue whose coordinator spends ≥ " + saturatedCPU.String() + " CPU/s saturates it; deeper queues of that contender are skipped (capped) with the depth where it saturated",
 				"churn":         "C sessions on C/10 keys, each cycling acquire → hold " + DefaultChurnHold.String() + " → release; warm-up " + churnWarmup.String() + ", window " + c.MinWindow.String(),
@@ -214,7 +232,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 			for _, n := range c.Queue {
 				vs = append(vs, bench.Variant{
 					Name: "queue-" + countName(n), Contended: true,
-					Estimate: c.MinWindow + 5*time.Second + time.Duration(c.Promotions)*20*time.Millisecond,
+					Estimate: c.MinWindow + 5*time.Second + c.PromotionTime/4,
 					Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 						return runQueue(ctx, env, c, n, st)
 					},
@@ -331,13 +349,10 @@ func prepare(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int, lease 
 	if err := s.dial(ctx, env, cfg); err != nil {
 		return s, err
 	}
-	for _, srv := range env.Servers {
-		if err := srv.Restart(ctx); errors.Is(err, bench.ErrNotSupported) {
-			s.notes = append(s.notes, "servers not restarted: "+err.Error())
-			break
-		} else if err != nil {
-			return s, fmt.Errorf("restarting %s for a fresh server: %w", srv.Name(), err)
-		}
+	if err := restart(ctx, env.Servers); errors.Is(err, bench.ErrNotSupported) {
+		s.notes = append(s.notes, "servers not restarted: "+err.Error())
+	} else if err != nil {
+		return s, fmt.Errorf("restarting the servers for a fresh start: %w", err)
 	}
 	for _, srv := range env.Servers {
 		r, ok := srv.(footprint.Reader)
@@ -351,6 +366,17 @@ func prepare(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int, lease 
 		return s, err
 	}
 	return s, nil
+}
+
+// restart restarts servers at once (five Redlock masters in parallel).
+func restart(ctx context.Context, servers []bench.Server) error {
+	errs := make([]error, len(servers))
+	var wg sync.WaitGroup
+	for i, srv := range servers {
+		wg.Go(func() { errs[i] = srv.Restart(ctx) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // dial plans the sessions' connections over address pairs and opens the
@@ -661,6 +687,9 @@ func runQueue(ctx context.Context, env *bench.Env, cfg ScaleConfig, depth int, s
 	raw := s.record()
 	promo := bench.NewHistogram()
 	first := true
+	// Sampling ends after Promotions or when PromotionTime is spent: a
+	// polling queue may take long to promote.
+	pctx := ctx
 	for promo.TotalCount() < int64(cfg.Promotions) {
 		qcfg.KeyPrefix = "queue-" + randomHex() + "-"
 		set, smp, err := s.openSessions(ctx, qcfg)
@@ -673,23 +702,37 @@ func runQueue(ctx context.Context, env *bench.Env, cfg ScaleConfig, depth int, s
 				set.Close(context.WithoutCancel(ctx))
 				return results.Raw{}, err
 			}
+			var stop context.CancelFunc
+			pctx, stop = context.WithTimeout(ctx, cfg.PromotionTime)
+			defer stop()
 		}
-		err = promote(ctx, set, promo, cfg.Promotions)
+		err = promote(pctx, set, promo, cfg.Promotions)
 		set.Close(context.WithoutCancel(ctx))
+		if pctx.Err() != nil && ctx.Err() == nil {
+			raw.Errors = noteError(raw.Errors, fmt.Sprintf("promotion sampling stopped after %v with %d promotions", cfg.PromotionTime, promo.TotalCount()))
+			break
+		}
+		if errors.Is(err, errNoPromotion) {
+			raw.Counts["promotion_timeouts"]++
+			raw.Errors = noteError(raw.Errors, fmt.Sprintf("%v with %d waiters after %d promotions: sampling stopped", err, depth, promo.TotalCount()))
+			break
+		}
 		if err != nil {
 			return results.Raw{}, err
 		}
 	}
-	h, err := results.NewHistogram("promotion", "ns", promo)
-	if err != nil {
-		return results.Raw{}, err
+	raw.Metrics = append(raw.Metrics, results.Metric{Name: "promotions", Unit: "count", Value: float64(promo.TotalCount())})
+	if promo.TotalCount() > 0 {
+		h, err := results.NewHistogram("promotion", "ns", promo)
+		if err != nil {
+			return results.Raw{}, err
+		}
+		raw.Histograms = append(raw.Histograms, h)
+		raw.Metrics = append(raw.Metrics,
+			results.Metric{Name: "promotion_p50", Unit: "us", Value: us(promo.ValueAtQuantile(50))},
+			results.Metric{Name: "promotion_p99", Unit: "us", Value: us(promo.ValueAtQuantile(99))},
+		)
 	}
-	raw.Histograms = append(raw.Histograms, h)
-	raw.Metrics = append(raw.Metrics,
-		results.Metric{Name: "promotion_p50", Unit: "us", Value: us(promo.ValueAtQuantile(50))},
-		results.Metric{Name: "promotion_p99", Unit: "us", Value: us(promo.ValueAtQuantile(99))},
-		results.Metric{Name: "promotions", Unit: "count", Value: float64(promo.TotalCount())},
-	)
 	for _, m := range raw.Metrics {
 		if m.Name == "server_cpu_ms_per_sec" && m.Value >= float64(saturatedCPU)/1e6 {
 			st.mu.Lock()
@@ -768,12 +811,19 @@ func promote(ctx context.Context, set *sessions.Set, h *hdrhistogram.Histogram, 
 			}
 			_ = h.RecordValue(int64(next.GrantedAt().Sub(t0)))
 			holder = next
+		case <-time.After(promotionTimeout):
+			return errNoPromotion
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
 	return nil
 }
+
+// errNoPromotion: no waiter was granted within promotionTimeout of the
+// holder's release (polling waiters that keep colliding, a saturated
+// coordinator).
+var errNoPromotion = fmt.Errorf("no waiter granted within %v of the release", promotionTimeout)
 
 func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (results.Raw, error) {
 	ctx, cancel := context.WithTimeout(ctx, scaleTimeout)
