@@ -1,5 +1,5 @@
 // Package scenarios holds the benchmark scenarios side by side as plain
-// bench.Scenario values: latency, throughput, handover and fairness, each
+// bench.Scenario values: latency, throughput, handover, fairness and scale, each
 // configured by its <Name>Config. cmd/monolock-bench lists them in its
 // scenario table; a new scenario is one more Config with a Scenario method
 // and one more row there. Scenarios know contenders only through the
