@@ -209,6 +209,17 @@ func (f *figures) scaleLoad(d *document) {
 	if line, _ := f.ranked(scale, deepest, "promotion_p50", f.locks(scale), false); line != "" {
 		s += " Promotion p50, fastest first: " + line + "."
 	}
+	var ratios []string
+	for c, pts := range f.scaleSeries("queue-", "", "depth", "promotion_p50") {
+		if len(pts) > 1 && pts[0].x == 1 && pts[0].y > 0 {
+			last := pts[len(pts)-1]
+			ratios = append(ratios, fmt.Sprintf("%s %s at depth %s", c, ratio(last.y, pts[0].y), num(last.x)))
+		}
+	}
+	if len(ratios) > 0 {
+		slices.Sort(ratios)
+		s += " Promotion p50 at the deepest queue against depth 1 (issue 16 targets within 2× for a queue that pushes promotions): " + strings.Join(ratios, ", ") + "."
+	}
 	d.p(s)
 }
 
