@@ -218,7 +218,7 @@ func (f *figures) scaleLoad(d *document) {
 	}
 	if len(ratios) > 0 {
 		slices.Sort(ratios)
-		s += " Promotion p50 at the deepest queue against depth 1 (issue 16 targets within 2× for a queue that pushes promotions): " + strings.Join(ratios, ", ") + "."
+		s += " Promotion p50 at the deepest queue against depth 1 (target: within 2× for a lock that pushes promotions to its queue): " + strings.Join(ratios, ", ") + "."
 	}
 	d.p(s)
 }
