@@ -9,6 +9,7 @@ package compare
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -212,7 +213,19 @@ func caveats(a, b *results.Results) []string {
 	diff("network path", ea.NetworkPath, eb.NetworkPath)
 	diff("kernel", ea.Kernel, eb.Kernel)
 	diff("Go", ea.GoVersion, eb.GoVersion)
-	diff("key-value server version (redis_version)", ea.RedisVersion, eb.RedisVersion)
+	versions := func(e results.Environment) map[string]string {
+		m := map[string]string{}
+		for _, s := range e.Servers {
+			m[s.Role] = s.Version
+		}
+		return m
+	}
+	va, vb := versions(ea), versions(eb)
+	for _, role := range slices.Sorted(maps.Keys(va)) {
+		if y, ok := vb[role]; ok {
+			diff("server "+role+" version", va[role], y)
+		}
+	}
 	diff("quick mode", fmt.Sprint(a.Parameters.Quick), fmt.Sprint(b.Parameters.Quick))
 	for _, group := range []struct {
 		name string

@@ -19,7 +19,7 @@ func (f *figures) method(d *document) {
 	}
 	env := []string{
 		fmt.Sprintf("Machine: %s, %d cores, GOMAXPROCS %d, %s/%s, kernel %s.", orUnknown(e.CPUModel), e.Cores, e.GOMAXPROCS, e.OS, e.Arch, orUnknown(e.Kernel)),
-		fmt.Sprintf("Go %s; Docker engine %s; key-value server version (redis_version): %s.", orUnknown(e.GoVersion), orNone(e.DockerVersion), orNone(e.RedisVersion)),
+		fmt.Sprintf("Go %s; Docker engine %s; server versions as listed below.", orUnknown(e.GoVersion), orNone(e.DockerVersion)),
 		fmt.Sprintf("Backend %s; network path: %s. All servers run in the same backend and are reached the same way.", e.Backend, orUnknown(e.NetworkPath)),
 	}
 	for _, s := range e.Servers {

@@ -150,6 +150,9 @@ func checkSummary(summary []Row, raw []Raw) error {
 	if len(summary) == 0 && len(want) == 0 {
 		return nil
 	}
+	for i := range want {
+		want[i].Better = "" // checked below, row against row
+	}
 	type metric struct{ scenario, name string }
 	better := map[metric]string{}
 	plain := make([]Row, len(summary))
@@ -164,9 +167,6 @@ func checkSummary(summary []Row, raw []Raw) error {
 		better[k] = x.Better
 		plain[i] = x
 		plain[i].Better = ""
-	}
-	for i := range want {
-		want[i].Better = "" // compared apart, above
 	}
 	if !reflect.DeepEqual(plain, want) {
 		return fmt.Errorf("summary does not match the raw records (want Summarize(raw): %d rows, have %d)", len(want), len(summary))

@@ -14,15 +14,17 @@ import (
 )
 
 // The server's /metrics series the counters read: commands are ACQUIRE
-// and HEARTBEAT frames; waiters are sessions queued for a lock.
+// and HEARTBEAT frames; waiters are sessions queued for a lock. Every
+// ACQUIRE arrives on a connection of its own, so accepted connections
+// count ACQUIREs (monolock_acquires_total counts grants only).
 const (
-	metricAcquires   = "monolock_acquires_total"
-	metricHeartbeats = "monolock_heartbeats_total"
-	metricWaiters    = "monolock_waiters"
+	metricConnections = "monolock_connections_accepted_total"
+	metricHeartbeats  = "monolock_heartbeats_total"
+	metricWaiters     = "monolock_waiters"
 )
 
-const countersSource = "server /metrics: commands = " + metricAcquires + " + " + metricHeartbeats +
-	"; attempts = " + metricAcquires + "; waiting = the " + metricWaiters + " gauge; keep-alives = " + metricHeartbeats
+const countersSource = "server /metrics: commands = " + metricConnections + " (one ACQUIRE each) + " + metricHeartbeats +
+	"; attempts = " + metricConnections + "; waiting = the " + metricWaiters + " gauge; keep-alives = " + metricHeartbeats
 
 // scrapeTimeout bounds one read of /metrics.
 const scrapeTimeout = 5 * time.Second
@@ -55,8 +57,8 @@ func (c *counters) Counts(ctx context.Context) (bench.Counts, error) {
 		if err != nil {
 			return bench.Counts{}, err
 		}
-		n.Commands += int64(m[metricAcquires] + m[metricHeartbeats])
-		n.Attempts += int64(m[metricAcquires])
+		n.Commands += int64(m[metricConnections] + m[metricHeartbeats])
+		n.Attempts += int64(m[metricConnections])
 		n.Waiting += int64(m[metricWaiters])
 		n.KeepAlives += int64(m[metricHeartbeats])
 	}
