@@ -74,6 +74,10 @@ type ScaleConfig struct {
 	// Queue are the depths of the queue variants (waiters behind one
 	// holder). Default 1, 1k, 10k; quick 1, 1k.
 	Queue []int
+	// QueueLease is the lease of the queue variants; default 2s, so that
+	// the window spans whole keep-alive periods of waiters that keep
+	// their place alive (the queue opens at once, to time its filling).
+	QueueLease time.Duration
 	// Churn are the session counts of the churn variants (on C/10 locks).
 	// Default 10k; quick 1k.
 	Churn []int
@@ -114,6 +118,9 @@ func (c ScaleConfig) withDefaults(quick bool) ScaleConfig {
 		if quick {
 			c.Queue = []int{1, 1000}
 		}
+	}
+	if c.QueueLease <= 0 {
+		c.QueueLease = DefaultScaleShortLease
 	}
 	if c.Churn == nil {
 		c.Churn = []int{10000}
@@ -202,7 +209,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 				"idle_counts":   fmt.Sprint(names(c.Idle)),
 				"memory":        "server: anonymous memory (RssAnon of a local process; total_rss of a container's cgroup from the engine's stats) at C minus the empty server, / C; slope: least squares over samples every " + memoryEvery.String() + " while the sessions open; client: Go heap + stacks of the bench after GC, / C",
 				"ops":           "the coordinator's own counters (each contender's counters setting) over the window; heartbeats = its keep-alive commands",
-				"queue":         "one holder and N waiters on one key (queue-<N>) at lease " + c.LongLease.String() + "; queue_fill_ms: time until the coordinator counts N waiting (its waiting counter: queued waiters, or attempts for polling contenders); a window of " + c.MinWindow.String() + " measures the load of the waiting; then up to " + strconv.Itoa(c.Promotions) + " promotions from the front (for at most " + c.PromotionTime.String() + "): release of the holder → grant of the next, bench monotonic clock",
+				"queue":         "one holder and N waiters on one key (queue-<N>) at lease " + c.QueueLease.String() + ", opened at once; queue_fill_ms: time until the coordinator counts N waiting (its waiting counter: queued waiters, or attempts for polling contenders); a window of " + c.window(c.QueueLease).String() + " (whole lease/4 periods) measures the load of the waiting (waiting_ops_per_sec: commands other than keep-alives); then up to " + strconv.Itoa(c.Promotions) + " promotions from the front (for at most " + c.PromotionTime.String() + "): release of the holder → grant of the next, bench monotonic clock",
 				"queue_depths":  fmt.Sprint(names(c.Queue)),
 				"saturation":    "a polling queue whose coordinator spends ≥ " + saturatedCPU.String() + " CPU/s saturates it; deeper queues of that contender are skipped (capped) with the depth where it saturated",
 				"churn":         "C sessions on C/10 keys, each cycling acquire → hold " + DefaultChurnHold.String() + " → release; warm-up " + churnWarmup.String() + ", window " + c.MinWindow.String(),
@@ -232,7 +239,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 			for _, n := range c.Queue {
 				vs = append(vs, bench.Variant{
 					Name: "queue-" + countName(n), Contended: true,
-					Estimate: c.MinWindow + 5*time.Second + c.PromotionTime/4,
+					Estimate: c.window(c.QueueLease) + 5*time.Second + c.PromotionTime/4,
 					Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 						return runQueue(ctx, env, c, n, st)
 					},
@@ -660,7 +667,7 @@ func runQueue(ctx context.Context, env *bench.Env, cfg ScaleConfig, depth int, s
 	}
 	ctx, cancel := context.WithTimeout(ctx, scaleTimeout)
 	defer cancel()
-	s, err := prepare(ctx, env, cfg, depth+1, cfg.LongLease)
+	s, err := prepare(ctx, env, cfg, depth+1, cfg.QueueLease)
 	defer s.close()
 	if err != nil {
 		return skipped(err, s.counts)
@@ -698,7 +705,7 @@ func runQueue(ctx context.Context, env *bench.Env, cfg ScaleConfig, depth int, s
 		}
 		if first {
 			first = false
-			if err := s.queueLoad(ctx, env, &raw, set, anon0, memOK, cfg.MinWindow); err != nil {
+			if err := s.queueLoad(ctx, env, &raw, set, anon0, memOK, cfg.window(cfg.QueueLease)); err != nil {
 				set.Close(context.WithoutCancel(ctx))
 				return results.Raw{}, err
 			}
