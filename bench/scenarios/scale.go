@@ -719,6 +719,11 @@ func runQueue(ctx context.Context, env *bench.Env, cfg ScaleConfig, depth int, s
 			raw.Errors = noteError(raw.Errors, fmt.Sprintf("promotion sampling stopped after %v with %d promotions", cfg.PromotionTime, promo.TotalCount()))
 			break
 		}
+		if errors.Is(err, errHolderLost) {
+			raw.Counts["holders_lost"]++
+			raw.Errors = noteError(raw.Errors, fmt.Sprintf("%v with %d waiters after %d promotions: sampling stopped", err, depth, promo.TotalCount()))
+			break
+		}
 		if errors.Is(err, errNoPromotion) {
 			raw.Counts["promotion_timeouts"]++
 			raw.Errors = noteError(raw.Errors, fmt.Sprintf("%v with %d waiters after %d promotions: sampling stopped", err, depth, promo.TotalCount()))
@@ -809,12 +814,17 @@ func promote(ctx context.Context, set *sessions.Set, h *hdrhistogram.Histogram, 
 	for left := len(all) - 1; left > 0 && h.TotalCount() < int64(want); left-- {
 		t0 := time.Now()
 		if err := holder.Release(ctx); err != nil {
-			return err
+			// The holder lost its lock before the release (its keep-alive
+			// failed under the load): no promotion to time.
+			return fmt.Errorf("%w: %w", errHolderLost, err)
 		}
 		select {
 		case next := <-granted:
 			if next.Err() != nil {
 				return fmt.Errorf("waiter %d: %w", next.Index, next.Err())
+			}
+			if next.GrantedAt().Before(t0) {
+				return fmt.Errorf("%w: waiter %d was granted before the release", errHolderLost, next.Index)
 			}
 			_ = h.RecordValue(int64(next.GrantedAt().Sub(t0)))
 			holder = next
@@ -826,6 +836,9 @@ func promote(ctx context.Context, set *sessions.Set, h *hdrhistogram.Histogram, 
 	}
 	return nil
 }
+
+// errHolderLost: the holder's release failed, its lock was already lost.
+var errHolderLost = errors.New("the holder's lock was lost before its release")
 
 // errNoPromotion: no waiter was granted within promotionTimeout of the
 // holder's release (polling waiters that keep colliding, a saturated
