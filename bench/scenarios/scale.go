@@ -74,9 +74,11 @@ type ScaleConfig struct {
 	// Queue are the depths of the queue variants (waiters behind one
 	// holder). Default 1, 1k, 10k; quick 1, 1k.
 	Queue []int
-	// QueueLease is the lease of the queue variants; default 2s, so that
-	// the window spans whole keep-alive periods of waiters that keep
-	// their place alive (the queue opens at once, to time its filling).
+	// QueueLease is the lease of the queue variants; default LongLease.
+	// The queue opens at once (to time its filling), so its window spans
+	// whole lease/4 periods to count the waiters' keep-alives exactly. At
+	// 2s, 10k waiters starved of CPU on a loaded 2-core machine lost
+	// their places while the queue filled.
 	QueueLease time.Duration
 	// Churn are the session counts of the churn variants (on C/10 locks).
 	// Default 10k; quick 1k.
@@ -120,7 +122,7 @@ func (c ScaleConfig) withDefaults(quick bool) ScaleConfig {
 		}
 	}
 	if c.QueueLease <= 0 {
-		c.QueueLease = DefaultScaleShortLease
+		c.QueueLease = c.LongLease
 	}
 	if c.Churn == nil {
 		c.Churn = []int{10000}
@@ -530,9 +532,9 @@ func (s *setup) record() results.Raw {
 }
 
 // memorySampler samples the servers' memory against the sessions held
-// while they open, for the slope.
+// (or queued) while they open, for the slope.
 type memorySampler struct {
-	held   atomic.Int64
+	held   atomic.Int64 // sessions held or queued, at the last progress
 	mu     sync.Mutex
 	points []footprint.Point
 	err    error
@@ -565,7 +567,7 @@ func (m *memorySampler) run(ctx context.Context, s *setup) {
 func (s *setup) openSessions(ctx context.Context, cfg sessions.Config) (*sessions.Set, *memorySampler, error) {
 	smp := &memorySampler{}
 	cfg.Locker = s.locker
-	cfg.Progress = func(p sessions.Progress) { smp.held.Store(int64(p.Held)) }
+	cfg.Progress = func(p sessions.Progress) { smp.held.Store(int64(p.Held + p.Queued)) }
 	sctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { smp.run(sctx, s) })
