@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"net"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench/results"
@@ -41,6 +42,11 @@ type Contender struct {
 	// a TTL derived from the lease); the runner adds them to Settings
 	// before the first step, or notes why it could not.
 	ServerSettings func(ctx context.Context, servers []Server, lease time.Duration) (results.Settings, error)
+	// OpenWith, when set, opens a Locker like Open whose connections are
+	// made as o says (the scale scenario spreads many connections over
+	// several addresses). Nil when the contender takes no options; a
+	// scenario that needs them then skips it with the reason.
+	OpenWith func(ctx context.Context, addrs []string, lease time.Duration, o OpenOptions) (Locker, error)
 	// Counters opens a reader of the coordinator's own counters on the
 	// contender's servers; nil when it has none. It returns an error
 	// wrapping ErrNoCounters when the servers cannot be read.
@@ -64,4 +70,17 @@ func (c Contender) Info() results.ContenderInfo {
 		Name: c.Name, Label: label, Family: c.Family, Colour: c.Colour,
 		Floor: c.Floor, ContendedOnly: c.ContendedOnly, Notes: c.Notes,
 	}
+}
+
+// Dialer makes connections, as net.Dialer does; bench/spreaddial's Dialer
+// and monolock.Dialer have this method.
+type Dialer interface {
+	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// OpenOptions are what a scenario may ask of Contender.OpenWith.
+type OpenOptions struct {
+	// Dialer, when set, makes every connection of the Locker to the
+	// servers. Default: the client's own dialer.
+	Dialer Dialer
 }

@@ -34,4 +34,8 @@ type Counts struct {
 	// the queued waiters of a server-side queue, or Attempts for a lock
 	// whose waiters poll. Handover takes it as "the waiter is ready".
 	Waiting int64
+	// KeepAlives counts the commands that renew held locks (heartbeats,
+	// watchdog extensions, lease keep-alives), summed over the servers; a
+	// part of Commands. 0 for a contender whose counters cannot tell.
+	KeepAlives int64
 }

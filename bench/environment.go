@@ -31,6 +31,9 @@ func HostEnvironment() results.Environment {
 var recordedSysctls = []string{
 	"net.ipv4.tcp_tw_reuse", "net.ipv4.ip_local_port_range",
 	"net.ipv4.tcp_fin_timeout", "net.core.somaxconn", "net.ipv4.tcp_max_syn_backlog",
+	// The ceilings of open files, which bound the sessions of the scale
+	// scenario; read, never changed.
+	"fs.nr_open", "fs.file-max",
 }
 
 func sysctls() map[string]string {

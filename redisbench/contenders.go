@@ -52,6 +52,9 @@ func redisContender(name string, wait Wait, token string, contendedOnly bool, co
 		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
 			return NewRedis(Config{Addr: addrs[0], TTL: lease, Wait: wait, Token: token})
 		},
+		OpenWith: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
+			return NewRedis(Config{Addr: addrs[0], TTL: lease, Wait: wait, Dialer: o.Dialer})
+		},
 		Counters: NewCounters,
 		Claims:   claimsAbout(name),
 	}
@@ -64,6 +67,9 @@ func redlockContender(name string, wait Wait, contendedOnly bool, colour string)
 		Settings: withCounters(RedlockConfig{Wait: wait}.Settings()),
 		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
 			return NewRedlock(RedlockConfig{Addrs: addrs, TTL: lease, Wait: wait})
+		},
+		OpenWith: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
+			return NewRedlock(RedlockConfig{Addrs: addrs, TTL: lease, Wait: wait, Dialer: o.Dialer})
 		},
 		Counters: NewCounters,
 		Claims:   claimsAbout(name),

@@ -13,7 +13,8 @@ import (
 )
 
 const countersSource = "INFO commandstats of every server: commands = calls of every command but INFO (which is how they are read); " +
-	"attempts = SET calls / servers (one attempt reaches every master); waiting = attempts (waiters poll)"
+	"attempts = SET calls / servers (one attempt reaches every master); waiting = attempts (waiters poll); " +
+	"keep-alives = PEXPIRE calls (Redis 7 counts the commands a script runs: the watchdog's extension script runs one PEXPIRE per extension, and nothing else does)"
 
 // counters reads INFO commandstats on every server of a contender.
 type counters struct{ clients []*redis.Client }
@@ -49,6 +50,7 @@ func (c *counters) Counts(ctx context.Context) (bench.Counts, error) {
 			}
 		}
 		sets += calls["set"]
+		n.KeepAlives += calls["pexpire"]
 	}
 	n.Attempts = sets / int64(len(c.clients))
 	n.Waiting = n.Attempts

@@ -112,6 +112,9 @@ type Config struct {
 	Timeouts Timeouts
 	// Token is the token mode: TokenNone (default) or TokenIncr.
 	Token string
+	// Dialer, when set, makes the pool's connections (the scale scenario
+	// spreads connections over several addresses); default go-redis's.
+	Dialer bench.Dialer
 }
 
 func (c Config) withDefaults() Config {
@@ -165,7 +168,7 @@ func NewRedis(cfg Config) (*Redis, error) {
 	if cfg.Token != TokenNone && cfg.Token != TokenIncr {
 		return nil, fmt.Errorf("redisbench: unknown token mode %q", cfg.Token)
 	}
-	return &Redis{cfg: cfg, client: NewClientWith(cfg.Addr, cfg.PoolSize, cfg.Timeouts)}, nil
+	return &Redis{cfg: cfg, client: newClient(cfg.Addr, cfg.PoolSize, cfg.Timeouts, cfg.Dialer)}, nil
 }
 
 // NewClient returns a go-redis client with the default Timeouts (see
@@ -185,8 +188,14 @@ var probeTimeouts = Timeouts{Dial: 5 * time.Second, Read: 5 * time.Second, Write
 // no CLIENT SETINFO on connect, so that the server sees nothing but the
 // lock's own commands.
 func NewClientWith(addr string, poolSize int, t Timeouts) *redis.Client {
+	return newClient(addr, poolSize, t, nil)
+}
+
+// newClient is NewClientWith dialing with d when d is not nil (the scale
+// scenario spreads connections over several addresses).
+func newClient(addr string, poolSize int, t Timeouts, d bench.Dialer) *redis.Client {
 	t = t.withDefaults()
-	return redis.NewClient(&redis.Options{
+	o := &redis.Options{
 		Addr:                  addr,
 		PoolSize:              poolSize,
 		DisableIdentity:       true,
@@ -195,7 +204,11 @@ func NewClientWith(addr string, poolSize int, t Timeouts) *redis.Client {
 		WriteTimeout:          t.Write,
 		ContextTimeoutEnabled: true,
 		MaxRetries:            -1,
-	})
+	}
+	if d != nil {
+		o.Dialer = d.DialContext
+	}
+	return redis.NewClient(o)
 }
 
 // Acquire implements bench.Locker: SET NX PX, then the waiting strategy's

@@ -43,6 +43,8 @@ type RedlockConfig struct {
 	// Timeouts are the connection timeouts of every master's client; zero
 	// fields take their defaults.
 	Timeouts Timeouts
+	// Dialer, when set, makes the pools' connections; default go-redis's.
+	Dialer bench.Dialer
 }
 
 func (c RedlockConfig) withDefaults() RedlockConfig {
@@ -109,7 +111,7 @@ func NewRedlock(cfg RedlockConfig) (*Redlock, error) {
 	r := &Redlock{cfg: cfg}
 	var pools []redsyncredis.Pool
 	for _, a := range cfg.Addrs {
-		c := NewClientWith(a, cfg.PoolSize, cfg.Timeouts)
+		c := newClient(a, cfg.PoolSize, cfg.Timeouts, cfg.Dialer)
 		r.clients = append(r.clients, c)
 		pools = append(pools, goredis.NewPool(c))
 	}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"slices"
 	"strconv"
@@ -18,7 +19,9 @@ import (
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/containers"
+	"github.com/monolock/monolock-bench/bench/footprint"
 	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/sessions"
 )
 
 // closeTimeout bounds the removal of the session's containers.
@@ -74,7 +77,7 @@ func Start(ctx context.Context, specs []*bench.ServerSpec) (_ *Deployment, err e
 			wg.Go(func() {
 				c, err := s.Start(ctx, containerSpec(spec, i, img, s.Network))
 				if err == nil {
-					ctrs[i] = &server{c: c, opsPort: spec.OpsPort}
+					ctrs[i] = &server{c: c, opsPort: spec.OpsPort, session: s}
 				}
 				errs[i] = err
 			})
@@ -166,6 +169,46 @@ func (d *Deployment) Servers(spec string) []bench.Server {
 type server struct {
 	c       *containers.Container
 	opsPort int
+	session *containers.Session
+
+	mu    sync.Mutex
+	addrs []netip.Addr // Destinations: the container's own address, then extra ones
+}
+
+// Footprint implements footprint.Reader: the container's cgroup memory
+// and CPU from the engine's stats (one-shot).
+func (s *server) Footprint(ctx context.Context) (footprint.Sample, error) {
+	return footprint.Container(ctx, s.c.API(), s.c.ID)
+}
+
+// FileLimits implements sessions.LimitReader: the RLIMIT_NOFILE of the
+// container's main process, read through /proc where the engine runs on
+// this host.
+func (s *server) FileLimits(ctx context.Context) (sessions.FileLimits, error) {
+	pid, err := s.c.PID(ctx)
+	if err != nil {
+		return sessions.FileLimits{}, err
+	}
+	return sessions.ProcessFileLimits(pid, s.c.Name)
+}
+
+// Destinations implements spreaddial.Multihomed: the container's address,
+// then addresses on extra session networks (containers.Session.ExtraAddr),
+// made on first need and kept.
+func (s *server) Destinations(ctx context.Context, n int) ([]netip.Addr, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.addrs) == 0 {
+		s.addrs = []netip.Addr{s.c.IP}
+	}
+	for len(s.addrs) < n {
+		a, err := s.session.ExtraAddr(ctx, s.c)
+		if err != nil {
+			return nil, err
+		}
+		s.addrs = append(s.addrs, a)
+	}
+	return slices.Clone(s.addrs[:n]), nil
 }
 
 func (s *server) Name() string                      { return s.c.Name }

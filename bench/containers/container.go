@@ -372,3 +372,21 @@ func publishedHost() string {
 	}
 	return "127.0.0.1"
 }
+
+// API is the engine client the container is driven with (for its stats,
+// as bench/footprint reads them).
+func (c *Container) API() client.APIClient { return c.api }
+
+// PID is the host process id of the container's main process, as the
+// engine reports it; /proc/<pid> shows it only when the engine runs on
+// this host's PID namespace.
+func (c *Container) PID(ctx context.Context) (int, error) {
+	inspect, err := c.api.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{})
+	if err != nil {
+		return 0, fmt.Errorf("bench: inspect %s: %w", c.Name, err)
+	}
+	if st := inspect.Container.State; st != nil && st.Pid > 0 {
+		return st.Pid, nil
+	}
+	return 0, fmt.Errorf("bench: %s has no running process", c.Name)
+}

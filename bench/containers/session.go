@@ -46,6 +46,7 @@ type Session struct {
 	mu     sync.Mutex
 	lastIP netip.Addr
 	closed bool
+	extra  int // extra networks made by ExtraAddr
 }
 
 // NewSession connects to the Docker engine and creates the session's
@@ -228,4 +229,34 @@ func hostHasAddr(ip netip.Addr) bool {
 		}
 	}
 	return false
+}
+
+// ExtraAddr gives c one more address: it creates another bridge network
+// of the session (removed with it) and connects c to it. Each address is
+// another destination for clients, so one host can open another
+// ephemeral port range's worth of connections to c (bench/spreaddial).
+// In PathPublished mode the address is not reachable from the host.
+func (s *Session) ExtraAddr(ctx context.Context, c *Container) (netip.Addr, error) {
+	api := s.provider.Client()
+	s.mu.Lock()
+	s.extra++
+	name := fmt.Sprintf("%s-x%d", s.Network, s.extra)
+	s.mu.Unlock()
+	labels := map[string]string{LabelProject: "1", LabelSession: s.ID}
+	if _, err := api.NetworkCreate(ctx, name, client.NetworkCreateOptions{Driver: "bridge", Labels: labels}); err != nil {
+		return netip.Addr{}, fmt.Errorf("bench: create network %s: %w", name, err)
+	}
+	if _, err := api.NetworkConnect(ctx, name, client.NetworkConnectOptions{Container: c.ID}); err != nil {
+		return netip.Addr{}, fmt.Errorf("bench: connect %s to %s: %w", c.Name, name, err)
+	}
+	inspect, err := api.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{})
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("bench: inspect %s: %w", c.Name, err)
+	}
+	if ns := inspect.Container.NetworkSettings; ns != nil {
+		if es := ns.Networks[name]; es != nil && es.IPAddress.IsValid() {
+			return es.IPAddress, nil
+		}
+	}
+	return netip.Addr{}, fmt.Errorf("bench: %s has no address on %s", c.Name, name)
 }

@@ -214,3 +214,11 @@ func sockstatTCPPages(line string) (uint64, bool) {
 	}
 	return 0, false
 }
+
+// Reader is implemented by the servers (bench.Server) of the backends that
+// can see a server's memory: bench/local (Process) and
+// bench/containerbackend (Container).
+type Reader interface {
+	// Footprint samples the server's memory and CPU time now.
+	Footprint(ctx context.Context) (Sample, error)
+}

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/footprint"
+	"github.com/monolock/monolock-bench/bench/sessions"
 )
 
 // startTimeout bounds how long a started server may take to serve.
@@ -287,4 +289,14 @@ func FreeAddr() (string, error) {
 	}
 	defer l.Close()
 	return l.Addr().String(), nil
+}
+
+// Footprint implements footprint.Reader: the child's memory from /proc.
+func (p *Process) Footprint(context.Context) (footprint.Sample, error) {
+	return footprint.Process(p.pid())
+}
+
+// FileLimits implements sessions.LimitReader: the child's RLIMIT_NOFILE.
+func (p *Process) FileLimits(context.Context) (sessions.FileLimits, error) {
+	return sessions.ProcessFileLimits(p.pid(), p.name)
 }

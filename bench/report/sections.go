@@ -293,6 +293,8 @@ func (f *figures) scenarioSection(d *document, s string) error {
 		err = f.safetySection(d)
 	case "failover":
 		err = f.failoverSection(d)
+	case "scale":
+		err = f.scaleSection(d)
 	}
 	if err != nil {
 		return err

@@ -196,6 +196,10 @@ type Raw struct {
 	Series []Series `json:"series,omitempty"`
 	// Errors holds up to a few distinct error messages seen.
 	Errors []string `json:"errors,omitempty"`
+	// Skipped, when set, says why the variant was not measured for this
+	// contender (a limit of the machine or the backend); the record then
+	// holds no metrics, and the report shows the reason.
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // Metric is one named figure of one repetition.

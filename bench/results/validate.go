@@ -36,6 +36,12 @@ var specUnits = map[string]map[string]string{
 		"lost_holders": "count", "double_grants": "count",
 		"acquire_p99_during_fault": "us", "tokens_monotonic": "bool",
 	},
+	"scale": {
+		"sessions_reached": "count", "server_bytes_per_session": "bytes", "client_bytes_per_lock": "bytes",
+		"server_cpu_ms_per_sec": "ms/s", "server_ops_per_sec": "1/s", "heartbeats_per_sec": "1/s",
+		"promotion_p50": "us", "promotion_p99": "us", "queue_fill_ms": "ms",
+		"grants_per_sec": "1/s", "wait_p99": "ms",
+	},
 }
 
 // Validate checks r against the schema: version, identity, environment,

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -61,9 +62,41 @@ func RaiseFileLimit() (FileLimits, error) {
 func ProcessFileLimits(pid int, name string) (FileLimits, error) {
 	var r unix.Rlimit
 	if err := unix.Prlimit(pid, unix.RLIMIT_NOFILE, nil, &r); err != nil {
-		return FileLimits{}, fmt.Errorf("sessions: prlimit NOFILE of pid %d: %w", pid, err)
+		// prlimit needs the right to signal the process (a container's
+		// process may belong to another user namespace); its
+		// /proc/<pid>/limits is world-readable.
+		var perr error
+		if r.Cur, r.Max, perr = procLimits(pid); perr != nil {
+			return FileLimits{}, fmt.Errorf("sessions: prlimit NOFILE of pid %d: %w (and %w)", pid, err, perr)
+		}
 	}
 	return FileLimits{Process: name, SoftBefore: r.Cur, Soft: r.Cur, Hard: r.Max, InUse: openFiles(pid), NrOpen: readNrOpen()}, nil
+}
+
+// procLimits reads the soft and hard "Max open files" of
+// /proc/<pid>/limits.
+func procLimits(pid int) (soft, hard uint64, err error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	return parseLimits(string(b))
+}
+
+func parseLimits(s string) (soft, hard uint64, err error) {
+	for line := range strings.Lines(s) {
+		rest, ok := strings.CutPrefix(line, "Max open files")
+		f := strings.Fields(rest)
+		if !ok || len(f) < 2 {
+			continue
+		}
+		soft, err1 := strconv.ParseUint(f[0], 10, 64)
+		hard, err2 := strconv.ParseUint(f[1], 10, 64)
+		if err1 == nil && err2 == nil {
+			return soft, hard, nil
+		}
+	}
+	return 0, 0, fmt.Errorf("sessions: no numeric \"Max open files\" line in /proc/<pid>/limits")
 }
 
 func readNrOpen() uint64 {
@@ -117,4 +150,11 @@ func (l FileLimits) Check(sessions, filesPerSession, reserve int) error {
 	}
 	return fmt.Errorf("sessions: %d sessions need %d open files in the %s process (%d per session + %d reserve + %d in use), its RLIMIT_NOFILE is %d (hard %d): run at most %d sessions, or %s",
 		sessions, sessions*max(filesPerSession, 0)+reserve+l.InUse, l.Process, max(filesPerSession, 0), reserve, l.InUse, l.Soft, l.Hard, most, fix)
+}
+
+// LimitReader is implemented by the servers (bench.Server) of the
+// backends that can read a server process's open-file limit.
+type LimitReader interface {
+	// FileLimits reads the server process's RLIMIT_NOFILE.
+	FileLimits(ctx context.Context) (FileLimits, error)
 }

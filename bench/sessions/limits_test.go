@@ -85,3 +85,14 @@ func TestExplain(t *testing.T) {
 		}
 	}
 }
+
+func TestParseLimits(t *testing.T) {
+	text := "Limit                     Soft Limit           Hard Limit           Units     \nMax processes             unlimited            unlimited            processes \nMax open files            20000                40000                files     \n"
+	soft, hard, err := parseLimits(text)
+	if err != nil || soft != 20000 || hard != 40000 {
+		t.Fatalf("parseLimits = %d, %d, %v; want 20000, 40000", soft, hard, err)
+	}
+	if _, _, err := parseLimits("Max open files unlimited unlimited files\n"); err == nil {
+		t.Fatal("unlimited parsed as a number")
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/sessions"
 )
 
@@ -58,7 +59,7 @@ func TestOutOfFilesChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Printf("check: %v\n", l.Check(200, 1, 16))
-	locker, err := newMonolockLocker(addr, 30*time.Second, nil)
+	locker, err := monolocker.New(addr, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

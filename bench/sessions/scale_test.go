@@ -19,6 +19,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/footprint"
 	"github.com/monolock/monolock-bench/bench/sessions"
 	"github.com/monolock/monolock-bench/bench/spreaddial"
@@ -189,7 +190,7 @@ func measureMonolock(t *testing.T) {
 	if err := plan.Err(); err != nil {
 		t.Skip(err)
 	}
-	locker, err := newMonolockLocker(addr, scaleLease, dialer)
+	locker, err := monolocker.New(addr, scaleLease, monolocker.WithDialer(dialer))
 	if err != nil {
 		t.Fatal(err)
 	}

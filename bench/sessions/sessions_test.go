@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/sessions"
 	"github.com/monolock/monolock-bench/monolock/monolocktest"
 )
@@ -27,10 +28,10 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func newServer(t *testing.T) (*monolocktest.Server, *monolockLocker) {
+func newServer(t *testing.T) (*monolocktest.Server, *monolocker.Locker) {
 	t.Helper()
 	srv := monolocktest.NewServer(t)
-	l, err := newMonolockLocker(srv.Addr, 30*time.Second, nil)
+	l, err := monolocker.New(srv.Addr, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestOpenFailsClearlyAndCleansUp(t *testing.T) {
 	}
 	deadAddr := dead.Addr().String()
 	dead.Close()
-	bad, err := newMonolockLocker(deadAddr, 30*time.Second, nil)
+	bad, err := monolocker.New(deadAddr, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

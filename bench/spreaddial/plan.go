@@ -1,7 +1,9 @@
 package spreaddial
 
 import (
+	"context"
 	"fmt"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -110,4 +112,14 @@ func ForLoopback(sessions int, r PortRange) (*Dialer, error) {
 		return nil, fmt.Errorf("%w (for %d sessions)", err, sessions)
 	}
 	return &Dialer{Sources: src}, nil
+}
+
+// Multihomed is implemented by servers (bench.Server) that can be reached
+// at more addresses on demand: bench/containerbackend connects the
+// container to more networks. A server on loopback needs none: spread its
+// connections over source addresses (Loopback).
+type Multihomed interface {
+	// Destinations returns n addresses that reach the server, its own
+	// first, adding addresses as needed.
+	Destinations(ctx context.Context, n int) ([]netip.Addr, error)
 }

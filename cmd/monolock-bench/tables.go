@@ -18,5 +18,6 @@ func scenarioTable(holderCmd holder.Command) []bench.Scenario {
 		scenarios.FairnessConfig{}.Scenario(),
 		scenarios.SafetyConfig{Holder: holderCmd}.Scenario(),
 		scenarios.FailoverConfig{}.Scenario(),
+		scenarios.Scale(),
 	}
 }

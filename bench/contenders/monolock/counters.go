@@ -24,7 +24,7 @@ const (
 )
 
 const countersSource = "server /metrics: commands = " + metricConnections + " (one ACQUIRE each) + " + metricHeartbeats +
-	"; attempts = " + metricConnections + "; waiting = the " + metricWaiters + " gauge"
+	"; attempts = " + metricConnections + "; waiting = the " + metricWaiters + " gauge; keep-alives = " + metricHeartbeats
 
 // scrapeTimeout bounds one read of /metrics.
 const scrapeTimeout = 5 * time.Second
@@ -60,6 +60,7 @@ func (c *counters) Counts(ctx context.Context) (bench.Counts, error) {
 		n.Commands += int64(m[metricConnections] + m[metricHeartbeats])
 		n.Attempts += int64(m[metricConnections])
 		n.Waiting += int64(m[metricWaiters])
+		n.KeepAlives += int64(m[metricHeartbeats])
 	}
 	return n, nil
 }

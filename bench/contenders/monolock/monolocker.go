@@ -23,8 +23,11 @@ func Contender() bench.Contender {
 		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
 			return New(addrs[0], lease)
 		},
+		OpenWith: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
+			return New(addrs[0], lease, WithDialer(o.Dialer))
+		},
 		Counters: NewCounters,
-		Claims:   Claims(),
+		Claims:   append(Claims(), scaleClaims()...),
 		Notes:    Notes(),
 	}
 }
@@ -48,10 +51,27 @@ type Locker struct {
 	lease  time.Duration
 }
 
+// Option configures New.
+type Option func(*monolock.Config)
+
+// WithDialer makes the client dial every claim's connection with d (the
+// scale scenario spreads connections over several addresses). Default,
+// and with a nil d: the client's own dialer.
+func WithDialer(d bench.Dialer) Option {
+	return func(c *monolock.Config) {
+		if d != nil {
+			c.Dialer = d
+		}
+	}
+}
+
 // New returns a Locker for the server at addr acquiring with lease.
-func New(addr string, lease time.Duration) (*Locker, error) {
-	c := monolock.New(monolock.Config{Address: addr})
-	return &Locker{client: c, lease: lease}, nil
+func New(addr string, lease time.Duration, opts ...Option) (*Locker, error) {
+	cfg := monolock.Config{Address: addr}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return &Locker{client: monolock.New(cfg), lease: lease}, nil
 }
 
 // Acquire implements bench.Locker.

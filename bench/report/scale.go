@@ -1,0 +1,254 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+)
+
+// The scale section: memory, coordinator load and CPU against the number
+// of sessions, promotion latency against queue depth, the slopes a reader
+// can extrapolate with, and why larger counts were skipped.
+
+const scale = "scale"
+
+// point is one figure of a contender at x sessions (or queue depth).
+type point struct{ x, y, lo, hi float64 }
+
+// scaleSeries collects, per contender, the figure metric of the variants
+// with prefix (and without a lease suffix unless suffix says so) against
+// the x metric of the same variant.
+func (f *figures) scaleSeries(prefix, suffix, xMetric, metric string) map[string][]point {
+	out := map[string][]point{}
+	for _, c := range f.locks(scale) {
+		for _, v := range f.variants(scale) {
+			rest, ok := strings.CutPrefix(v, prefix)
+			if !ok || strings.Contains(rest, "-") != (suffix != "") || (suffix != "" && !strings.HasSuffix(rest, suffix)) {
+				continue
+			}
+			x, okx := f.row(scale, c, v, xMetric)
+			y, oky := f.row(scale, c, v, metric)
+			if !okx || !oky || x.Median <= 0 {
+				continue
+			}
+			out[c] = append(out[c], point{x.Median, y.Median, y.Min, y.Max})
+		}
+		slices.SortFunc(out[c], func(a, b point) int { return int(a.x - b.x) })
+	}
+	return out
+}
+
+// seriesChart draws one line per contender on log-scaled axes (y linear
+// when linearY), with the repetitions' spread as error bars.
+func (f *figures) seriesChart(title, xLabel, yLabel string, series map[string][]point, linearY bool) ([]byte, error) {
+	p := newPlot(title, xLabel, yLabel)
+	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, readableLogTicks
+	if !linearY {
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, readableLogTicks
+	} else {
+		p.Y.Tick.Marker = readableTicks
+	}
+	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	lines := 0
+	for _, c := range f.locks(scale) {
+		pts := series[c]
+		var xys plotter.XYs
+		var errs plotter.YErrors
+		for _, pt := range pts {
+			if !linearY && pt.y <= 0 {
+				continue
+			}
+			xys = append(xys, plotter.XY{X: pt.x, Y: pt.y})
+			errs = append(errs, struct{ Low, High float64 }{pt.y - pt.lo, pt.hi - pt.y})
+			xlo, xhi = math.Min(xlo, pt.x), math.Max(xhi, pt.x)
+			ylo, yhi = math.Min(ylo, pt.lo), math.Max(yhi, pt.hi)
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		l, dots, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		l.LineStyle = f.lineStyle(c)
+		dots.Color = l.LineStyle.Color
+		eb := &plotter.YErrorBars{XYs: xys, YErrors: errs, LineStyle: l.LineStyle}
+		eb.LineStyle.Dashes = nil
+		p.Add(l, dots, eb)
+		p.Legend.Add(c, l, dots)
+		lines++
+	}
+	if lines == 0 {
+		return nil, nil
+	}
+	logRange(&p.X, xlo, xhi)
+	if linearY {
+		p.Y.Min = math.Min(0, ylo)
+	} else {
+		logRange(&p.Y, math.Max(ylo, yhi/1e6), yhi)
+	}
+	return svgOf(p)
+}
+
+// line is a least-squares fit y = a + b·x.
+type line struct{ a, b float64 }
+
+func fitLine(pts []point) (line, bool) {
+	if len(pts) < 2 {
+		return line{}, false
+	}
+	var mx, my float64
+	for _, p := range pts {
+		mx += p.x
+		my += p.y
+	}
+	n := float64(len(pts))
+	mx, my = mx/n, my/n
+	var sxx, sxy float64
+	for _, p := range pts {
+		sxx += (p.x - mx) * (p.x - mx)
+		sxy += (p.x - mx) * (p.y - my)
+	}
+	if sxx == 0 {
+		return line{}, false
+	}
+	b := sxy / sxx
+	return line{my - b*mx, b}, true
+}
+
+func (f *figures) scaleSection(d *document) error {
+	type chartSpec struct {
+		name, title, yLabel, caption string
+		prefix, x, metric            string
+		linearY                      bool
+	}
+	charts := []chartSpec{
+		{"scale-memory", "Server memory per idle session", "bytes per session (log scale)",
+			"Anonymous memory of the servers above the empty server, divided by the sessions, against the idle holders at the long lease; error bars span the repetitions.",
+			"idle-", "sessions", "server_bytes_per_session", false},
+		{"scale-ops", "Coordinator commands per second, idle holders", "commands/s (log scale)",
+			"Commands the coordinator served per second while C sessions held a lock each (their keep-alives), from its own counters.",
+			"idle-", "sessions", "server_ops_per_sec", false},
+		{"scale-cpu", "Coordinator CPU, idle holders", "server CPU (ms per second)",
+			"CPU the servers spent per second of wall time while C sessions held a lock each: the cost of keep-alives.",
+			"idle-", "sessions", "server_cpu_ms_per_sec", true},
+		{"scale-queue-ops", "Coordinator commands per second, waiting clients", "commands/s (log scale)",
+			"Commands the coordinator served per second while N clients waited on one held lock: polling shows as load that grows with N.",
+			"queue-", "depth", "server_ops_per_sec", false},
+		{"scale-promotion", "Promotion latency against queue depth", "release → next grant, p50 (us, log scale)",
+			"Time from the release of the holder to the grant of the next waiter, sampled at the front of a queue of N waiters (median of the trials).",
+			"queue-", "depth", "promotion_p50", false},
+	}
+	for _, c := range charts {
+		svg, err := f.seriesChart(c.title, map[string]string{"sessions": "sessions C (log scale)", "depth": "waiters N (log scale)"}[c.x], c.yLabel,
+			f.scaleSeries(c.prefix, "", c.x, c.metric), c.linearY)
+		if err != nil {
+			return err
+		}
+		if svg != nil {
+			d.add(chart{name: c.name, caption: c.caption, svg: svg})
+		}
+	}
+	var parts []string
+	for _, c := range f.locks(scale) {
+		mem := f.scaleSeries("idle-", "", "sessions", "server_bytes_per_session")[c]
+		cpu := f.scaleSeries("idle-", "", "sessions", "server_cpu_ms_per_sec")[c]
+		var fs []string
+		if len(mem) > 0 {
+			// Total bytes against C: the slope is the bytes per session.
+			total := make([]point, len(mem))
+			for i, p := range mem {
+				total[i] = point{x: p.x, y: p.y * p.x}
+			}
+			if l, ok := fitLine(total); ok {
+				fs = append(fs, fmt.Sprintf("memory %s bytes per session (slope over %d counts)", num(l.b), len(mem)))
+			} else {
+				fs = append(fs, fmt.Sprintf("memory %s bytes per session at C = %s", num(mem[0].y), num(mem[0].x)))
+			}
+		}
+		if l, ok := fitLine(cpu); ok {
+			at := l.a + l.b*100000
+			fs = append(fs, fmt.Sprintf("CPU %s ms/s per 1,000 sessions, so 100,000 sessions would take %s ms/s (%.0f%% of 2 cores) by this slope", num(l.b*1000), num(at), at/20))
+		}
+		if len(fs) > 0 {
+			parts = append(parts, c+": "+strings.Join(fs, "; "))
+		}
+	}
+	if len(parts) > 0 {
+		d.p("Slopes at the long lease, fitted across the idle session counts, for extrapolating beyond what this machine allows: " + strings.Join(parts, ". ") + ".")
+	}
+	f.scaleLoad(d)
+	f.scaleLimits(d)
+	return nil
+}
+
+// scaleLoad says how the waiting load and the promotions compare at the
+// deepest queue, and where polling contenders saturated.
+func (f *figures) scaleLoad(d *document) {
+	deepest := ""
+	depth := 0.0
+	for _, v := range f.variants(scale) {
+		if !strings.HasPrefix(v, "queue-") {
+			continue
+		}
+		for _, c := range f.locks(scale) {
+			if x, ok := f.row(scale, c, v, "depth"); ok && x.Median > depth {
+				deepest, depth = v, x.Median
+			}
+		}
+	}
+	if deepest == "" {
+		return
+	}
+	s := fmt.Sprintf("Reading (%s, %s waiters on one lock): commands/s beyond keep-alives while they wait: %s.", deepest, num(depth),
+		f.listFigures(scale, deepest, "waiting_ops_per_sec", f.locks(scale)))
+	if line, _ := f.ranked(scale, deepest, "promotion_p50", f.locks(scale), false); line != "" {
+		s += " Promotion p50, fastest first: " + line + "."
+	}
+	var ratios []string
+	for c, pts := range f.scaleSeries("queue-", "", "depth", "promotion_p50") {
+		if len(pts) > 1 && pts[0].x == 1 && pts[0].y > 0 {
+			last := pts[len(pts)-1]
+			ratios = append(ratios, fmt.Sprintf("%s %s at depth %s", c, ratio(last.y, pts[0].y), num(last.x)))
+		}
+	}
+	if len(ratios) > 0 {
+		slices.Sort(ratios)
+		s += " Promotion p50 at the deepest queue against depth 1 (target: within 2× for a lock that pushes promotions to its queue): " + strings.Join(ratios, ", ") + "."
+	}
+	d.p(s)
+}
+
+// scaleLimits lists the limits the run recorded and every variant skipped
+// or capped, with its reason.
+func (f *figures) scaleLimits(d *document) {
+	var skips []string
+	var limits string
+	for _, x := range f.r.Raw {
+		if x.Scenario != scale {
+			continue
+		}
+		if limits == "" && x.Counts["nofile_bench_soft"] > 0 {
+			c := x.Counts
+			limits = fmt.Sprintf("Limits of this run: RLIMIT_NOFILE %d (hard %d) in the bench process, %d in the server process; the largest C both hold is %d (idle-max). Ephemeral ports %d–%d; connections per (source, destination) address pair at most %d; host sysctls are read and never changed.",
+				c["nofile_bench_soft"], c["nofile_bench_hard"], c["nofile_server1_soft"], c["max_sessions"], c["port_range_low"], c["port_range_high"], c["conns_per_pair"])
+		}
+		if x.Skipped != "" {
+			s := fmt.Sprintf("%s/%s: %s", x.Contender, x.Variant, x.Skipped)
+			if !slices.Contains(skips, s) {
+				skips = append(skips, s)
+			}
+		}
+	}
+	if limits != "" {
+		d.p(limits)
+	}
+	if len(skips) > 0 {
+		d.p("Not measured, or measured only up to a limit:")
+		d.add(list{items: skips})
+	}
+}

@@ -1,0 +1,72 @@
+package scenarios
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/containerbackend"
+	"github.com/monolock/monolock-bench/bench/containers"
+	"github.com/monolock/monolock-bench/bench/contenders"
+)
+
+// TestScaleContainers runs the scale scenario's idle and queue variants at
+// small C on the containers backend for the single-server contenders: 30
+// sessions at most 12 per address pair reach the server container at
+// three addresses (its own and two on extra networks), and the servers'
+// memory comes from the engine's stats.
+func TestScaleContainers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
+	err := containers.Ping(pctx)
+	pcancel()
+	if err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skipf("no Docker engine: %v", err)
+		}
+		t.Fatalf("CI is set but no Docker engine answers: %v", err)
+	}
+	var cs []bench.Contender
+	for _, c := range contenders.Table() {
+		if !c.Floor && !c.ContendedOnly && c.Server.Count() == 1 {
+			cs = append(cs, c)
+		}
+	}
+	specs, err := bench.Specs(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := containerbackend.Start(ctx, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	s := ScaleConfig{
+		Idle: []int{30}, LongLease: 2 * time.Second, Queue: []int{25}, Churn: []int{},
+		MinWindow: 500 * time.Millisecond, Promotions: 3, ConnsPerPair: 12, Concurrency: 8,
+	}.Scenario()
+	res := runScenario(ctx, t, s, cs, d, 2*time.Second)
+	if len(res.Raw) != 2*len(cs) {
+		t.Fatalf("%d records, want %d", len(res.Raw), 2*len(cs))
+	}
+	for _, raw := range res.Raw {
+		m := metricsOf(raw)
+		t.Logf("%s/%s: %v counts %v errors %v skipped %q", raw.Contender, raw.Variant, m, raw.Counts, raw.Errors, raw.Skipped)
+		if raw.Skipped != "" {
+			t.Errorf("%s/%s skipped: %s", raw.Contender, raw.Variant, raw.Skipped)
+			continue
+		}
+		if raw.Counts["destination_addresses"] != 3 {
+			t.Errorf("%s/%s: %d destination addresses, want 3", raw.Contender, raw.Variant, raw.Counts["destination_addresses"])
+		}
+		if _, ok := m["server_bytes_per_session"]; !ok {
+			t.Errorf("%s/%s: no server memory from the engine's stats", raw.Contender, raw.Variant)
+		}
+		if raw.Variant == "idle-30" && m["sessions_reached"] != 30 {
+			t.Errorf("%s: %v sessions reached, want 30", raw.Contender, m["sessions_reached"])
+		}
+	}
+}
