@@ -66,6 +66,11 @@ type ServerSpec struct {
 	// Version, when set, asks a running server for its version, for the
 	// report.
 	Version func(ctx context.Context, addr string) (string, error)
+	// Sysctls are namespaced kernel settings the server needs
+	// ("net.ipv4.tcp_fastopen": "3"). The containers backend sets them in
+	// the server container's network namespace; the local backend never
+	// changes the host's settings and records where they differ.
+	Sysctls map[string]string
 }
 
 // ServerArgs is what a backend tells ServerSpec.Args.

@@ -50,8 +50,13 @@ type Locker struct {
 
 // New returns a Locker for the server at addr acquiring with lease.
 func New(addr string, lease time.Duration) (*Locker, error) {
-	c := monolock.New(monolock.Config{Address: addr})
-	return &Locker{client: c, lease: lease}, nil
+	return NewWith(monolock.Config{Address: addr}, lease), nil
+}
+
+// NewWith returns a Locker on a client of cfg (warm spares, TCP Fast
+// Open) acquiring with lease.
+func NewWith(cfg monolock.Config, lease time.Duration) *Locker {
+	return &Locker{client: monolock.New(cfg), lease: lease}
 }
 
 // Acquire implements bench.Locker.
@@ -66,8 +71,9 @@ func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
 	return held{lk}, nil
 }
 
-// Close implements bench.Locker; the client keeps no shared resources.
-func (l *Locker) Close() error { return nil }
+// Close implements bench.Locker: it closes the client's spare
+// connections, if it has any.
+func (l *Locker) Close() error { return l.client.Close() }
 
 type held struct{ l *monolock.Lock }
 
