@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench/results"
@@ -51,6 +52,9 @@ type plannedStep struct {
 	scenario  *Scenario
 	variant   Variant
 	contender Contender
+	// together are the contenders of an interleaved variant's step (one
+	// step per repetition); contender is then the zero value.
+	together []Contender
 }
 
 // Run fills res.Parameters, res.Contenders, res.Claims, res.Raw, res.Summary and
@@ -102,7 +106,7 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 		st := &steps[i]
 		var left time.Duration
 		for _, later := range steps[i:] {
-			left += later.variant.Estimate
+			left += later.estimate()
 		}
 		if estimated > 0 {
 			left = time.Duration(float64(left) * float64(actual) / float64(estimated))
@@ -111,11 +115,9 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 		if r.Progress != nil {
 			r.Progress.Start(st.Step)
 		}
-		servers := r.Deployment.Servers(st.contender.Server.Name)
-		env := &Env{Contender: st.contender, Servers: servers, Addrs: Addrs(servers), Lease: r.Lease}
 		begin := time.Now()
-		raw, err := st.variant.Run(ctx, env)
-		estimated += st.variant.Estimate
+		raws, err := r.runStep(ctx, st)
+		estimated += st.estimate()
 		actual += time.Since(begin)
 		if r.Progress != nil {
 			r.Progress.Finish(st.Step, err)
@@ -143,12 +145,14 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 			failed = append(failed, msg)
 			continue
 		}
-		raw.Scenario, raw.Contender, raw.Variant, raw.Repetition = st.Scenario, st.Contender, st.Variant, st.Repetition
-		for i := range raw.Metrics {
-			raw.Metrics[i].Better = st.scenario.Better[raw.Metrics[i].Name]
+		for _, raw := range raws {
+			raw.Scenario, raw.Variant, raw.Repetition = st.Scenario, st.Variant, st.Repetition
+			for i := range raw.Metrics {
+				raw.Metrics[i].Better = st.scenario.Better[raw.Metrics[i].Name]
+			}
+			raw.StartedAt = begin.UTC()
+			res.Raw = append(res.Raw, raw)
 		}
-		raw.StartedAt = begin.UTC()
-		res.Raw = append(res.Raw, raw)
 	}
 	res.Summary = results.Summarize(res.Raw)
 	if len(failed) > 0 {
@@ -157,16 +161,56 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 	return nil
 }
 
+// runStep measures one step and returns its records with the contender
+// named (one record, or one per contender of an interleaved step).
+func (r *Runner) runStep(ctx context.Context, st *plannedStep) ([]results.Raw, error) {
+	env := func(c Contender) *Env {
+		servers := r.Deployment.Servers(c.Server.Name)
+		return &Env{Contender: c, Servers: servers, Addrs: Addrs(servers), Lease: r.Lease}
+	}
+	if st.variant.Interleaved == nil {
+		raw, err := st.variant.Run(ctx, env(st.contender))
+		raw.Contender = st.Contender
+		return []results.Raw{raw}, err
+	}
+	envs := make([]*Env, len(st.together))
+	for i, c := range st.together {
+		envs[i] = env(c)
+	}
+	raws, err := st.variant.Interleaved(ctx, envs)
+	if err == nil && len(raws) != len(envs) {
+		err = fmt.Errorf("bench: interleaved variant %s returned %d records for %d contenders", st.Variant, len(raws), len(envs))
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i := range raws {
+		raws[i].Contender = st.together[i].Name
+	}
+	return raws, nil
+}
+
+// estimate is the expected wall time of the step.
+func (st *plannedStep) estimate() time.Duration {
+	return st.variant.Estimate * time.Duration(max(len(st.together), 1))
+}
+
 // plan lists the steps in run order: scenario, variant, repetition,
-// contender.
+// contender; an interleaved variant has one step per repetition for all
+// its contenders.
 func (r *Runner) plan(reps int) []plannedStep {
 	var steps []plannedStep
 	for si := range r.Scenarios {
 		s := &r.Scenarios[si]
 		for _, v := range s.Variants(r.Quick) {
 			for rep := 1; rep <= reps; rep++ {
+				var together []Contender
 				for _, c := range r.Contenders {
 					if (c.Floor && !s.Floors) || (c.ContendedOnly && !v.Contended) {
+						continue
+					}
+					if v.Interleaved != nil {
+						together = append(together, c)
 						continue
 					}
 					steps = append(steps, plannedStep{
@@ -177,6 +221,15 @@ func (r *Runner) plan(reps int) []plannedStep {
 						scenario: s, variant: v, contender: c,
 					})
 				}
+				if len(together) > 0 {
+					steps = append(steps, plannedStep{
+						Step: Step{
+							Scenario: s.Name, Variant: v.Name, Contender: interleavedName(together),
+							Repetition: rep, Repetitions: reps,
+						},
+						scenario: s, variant: v, together: together,
+					})
+				}
 			}
 		}
 	}
@@ -184,6 +237,16 @@ func (r *Runner) plan(reps int) []plannedStep {
 		steps[i].Index, steps[i].Total = i+1, len(steps)
 	}
 	return steps
+}
+
+// interleavedName names the contenders of an interleaved step for progress
+// and notes.
+func interleavedName(cs []Contender) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Name
+	}
+	return "interleaved " + strings.Join(names, "+")
 }
 
 // ErrNoServers is returned by CheckDeployment when a contender's servers
