@@ -116,11 +116,11 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 			r.Progress.Start(st.Step)
 		}
 		begin := time.Now()
-		raws, err := r.runStep(ctx, st)
+		raws, errs := r.runStep(ctx, st)
 		estimated += st.estimate()
 		actual += time.Since(begin)
 		if r.Progress != nil {
-			r.Progress.Finish(st.Step, err)
+			r.Progress.Finish(st.Step, errors.Join(errs...))
 		}
 		if ctx.Err() != nil {
 			res.Partial = true
@@ -129,23 +129,23 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 			res.Summary = results.Summarize(res.Raw)
 			return ctx.Err()
 		}
-		var skip *SkipError
-		if errors.As(err, &skip) {
-			if at := st.Scenario + "/" + st.Variant + "/" + st.Contender; !skipped[at] {
-				skipped[at] = true
-				res.Notes = append(res.Notes, at+" skipped: "+skip.Reason)
+		for j, raw := range raws {
+			at := st.Scenario + "/" + st.Variant + "/" + raw.Contender
+			var skip *SkipError
+			if err := errs[j]; errors.As(err, &skip) {
+				if !skipped[at] {
+					skipped[at] = true
+					res.Notes = append(res.Notes, at+" skipped: "+skip.Reason)
+				}
+				continue
+			} else if err != nil {
+				msg := fmt.Sprintf("%s repetition %d failed: %v", at, st.Repetition, err)
+				log.Error("bench: step failed", "scenario", st.Scenario, "variant", st.Variant,
+					"contender", raw.Contender, "repetition", st.Repetition, "err", err)
+				res.Notes = append(res.Notes, msg)
+				failed = append(failed, msg)
+				continue
 			}
-			continue
-		}
-		if err != nil {
-			msg := fmt.Sprintf("%s/%s/%s repetition %d failed: %v", st.Scenario, st.Variant, st.Contender, st.Repetition, err)
-			log.Error("bench: step failed", "scenario", st.Scenario, "variant", st.Variant,
-				"contender", st.Contender, "repetition", st.Repetition, "err", err)
-			res.Notes = append(res.Notes, msg)
-			failed = append(failed, msg)
-			continue
-		}
-		for _, raw := range raws {
 			raw.Scenario, raw.Variant, raw.Repetition = st.Scenario, st.Variant, st.Repetition
 			for i := range raw.Metrics {
 				raw.Metrics[i].Better = st.scenario.Better[raw.Metrics[i].Name]
@@ -161,9 +161,10 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 	return nil
 }
 
-// runStep measures one step and returns its records with the contender
-// named (one record, or one per contender of an interleaved step).
-func (r *Runner) runStep(ctx context.Context, st *plannedStep) ([]results.Raw, error) {
+// runStep measures one step and returns its records, each with its
+// contender named, and an error per record (one record, or one per
+// contender of an interleaved step).
+func (r *Runner) runStep(ctx context.Context, st *plannedStep) ([]results.Raw, []error) {
 	env := func(c Contender) *Env {
 		servers := r.Deployment.Servers(c.Server.Name)
 		return &Env{Contender: c, Servers: servers, Addrs: Addrs(servers), Lease: r.Lease}
@@ -171,23 +172,24 @@ func (r *Runner) runStep(ctx context.Context, st *plannedStep) ([]results.Raw, e
 	if st.variant.Interleaved == nil {
 		raw, err := st.variant.Run(ctx, env(st.contender))
 		raw.Contender = st.Contender
-		return []results.Raw{raw}, err
+		return []results.Raw{raw}, []error{err}
 	}
 	envs := make([]*Env, len(st.together))
 	for i, c := range st.together {
 		envs[i] = env(c)
 	}
-	raws, err := st.variant.Interleaved(ctx, envs)
-	if err == nil && len(raws) != len(envs) {
-		err = fmt.Errorf("bench: interleaved variant %s returned %d records for %d contenders", st.Variant, len(raws), len(envs))
-	}
-	if err != nil {
-		return nil, err
+	raws, errs := st.variant.Interleaved(ctx, envs)
+	if len(raws) != len(envs) || len(errs) != len(envs) {
+		err := fmt.Errorf("bench: interleaved variant %s returned %d records and %d errors for %d contenders", st.Variant, len(raws), len(errs), len(envs))
+		raws, errs = make([]results.Raw, len(envs)), make([]error, len(envs))
+		for i := range errs {
+			errs[i] = err
+		}
 	}
 	for i := range raws {
 		raws[i].Contender = st.together[i].Name
 	}
-	return raws, nil
+	return raws, errs
 }
 
 // estimate is the expected wall time of the step.

@@ -51,9 +51,10 @@ type Variant struct {
 	// contender of a repetition in one call, so that it can alternate them
 	// in short blocks and a slow drift of the machine (other processes,
 	// scheduling, frequency) falls on all of them alike. It returns one
-	// record per env, in envs' order, filled in as by Run; Estimate is
+	// record and one error per env, in envs' order, each filled in as by
+	// Run (a contender that failed does not stop the others); Estimate is
 	// then per contender.
-	Interleaved func(ctx context.Context, envs []*Env) ([]results.Raw, error)
+	Interleaved func(ctx context.Context, envs []*Env) ([]results.Raw, []error)
 }
 
 // Env is what a Variant's Run gets: the contender, its servers and the
