@@ -99,6 +99,7 @@ func Claims() []results.ClaimRule {
 			Spread: results.SpreadRange,
 			Quote:  []results.ClaimQuote{{Metric: "token_gap"}},
 		},
+		ThroughputTarget("monolock"),
 	}
 }
 
