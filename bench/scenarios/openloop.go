@@ -24,8 +24,8 @@ import (
 // closed-loop maximum; open-<Rate> offers one absolute rate to every
 // contender. A zero field takes its default: Fractions 0.25, 0.5, 0.75;
 // Rate 500/s (a rate every contender of the table sustains on two cores);
-// Workers 16 (the connections, each on its own key); Calibration 2s
-// (quick 500ms); Duration 2s (quick 600ms); Warmup 300ms (quick 150ms).
+// Workers 16 (the connections, each on its own key); Calibration 1s
+// (quick 500ms); Duration 1.5s (quick 600ms); Warmup 200ms (quick 150ms).
 //
 // The closed-loop maximum is calibrated inside the variants, since the
 // latency scenario runs before throughput: Workers workers in a closed
@@ -57,9 +57,9 @@ func (c OpenLoopConfig) withDefaults(quick bool) OpenLoopConfig {
 			}
 		}
 	}
-	def(&c.Calibration, 2*time.Second, 500*time.Millisecond)
-	def(&c.Duration, 2*time.Second, 600*time.Millisecond)
-	def(&c.Warmup, 300*time.Millisecond, 150*time.Millisecond)
+	def(&c.Calibration, time.Second, 500*time.Millisecond)
+	def(&c.Duration, 1500*time.Millisecond, 600*time.Millisecond)
+	def(&c.Warmup, 200*time.Millisecond, 150*time.Millisecond)
 	return c
 }
 
