@@ -3,6 +3,7 @@ package monolocker
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
@@ -33,7 +34,7 @@ func WarmContender() bench.Contender {
 			return NewWith(monolock.Config{Address: addrs[0], Spares: WarmSpares}, lease), nil
 		},
 		Counters: NewCounters,
-		Claims:   append(VariantClaims("monolock-warm"), warmTargets()...),
+		Claims:   append(VariantClaims("monolock-warm", "with warm spares"), warmTargets()...),
 		Notes:    []string{WarmNote},
 	}
 }
@@ -73,7 +74,7 @@ func FastOpenContender() bench.Contender {
 			return NewWith(monolock.Config{Address: addrs[0], TCPFastOpen: true}, lease), nil
 		},
 		Counters: NewCounters,
-		Claims:   append(append(VariantClaims("monolock-tfo"), fastOpenInEffect()), fastOpenTargets()...),
+		Claims:   append(append(VariantClaims("monolock-tfo", "with TCP Fast Open"), fastOpenInEffect()), fastOpenTargets()...),
 		Notes:    []string{FastOpenNote},
 	}
 }
@@ -84,9 +85,10 @@ const (
 	FastOpenNote = "TCP Fast Open (monolock-tfo): the ACQUIRE rides in the SYN once the client holds a cookie, saving the handshake without idle connections. It needs the kernel to allow it on both sides (net.ipv4.tcp_fastopen: 0x1 on the client, 0x2 on the server) and a network path that does not strip the option, and falls back silently otherwise. A SYN with data may be replayed by the network: the duplicate connection's claim is reset and released by the server, the client never sees it."
 )
 
-// VariantClaims are the claims checked for a monolock variant: the
-// acquisition-latency claim, as for monolock.
-func VariantClaims(subject string) []results.ClaimRule {
+// VariantClaims are the claims checked for a monolock client variant (how
+// names it: "with warm spares"): the acquisition-latency claim, as for
+// monolock.
+func VariantClaims(subject, how string) []results.ClaimRule {
 	var r results.ClaimRule
 	for _, c := range Claims() {
 		if c.ID == "acquire-latency" {
@@ -95,6 +97,7 @@ func VariantClaims(subject string) []results.ClaimRule {
 	}
 	r.ID += "-" + subject
 	r.Subject = subject
+	r.Claim = strings.TrimSuffix(r.Claim, ".") + " (" + how + ")."
 	r.Statement = "Uncontended (latency, w1), " + subject + "'s median acquire p50 is within a factor of the Redis contender's."
 	return []results.ClaimRule{r}
 }
