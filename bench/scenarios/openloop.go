@@ -25,7 +25,7 @@ import (
 // contender. A zero field takes its default: Fractions 0.25, 0.5, 0.75;
 // Rate 500/s (a rate every contender of the table sustains on two cores);
 // Workers 16 (the connections, each on its own key); Calibration 1s
-// (quick 500ms); Duration 1.5s (quick 600ms); Warmup 200ms (quick 150ms).
+// (quick 400ms); Duration 1.5s (quick 400ms); Warmup 200ms (quick 100ms).
 //
 // The closed-loop maximum is calibrated inside the variants, since the
 // latency scenario runs before throughput: Workers workers in a closed
@@ -57,9 +57,9 @@ func (c OpenLoopConfig) withDefaults(quick bool) OpenLoopConfig {
 			}
 		}
 	}
-	def(&c.Calibration, time.Second, 500*time.Millisecond)
-	def(&c.Duration, 1500*time.Millisecond, 600*time.Millisecond)
-	def(&c.Warmup, 200*time.Millisecond, 150*time.Millisecond)
+	def(&c.Calibration, time.Second, 400*time.Millisecond)
+	def(&c.Duration, 1500*time.Millisecond, 400*time.Millisecond)
+	def(&c.Warmup, 200*time.Millisecond, 100*time.Millisecond)
 	return c
 }
 
