@@ -364,6 +364,8 @@ func TestRunnerRecordsSkips(t *testing.T) {
 	}
 	if len(res.Raw) != 0 || !reflect.DeepEqual(res.Notes, []string{"s/v/a skipped: no minority"}) {
 		t.Fatalf("raw %d, notes %q", len(res.Raw), res.Notes)
+	}
+}
 
 // An interleaved variant runs once per repetition for all its contenders;
 // each contender gets its own record or its own failure.
