@@ -366,3 +366,47 @@ func TestRunnerRecordsSkips(t *testing.T) {
 		t.Fatalf("raw %d, notes %q", len(res.Raw), res.Notes)
 	}
 }
+
+// An interleaved variant runs once per repetition for all its contenders;
+// each contender gets its own record or its own failure.
+func TestRunnerInterleaved(t *testing.T) {
+	open := func(context.Context, []string, time.Duration) (Locker, error) { return &scriptedLocker{}, nil }
+	ra, rf := &ServerSpec{Name: "ra"}, &ServerSpec{Name: "rf"}
+	contenders := []Contender{
+		{Name: "a", Server: ra, Open: open},
+		{Name: "spin", Server: ra, Open: open, ContendedOnly: true},
+		{Name: "floor", Server: rf, Open: open, Floor: true},
+	}
+	var calls [][]string
+	v := Variant{Name: "w1", Estimate: time.Second,
+		Interleaved: func(_ context.Context, envs []*Env) ([]results.Raw, []error) {
+			var names []string
+			raws, errs := make([]results.Raw, len(envs)), make([]error, len(envs))
+			for i, e := range envs {
+				names = append(names, e.Contender.Name)
+				raws[i].Metrics = []results.Metric{{Name: "m", Unit: "u", Value: float64(i)}}
+				if e.Contender.Name == "floor" && len(calls) == 1 {
+					errs[i] = errors.New("boom")
+				}
+			}
+			calls = append(calls, names)
+			return raws, errs
+		}}
+	scen := []Scenario{{Name: "latency", Floors: true, Settings: func(bool) results.Settings { return nil },
+		Variants: func(bool) []Variant { return []Variant{v} }}}
+	r := &Runner{Scenarios: scen, Contenders: contenders, Deployment: fakeDeployment{}, Lease: time.Second, Repetitions: 2}
+	res := &results.Results{}
+	if err := r.Run(context.Background(), res); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("Run = %v, want the floor's failure", err)
+	}
+	if len(calls) != 2 || strings.Join(calls[0], " ") != "a floor" {
+		t.Fatalf("calls %v, want two (one per repetition) with a and floor", calls)
+	}
+	var got []string
+	for _, x := range res.Raw {
+		got = append(got, fmt.Sprintf("%s/%d", x.Contender, x.Repetition))
+	}
+	if strings.Join(got, " ") != "a/1 floor/1 a/2" || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "latency/w1/floor repetition 2") {
+		t.Fatalf("records %v notes %q", got, res.Notes)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench/results"
@@ -52,6 +53,9 @@ type plannedStep struct {
 	scenario  *Scenario
 	variant   Variant
 	contender Contender
+	// together are the contenders of an interleaved variant's step (one
+	// step per repetition); contender is then the zero value.
+	together []Contender
 }
 
 // Run fills res.Parameters, res.Contenders, res.Claims, res.Raw, res.Summary and
@@ -103,7 +107,7 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 		st := &steps[i]
 		var left time.Duration
 		for _, later := range steps[i:] {
-			left += later.variant.Estimate
+			left += later.estimate()
 		}
 		if estimated > 0 {
 			left = time.Duration(float64(left) * float64(actual) / float64(estimated))
@@ -112,14 +116,12 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 		if r.Progress != nil {
 			r.Progress.Start(st.Step)
 		}
-		servers := r.Deployment.Servers(st.contender.Server.Name)
-		env := &Env{Contender: st.contender, Servers: servers, Addrs: Addrs(servers), Lease: r.Lease, Deployment: r.Deployment}
 		begin := time.Now()
-		raw, err := st.variant.Run(ctx, env)
-		estimated += st.variant.Estimate
+		raws, errs := r.runStep(ctx, st)
+		estimated += st.estimate()
 		actual += time.Since(begin)
 		if r.Progress != nil {
-			r.Progress.Finish(st.Step, err)
+			r.Progress.Finish(st.Step, errors.Join(errs...))
 		}
 		if ctx.Err() != nil {
 			res.Partial = true
@@ -128,28 +130,30 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 			res.Summary = results.Summarize(res.Raw)
 			return ctx.Err()
 		}
-		var skip *SkipError
-		if errors.As(err, &skip) {
-			if at := st.Scenario + "/" + st.Variant + "/" + st.Contender; !skipped[at] {
-				skipped[at] = true
-				res.Notes = append(res.Notes, at+" skipped: "+skip.Reason)
+		for j, raw := range raws {
+			at := st.Scenario + "/" + st.Variant + "/" + raw.Contender
+			var skip *SkipError
+			if err := errs[j]; errors.As(err, &skip) {
+				if !skipped[at] {
+					skipped[at] = true
+					res.Notes = append(res.Notes, at+" skipped: "+skip.Reason)
+				}
+				continue
+			} else if err != nil {
+				msg := fmt.Sprintf("%s repetition %d failed: %v", at, st.Repetition, err)
+				log.Error("bench: step failed", "scenario", st.Scenario, "variant", st.Variant,
+					"contender", raw.Contender, "repetition", st.Repetition, "err", err)
+				res.Notes = append(res.Notes, msg)
+				failed = append(failed, msg)
+				continue
 			}
-			continue
+			raw.Scenario, raw.Variant, raw.Repetition = st.Scenario, st.Variant, st.Repetition
+			for i := range raw.Metrics {
+				raw.Metrics[i].Better = st.scenario.Better[raw.Metrics[i].Name]
+			}
+			raw.StartedAt = begin.UTC()
+			res.Raw = append(res.Raw, raw)
 		}
-		if err != nil {
-			msg := fmt.Sprintf("%s/%s/%s repetition %d failed: %v", st.Scenario, st.Variant, st.Contender, st.Repetition, err)
-			log.Error("bench: step failed", "scenario", st.Scenario, "variant", st.Variant,
-				"contender", st.Contender, "repetition", st.Repetition, "err", err)
-			res.Notes = append(res.Notes, msg)
-			failed = append(failed, msg)
-			continue
-		}
-		raw.Scenario, raw.Contender, raw.Variant, raw.Repetition = st.Scenario, st.Contender, st.Variant, st.Repetition
-		for i := range raw.Metrics {
-			raw.Metrics[i].Better = st.scenario.Better[raw.Metrics[i].Name]
-		}
-		raw.StartedAt = begin.UTC()
-		res.Raw = append(res.Raw, raw)
 	}
 	res.Summary = results.Summarize(res.Raw)
 	if len(failed) > 0 {
@@ -158,17 +162,59 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 	return nil
 }
 
+// runStep measures one step and returns its records, each with its
+// contender named, and an error per record (one record, or one per
+// contender of an interleaved step).
+func (r *Runner) runStep(ctx context.Context, st *plannedStep) ([]results.Raw, []error) {
+	env := func(c Contender) *Env {
+		servers := r.Deployment.Servers(c.Server.Name)
+		return &Env{Contender: c, Servers: servers, Addrs: Addrs(servers), Lease: r.Lease, Deployment: r.Deployment}
+	}
+	if st.variant.Interleaved == nil {
+		raw, err := st.variant.Run(ctx, env(st.contender))
+		raw.Contender = st.Contender
+		return []results.Raw{raw}, []error{err}
+	}
+	envs := make([]*Env, len(st.together))
+	for i, c := range st.together {
+		envs[i] = env(c)
+	}
+	raws, errs := st.variant.Interleaved(ctx, envs)
+	if len(raws) != len(envs) || len(errs) != len(envs) {
+		err := fmt.Errorf("bench: interleaved variant %s returned %d records and %d errors for %d contenders", st.Variant, len(raws), len(errs), len(envs))
+		raws, errs = make([]results.Raw, len(envs)), make([]error, len(envs))
+		for i := range errs {
+			errs[i] = err
+		}
+	}
+	for i := range raws {
+		raws[i].Contender = st.together[i].Name
+	}
+	return raws, errs
+}
+
+// estimate is the expected wall time of the step.
+func (st *plannedStep) estimate() time.Duration {
+	return st.variant.Estimate * time.Duration(max(len(st.together), 1))
+}
+
 // plan lists the steps in run order: scenario, variant, repetition,
-// contender.
+// contender; an interleaved variant has one step per repetition for all
+// its contenders.
 func (r *Runner) plan(reps int) []plannedStep {
 	var steps []plannedStep
 	for si := range r.Scenarios {
 		s := &r.Scenarios[si]
 		for _, v := range s.Variants(r.Quick) {
 			for rep := 1; rep <= reps; rep++ {
+				var together []Contender
 				for _, c := range r.Contenders {
 					if (c.Floor && !s.Floors) || (c.ContendedOnly && !v.Contended) ||
 						(len(c.Scenarios) > 0 && !slices.Contains(c.Scenarios, s.Name)) {
+						continue
+					}
+					if v.Interleaved != nil {
+						together = append(together, c)
 						continue
 					}
 					steps = append(steps, plannedStep{
@@ -179,6 +225,15 @@ func (r *Runner) plan(reps int) []plannedStep {
 						scenario: s, variant: v, contender: c,
 					})
 				}
+				if len(together) > 0 {
+					steps = append(steps, plannedStep{
+						Step: Step{
+							Scenario: s.Name, Variant: v.Name, Contender: interleavedName(together),
+							Repetition: rep, Repetitions: reps,
+						},
+						scenario: s, variant: v, together: together,
+					})
+				}
 			}
 		}
 	}
@@ -186,6 +241,16 @@ func (r *Runner) plan(reps int) []plannedStep {
 		steps[i].Index, steps[i].Total = i+1, len(steps)
 	}
 	return steps
+}
+
+// interleavedName names the contenders of an interleaved step for progress
+// and notes.
+func interleavedName(cs []Contender) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Name
+	}
+	return "interleaved " + strings.Join(names, "+")
 }
 
 // ErrNoServers is returned by CheckDeployment when a contender's servers

@@ -47,6 +47,14 @@ type Variant struct {
 	// scenario, contender, variant, repetition and StartedAt. On
 	// cancellation it returns ctx.Err().
 	Run func(ctx context.Context, env *Env) (results.Raw, error)
+	// Interleaved, when set, is used instead of Run: it measures every
+	// contender of a repetition in one call, so that it can alternate them
+	// in short blocks and a slow drift of the machine (other processes,
+	// scheduling, frequency) falls on all of them alike. It returns one
+	// record and one error per env, in envs' order, each filled in as by
+	// Run (a contender that failed does not stop the others); Estimate is
+	// then per contender.
+	Interleaved func(ctx context.Context, envs []*Env) ([]results.Raw, []error)
 }
 
 // Env is what a Variant's Run gets: the contender, its servers and the

@@ -71,6 +71,11 @@ type ServerSpec struct {
 	// early: the clock-jump variants apply to it. Default false (leases on
 	// a monotonic clock, or a static binary no interposer reaches).
 	WallClockExpiry bool
+	// Sysctls are namespaced kernel settings the server needs
+	// ("net.ipv4.tcp_fastopen": "3"). The containers backend sets them in
+	// the server container's network namespace; the local backend never
+	// changes the host's settings and records where they differ.
+	Sysctls map[string]string
 }
 
 // ServerArgs is what a backend tells ServerSpec.Args.

@@ -39,6 +39,10 @@ type Measurement struct {
 	// TimeWait is the number of TIME_WAIT sockets to the contender's
 	// servers at the end of the span (see TimeWaitTo).
 	TimeWait int
+	// FastOpen is the change of this namespace's TCP Fast Open counters
+	// during the span; FastOpenOK is false when they cannot be read.
+	FastOpen   FastOpen
+	FastOpenOK bool
 }
 
 // Measure opens the contender, runs w against it and closes it again.
@@ -67,6 +71,7 @@ func (e *Env) Measure(ctx context.Context, w Workload) (Measurement, error) {
 	if err != nil {
 		return m, err
 	}
+	tfo0, tfoErr := ReadFastOpen()
 	mctx, cancel := ctx, context.CancelFunc(func() {})
 	if w.Cycles <= 0 {
 		mctx, cancel = context.WithTimeout(ctx, w.Duration)
@@ -85,6 +90,9 @@ func (e *Env) Measure(ctx context.Context, w Workload) (Measurement, error) {
 	srv1, _, _, err := e.ServerCPU(ctx)
 	if err != nil {
 		return m, err
+	}
+	if tfo1, err := ReadFastOpen(); err == nil && tfoErr == nil {
+		m.FastOpen, m.FastOpenOK = tfo1.Sub(tfo0), true
 	}
 	m.Rec = NewRecorder()
 	for _, r := range recs {

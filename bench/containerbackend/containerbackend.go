@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"os"
 	"slices"
@@ -35,6 +36,7 @@ type Deployment struct {
 	specs     []string                  // in start order, for Describe
 	servers   map[string][]bench.Server // of *server
 	images    []results.Image
+	sysctls   map[string]string // the specs' settings, for Describe
 	engine    string
 	shifted   int // clock-shifted server sets started, for unique names
 	closeOnce sync.Once
@@ -48,7 +50,7 @@ func Start(ctx context.Context, specs []*bench.ServerSpec) (_ *Deployment, err e
 	if err != nil {
 		return nil, err
 	}
-	d := &Deployment{session: s, servers: map[string][]bench.Server{}}
+	d := &Deployment{session: s, servers: map[string][]bench.Server{}, sysctls: map[string]string{}}
 	defer func() {
 		if err != nil {
 			d.Close()
@@ -90,6 +92,9 @@ func Start(ctx context.Context, specs []*bench.ServerSpec) (_ *Deployment, err e
 		d.servers[spec.Name] = ctrs
 		d.mu.Unlock()
 		d.specs = append(d.specs, spec.Name)
+		for k, v := range spec.Sysctls {
+			d.sysctls[spec.Name+": "+k] = v + " (set in the server container's network namespace)"
+		}
 	}
 	return d, nil
 }
@@ -139,7 +144,7 @@ func containerSpec(spec *bench.ServerSpec, i int, img containers.Image, network 
 	if spec.GoPackage == "" && spec.Image == nil {
 		cmd = append([]string{spec.Executable}, cmd...)
 	}
-	cs := containers.Spec{Name: spec.ServerName(i), Image: img, Cmd: cmd, Port: spec.Port, Ports: ports}
+	cs := containers.Spec{Name: spec.ServerName(i), Image: img, Cmd: cmd, Port: spec.Port, Ports: ports, Sysctls: spec.Sysctls}
 	if spec.Ready != nil {
 		cs.Ready = func(ctx context.Context, c *containers.Container) error {
 			if err := containers.TCPReady(ctx, c); err != nil {
@@ -284,6 +289,10 @@ func (d *Deployment) Describe(env *results.Environment) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	env.Images = append(env.Images, d.images...)
+	if len(d.sysctls) > 0 && env.Sysctls == nil {
+		env.Sysctls = map[string]string{}
+	}
+	maps.Copy(env.Sysctls, d.sysctls)
 	for _, spec := range d.specs {
 		for _, s := range d.servers[spec] {
 			env.Servers = append(env.Servers, results.Server{Role: s.Name(), Address: s.Addr()})

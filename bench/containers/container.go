@@ -48,6 +48,10 @@ type Spec struct {
 	Ready ReadyFunc
 	// StartTimeout bounds the wait for Ready. Default: DefaultStartTimeout.
 	StartTimeout time.Duration
+	// Sysctls are namespaced kernel settings of the container
+	// (HostConfig.Sysctls), e.g. net.ipv4.tcp_fastopen for its own
+	// network namespace. Default none.
+	Sysctls map[string]string
 }
 
 // Container is a running (or stopped, killed, paused) container of a
@@ -105,6 +109,9 @@ func (s *Session) Start(ctx context.Context, spec Spec) (*Container, error) {
 				es.IPAMConfig = &network.EndpointIPAMConfig{IPv4Address: ip}
 			}
 		},
+	}
+	if len(spec.Sysctls) > 0 {
+		req.HostConfigModifier = func(hc *container.HostConfig) { hc.Sysctls = spec.Sysctls }
 	}
 	if s.Path == PathPublished {
 		for _, p := range append([]int{spec.Port}, spec.Ports...) {

@@ -18,6 +18,8 @@ import (
 func Table() []bench.Contender {
 	return []bench.Contender{
 		monolocker.Contender(),
+		monolocker.WarmContender(),
+		monolocker.FastOpenContender(),
 		redisbench.RedisContender(),
 		redisbench.RedlockContender(),
 		etcdlock.Contender(),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +25,7 @@ type Deployment struct {
 	mu        sync.Mutex
 	specs     []string                  // in start order, for Describe
 	processes map[string][]bench.Server // of *Process
+	sysctls   map[string]string         // specs' settings the host lacks, for Describe
 	closeOnce sync.Once
 }
 
@@ -35,7 +37,7 @@ func Start(ctx context.Context, specs []*bench.ServerSpec, bins map[string]strin
 	if err != nil {
 		return nil, fmt.Errorf("local: %w", err)
 	}
-	d := &Deployment{dir: dir, processes: map[string][]bench.Server{}}
+	d := &Deployment{dir: dir, processes: map[string][]bench.Server{}, sysctls: hostSysctls(specs)}
 	defer func() {
 		if err != nil {
 			d.Close()
@@ -63,6 +65,30 @@ func Start(ctx context.Context, specs []*bench.ServerSpec, bins map[string]strin
 		d.specs = append(d.specs, spec.Name)
 	}
 	return d, nil
+}
+
+// hostSysctls compares the settings the specs want (ServerSpec.Sysctls)
+// with the host's and describes each, keyed "<spec>: <name>". The local
+// servers share the host's network namespace, whose settings the bench
+// never changes: where the host's value differs the server runs without
+// it, and the record says so.
+func hostSysctls(specs []*bench.ServerSpec) map[string]string {
+	m := map[string]string{}
+	for _, spec := range specs {
+		for k, want := range spec.Sysctls {
+			b, err := os.ReadFile("/proc/sys/" + strings.ReplaceAll(k, ".", "/"))
+			have := strings.TrimSpace(string(b))
+			switch {
+			case err != nil:
+				m[spec.Name+": "+k] = fmt.Sprintf("wanted %s, host value unreadable (%v): not set", want, err)
+			case have == want:
+				m[spec.Name+": "+k] = want + " (the host's own setting)"
+			default:
+				m[spec.Name+": "+k] = fmt.Sprintf("wanted %s, host has %s: not set (the local backend does not change host settings; the server runs with the host's)", want, have)
+			}
+		}
+	}
+	return m
 }
 
 // ErrNoExecutable is wrapped when a spec's executable is not on PATH.
@@ -113,6 +139,10 @@ func (d *Deployment) Describe(env *results.Environment) {
 	env.NetworkPath = "loopback 127.0.0.1, servers are child processes of the bench"
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if len(d.sysctls) > 0 && env.Sysctls == nil {
+		env.Sysctls = map[string]string{}
+	}
+	maps.Copy(env.Sysctls, d.sysctls)
 	for _, spec := range d.specs {
 		for _, p := range d.processes[spec] {
 			env.Servers = append(env.Servers, results.Server{Role: p.Name(), Address: p.Addr()})

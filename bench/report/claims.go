@@ -107,8 +107,13 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 	var bound span
 	switch {
 	case rule.Than.Contender != "":
-		bound, _, _ = f.quantity(rule, rule.Than.Contender, v)
-		c.Evidence += fmt.Sprintf("; %s %s: ratio %s", rule.Than.Contender, bound.in(unit), ratio(s.median, bound.median))
+		br := boundRule(rule)
+		bound, _, _ = f.quantity(br, rule.Than.Contender, v)
+		who := rule.Than.Contender
+		if br.Metric != rule.Metric {
+			who += " " + br.Metric
+		}
+		c.Evidence += fmt.Sprintf("; %s %s: ratio %s", who, bound.in(unit), ratio(s.median, bound.median))
 		if lo, hi := s.lo/bound.hi, s.hi/bound.lo; lo != hi && bound.lo > 0 {
 			c.Evidence += fmt.Sprintf(" (spread %s–%s)", ratio(lo, 1), ratio(hi, 1))
 		}
@@ -216,7 +221,11 @@ func (f *figures) pickVariant(rule results.ClaimRule, compared []string) string 
 		}
 		all := true
 		for _, c := range compared {
-			if _, _, ok := f.quantity(rule, c, v); !ok {
+			r := rule
+			if c != rule.Subject {
+				r = boundRule(rule)
+			}
+			if _, _, ok := f.quantity(r, c, v); !ok {
 				all = false
 				break
 			}
@@ -232,6 +241,15 @@ func (f *figures) pickVariant(rule results.ClaimRule, compared []string) string 
 		}
 	}
 	return best
+}
+
+// boundRule is rule with the figure its bound contender is judged by:
+// Than.Metric when set, else the rule's own.
+func boundRule(rule results.ClaimRule) results.ClaimRule {
+	if rule.Than.Metric != "" && rule.Than.Metric != rule.Metric {
+		rule.Metric, rule.Derive, rule.Label = rule.Than.Metric, nil, ""
+	}
+	return rule
 }
 
 // matchVariant matches a variant against a pattern with at most one "*"

@@ -70,6 +70,36 @@ func fixture(t testing.TB) *results.Results {
 					Counts:     map[string]int64{"cycles": 400},
 					Histograms: []results.Histogram{ha, hc},
 				})
+				// The blocks' medians and the interval they give.
+				last := &raw[len(raw)-1]
+				var blocks []float64
+				for range 10 {
+					blocks = append(blocks, jitter(a, 0.15))
+				}
+				last.Series = []results.Series{{Name: "acquire_p50_blocks", Unit: "us", Values: blocks}}
+				last.Metrics = append(last.Metrics,
+					results.Metric{Name: "acquire_p50_ci_lo", Unit: "us", Value: a * 0.9},
+					results.Metric{Name: "acquire_p50_ci_hi", Unit: "us", Value: a * 1.1})
+			}
+		}
+		for _, v := range []string{"open-25pct", "open-50pct", "open-75pct", "open-500"} {
+			share := map[string]float64{"open-25pct": 0.25, "open-50pct": 0.5, "open-75pct": 0.75}[v]
+			for _, c := range contenders {
+				rate := 500.0
+				if share > 0 {
+					rate = share * map[string]float64{"monolock": 8000, "redis": 12000, "redlock": 2500, "tcp-floor": 11000, "redis-floor": 20000,
+						"monolock-warm": 9500, "monolock-tfo": 9000, "etcd": 1600, "postgres": 2800}[c]
+				}
+				a := jitter(latency[c].acquire*(1+3*share*share), 0.06)
+				raw = append(raw, results.Raw{
+					Scenario: "latency", Contender: c, Variant: v, Repetition: rep,
+					StartedAt: start.Add(time.Duration(len(raw)) * time.Second), Seconds: 2,
+					Metrics: []results.Metric{
+						{Name: "acquire_p50", Unit: "us", Value: a}, {Name: "acquire_p99", Unit: "us", Value: a * (3 + 10*share)},
+						{Name: "acquire_p999", Unit: "us", Value: a * (6 + 30*share)},
+						{Name: "offered_per_sec", Unit: "1/s", Value: rate}, {Name: "achieved_per_sec", Unit: "1/s", Value: jitter(rate, 0.01)},
+					},
+				})
 			}
 		}
 		peak := map[string]float64{"monolock": 21000, "redis": 36000, "redlock": 9000, "tcp-floor": 30000, "redis-floor": 52000,

@@ -410,6 +410,9 @@ func (f *figures) ranked(s, variant, metric string, contenders []string, higherI
 
 func (f *figures) latencySection(d *document) error {
 	for _, v := range f.variants("latency") {
+		if openLoop(v) {
+			continue // charted against the offered rate below
+		}
 		svg, err := f.percentileChart("Acquire latency by percentile ("+v+")", "latency", v, "acquire", "acquire latency (us, log scale)", "us")
 		if err != nil {
 			return err
@@ -430,7 +433,8 @@ func (f *figures) latencySection(d *document) error {
 		}
 		d.p(text)
 	}
-	return nil
+	f.latencyNoise(d)
+	return f.openLoopSection(d)
 }
 
 func (f *figures) throughputSection(d *document) error {

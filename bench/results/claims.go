@@ -85,7 +85,8 @@ const (
 )
 
 // ClaimBound is what a claim's figure is compared with: the same figure of
-// Contender when set, else the subject's run parameter Parameter (a
+// Contender when set (or its figure Metric, when that is set: a floor's
+// lower confidence bound against its lock's upper one), else the subject's run parameter Parameter (a
 // duration such as "2s", converted to the figure's unit; when the subject
 // records no duration under that name, the first contender in name order
 // that does gives it, since parity makes it the same for all), else the
@@ -93,6 +94,7 @@ const (
 // means 1); for Within it is the band, which must exceed 1.
 type ClaimBound struct {
 	Contender string  `json:"contender,omitempty"`
+	Metric    string  `json:"metric,omitempty"`
 	Parameter string  `json:"parameter,omitempty"`
 	Value     float64 `json:"value,omitempty"`
 	Factor    float64 `json:"factor,omitempty"`

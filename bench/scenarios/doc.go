@@ -53,6 +53,13 @@ func baseRaw(m bench.Measurement) (results.Raw, error) {
 			{Name: "failures", Unit: "count", Value: float64(rec.Failures)},
 		},
 	}
+	if m.FastOpenOK {
+		// Kernel counters of the bench's namespace: whether claims rode
+		// in the SYN (TCP Fast Open) during the span.
+		raw.Counts["tcp_fastopen_active"] = m.FastOpen.Active
+		raw.Counts["tcp_fastopen_active_fail"] = m.FastOpen.ActiveFail
+		raw.Counts["tcp_fastopen_passive"] = m.FastOpen.Passive
+	}
 	source := "unavailable (external server)"
 	if m.ServerCPUOK {
 		source = m.ServerCPUSource

@@ -3,26 +3,34 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/internal/stats"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // LatencyConfig are the latency scenario's parameters. A zero field takes
-// its default, which depends on quick: Warmup 2s (quick 300ms), Iterations
-// per worker in w1 10000 (quick 1000), IterationsW8 per worker in w8 2500
-// (quick 250).
+// its default, which depends on quick: Blocks 20 (quick 10), Warmup before
+// every block 100ms (quick 30ms), Iterations per worker in w1 10000 (quick
+// 1000) and IterationsW8 per worker in w8 2500 (quick 250), each split
+// evenly over the blocks; OpenLoop as OpenLoopConfig documents.
 type LatencyConfig struct {
+	Blocks       int
 	Warmup       time.Duration
 	Iterations   int
 	IterationsW8 int
+	OpenLoop     OpenLoopConfig
 }
 
 func (c LatencyConfig) withDefaults(quick bool) LatencyConfig {
-	d := LatencyConfig{Warmup: 2 * time.Second, Iterations: 10000, IterationsW8: 2500}
+	d := LatencyConfig{Blocks: 20, Warmup: 100 * time.Millisecond, Iterations: 10000, IterationsW8: 2500}
 	if quick {
-		d = LatencyConfig{Warmup: 300 * time.Millisecond, Iterations: 1000, IterationsW8: 250}
+		d = LatencyConfig{Blocks: 10, Warmup: 30 * time.Millisecond, Iterations: 1000, IterationsW8: 250}
+	}
+	if c.Blocks <= 0 {
+		c.Blocks = d.Blocks
 	}
 	if c.Warmup <= 0 {
 		c.Warmup = d.Warmup
@@ -33,6 +41,7 @@ func (c LatencyConfig) withDefaults(quick bool) LatencyConfig {
 	if c.IterationsW8 <= 0 {
 		c.IterationsW8 = d.IterationsW8
 	}
+	c.OpenLoop = c.OpenLoop.withDefaults(quick)
 	return c
 }
 
@@ -41,12 +50,18 @@ func Latency() bench.Scenario { return LatencyConfig{}.Scenario() }
 
 // Scenario returns the latency scenario: one worker uncontended (w1) and
 // eight workers on distinct keys (w8), a fixed number of acquire → release
-// cycles per worker after a warm-up; acquire and cycle latency percentiles
-// from HdrHistogram. Floors take part.
+// cycles per worker; acquire and cycle latency percentiles from
+// HdrHistogram. The contenders alternate in short blocks (A B C, C B A,
+// A B C, ...) within a repetition, each block after its own warm-up, so
+// that the machine's slow drift (other processes on a shared VM) falls on
+// every contender alike instead of on whichever ran during a busy spell;
+// each block's median is kept, and their spread gives a confidence
+// interval of the median (acquire_p50_ci_lo … _hi). The open-loop
+// variants follow (see OpenLoopConfig). Floors take part.
 func (c LatencyConfig) Scenario() bench.Scenario {
-	better := map[string]string{"failures": bench.LowerIsBetter}
+	better := map[string]string{"failures": bench.LowerIsBetter, "achieved_per_sec": bench.HigherIsBetter}
 	for _, op := range []string{"acquire", "cycle"} {
-		for _, q := range []string{"p50", "p90", "p99", "p999", "max"} {
+		for _, q := range []string{"p50", "p90", "p99", "p999", "max", "p50_ci_lo", "p50_ci_hi"} {
 			better[op+"_"+q] = bench.LowerIsBetter
 		}
 	}
@@ -56,60 +71,148 @@ func (c LatencyConfig) Scenario() bench.Scenario {
 		Better: better,
 		Settings: func(quick bool) results.Settings {
 			p := c.withDefaults(quick)
-			return results.Settings{
-				"warmup":                p.Warmup.String(),
-				"iterations_per_worker": fmt.Sprintf("w1: %d, w8: %d", p.Iterations, p.IterationsW8),
+			set := results.Settings{
+				"warmup":                p.Warmup.String() + " before every block",
+				"blocks":                fmt.Sprintf("%d per contender, contenders alternating (A B C, C B A, ...) within each repetition; every block opens the contender afresh", p.Blocks),
+				"iterations_per_worker": fmt.Sprintf("w1: %d, w8: %d (split evenly over the blocks)", p.Blocks*max(p.Iterations/p.Blocks, 1), p.Blocks*max(p.IterationsW8/p.Blocks, 1)),
+				"p50_ci":                "distribution-free interval of the median of the per-block medians (order statistics, ≥95% where there are 6 blocks or more)",
 				"hold":                  "0",
 				"keys":                  "distinct, one per worker",
 				"clock":                 "monotonic clock of the bench process, around the seam",
 			}
+			p.OpenLoop.settings(set)
+			return set
 		},
 		Variants: func(quick bool) []bench.Variant {
 			p := c.withDefaults(quick)
-			return []bench.Variant{
-				latencyVariant("w1", 1, p.Iterations, p.Warmup),
-				latencyVariant("w8", 8, p.IterationsW8, p.Warmup),
-			}
+			return append([]bench.Variant{
+				latencyVariant("w1", 1, p.Iterations, p.Blocks, p.Warmup),
+				latencyVariant("w8", 8, p.IterationsW8, p.Blocks, p.Warmup),
+			}, p.OpenLoop.variants()...)
 		},
 	}
 }
 
-func latencyVariant(name string, workers, iterations int, warmup time.Duration) bench.Variant {
+func latencyVariant(name string, workers, iterations, blocks int, warmup time.Duration) bench.Variant {
+	per := max(iterations/blocks, 1)
 	return bench.Variant{
 		Name: name,
-		// ~300µs per cycle on loopback for the slowest contender, plus
-		// opening and warm-up.
-		Estimate: warmup + time.Duration(iterations)*300*time.Microsecond + 200*time.Millisecond,
-		Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
-			m, err := env.Measure(ctx, bench.Workload{
-				Workers: workers, Key: DistinctKey, Warmup: warmup, Cycles: iterations,
-			})
-			if err != nil {
-				return results.Raw{}, err
+		// Per contender: ~300µs per cycle on loopback for the slowest,
+		// plus opening and warm-up in every block.
+		Estimate: time.Duration(blocks) * (warmup + time.Duration(per)*300*time.Microsecond + 30*time.Millisecond),
+		Interleaved: func(ctx context.Context, envs []*bench.Env) ([]results.Raw, []error) {
+			ms := make([][]bench.Measurement, len(envs))
+			errs := make([]error, len(envs))
+			for b := range blocks {
+				for _, i := range blockOrder(len(envs), b) {
+					if errs[i] != nil {
+						continue // a contender that failed sits out the rest
+					}
+					m, err := envs[i].Measure(ctx, bench.Workload{
+						Workers: workers, Key: DistinctKey, Warmup: warmup, Cycles: per,
+					})
+					if ctx.Err() != nil {
+						return nil, nil
+					}
+					if err == nil && m.Rec.Cycles == 0 {
+						err = noCycles(m)
+					}
+					if err != nil {
+						errs[i] = fmt.Errorf("block %d of %d: %w", b+1, blocks, err)
+						continue
+					}
+					ms[i] = append(ms[i], m)
+				}
 			}
-			if m.Rec.Cycles == 0 {
-				return results.Raw{}, noCycles(m)
+			raws := make([]results.Raw, len(envs))
+			for i := range envs {
+				if errs[i] == nil {
+					raws[i], errs[i] = latencyRaw(ms[i], workers, per)
+				}
 			}
-			raw, err := baseRaw(m)
-			if err != nil {
-				return raw, err
-			}
-			a, c := m.Rec.Acquire, m.Rec.Cycle
-			raw.Metrics = append(raw.Metrics,
-				results.Metric{Name: "acquire_p50", Unit: "us", Value: us(a.ValueAtQuantile(50))},
-				results.Metric{Name: "acquire_p90", Unit: "us", Value: us(a.ValueAtQuantile(90))},
-				results.Metric{Name: "acquire_p99", Unit: "us", Value: us(a.ValueAtQuantile(99))},
-				results.Metric{Name: "acquire_p999", Unit: "us", Value: us(a.ValueAtQuantile(99.9))},
-				results.Metric{Name: "acquire_max", Unit: "us", Value: us(a.Max())},
-				results.Metric{Name: "cycle_p50", Unit: "us", Value: us(c.ValueAtQuantile(50))},
-				results.Metric{Name: "cycle_p90", Unit: "us", Value: us(c.ValueAtQuantile(90))},
-				results.Metric{Name: "cycle_p99", Unit: "us", Value: us(c.ValueAtQuantile(99))},
-				results.Metric{Name: "cycle_p999", Unit: "us", Value: us(c.ValueAtQuantile(99.9))},
-				results.Metric{Name: "cycle_max", Unit: "us", Value: us(c.Max())},
-				results.Metric{Name: "workers", Unit: "count", Value: float64(workers)},
-			)
-			raw.Counts["iterations_per_worker"] = int64(iterations)
-			return raw, nil
+			return raws, errs
 		},
 	}
+}
+
+// blockOrder is the order of n contenders in block b: forwards in even
+// blocks, backwards in odd ones, so that no contender always follows the
+// same one or always comes first.
+func blockOrder(n, b int) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+		if b%2 == 1 {
+			order[i] = n - 1 - i
+		}
+	}
+	return order
+}
+
+// latencyRaw is a contender's record of a repetition from its blocks: the
+// percentiles of all blocks' cycles together, and the per-block medians
+// with the confidence interval they give.
+func latencyRaw(blocks []bench.Measurement, workers, perBlock int) (results.Raw, error) {
+	m := mergeMeasurements(blocks)
+	raw, err := baseRaw(m)
+	if err != nil {
+		return raw, err
+	}
+	a, c := m.Rec.Acquire, m.Rec.Cycle
+	raw.Metrics = append(raw.Metrics,
+		results.Metric{Name: "acquire_p50", Unit: "us", Value: us(a.ValueAtQuantile(50))},
+		results.Metric{Name: "acquire_p90", Unit: "us", Value: us(a.ValueAtQuantile(90))},
+		results.Metric{Name: "acquire_p99", Unit: "us", Value: us(a.ValueAtQuantile(99))},
+		results.Metric{Name: "acquire_p999", Unit: "us", Value: us(a.ValueAtQuantile(99.9))},
+		results.Metric{Name: "acquire_max", Unit: "us", Value: us(a.Max())},
+		results.Metric{Name: "cycle_p50", Unit: "us", Value: us(c.ValueAtQuantile(50))},
+		results.Metric{Name: "cycle_p90", Unit: "us", Value: us(c.ValueAtQuantile(90))},
+		results.Metric{Name: "cycle_p99", Unit: "us", Value: us(c.ValueAtQuantile(99))},
+		results.Metric{Name: "cycle_p999", Unit: "us", Value: us(c.ValueAtQuantile(99.9))},
+		results.Metric{Name: "cycle_max", Unit: "us", Value: us(c.Max())},
+		results.Metric{Name: "workers", Unit: "count", Value: float64(workers)},
+		results.Metric{Name: "blocks", Unit: "count", Value: float64(len(blocks))},
+	)
+	for _, op := range []string{"acquire", "cycle"} {
+		medians := make([]float64, len(blocks))
+		for i, b := range blocks {
+			h := b.Rec.Acquire
+			if op == "cycle" {
+				h = b.Rec.Cycle
+			}
+			medians[i] = us(h.ValueAtQuantile(50))
+		}
+		raw.Series = append(raw.Series, results.Series{Name: op + "_p50_blocks", Unit: "us", Values: medians})
+		sorted := slices.Sorted(slices.Values(medians))
+		lo, hi, _ := stats.MedianCI(sorted)
+		raw.Metrics = append(raw.Metrics,
+			results.Metric{Name: op + "_p50_ci_lo", Unit: "us", Value: lo},
+			results.Metric{Name: op + "_p50_ci_hi", Unit: "us", Value: hi},
+		)
+	}
+	raw.Counts["iterations_per_worker"] = int64(perBlock * len(blocks))
+	return raw, nil
+}
+
+// mergeMeasurements adds up the blocks of one contender: cycles, time and
+// CPU; server CPU and the TCP Fast Open counters only when every block
+// could read them; TIME_WAIT sockets as the last block left them.
+func mergeMeasurements(blocks []bench.Measurement) bench.Measurement {
+	m := bench.Measurement{Rec: bench.NewRecorder(), ServerCPUOK: true, FastOpenOK: true}
+	for _, b := range blocks {
+		m.Rec.Merge(b.Rec)
+		m.Elapsed += b.Elapsed
+		m.ClientCPU += b.ClientCPU
+		m.ServerCPU += b.ServerCPU
+		m.ServerCPUOK = m.ServerCPUOK && b.ServerCPUOK
+		m.ServerCPUSource = b.ServerCPUSource
+		m.FastOpen = bench.FastOpen{
+			Active:     m.FastOpen.Active + b.FastOpen.Active,
+			ActiveFail: m.FastOpen.ActiveFail + b.FastOpen.ActiveFail,
+			Passive:    m.FastOpen.Passive + b.FastOpen.Passive,
+		}
+		m.FastOpenOK = m.FastOpenOK && b.FastOpenOK
+		m.TimeWait = b.TimeWait
+	}
+	return m
 }

@@ -22,7 +22,7 @@ func TestVariantNames(t *testing.T) {
 		s    bench.Scenario
 		want []string
 	}{
-		{Latency(), []string{"w1", "w8"}},
+		{Latency(), []string{"w1", "w8", "open-25pct", "open-50pct", "open-75pct", "open-500"}},
 		{Throughput(), []string{"distinct-w1", "distinct-w4", "distinct-w16", "distinct-w64", "shared-w16"}},
 		{ThroughputConfig{DistinctWorkers: []int{2}, SharedWorkers: 3}.Scenario(), []string{"distinct-w2", "shared-w3"}},
 	}

@@ -26,7 +26,9 @@ import (
 // exercises the pipeline, its figures mean nothing.
 func tinyScenarios() []bench.Scenario {
 	return []bench.Scenario{
-		scenarios.LatencyConfig{Warmup: 50 * time.Millisecond, Iterations: 20, IterationsW8: 5}.Scenario(),
+		scenarios.LatencyConfig{Blocks: 2, Warmup: 50 * time.Millisecond, Iterations: 20, IterationsW8: 6, OpenLoop: scenarios.OpenLoopConfig{
+			Fractions: []float64{0.5}, Rate: 100, Workers: 2, Calibration: 100 * time.Millisecond, Duration: 100 * time.Millisecond, Warmup: 20 * time.Millisecond,
+		}}.Scenario(),
 		scenarios.ThroughputConfig{
 			Warmup: 50 * time.Millisecond, Duration: 500 * time.Millisecond,
 			DistinctWorkers: []int{1, 4}, SharedWorkers: 4, SharedKeys: 2,
@@ -125,10 +127,10 @@ func TestSmoke(t *testing.T) {
 				if len(c.Scenarios) > 0 {
 					continue // a mode of a lock for other scenarios
 				}
-				want := []string{"latency/w1/" + c.Name + "/cycle_p99", "throughput/shared-w4/" + c.Name + "/cycles_per_sec",
+				want := []string{"latency/w1/" + c.Name + "/cycle_p99", "latency/open-50pct/" + c.Name + "/acquire_p999", "latency/open-100/" + c.Name + "/achieved_per_sec", "throughput/shared-w4/" + c.Name + "/cycles_per_sec",
 					"throughput/shared-w4/" + c.Name + "/server_cpu_ms_per_1k"}
 				if c.ContendedOnly {
-					want = want[1:]
+					want = want[3:]
 				}
 				for _, k := range want {
 					if !seen[k] {

@@ -119,6 +119,7 @@ func Claims() []results.ClaimRule {
 			Spread: results.SpreadRange,
 			Quote:  []results.ClaimQuote{{Metric: "token_gap"}},
 		},
+		ThroughputTarget("monolock"),
 	}
 }
 

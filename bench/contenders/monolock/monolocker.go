@@ -71,7 +71,13 @@ func New(addr string, lease time.Duration, opts ...Option) (*Locker, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return &Locker{client: monolock.New(cfg), lease: lease}, nil
+	return NewWith(cfg, lease), nil
+}
+
+// NewWith returns a Locker on a client of cfg (warm spares, TCP Fast
+// Open) acquiring with lease.
+func NewWith(cfg monolock.Config, lease time.Duration) *Locker {
+	return &Locker{client: monolock.New(cfg), lease: lease}
 }
 
 // Acquire implements bench.Locker.
@@ -86,8 +92,9 @@ func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
 	return held{lk}, nil
 }
 
-// Close implements bench.Locker; the client keeps no shared resources.
-func (l *Locker) Close() error { return nil }
+// Close implements bench.Locker: it closes the client's spare
+// connections, if it has any.
+func (l *Locker) Close() error { return l.client.Close() }
 
 type held struct{ l *monolock.Lock }
 

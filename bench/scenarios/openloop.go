@@ -1,0 +1,285 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+// OpenLoopConfig are the open-loop variants of the latency scenario:
+// requests (acquire, then release at once) are due at a fixed rate, and
+// each one's latency is counted from the moment it was due, not from when
+// a worker got round to it, so that queueing behind a slow request shows
+// (coordinated omission corrected, as wrk2 does). Variants open-25pct,
+// open-50pct, open-75pct offer those Fractions of the contender's
+// closed-loop maximum; open-<Rate> offers one absolute rate to every
+// contender. A zero field takes its default: Fractions 0.25, 0.5, 0.75;
+// Rate 500/s (a rate every contender of the table sustains on two cores);
+// Workers 16 (the connections, each on its own key); Calibration 1s
+// (quick 400ms); Duration 1.5s (quick 400ms); Warmup 200ms (quick 100ms).
+//
+// The closed-loop maximum is calibrated inside the variants, since the
+// latency scenario runs before throughput: Workers workers in a closed
+// loop on distinct keys for Calibration, once per contender in the run
+// (its first open-loop step), and recorded in every open-loop record
+// (closed_loop_max_per_sec).
+type OpenLoopConfig struct {
+	Fractions                     []float64
+	Rate                          float64
+	Workers                       int
+	Calibration, Duration, Warmup time.Duration
+}
+
+func (c OpenLoopConfig) withDefaults(quick bool) OpenLoopConfig {
+	if len(c.Fractions) == 0 {
+		c.Fractions = []float64{0.25, 0.5, 0.75}
+	}
+	if c.Rate <= 0 {
+		c.Rate = 500
+	}
+	if c.Workers <= 0 {
+		c.Workers = 16
+	}
+	def := func(d *time.Duration, full, short time.Duration) {
+		if *d <= 0 {
+			*d = full
+			if quick {
+				*d = short
+			}
+		}
+	}
+	def(&c.Calibration, time.Second, 400*time.Millisecond)
+	def(&c.Duration, 1500*time.Millisecond, 400*time.Millisecond)
+	def(&c.Warmup, 200*time.Millisecond, 100*time.Millisecond)
+	return c
+}
+
+func (c OpenLoopConfig) settings(set results.Settings) {
+	set["open_loop"] = fmt.Sprintf("rates %v of the closed-loop maximum and %g/s for all; %d workers on distinct keys; %v per rate after %v warm-up; latency from the due time of each request", c.Fractions, c.Rate, c.Workers, c.Duration, c.Warmup)
+	set["open_loop_max"] = fmt.Sprintf("calibrated inside the variant: %d workers, closed loop, distinct keys, %v, once per contender per run", c.Workers, c.Calibration)
+}
+
+// variants returns the open-loop variants; they share one calibration per
+// contender.
+func (c OpenLoopConfig) variants() []bench.Variant {
+	cal := &calibrations{max: map[string]float64{}}
+	var vs []bench.Variant
+	for _, f := range c.Fractions {
+		name := fmt.Sprintf("open-%dpct", int(math.Round(f*100)))
+		vs = append(vs, c.variant(name, cal, func(max float64) float64 { return f * max }))
+	}
+	name := "open-" + strconv.FormatFloat(c.Rate, 'f', -1, 64)
+	return append(vs, c.variant(name, nil, func(float64) float64 { return c.Rate }))
+}
+
+// calibrations keeps each contender's closed-loop maximum once measured.
+type calibrations struct {
+	mu  sync.Mutex
+	max map[string]float64
+}
+
+func (c OpenLoopConfig) variant(name string, cal *calibrations, rateOf func(max float64) float64) bench.Variant {
+	est := c.Warmup + c.Duration + 200*time.Millisecond
+	if cal != nil {
+		// One calibration in three variants.
+		est += (c.Calibration + c.Warmup) / 3
+	}
+	return bench.Variant{
+		Name:     name,
+		Estimate: est,
+		Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+			var maxRate float64
+			if cal != nil {
+				var err error
+				if maxRate, err = cal.of(ctx, env, c); err != nil {
+					return results.Raw{}, fmt.Errorf("calibrating the closed-loop maximum: %w", err)
+				}
+			}
+			rate := rateOf(maxRate)
+			l, err := env.Open(ctx)
+			if err != nil {
+				return results.Raw{}, err
+			}
+			defer l.Close()
+			if _, err := paced(ctx, l, rate, c.Workers, c.Warmup, DistinctKey); err != nil {
+				return results.Raw{}, err
+			}
+			srv0, src, srvOK, err := env.ServerCPU(ctx)
+			if err != nil {
+				return results.Raw{}, err
+			}
+			p, err := paced(ctx, l, rate, c.Workers, c.Duration, DistinctKey)
+			if err != nil {
+				return results.Raw{}, err
+			}
+			srv1, _, _, err := env.ServerCPU(ctx)
+			if err != nil {
+				return results.Raw{}, err
+			}
+			if p.completed == 0 {
+				return results.Raw{}, fmt.Errorf("no request completed in %v (%d failures): %v", p.elapsed.Round(time.Millisecond), p.failures, p.errors)
+			}
+			return p.raw(rate, maxRate, srv1-srv0, src, srvOK)
+		},
+	}
+}
+
+// of returns env's contender's closed-loop maximum, measuring it on first
+// use.
+func (cal *calibrations) of(ctx context.Context, env *bench.Env, c OpenLoopConfig) (float64, error) {
+	cal.mu.Lock()
+	defer cal.mu.Unlock()
+	if r, ok := cal.max[env.Contender.Name]; ok {
+		return r, nil
+	}
+	m, err := env.Measure(ctx, bench.Workload{Workers: c.Workers, Key: DistinctKey, Warmup: c.Warmup, Duration: c.Calibration})
+	if err != nil {
+		return 0, err
+	}
+	if m.Rec.Cycles == 0 {
+		return 0, noCycles(m)
+	}
+	r := float64(m.Rec.Cycles) / m.Elapsed.Seconds()
+	cal.max[env.Contender.Name] = r
+	return r, nil
+}
+
+// pacedResult is what one open-loop run measured.
+type pacedResult struct {
+	// latency holds each request's time from its due time to its grant,
+	// in ns; a request never started by the end is recorded at its lower
+	// bound (the end minus its due time), so a backlog is not hidden.
+	latency *hdrhistogram.Histogram
+	// due counts requests due within the duration; completed those that
+	// were granted and released; unserved those never started.
+	due, completed, unserved, failures int64
+	// span is the duration the requests were due in; elapsed the time
+	// until the last worker stopped.
+	span, elapsed time.Duration
+	errors        []string
+}
+
+// drainFactor bounds an open-loop run at drainFactor × its duration:
+// requests due but not started by then are unserved, so that an
+// overloaded contender cannot stretch the run without end.
+const drainFactor = 1.5
+
+// paced runs an open loop on l: request i is due at start + i/rate, for
+// d; each of workers takes the next request, waits until it is due,
+// acquires its own key, releases at once, and records the grant time
+// minus the due time. A request is late when every worker is busy: its
+// wait counts, which a closed loop would leave out.
+func paced(ctx context.Context, l bench.Locker, rate float64, workers int, d time.Duration, key func(int) string) (pacedResult, error) {
+	if rate <= 0 || workers <= 0 {
+		return pacedResult{}, fmt.Errorf("open loop: rate %g/s and %d workers", rate, workers)
+	}
+	interval := time.Duration(float64(time.Second) / rate)
+	total := int64(d / interval)
+	start := time.Now()
+	end := start.Add(time.Duration(float64(d) * drainFactor))
+	var next atomic.Int64
+	var mu sync.Mutex
+	res := pacedResult{latency: bench.NewHistogram(), due: total, span: d}
+	var wg sync.WaitGroup
+	for w := range workers {
+		k := key(w)
+		wg.Go(func() {
+			h := bench.NewHistogram()
+			var completed, failures, unserved int64
+			var errs []string
+			for ctx.Err() == nil {
+				i := next.Add(1) - 1
+				if i >= total {
+					break
+				}
+				due := start.Add(time.Duration(i) * interval)
+				if wait := time.Until(due); wait > 0 {
+					if bench.Sleep(ctx, wait) != nil {
+						break
+					}
+				}
+				if !time.Now().Before(end) {
+					unserved++ // taken too late: the lower bound, as below
+					_ = h.RecordValue(int64(end.Sub(due)))
+					break
+				}
+				held, err := l.Acquire(ctx, k)
+				if err == nil {
+					_ = h.RecordValue(int64(time.Since(due)))
+					err = held.Release(context.WithoutCancel(ctx))
+				}
+				if err != nil {
+					if ctx.Err() != nil {
+						break
+					}
+					failures++
+					errs = noteError(errs, err.Error())
+					continue
+				}
+				completed++
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			res.latency.Merge(h)
+			res.completed += completed
+			res.failures += failures
+			res.unserved += unserved
+			for _, e := range errs {
+				res.errors = noteError(res.errors, e)
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	res.elapsed = time.Since(start)
+	// Requests never taken by a worker: recorded at their lower bound.
+	for i := next.Load(); i < total; i++ {
+		res.unserved++
+		_ = res.latency.RecordValue(int64(end.Sub(start.Add(time.Duration(i) * interval))))
+	}
+	return res, nil
+}
+
+// raw is the repetition's record of an open-loop run at rate (maxRate is
+// the calibrated closed-loop maximum, 0 when not calibrated).
+func (p pacedResult) raw(rate, maxRate float64, serverCPU time.Duration, source string, serverOK bool) (results.Raw, error) {
+	h, err := results.NewHistogram("acquire_from_due", "ns", p.latency)
+	if err != nil {
+		return results.Raw{}, err
+	}
+	raw := results.Raw{
+		Seconds: p.elapsed.Seconds(),
+		Counts: map[string]int64{
+			"requests_due": p.due, "completed": p.completed, "unserved": p.unserved, "failures": p.failures,
+		},
+		Histograms: []results.Histogram{h},
+		Errors:     p.errors,
+		Metrics: []results.Metric{
+			{Name: "acquire_p50", Unit: "us", Value: us(p.latency.ValueAtQuantile(50))},
+			{Name: "acquire_p99", Unit: "us", Value: us(p.latency.ValueAtQuantile(99))},
+			{Name: "acquire_p999", Unit: "us", Value: us(p.latency.ValueAtQuantile(99.9))},
+			{Name: "offered_per_sec", Unit: "1/s", Value: float64(p.due) / p.span.Seconds()},
+			{Name: "achieved_per_sec", Unit: "1/s", Value: float64(p.completed) / p.elapsed.Seconds()},
+			{Name: "target_per_sec", Unit: "1/s", Value: rate},
+			{Name: "failures", Unit: "count", Value: float64(p.failures)},
+		},
+	}
+	if maxRate > 0 {
+		raw.Metrics = append(raw.Metrics, results.Metric{Name: "closed_loop_max_per_sec", Unit: "1/s", Value: maxRate})
+	}
+	if serverOK {
+		raw.CPU = &results.CPU{ServerMS: float64(serverCPU) / float64(time.Millisecond), ServerSource: source}
+	}
+	return raw, nil
+}
