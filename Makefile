@@ -14,7 +14,7 @@ export TESTCONTAINERS_RYUK_DISABLED := true
 # Binaries built into bin/ when their main package exists.
 BINARIES := $(wildcard cmd/monolock cmd/monolockctl cmd/monolock-bench)
 
-.PHONY: build test bench bench-quick images lint fuzz clean redis-server postgresql
+.PHONY: build test bench bench-quick images lint fuzz clean redis-server postgresql cc
 
 ## build: static binaries (CGO_ENABLED=0) into bin/
 build:
@@ -22,19 +22,19 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ $(addprefix ./,$(BINARIES))
 
 ## test: every test, with the race detector, containers included
-test: redis-server postgresql
+test: redis-server postgresql cc
 	$(GO) test -race -count=1 -timeout 20m ./...
 
 ## bench: the full suite into reports/<run-id>/
-bench: redis-server postgresql
+bench: redis-server postgresql cc
 	$(GO) run ./cmd/monolock-bench run $(BENCH_ARGS)
 
 ## bench-quick: every scenario and contender, shortened to a few minutes
-bench-quick: redis-server postgresql
+bench-quick: redis-server postgresql cc
 	$(GO) run ./cmd/monolock-bench run --quick $(BENCH_ARGS)
 
 ## images: build the Docker images (reused when their content is unchanged)
-images: redis-server postgresql
+images: redis-server postgresql cc
 	$(GO) run ./docker/images build
 
 ## lint: gofmt, go vet, staticcheck
@@ -88,6 +88,21 @@ postgresql:
 		else \
 			echo "the PostgreSQL server is missing: install it (Debian/Ubuntu: sudo apt-get install -y postgresql)," >&2; \
 			echo "so that /usr/lib/postgresql/<major>/bin holds postgres and initdb." >&2; \
+			exit 1; \
+		fi; \
+	fi
+
+# A C compiler builds the clock-jump interposer (docker/clockshift) for the
+# safety scenario, on the host for the local backend and for the image.
+cc:
+	@if ! command -v cc >/dev/null 2>&1 || ! [ -e /usr/include/stdio.h ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing gcc and libc6-dev with apt-get"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			apt-get -o DPkg::Lock::Timeout=300 update -qq && \
+			apt-get -o DPkg::Lock::Timeout=300 install -y -qq gcc libc6-dev >/dev/null; \
+		else \
+			echo "a C compiler is missing: install one (Debian/Ubuntu: sudo apt-get install -y gcc libc6-dev)." >&2; \
 			exit 1; \
 		fi; \
 	fi
