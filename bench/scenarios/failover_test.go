@@ -39,6 +39,7 @@ func metricOf(t *testing.T, r *results.Results, contender, variant, metric strin
 // Single-server contenders skip the cluster variants with their reason.
 func TestFailoverRestart(t *testing.T) {
 	cs, d := locks(t)
+	cs = keep(cs, named("monolock", "redis", "redlock"))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	r := runScenario(ctx, t, tinyFailover.Scenario(), cs, d, 2*time.Second)

@@ -31,7 +31,7 @@ func TestScaleContainers(t *testing.T) {
 	}
 	var cs []bench.Contender
 	for _, c := range contenders.Table() {
-		if !c.Floor && !c.ContendedOnly && c.Server.Count() == 1 {
+		if !c.Floor && !c.ContendedOnly && len(c.Scenarios) == 0 && c.Server.Count() == 1 && dialable(c) {
 			cs = append(cs, c)
 		}
 	}

@@ -27,6 +27,7 @@ func TestScaleSmoke(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	contenders, d := locks(t)
+	contenders = keep(contenders, dialable)
 	s := ScaleConfig{
 		Idle: []int{40}, LongLease: 2 * time.Second, Queue: []int{1, 30}, Churn: []int{40},
 		MinWindow: 500 * time.Millisecond, Promotions: 5, ConnsPerPair: 15, Concurrency: 8,

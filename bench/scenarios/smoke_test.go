@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -30,6 +31,26 @@ func locks(t *testing.T) ([]bench.Contender, *local.Deployment) {
 	}
 	return cs, benchtest.Start(t, specs...)
 }
+
+// keep returns the contenders of cs that keep says to keep.
+func keep(cs []bench.Contender, keep func(bench.Contender) bool) []bench.Contender {
+	var out []bench.Contender
+	for _, c := range cs {
+		if keep(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// named keeps the contenders of those names.
+func named(names ...string) func(bench.Contender) bool {
+	return func(c bench.Contender) bool { return slices.Contains(names, c.Name) }
+}
+
+// dialable keeps the contenders that take a dialer (OpenWith): the ones
+// the scale scenario can spread over several addresses.
+func dialable(c bench.Contender) bool { return c.OpenWith != nil }
 
 // runScenario runs s once for contenders on d and returns the validated
 // results.
