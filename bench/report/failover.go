@@ -71,23 +71,8 @@ func (f *figures) failoverSection(d *document) error {
 		}
 		d.add(t)
 	}
-	if skipped := f.skipped(s); len(skipped) > 0 {
-		d.p("Variants not run, and why:")
-		d.add(list{items: skipped})
-	}
 	d.p(f.failoverReading())
 	return nil
-}
-
-// skipped lists the run's notes of skipped variants of scenario s.
-func (f *figures) skipped(s string) []string {
-	var out []string
-	for _, n := range f.r.Notes {
-		if strings.HasPrefix(n, s+"/") && strings.Contains(n, " skipped: ") {
-			out = append(out, strings.TrimPrefix(n, s+"/"))
-		}
-	}
-	return out
 }
 
 // failoverReading says in words what the figures show.
