@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/monolock/monolock-bench/bench/internal/stats"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -149,7 +150,7 @@ func (f *figures) failoverChart(variant string) ([]byte, error) {
 	}
 	if len(restarts) > 0 {
 		slices.Sort(restarts)
-		if err := mark(restarts[len(restarts)/2], []vg.Length{vg.Points(1), vg.Points(2)}, "restart"); err != nil {
+		if err := mark(stats.Median(restarts), []vg.Length{vg.Points(1), vg.Points(2)}, "restart"); err != nil {
 			return nil, err
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/footprint"
 	"github.com/monolock/monolock-bench/bench/sessions"
 	"github.com/monolock/monolock-bench/bench/spreaddial"
+	"github.com/monolock/monolock-bench/monolock"
 	"github.com/monolock/monolock-bench/redisbench"
 )
 
@@ -190,10 +191,7 @@ func measureMonolock(t *testing.T) {
 	if err := plan.Err(); err != nil {
 		t.Skip(err)
 	}
-	locker, err := monolocker.New(addr, scaleLease, monolocker.WithDialer(dialer))
-	if err != nil {
-		t.Fatal(err)
-	}
+	locker := monolocker.New(monolock.Config{Address: addr, Dialer: dialer}, scaleLease)
 
 	empty := sample(t, pid)
 	smp := &sampler{pid: pid, points: []footprint.Point{{X: 0, Y: float64(empty.Anon)}}}
