@@ -126,9 +126,3 @@ func quantiles(d []time.Duration) Quantiles {
 	q := func(p float64) time.Duration { return time.Duration(stats.Percentile(v, p)) }
 	return Quantiles{P50: q(50), P90: q(90), P99: q(99)}
 }
-
-// String is a one-line summary for logs and report notes.
-func (o Overhead) String() string {
-	return fmt.Sprintf("proxy adds %s to a 32-byte loopback round trip (median %s direct, %s proxied; p99 %s, %s; %d samples)",
-		o.Added, o.Direct.P50, o.Proxied.P50, o.Direct.P99, o.Proxied.P99, o.Samples)
-}
