@@ -346,25 +346,43 @@ func TestSpecs(t *testing.T) {
 	}
 }
 
-// A skipped variant is noted once with its reason, is not a failure and
-// leaves no record.
+// A variant that does not apply is recorded with its reason in each
+// repetition's record, is not a failure, adds nothing to the summary and
+// is told to Progress.
 func TestRunnerRecordsSkips(t *testing.T) {
 	open := func(context.Context, []string, time.Duration) (Locker, error) { return &scriptedLocker{}, nil }
 	c := Contender{Name: "a", Server: &ServerSpec{Name: "ra"}, Open: open}
 	s := Scenario{Name: "s", Settings: func(bool) results.Settings { return nil },
 		Variants: func(bool) []Variant {
 			return []Variant{{Name: "v", Run: func(context.Context, *Env) (results.Raw, error) {
-				return results.Raw{}, fmt.Errorf("wrapped: %w", Skip("no minority"))
+				return results.Raw{Skipped: "no minority"}, nil
 			}}}
 		}}
-	r := &Runner{Scenarios: []Scenario{s}, Contenders: []Contender{c}, Deployment: fakeDeployment{}, Repetitions: 2, Lease: time.Second}
+	p := &skipProgress{}
+	r := &Runner{Scenarios: []Scenario{s}, Contenders: []Contender{c}, Deployment: fakeDeployment{}, Repetitions: 2, Lease: time.Second, Progress: p}
 	res := &results.Results{}
 	if err := r.Run(context.Background(), res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Raw) != 0 || !reflect.DeepEqual(res.Notes, []string{"s/v/a skipped: no minority"}) {
-		t.Fatalf("raw %d, notes %q", len(res.Raw), res.Notes)
+	if len(res.Raw) != 2 || len(res.Notes) != 0 || len(res.Summary) != 0 {
+		t.Fatalf("raw %+v, notes %q, summary %+v", res.Raw, res.Notes, res.Summary)
 	}
+	for i, x := range res.Raw {
+		if x.Scenario != "s" || x.Variant != "v" || x.Contender != "a" || x.Repetition != i+1 || x.Skipped != "no minority" {
+			t.Errorf("raw[%d] = %+v", i, x)
+		}
+	}
+	if !reflect.DeepEqual(p.skipped, []string{"no minority", "no minority"}) {
+		t.Errorf("progress told %q", p.skipped)
+	}
+}
+
+// skipProgress keeps Step.Skipped of every finished step.
+type skipProgress struct{ skipped []string }
+
+func (p *skipProgress) Start(Step) {}
+func (p *skipProgress) Finish(s Step, err error) {
+	p.skipped = append(p.skipped, s.Skipped)
 }
 
 // An interleaved variant runs once per repetition for all its contenders;
@@ -388,6 +406,9 @@ func TestRunnerInterleaved(t *testing.T) {
 				if e.Contender.Name == "floor" && len(calls) == 1 {
 					errs[i] = errors.New("boom")
 				}
+				if e.Contender.Name == "a" && len(calls) == 1 {
+					raws[i] = results.Raw{Skipped: "not here"}
+				}
 			}
 			calls = append(calls, names)
 			return raws, errs
@@ -408,5 +429,15 @@ func TestRunnerInterleaved(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "a/1 floor/1 a/2" || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "latency/w1/floor repetition 2") {
 		t.Fatalf("records %v notes %q", got, res.Notes)
+	}
+	// a's second repetition was not measured: recorded with its reason,
+	// left out of a's summary row.
+	if res.Raw[2].Skipped != "not here" || len(res.Raw[2].Metrics) != 0 {
+		t.Errorf("a/2 = %+v, want a skipped record", res.Raw[2])
+	}
+	for _, x := range res.Summary {
+		if x.Contender == "a" && x.N != 1 {
+			t.Errorf("a's summary row %+v aggregates the skipped repetition", x)
+		}
 	}
 }

@@ -39,6 +39,10 @@ type Step struct {
 	Repetition, Repetitions int
 	// Remaining estimates the wall time left, this step included.
 	Remaining time.Duration
+	// Skipped, set before Progress.Finish, says why the step measured
+	// nothing (results.Raw.Skipped; "contender: reason" per skipped
+	// contender of an interleaved step).
+	Skipped string
 }
 
 // Progress displays a run's progress. Its methods are called from the
@@ -59,10 +63,12 @@ type plannedStep struct {
 }
 
 // Run fills res.Parameters, res.Contenders, res.Claims, res.Raw, res.Summary and
-// res.Notes. When ctx
-// ends it stops at once, marks res partial and returns ctx.Err(); the
-// repetitions finished so far stay in res. A failing step is logged, noted
-// in res.Notes and skipped; Run then returns an error after the last step.
+// res.Notes. When ctx ends it stops at once, marks res partial and returns
+// ctx.Err(); the repetitions finished so far stay in res. A record with
+// Skipped set (the variant does not apply to the contender, or the backend
+// cannot run it) is kept as data, like any record. A failing step is
+// logged, noted in res.Notes and skipped; Run then returns an error after
+// the last step.
 func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 	log := r.Logger
 	if log == nil {
@@ -102,7 +108,6 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 	steps := r.plan(reps)
 	var estimated, actual time.Duration // of the steps done, for the ETA scale
 	var failed []string
-	skipped := map[string]bool{}
 	for i := range steps {
 		st := &steps[i]
 		var left time.Duration
@@ -121,6 +126,7 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 		estimated += st.estimate()
 		actual += time.Since(begin)
 		if r.Progress != nil {
+			st.Skipped = skipReasons(raws, errs, len(st.together) > 0)
 			r.Progress.Finish(st.Step, errors.Join(errs...))
 		}
 		if ctx.Err() != nil {
@@ -131,15 +137,8 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 			return ctx.Err()
 		}
 		for j, raw := range raws {
-			at := st.Scenario + "/" + st.Variant + "/" + raw.Contender
-			var skip *SkipError
-			if err := errs[j]; errors.As(err, &skip) {
-				if !skipped[at] {
-					skipped[at] = true
-					res.Notes = append(res.Notes, at+" skipped: "+skip.Reason)
-				}
-				continue
-			} else if err != nil {
+			if err := errs[j]; err != nil {
+				at := st.Scenario + "/" + st.Variant + "/" + raw.Contender
 				msg := fmt.Sprintf("%s repetition %d failed: %v", at, st.Repetition, err)
 				log.Error("bench: step failed", "scenario", st.Scenario, "variant", st.Variant,
 					"contender", raw.Contender, "repetition", st.Repetition, "err", err)
@@ -160,6 +159,24 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 		return fmt.Errorf("bench: %d of %d steps failed, first: %s", len(failed), len(steps), failed[0])
 	}
 	return nil
+}
+
+// skipReasons says why the records of a step measured nothing, for
+// Progress: the reason of a single record, or "contender: reason" per
+// skipped record of an interleaved step.
+func skipReasons(raws []results.Raw, errs []error, interleaved bool) string {
+	var reasons []string
+	for i, raw := range raws {
+		if raw.Skipped == "" || errs[i] != nil {
+			continue
+		}
+		if interleaved {
+			reasons = append(reasons, raw.Contender+": "+raw.Skipped)
+		} else {
+			reasons = append(reasons, raw.Skipped)
+		}
+	}
+	return strings.Join(reasons, "; ")
 }
 
 // runStep measures one step and returns its records, each with its

@@ -44,7 +44,11 @@ type Variant struct {
 	Estimate time.Duration
 	// Run measures one contender once. It returns the repetition's record
 	// with Metrics, Counts, Histograms and CPU filled in; the runner fills
-	// scenario, contender, variant, repetition and StartedAt. On
+	// scenario, contender, variant, repetition and StartedAt. When the
+	// variant does not apply to the contender (a single server has no
+	// minority to lose) or the backend cannot run it (external servers
+	// cannot be killed), it returns a record with Skipped saying why and a
+	// nil error: the reason is data, and a figure is never faked. On
 	// cancellation it returns ctx.Err().
 	Run func(ctx context.Context, env *Env) (results.Raw, error)
 	// Interleaved, when set, is used instead of Run: it measures every
@@ -52,8 +56,9 @@ type Variant struct {
 	// in short blocks and a slow drift of the machine (other processes,
 	// scheduling, frequency) falls on all of them alike. It returns one
 	// record and one error per env, in envs' order, each filled in as by
-	// Run (a contender that failed does not stop the others); Estimate is
-	// then per contender.
+	// Run (a contender that failed does not stop the others, a contender
+	// the variant does not apply to gets a record with Skipped); Estimate
+	// is then per contender.
 	Interleaved func(ctx context.Context, envs []*Env) ([]results.Raw, []error)
 }
 
@@ -94,15 +99,3 @@ func (e *Env) Coordinator() (Coordinator, error) {
 	}
 	return e.Contender.Counters(e.Servers)
 }
-
-// SkipError is returned by a Variant's Run when the variant does not apply
-// to the contender (a single server has no minority to lose) or the
-// backend cannot run it (external servers cannot be killed). The runner
-// records Reason in the results' notes, once per scenario, variant and
-// contender, instead of a failure: a skipped variant is never faked.
-type SkipError struct{ Reason string }
-
-func (e *SkipError) Error() string { return "skipped: " + e.Reason }
-
-// Skip returns a *SkipError with reason.
-func Skip(reason string) error { return &SkipError{Reason: reason} }

@@ -45,10 +45,10 @@ func ClockShiftImage(ctx context.Context, p ProgramImage) (Image, error) {
 	if err != nil {
 		return Image{}, fmt.Errorf("bench: clockshift image: %w", err)
 	}
-	files := append([]contextFile{
-		{name: "Dockerfile", mode: 0o644, content: []byte(docker.ClockShiftHost)},
-		{name: "rootfs/usr/lib/" + clockshift.LibName, mode: 0o755, content: so},
-		{name: "rootfs" + ClockShiftFile, mode: 0o644, content: clockshift.Format(0)},
+	files := append([]ContextFile{
+		{Name: "Dockerfile", Mode: 0o644, Content: []byte(docker.ClockShiftHost)},
+		{Name: "rootfs/usr/lib/" + clockshift.LibName, Mode: 0o755, Content: so},
+		{Name: "rootfs" + ClockShiftFile, Mode: 0o644, Content: clockshift.Format(0)},
 	}, rootfs...)
 	return ensureImage(ctx, p.Executable+"-clockshift", "host-"+p.Executable+" "+version+" + clockshift", files)
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -15,7 +14,7 @@ import (
 // ldd says it loads as files under rootfs/, at the paths the dynamic
 // loader looks for them (symlinks resolved to plain files), and returns
 // them with the executable's version.
-func hostRootfs(ctx context.Context, p ProgramImage) ([]contextFile, string, error) {
+func hostRootfs(ctx context.Context, p ProgramImage) ([]ContextFile, string, error) {
 	exe := p.Executable
 	path, err := exec.LookPath(exe)
 	if err != nil {
@@ -35,30 +34,23 @@ func hostRootfs(ctx context.Context, p ProgramImage) ([]contextFile, string, err
 	if err != nil {
 		return nil, "", err
 	}
-	lddOut, err := exec.CommandContext(ctx, "ldd", real).Output()
-	if err != nil {
-		return nil, "", fmt.Errorf("bench: ldd %s (needs a dynamically linked %s and ldd): %w", real, exe, err)
-	}
-	libs, err := parseLdd(string(lddOut))
+	libs, err := HostLibraries(ctx, real)
 	if err != nil {
 		return nil, "", err
 	}
-
 	// The file keeps the name on PATH whatever the host's symlink points
 	// at, since some programs choose their mode from argv[0].
-	paths := append([]string{"/usr/bin/" + exe}, libs...)
-	sources := append([]string{real}, libs...)
-	files := make([]contextFile, 0, len(paths))
-	for i, dst := range paths {
-		src, err := filepath.EvalSymlinks(sources[i])
+	exeFile, err := HostFile(real, "rootfs/usr/bin/"+exe)
+	if err != nil {
+		return nil, "", err
+	}
+	files := []ContextFile{exeFile}
+	for _, lib := range libs {
+		f, err := HostFile(lib, "rootfs"+lib)
 		if err != nil {
-			return nil, "", fmt.Errorf("bench: %s library: %w", exe, err)
+			return nil, "", err
 		}
-		content, err := os.ReadFile(src)
-		if err != nil {
-			return nil, "", fmt.Errorf("bench: %s library: %w", exe, err)
-		}
-		files = append(files, contextFile{name: "rootfs" + dst, mode: 0o755, content: content})
+		files = append(files, f)
 	}
 	return files, version, nil
 }

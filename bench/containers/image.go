@@ -1,11 +1,7 @@
 package containers
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"text/template"
 	"time"
@@ -90,9 +85,9 @@ func BuildGoImage(ctx context.Context, mainPkg, name string) (Image, error) {
 	if err := tmpl.Execute(&dockerfile, struct{ Binary string }{name}); err != nil {
 		return Image{}, fmt.Errorf("bench: Dockerfile for %s: %w", name, err)
 	}
-	files := []contextFile{
-		{name: "Dockerfile", mode: 0o644, content: []byte(dockerfile.String())},
-		{name: name, mode: 0o755, content: content},
+	files := []ContextFile{
+		{Name: "Dockerfile", Mode: 0o644, Content: []byte(dockerfile.String())},
+		{Name: name, Mode: 0o755, Content: content},
 	}
 	return ensureImage(ctx, name, "build "+mainPkg, files)
 }
@@ -148,7 +143,7 @@ func FindImage(ctx context.Context, p ProgramImage) (Image, error) {
 	if err != nil {
 		return Image{}, err
 	}
-	files := append([]contextFile{{name: "Dockerfile", mode: 0o644, content: []byte(p.HostDockerfile)}}, rootfs...)
+	files := append([]ContextFile{{Name: "Dockerfile", Mode: 0o644, Content: []byte(p.HostDockerfile)}}, rootfs...)
 	return ensureImage(ctx, p.Executable, "host-"+p.Executable+" "+version, files)
 }
 
@@ -167,93 +162,14 @@ func ensurePulled(ctx context.Context, p *testcontainers.DockerProvider, ref str
 	return resp.Wait(ctx)
 }
 
-// contextFile is one file of a build context.
-type contextFile struct {
-	name    string // slash-separated path in the context
-	mode    int64
-	content []byte
-}
-
-// ensureImage returns monolock-bench/<name>:<hash of files>, building it
-// from files (a build context holding a Dockerfile) unless it exists.
-func ensureImage(ctx context.Context, name, source string, files []contextFile) (Image, error) {
-	archive, err := tarContext(files)
+// ensureImage returns monolock-bench/<name>:<ContentTag(files)>, building
+// it from files (a build context holding a Dockerfile) unless it exists.
+func ensureImage(ctx context.Context, name, source string, files []ContextFile) (Image, error) {
+	tag, err := ContentTag(files)
 	if err != nil {
 		return Image{}, err
 	}
-	sum := sha256.Sum256(archive)
-	repo, tag := imageRepoPrefix+name, hex.EncodeToString(sum[:10])
-	img := Image{Ref: repo + ":" + tag, Source: source}
-
-	p, err := newProvider()
-	if err != nil {
-		return Image{}, err
-	}
-	defer p.Close()
-	if _, err := p.Client().ImageInspect(ctx, img.Ref); err == nil {
-		return img, nil
-	} else if !errdefs.IsNotFound(err) {
-		return Image{}, fmt.Errorf("bench: inspect %s: %w", img.Ref, err)
-	}
-
-	start := time.Now()
-	var buildLog bytes.Buffer
-	_, err = p.BuildImage(ctx, &testcontainers.ContainerRequest{
-		FromDockerfile: testcontainers.FromDockerfile{
-			ContextArchive: bytes.NewReader(archive),
-			Repo:           repo,
-			Tag:            tag,
-			KeepImage:      true, // cached by content hash; removed by RemoveAll
-			BuildLogWriter: &buildLog,
-			BuildOptionsModifier: func(o *client.ImageBuildOptions) {
-				o.Labels = map[string]string{LabelProject: "1", LabelSource: source}
-			},
-		},
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return Image{}, ctx.Err()
-		}
-		return Image{}, fmt.Errorf("bench: build image %s: %w\n%s", img.Ref, err, buildLog.Bytes())
-	}
-	slog.Info("bench: built image", "image", img.Ref, "source", source, "took", time.Since(start).Round(time.Millisecond))
-	img.Built = true
-	return img, nil
-}
-
-// tarContext writes files, and the directories above them, as a
-// deterministic tar archive: sorted, fixed times and owners, so equal
-// content gives an equal hash.
-func tarContext(files []contextFile) ([]byte, error) {
-	files = slices.Clone(files)
-	slices.SortFunc(files, func(a, b contextFile) int { return strings.Compare(a.name, b.name) })
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	dirs := map[string]bool{}
-	for _, f := range files {
-		var parents []string
-		for d := filepath.ToSlash(filepath.Dir(f.name)); d != "." && d != "/" && !dirs[d]; d = filepath.ToSlash(filepath.Dir(d)) {
-			dirs[d] = true
-			parents = append(parents, d)
-		}
-		slices.Reverse(parents)
-		for _, d := range parents {
-			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: 0o755, ModTime: time.Unix(0, 0)}); err != nil {
-				return nil, fmt.Errorf("bench: build context: %w", err)
-			}
-		}
-		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: f.name, Mode: f.mode, Size: int64(len(f.content)), ModTime: time.Unix(0, 0)}
-		if err := tw.WriteHeader(hdr); err != nil {
-			return nil, fmt.Errorf("bench: build context: %w", err)
-		}
-		if _, err := tw.Write(f.content); err != nil {
-			return nil, fmt.Errorf("bench: build context: %w", err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return nil, fmt.Errorf("bench: build context: %w", err)
-	}
-	return buf.Bytes(), nil
+	return EnsureImage(ctx, name, tag, source, func(context.Context) ([]ContextFile, error) { return files, nil })
 }
 
 // moduleRoot is the directory of the go.mod governing the working

@@ -71,18 +71,18 @@ func TestParseVersion(t *testing.T) {
 	}
 }
 
-func TestTarContextIsDeterministicWithParents(t *testing.T) {
-	a := []contextFile{
-		{name: "Dockerfile", mode: 0o644, content: []byte("FROM scratch\n")},
-		{name: "rootfs/usr/bin/redis-server", mode: 0o755, content: []byte("bin")},
-		{name: "rootfs/lib64/ld.so", mode: 0o755, content: []byte("ld")},
+func TestContextArchiveIsDeterministicWithParents(t *testing.T) {
+	a := []ContextFile{
+		{Name: "Dockerfile", Mode: 0o644, Content: []byte("FROM scratch\n")},
+		{Name: "rootfs/usr/bin/redis-server", Mode: 0o755, Content: []byte("bin")},
+		{Name: "rootfs/lib64/ld.so", Mode: 0o755, Content: []byte("ld")},
 	}
-	b := []contextFile{a[2], a[0], a[1]}
-	ta, err := tarContext(a)
+	b := []ContextFile{a[2], a[0], a[1]}
+	ta, err := contextArchive(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, err := tarContext(b)
+	tb, err := contextArchive(b)
 	if err != nil {
 		t.Fatal(err)
 	}

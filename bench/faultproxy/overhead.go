@@ -8,6 +8,8 @@ import (
 	"net"
 	"slices"
 	"time"
+
+	"github.com/monolock/monolock-bench/bench/internal/stats"
 )
 
 // Quantiles of a set of round-trip times.
@@ -116,13 +118,11 @@ func MeasureOverhead(ctx context.Context, samples int) (Overhead, error) {
 
 // quantiles of a non-empty set (nearest rank).
 func quantiles(d []time.Duration) Quantiles {
-	slices.Sort(d)
-	q := func(p float64) time.Duration { return d[min(len(d)-1, int(p*float64(len(d))))] }
-	return Quantiles{P50: q(0.50), P90: q(0.90), P99: q(0.99)}
-}
-
-// String is a one-line summary for logs and report notes.
-func (o Overhead) String() string {
-	return fmt.Sprintf("proxy adds %s to a 32-byte loopback round trip (median %s direct, %s proxied; p99 %s, %s; %d samples)",
-		o.Added, o.Direct.P50, o.Proxied.P50, o.Direct.P99, o.Proxied.P99, o.Samples)
+	v := make([]float64, len(d))
+	for i, x := range d {
+		v[i] = float64(x)
+	}
+	slices.Sort(v)
+	q := func(p float64) time.Duration { return time.Duration(stats.Percentile(v, p)) }
+	return Quantiles{P50: q(50), P90: q(90), P99: q(99)}
 }

@@ -12,14 +12,10 @@
 package footprint
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -94,38 +90,6 @@ func kbFields(s string) map[string]uint64 {
 	return out
 }
 
-// Cgroup samples the memory of the cgroup directory dir (a v2 group, or a
-// group of the v1 memory hierarchy). CPU is left 0: on v1 it lives in
-// another hierarchy.
-func Cgroup(dir string) (Memory, error) {
-	v2 := true
-	usage, err := readUint(filepath.Join(dir, "memory.current"))
-	if errors.Is(err, fs.ErrNotExist) {
-		v2 = false
-		usage, err = readUint(filepath.Join(dir, "memory.usage_in_bytes"))
-	}
-	if err != nil {
-		return Memory{}, err
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "memory.stat"))
-	if err != nil {
-		return Memory{}, fmt.Errorf("footprint: %w", err)
-	}
-	stat := map[string]uint64{}
-	for line := range strings.Lines(string(b)) {
-		if k, v, ok := strings.Cut(strings.TrimSpace(line), " "); ok {
-			if n, err := strconv.ParseUint(v, 10, 64); err == nil {
-				stat[k] = n
-			}
-		}
-	}
-	m := cgroupMemory(usage, stat)
-	if !v2 && m.Source != "cgroup v1" {
-		return Memory{}, fmt.Errorf("footprint: %s: memory.stat has neither total_rss nor rss", dir)
-	}
-	return m, nil
-}
-
 // cgroupMemory reads a cgroup's usage and memory.stat, which is also what
 // the Docker engine reports as memory_stats.usage and .stats. The keys
 // tell the version: v2 has anon, v1 has (total_)rss.
@@ -145,18 +109,6 @@ func cgroupMemory(usage uint64, stat map[string]uint64) Memory {
 	}
 	m.Source = "cgroup"
 	return m
-}
-
-func readUint(path string) (uint64, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, fmt.Errorf("footprint: %w", err)
-	}
-	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("footprint: %s: %w", path, err)
-	}
-	return n, nil
 }
 
 // StatsAPI is the part of the Docker engine client (*client.Client) that
@@ -180,39 +132,6 @@ func Container(ctx context.Context, api StatsAPI, id string) (Sample, error) {
 		return Sample{}, fmt.Errorf("footprint: stats of %s: %w", id, err)
 	}
 	return Sample{Memory: cgroupMemory(st.MemoryStats.Usage, st.MemoryStats.Stats), CPU: time.Duration(st.CPUStats.CPUUsage.TotalUsage)}, nil
-}
-
-// SocketMemory returns the memory the kernel holds for TCP socket buffers
-// on the whole host ("TCP: … mem N" of /proc/net/sockstat, in pages). It
-// is in no process's RSS: sample it beside a local server to see the
-// kernel's share (clients' sockets included).
-func SocketMemory() (uint64, error) {
-	f, err := os.Open("/proc/net/sockstat")
-	if err != nil {
-		return 0, fmt.Errorf("footprint: %w", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if n, ok := sockstatTCPPages(sc.Text()); ok {
-			return n * uint64(os.Getpagesize()), nil
-		}
-	}
-	return 0, fmt.Errorf("footprint: /proc/net/sockstat has no TCP mem figure")
-}
-
-func sockstatTCPPages(line string) (uint64, bool) {
-	f := strings.Fields(line)
-	if len(f) == 0 || f[0] != "TCP:" {
-		return 0, false
-	}
-	for i := 1; i+1 < len(f); i += 2 {
-		if f[i] == "mem" {
-			n, err := strconv.ParseUint(f[i+1], 10, 64)
-			return n, err == nil
-		}
-	}
-	return 0, false
 }
 
 // Reader is implemented by the servers (bench.Server) of the backends that

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -104,43 +103,6 @@ func TestCgroupMemory(t *testing.T) {
 	}
 }
 
-func writeFiles(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-func TestCgroupFiles(t *testing.T) {
-	v2 := writeFiles(t, map[string]string{"memory.current": "5000\n", "memory.stat": "anon 3000\nfile 1500\nsock 100\n"})
-	if m, err := Cgroup(v2); err != nil || m != (Memory{Total: 5000, Anon: 3000, Source: "cgroup v2"}) {
-		t.Errorf("v2: %+v, %v", m, err)
-	}
-	v1 := writeFiles(t, map[string]string{"memory.usage_in_bytes": "7000\n", "memory.stat": "cache 100\nrss 2000\ntotal_cache 100\ntotal_rss 2500\n"})
-	if m, err := Cgroup(v1); err != nil || m != (Memory{Total: 7000, Anon: 2500, Source: "cgroup v1"}) {
-		t.Errorf("v1: %+v, %v", m, err)
-	}
-	if _, err := Cgroup(writeFiles(t, map[string]string{"memory.usage_in_bytes": "7000\n", "memory.stat": "cache 1\n"})); err == nil {
-		t.Error("v1 without rss did not fail")
-	}
-	if _, err := Cgroup(t.TempDir()); err == nil {
-		t.Error("an empty directory did not fail")
-	}
-	// This machine's own memory cgroup, whichever version it has.
-	for _, dir := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/memory"} {
-		if m, err := Cgroup(dir); err == nil {
-			t.Logf("%s: %+v", dir, m)
-			if m.Total == 0 {
-				t.Errorf("%s: zero usage", dir)
-			}
-		}
-	}
-}
-
 func TestProcessSeesAnonymousGrowth(t *testing.T) {
 	before, err := Process(os.Getpid())
 	if err != nil {
@@ -178,28 +140,6 @@ func TestProcessOfChildAndGone(t *testing.T) {
 	}
 	if _, err := Process(pid); err == nil {
 		t.Fatal("sampling a reaped process did not fail")
-	}
-}
-
-func TestSockstat(t *testing.T) {
-	for _, tc := range []struct {
-		line string
-		n    uint64
-		ok   bool
-	}{
-		{"TCP: inuse 42 orphan 0 tw 759 alloc 44 mem 28", 28, true},
-		{"UDP: inuse 0 mem 3", 0, false},
-		{"TCP: inuse 1", 0, false},
-		{"", 0, false},
-	} {
-		if n, ok := sockstatTCPPages(tc.line); n != tc.n || ok != tc.ok {
-			t.Errorf("%q: %d, %v", tc.line, n, ok)
-		}
-	}
-	if n, err := SocketMemory(); err != nil {
-		t.Skipf("no sockstat: %v", err)
-	} else {
-		t.Logf("TCP socket memory on this host: %d bytes", n)
 	}
 }
 

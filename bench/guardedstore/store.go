@@ -89,9 +89,6 @@ func NewStore(fenced bool) *Store {
 	return &Store{fenced: fenced, highest: map[string]uint64{}}
 }
 
-// Fenced reports the store's mode.
-func (s *Store) Fenced() bool { return s.fenced }
-
 // Apply decides w and records it. An unfenced store accepts every write
 // (tokens are only recorded); a fenced one rejects a write without a
 // token or with a token lower than the highest it accepted for w.Lock.
@@ -129,13 +126,4 @@ func (s *Store) History() []Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Entry(nil), s.history...)
-}
-
-// Reset forgets the history and the high-water marks, keeping the mode
-// (between repetitions; trials within one use fresh lock names instead).
-func (s *Store) Reset() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.history = nil
-	s.highest = map[string]uint64{}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/monolock/monolock-bench/bench/contenders"
 	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
+	"github.com/monolock/monolock-bench/monolock"
 	"github.com/monolock/monolock-bench/monolock/monolocktest"
 )
 
@@ -73,10 +74,7 @@ func TestStop(t *testing.T) {
 			if tok, ok := p.Token(); !ok || tok == 0 {
 				t.Errorf("Token() = %d, %v; want a monolock fencing token", tok, ok)
 			}
-			l, err := monolocker.New(srv.Addr, lease)
-			if err != nil {
-				t.Fatal(err)
-			}
+			l := monolocker.New(monolock.Config{Address: srv.Addr}, lease)
 			// While the child holds the lock, nobody else gets it.
 			short, cancelShort := context.WithTimeout(ctx, lease)
 			if _, err := l.Acquire(short, key); !errors.Is(err, context.DeadlineExceeded) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/monolock/monolock-bench/bench/internal/stats"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -73,11 +74,7 @@ func spanOf(vals []float64) span {
 	v := slices.Clone(vals)
 	slices.Sort(v)
 	n := len(v)
-	med := v[n/2]
-	if n%2 == 0 {
-		med = (v[n/2-1] + v[n/2]) / 2
-	}
-	return span{med, v[0], v[n-1], n}
+	return span{stats.Median(v), v[0], v[n-1], n}
 }
 
 // evaluate judges one rule; see results.ClaimRule for its fields.

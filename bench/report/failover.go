@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/monolock/monolock-bench/bench/internal/stats"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -71,23 +72,8 @@ func (f *figures) failoverSection(d *document) error {
 		}
 		d.add(t)
 	}
-	if skipped := f.skipped(s); len(skipped) > 0 {
-		d.p("Variants not run, and why:")
-		d.add(list{items: skipped})
-	}
 	d.p(f.failoverReading())
 	return nil
-}
-
-// skipped lists the run's notes of skipped variants of scenario s.
-func (f *figures) skipped(s string) []string {
-	var out []string
-	for _, n := range f.r.Notes {
-		if strings.HasPrefix(n, s+"/") && strings.Contains(n, " skipped: ") {
-			out = append(out, strings.TrimPrefix(n, s+"/"))
-		}
-	}
-	return out
 }
 
 // failoverReading says in words what the figures show.
@@ -164,7 +150,7 @@ func (f *figures) failoverChart(variant string) ([]byte, error) {
 	}
 	if len(restarts) > 0 {
 		slices.Sort(restarts)
-		if err := mark(restarts[len(restarts)/2], []vg.Length{vg.Points(1), vg.Points(2)}, "restart"); err != nil {
+		if err := mark(stats.Median(restarts), []vg.Length{vg.Points(1), vg.Points(2)}, "restart"); err != nil {
 			return nil, err
 		}
 	}

@@ -319,9 +319,9 @@ func fixture(t testing.TB) *results.Results {
 		},
 		Claims:  claimRules(),
 		Summary: withBetter(results.Summarize(raw)),
-		Raw:     raw,
-		Notes: []string{"TEST FIXTURE: every number in this file is synthetic, made up to test the renderers. It is not a measurement.",
-			"safety/clock-jump/monolock skipped: TEST FIXTURE reason"},
+		Raw: append(raw, results.Raw{Scenario: "safety", Variant: "clock-jump", Contender: "monolock", Repetition: 1,
+			StartedAt: start, Skipped: "TEST FIXTURE reason"}),
+		Notes: []string{"TEST FIXTURE: every number in this file is synthetic, made up to test the renderers. It is not a measurement."},
 	}
 }
 

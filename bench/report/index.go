@@ -15,16 +15,13 @@ import (
 // IndexFile is the index of runs inside the reports directory.
 const IndexFile = "README.md"
 
-// WriteIndex rebuilds reportsDir/README.md from the reportsDir/*/results.json
+// WriteIndexWith rebuilds reportsDir/README.md from the reportsDir/*/results.json
 // present: one row per run, newest first, with its setup, whether it is
 // partial, and its claims verdicts, linking to report.md and report.html.
 // A results.json that does not load is listed with the reason instead of
 // failing the index. The index depends on the files only, so rebuilding it
-// without new runs changes nothing.
-func WriteIndex(reportsDir string) error { return WriteIndexWith(reportsDir, nil) }
-
-// WriteIndexWith is WriteIndex with a function applied to every results
-// file after loading (see RerenderWith); upgrade may be nil.
+// without new runs changes nothing. upgrade, when not nil, is applied to
+// every results file after loading (see RerenderWith).
 func WriteIndexWith(reportsDir string, upgrade func(*results.Results)) error {
 	paths, err := filepath.Glob(filepath.Join(reportsDir, "*", ResultsFile))
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/monolock/monolock-bench/bench/internal/stats"
 )
 
 // method writes the method and caveats: environment, servers and images,
@@ -95,10 +97,7 @@ func (f *figures) noiseText() string {
 		spreads[i] = n.spread
 	}
 	slices.Sort(spreads)
-	med := spreads[len(spreads)/2]
-	if len(spreads)%2 == 0 {
-		med = (spreads[len(spreads)/2-1] + spreads[len(spreads)/2]) / 2
-	}
+	med := stats.Median(spreads)
 	var worst []string
 	for _, n := range all[:min(3, len(all))] {
 		worst = append(worst, fmt.Sprintf("%s ±%.0f%%", n.name, 50*n.spread))

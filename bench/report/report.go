@@ -109,14 +109,10 @@ func Write(dir string, r *results.Results) error {
 	return writeIfChanged(filepath.Join(dir, HTMLFile), rep.HTML)
 }
 
-// Rerender loads a results.json and writes its report beside it (the
-// `monolock-bench report DIR/results.json` command). A file that predates
-// contender_info and claim_rules renders without them; see RerenderWith.
-func Rerender(resultsPath string) error { return RerenderWith(resultsPath, nil) }
-
-// RerenderWith is Rerender with a function applied to the results after
-// loading, such as one that fills an old file's contender info and claim
-// rules from today's contender table:
+// RerenderWith loads a results.json and writes its report beside it (the
+// `monolock-bench report DIR/results.json` command), applying upgrade to
+// the results after loading, such as a function that fills an old file's
+// contender info and claim rules from today's contender table:
 //
 //	report.RerenderWith(path, func(r *results.Results) { r.FillDefaults(defaults) })
 //

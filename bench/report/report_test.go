@@ -125,7 +125,7 @@ func TestRerenderIsByteIdentical(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Rerender(path); err != nil {
+	if err := RerenderWith(path, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(path); err != nil {
@@ -209,7 +209,7 @@ func TestWriteIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := WriteIndex(dir); err != nil {
+	if err := WriteIndexWith(dir, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(filepath.Join(dir, IndexFile))
@@ -225,7 +225,7 @@ func TestWriteIndex(t *testing.T) {
 			t.Errorf("index lacks %q:\n%s", want, got)
 		}
 	}
-	if err := WriteIndex(dir); err != nil {
+	if err := WriteIndexWith(dir, nil); err != nil {
 		t.Fatal(err)
 	}
 	again, _ := os.ReadFile(filepath.Join(dir, IndexFile))

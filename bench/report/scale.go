@@ -223,10 +223,9 @@ func (f *figures) scaleLoad(d *document) {
 	d.p(s)
 }
 
-// scaleLimits lists the limits the run recorded and every variant skipped
-// or capped, with its reason.
+// scaleLimits states the limits the run recorded (the variants they
+// stopped say so under their tables).
 func (f *figures) scaleLimits(d *document) {
-	var skips []string
 	var limits string
 	for _, x := range f.r.Raw {
 		if x.Scenario != scale {
@@ -237,18 +236,8 @@ func (f *figures) scaleLimits(d *document) {
 			limits = fmt.Sprintf("Limits of this run: RLIMIT_NOFILE %d (hard %d) in the bench process, %d in the server process; the largest C both hold is %d (idle-max). Ephemeral ports %d–%d; connections per (source, destination) address pair at most %d; host sysctls are read and never changed.",
 				c["nofile_bench_soft"], c["nofile_bench_hard"], c["nofile_server1_soft"], c["max_sessions"], c["port_range_low"], c["port_range_high"], c["conns_per_pair"])
 		}
-		if x.Skipped != "" {
-			s := fmt.Sprintf("%s/%s: %s", x.Contender, x.Variant, x.Skipped)
-			if !slices.Contains(skips, s) {
-				skips = append(skips, s)
-			}
-		}
 	}
 	if limits != "" {
 		d.p(limits)
-	}
-	if len(skips) > 0 {
-		d.p("Not measured, or measured only up to a limit:")
-		d.add(list{items: skips})
 	}
 }

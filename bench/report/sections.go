@@ -277,6 +277,7 @@ func (f *figures) scenarioSection(d *document, s string) error {
 	}
 	if len(f.scenarioContenders(s)) == 0 {
 		d.p("No figures: this scenario did not run to completion for any contender.")
+		f.figureTables(d, s) // only the reasons of the variants not measured
 		return nil
 	}
 	var err error
@@ -318,9 +319,16 @@ func settingsText(set results.Settings) string {
 }
 
 // figureTables lists every figure of a scenario: per variant, a row per
-// contender and a column per metric.
+// contender and a column per metric, then the contenders the variant was
+// not measured for, and why (results.Raw.Skipped).
 func (f *figures) figureTables(d *document, s string) {
-	for _, v := range f.variants(s) {
+	variants := f.variants(s)
+	for _, x := range f.r.Raw {
+		if x.Scenario == s && x.Skipped != "" && !slices.Contains(variants, x.Variant) {
+			variants = append(variants, x.Variant)
+		}
+	}
+	for _, v := range variants {
 		var cols []column
 		var metrics []string
 		for _, x := range f.r.Summary {
@@ -340,7 +348,25 @@ func (f *figures) figureTables(d *document, s string) {
 			}
 			d.add(t)
 		}
+		if why := f.notMeasured(s, v); len(why) > 0 {
+			d.p("Not measured in " + v + ":")
+			d.add(list{items: why})
+		}
 	}
+}
+
+// notMeasured lists, once each, "contender: reason" for the records of
+// scenario s, variant v that say why they were not measured.
+func (f *figures) notMeasured(s, v string) []string {
+	var out []string
+	for _, x := range f.r.Raw {
+		if x.Scenario == s && x.Variant == v && x.Skipped != "" {
+			if line := x.Contender + ": " + x.Skipped; !slices.Contains(out, line) {
+				out = append(out, line)
+			}
+		}
+	}
+	return out
 }
 
 // locks lists the non-floor contenders of a scenario.

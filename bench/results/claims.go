@@ -1,5 +1,10 @@
 package results
 
+import (
+	"slices"
+	"strings"
+)
+
 // A ClaimRule is one claim of a comparison page as data: the figure it is
 // about, what that figure is compared with, and how the spread across
 // repetitions decides the verdict. Contender packages contribute their
@@ -140,9 +145,20 @@ type Defaults struct {
 // so that it renders like a new one: when r has no contender info it gets
 // the entries of d.Contenders for the contenders it ran; when it has no
 // claim rules, the rules of d.Claims whose subject it ran; summary rows
-// without a better direction get d.Better's. Whatever r already has is
-// kept. `monolock-bench report` and `compare` call it after Load.
+// without a better direction get d.Better's; a note of a skipped variant
+// ("scenario/variant/contender skipped: reason", how runs recorded it
+// before Raw.Skipped) becomes a record with Skipped. Whatever r already
+// has is kept. `monolock-bench report` and `compare` call it after Load.
 func (r *Results) FillDefaults(d Defaults) {
+	r.Notes = slices.DeleteFunc(r.Notes, func(n string) bool {
+		at, reason, ok := strings.Cut(n, " skipped: ")
+		parts := strings.Split(at, "/")
+		if !ok || len(parts) != 3 {
+			return false
+		}
+		r.Raw = append(r.Raw, Raw{Scenario: parts[0], Variant: parts[1], Contender: parts[2], Repetition: 1, Skipped: reason})
+		return true
+	})
 	ran := map[string]bool{}
 	for _, c := range r.Parameters.Contenders {
 		ran[c] = true

@@ -37,7 +37,7 @@ type Results struct {
 	Summary []Row `json:"summary"`
 	// Raw holds one record per scenario × contender × variant × repetition.
 	Raw []Raw `json:"raw"`
-	// Notes are free-form remarks of the run (skipped contenders, warnings)
+	// Notes are free-form remarks of the run (contenders not run, warnings)
 	// that a report should show under "method and caveats".
 	Notes []string `json:"notes,omitempty"`
 	// Contenders describes each contender of the run (label, family,
@@ -197,8 +197,13 @@ type Raw struct {
 	// Errors holds up to a few distinct error messages seen.
 	Errors []string `json:"errors,omitempty"`
 	// Skipped, when set, says why the variant was not measured for this
-	// contender (a limit of the machine or the backend); the record then
-	// holds no metrics, and the report shows the reason.
+	// contender: it does not apply (a single server has no minority to
+	// lose), the backend cannot run it (external servers cannot be
+	// killed) or a limit of the machine stopped it. The record then holds
+	// no metrics, or only those measured up to the limit
+	// (sessions_reached), so the summary leaves the variant out for the
+	// contender, and the report shows the reason. It is the only way a run
+	// records a variant it did not measure.
 	Skipped string `json:"skipped,omitempty"`
 }
 

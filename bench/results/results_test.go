@@ -210,7 +210,16 @@ func TestFillDefaults(t *testing.T) {
 			return ""
 		},
 	}
+	// Before Raw.Skipped, the runner noted a skipped variant.
+	r.Notes = append(r.Notes, "failover/minority-down/redis skipped: single server: no minority to lose")
+	nraw, nnotes := len(r.Raw), len(r.Notes)
 	r.FillDefaults(d)
+	if len(r.Raw) != nraw+1 || len(r.Notes) != nnotes-1 {
+		t.Fatalf("%d records, notes %q; want the skip note as a record", len(r.Raw), r.Notes)
+	}
+	if got, want := r.Raw[nraw], (Raw{Scenario: "failover", Variant: "minority-down", Contender: "redis", Repetition: 1, Skipped: "single server: no minority to lose"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("record %+v, want %+v", got, want)
+	}
 	if len(r.Contenders) != 1 || r.Contenders[0].Name != "redis" {
 		t.Errorf("contenders %+v, want redis only", r.Contenders)
 	}

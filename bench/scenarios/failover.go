@@ -341,7 +341,7 @@ type faultTimes struct {
 func runFailover(ctx context.Context, env *bench.Env, cfg FailoverConfig, variant string) (results.Raw, error) {
 	n := len(env.Servers)
 	if variant == FailoverMinority && n < 2 {
-		return results.Raw{}, bench.Skip(noMinority)
+		return results.Raw{Skipped: noMinority}, nil
 	}
 	var servers []bench.Server
 	for _, i := range targets(n, variant) {
@@ -376,7 +376,7 @@ func runFailover(ctx context.Context, env *bench.Env, cfg FailoverConfig, varian
 	// Whatever happens, the next variant finds every server serving.
 	defer restartAll(context.WithoutCancel(ctx), down)
 	if errors.Is(err, bench.ErrNotSupported) {
-		return results.Raw{}, bench.Skip(fmt.Sprintf(cannotFaultFmt, err))
+		return results.Raw{Skipped: fmt.Sprintf(cannotFaultFmt, err)}, nil
 	}
 	if err != nil {
 		return results.Raw{}, err

@@ -63,9 +63,9 @@ func runSplit(ctx context.Context, env *bench.Env, cfg FailoverConfig, delayed b
 	n := len(env.Servers)
 	switch {
 	case n == 1:
-		return results.Raw{}, bench.Skip(noSplit)
+		return results.Raw{Skipped: noSplit}, nil
 	case n < 3:
-		return results.Raw{}, bench.Skip(tooFewToSplit)
+		return results.Raw{Skipped: tooFewToSplit}, nil
 	}
 	q := n/2 + 1
 	proxy := faultproxy.New()
@@ -90,7 +90,7 @@ func runSplit(ctx context.Context, env *bench.Env, cfg FailoverConfig, delayed b
 	for range cfg.Trials {
 		r, err := splitTrial(ctx, env, a, b, shared, delayed)
 		if errors.Is(err, bench.ErrNotSupported) {
-			return results.Raw{}, bench.Skip(fmt.Sprintf(cannotFaultFmt, err))
+			return results.Raw{Skipped: fmt.Sprintf(cannotFaultFmt, err)}, nil
 		}
 		if ctx.Err() != nil {
 			return results.Raw{}, ctx.Err()

@@ -162,8 +162,8 @@ type safetyRun struct {
 
 // runSafety runs trials of variant for env's contender.
 func runSafety(ctx context.Context, env *bench.Env, cmd holder.Command, variant string, trials int) (results.Raw, error) {
-	if err := applies(env, cmd, variant); err != nil {
-		return results.Raw{}, err
+	if skip, err := applies(env, cmd, variant); skip != "" || err != nil {
+		return results.Raw{Skipped: skip}, err
 	}
 	s := &safetyRun{env: env, counts: map[string]int{}}
 	var err error
@@ -230,30 +230,30 @@ func runSafety(ctx context.Context, env *bench.Env, cmd holder.Command, variant 
 	return raw, nil
 }
 
-// applies returns a bench.Skip error when variant cannot run for env's
-// contender on its backend.
-func applies(env *bench.Env, cmd holder.Command, variant string) error {
+// applies returns why variant cannot run for env's contender on its
+// backend, or "" when it can.
+func applies(env *bench.Env, cmd holder.Command, variant string) (skip string, err error) {
 	spec := env.Contender.Server
 	switch variant {
 	case Pause:
 		if cmd.Path == "" {
-			return errors.New("safety: no holder command configured")
+			return "", errors.New("safety: no holder command configured")
 		}
 	case ClockJump, ClockJumpQuorum:
 		if !spec.WallClockExpiry {
-			return bench.Skip("the server does not expire leases on a wall clock a clock interposer can move (see the contender's notes)")
+			return "the server does not expire leases on a wall clock a clock interposer can move (see the contender's notes)", nil
 		}
 		if variant == ClockJump && spec.Count() != 1 {
-			return bench.Skip(fmt.Sprintf("%d independent servers; see %s", spec.Count(), ClockJumpQuorum))
+			return fmt.Sprintf("%d independent servers; see %s", spec.Count(), ClockJumpQuorum), nil
 		}
 		if variant == ClockJumpQuorum && spec.Count() < 5 {
-			return bench.Skip(fmt.Sprintf("Kleppmann's sequence needs five independent servers, the contender has %d", spec.Count()))
+			return fmt.Sprintf("Kleppmann's sequence needs five independent servers, the contender has %d", spec.Count()), nil
 		}
 		if _, ok := env.Deployment.(bench.ClockShifter); !ok {
-			return bench.Skip("the backend cannot start servers under a clock interposer")
+			return "the backend cannot start servers under a clock interposer", nil
 		}
 	}
-	return nil
+	return "", nil
 }
 
 // hasTokens reports whether any grant of the run carried a token.

@@ -13,6 +13,7 @@ import (
 
 	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/sessions"
+	"github.com/monolock/monolock-bench/monolock"
 )
 
 const outOfFilesEnv = "SESSIONS_TEST_OUT_OF_FILES_ADDR"
@@ -59,10 +60,7 @@ func TestOutOfFilesChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Printf("check: %v\n", l.Check(200, 1, 16))
-	locker, err := monolocker.New(addr, 30*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	locker := monolocker.New(monolock.Config{Address: addr}, 30*time.Second)
 	set, err := sessions.Open(context.Background(), sessions.Config{Locker: locker, Sessions: 200, Concurrency: 8})
 	if err == nil {
 		set.Close(context.Background())

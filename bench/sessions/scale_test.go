@@ -23,6 +23,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/footprint"
 	"github.com/monolock/monolock-bench/bench/sessions"
 	"github.com/monolock/monolock-bench/bench/spreaddial"
+	"github.com/monolock/monolock-bench/monolock"
 	"github.com/monolock/monolock-bench/redisbench"
 )
 
@@ -187,13 +188,10 @@ func measureMonolock(t *testing.T) {
 	src, _ := spreaddial.Loopback(5)
 	dialer := &spreaddial.Dialer{Sources: src[1:], Timeout: 10 * time.Second}
 	plan := spreaddial.NewPlan(scaleC, ports, dialer)
-	if err := plan.Err(); err != nil {
-		t.Skip(err)
+	if !plan.Fits {
+		t.Skip(plan.Needed)
 	}
-	locker, err := monolocker.New(addr, scaleLease, monolocker.WithDialer(dialer))
-	if err != nil {
-		t.Fatal(err)
-	}
+	locker := monolocker.New(monolock.Config{Address: addr, Dialer: dialer}, scaleLease)
 
 	empty := sample(t, pid)
 	smp := &sampler{pid: pid, points: []footprint.Point{{X: 0, Y: float64(empty.Anon)}}}

@@ -12,6 +12,7 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/sessions"
+	"github.com/monolock/monolock-bench/monolock"
 	"github.com/monolock/monolock-bench/monolock/monolocktest"
 )
 
@@ -31,10 +32,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func newServer(t *testing.T) (*monolocktest.Server, *monolocker.Locker) {
 	t.Helper()
 	srv := monolocktest.NewServer(t)
-	l, err := monolocker.New(srv.Addr, 30*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := monolocker.New(monolock.Config{Address: srv.Addr}, 30*time.Second)
 	return srv, l
 }
 
@@ -169,10 +167,7 @@ func TestOpenFailsClearlyAndCleansUp(t *testing.T) {
 	}
 	deadAddr := dead.Addr().String()
 	dead.Close()
-	bad, err := monolocker.New(deadAddr, 30*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bad := monolocker.New(monolock.Config{Address: deadAddr}, 30*time.Second)
 	for _, tc := range []struct {
 		name string
 		keys int

@@ -96,24 +96,6 @@ func NewPlan(sessions int, r PortRange, d *Dialer) Plan {
 	return p
 }
 
-// Err returns an error carrying Needed when the sessions do not fit.
-func (p Plan) Err() error {
-	if p.Fits {
-		return nil
-	}
-	return fmt.Errorf("spreaddial: %s", p.Needed)
-}
-
-// ForLoopback returns a Dialer whose sources are as many loopback
-// addresses as sessions connections to one local server need in range r.
-func ForLoopback(sessions int, r PortRange) (*Dialer, error) {
-	src, err := Loopback(PairsNeeded(sessions, r))
-	if err != nil {
-		return nil, fmt.Errorf("%w (for %d sessions)", err, sessions)
-	}
-	return &Dialer{Sources: src}, nil
-}
-
 // Multihomed is implemented by servers (bench.Server) that can be reached
 // at more addresses on demand: bench/containerbackend connects the
 // container to more networks. A server on loopback needs none: spread its

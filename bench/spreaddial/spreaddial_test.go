@@ -203,8 +203,8 @@ func TestPlan(t *testing.T) {
 			if got := PairsNeeded(tc.sessions, def); got != tc.needPairs {
 				t.Errorf("PairsNeeded = %d, want %d", got, tc.needPairs)
 			}
-			if tc.fits != (p.Err() == nil) || tc.fits != (p.Needed == "") {
-				t.Errorf("fits %v but Err %v, Needed %q", tc.fits, p.Err(), p.Needed)
+			if tc.fits != (p.Needed == "") {
+				t.Errorf("fits %v but Needed %q", tc.fits, p.Needed)
 			}
 			if !tc.fits && !strings.Contains(p.Needed, "ip_local_port_range 32768–60999") {
 				t.Errorf("Needed does not name the range: %q", p.Needed)
@@ -213,7 +213,7 @@ func TestPlan(t *testing.T) {
 	}
 }
 
-func TestLoopbackAndForLoopback(t *testing.T) {
+func TestLoopback(t *testing.T) {
 	a, err := Loopback(3)
 	if err != nil || len(a) != 3 || a[0].String() != "127.0.0.1" || a[2].String() != "127.0.0.3" {
 		t.Fatalf("Loopback(3) = %v, %v", a, err)
@@ -222,13 +222,6 @@ func TestLoopbackAndForLoopback(t *testing.T) {
 		if _, err := Loopback(n); err == nil {
 			t.Errorf("Loopback(%d) did not fail", n)
 		}
-	}
-	d, err := ForLoopback(100000, PortRange{32768, 60999})
-	if err != nil || len(d.Sources) != 4 {
-		t.Fatalf("ForLoopback(100k) = %v, %v; want 4 sources", d, err)
-	}
-	if _, err := ForLoopback(1_000_000, PortRange{1000, 1009}); err == nil {
-		t.Fatal("ForLoopback beyond 254 addresses did not fail")
 	}
 }
 

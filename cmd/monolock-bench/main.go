@@ -25,6 +25,7 @@ import (
 
 	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/holder"
+	"github.com/monolock/monolock-bench/redisbench"
 )
 
 const usage = `usage:
@@ -46,6 +47,7 @@ const (
 func main() {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	slog.SetDefault(log)
+	redisbench.LogTo(log)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// After the first signal, a second one kills the process the default
 	// way.

@@ -38,14 +38,14 @@ func (p *lineProgress) Start(s bench.Step) {
 }
 
 func (p *lineProgress) Finish(s bench.Step, err error) {
-	var skip *bench.SkipError
 	switch {
-	case errors.As(err, &skip):
-		fmt.Fprintf(p.w, "[%d/%d] skipped: %s\n", s.Index, s.Total, skip.Reason)
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(p.w, "[%d/%d] interrupted\n", s.Index, s.Total)
 	case err != nil:
 		fmt.Fprintf(p.w, "[%d/%d] failed after %s: %v\n", s.Index, s.Total, time.Since(p.start).Round(time.Millisecond), err)
+	}
+	if s.Skipped != "" {
+		fmt.Fprintf(p.w, "[%d/%d] not measured: %s\n", s.Index, s.Total, s.Skipped)
 	}
 }
 
@@ -88,6 +88,9 @@ func (b *barProgress) Start(s bench.Step) {
 func (b *barProgress) Finish(s bench.Step, err error) {
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(b.p, "%s %s %s repetition %d failed: %v\n", s.Scenario, s.Variant, s.Contender, s.Repetition, err)
+	}
+	if s.Skipped != "" && s.Repetition == 1 {
+		fmt.Fprintf(b.p, "%s %s %s not measured: %s\n", s.Scenario, s.Variant, s.Contender, s.Skipped)
 	}
 	b.bar.Increment()
 }

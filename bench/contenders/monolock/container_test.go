@@ -50,7 +50,7 @@ func TestContainerFastOpen(t *testing.T) {
 
 	const claims = 5
 	active := func(addr string) int64 {
-		l := NewWith(monolock.Config{Address: addr, TCPFastOpen: true}, 5*time.Second)
+		l := New(monolock.Config{Address: addr, TCPFastOpen: true}, 5*time.Second)
 		defer l.Close()
 		before, err := bench.ReadFastOpen()
 		if err != nil {

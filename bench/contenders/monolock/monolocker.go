@@ -21,10 +21,11 @@ func Contender() bench.Contender {
 		Server:   Server,
 		Settings: Settings(),
 		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return New(addrs[0], lease)
+			return New(monolock.Config{Address: addrs[0]}, lease), nil
 		},
 		OpenWith: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
-			return New(addrs[0], lease, WithDialer(o.Dialer))
+			// A nil o.Dialer stays nil: the client's own dialer.
+			return New(monolock.Config{Address: addrs[0], Dialer: o.Dialer}, lease), nil
 		},
 		Counters: NewCounters,
 		Claims:   append(Claims(), scaleClaims()...),
@@ -51,32 +52,10 @@ type Locker struct {
 	lease  time.Duration
 }
 
-// Option configures New.
-type Option func(*monolock.Config)
-
-// WithDialer makes the client dial every claim's connection with d (the
-// scale scenario spreads connections over several addresses). Default,
-// and with a nil d: the client's own dialer.
-func WithDialer(d bench.Dialer) Option {
-	return func(c *monolock.Config) {
-		if d != nil {
-			c.Dialer = d
-		}
-	}
-}
-
-// New returns a Locker for the server at addr acquiring with lease.
-func New(addr string, lease time.Duration, opts ...Option) (*Locker, error) {
-	cfg := monolock.Config{Address: addr}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	return NewWith(cfg, lease), nil
-}
-
-// NewWith returns a Locker on a client of cfg (warm spares, TCP Fast
-// Open) acquiring with lease.
-func NewWith(cfg monolock.Config, lease time.Duration) *Locker {
+// New returns a Locker on a client of cfg (a dialer spreading
+// connections over addresses, warm spares, TCP Fast Open) acquiring with
+// lease.
+func New(cfg monolock.Config, lease time.Duration) *Locker {
 	return &Locker{client: monolock.New(cfg), lease: lease}
 }
 

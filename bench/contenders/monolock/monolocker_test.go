@@ -12,25 +12,20 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/benchtest"
 	"github.com/monolock/monolock-bench/bench/external"
+	"github.com/monolock/monolock-bench/monolock"
 	"github.com/monolock/monolock-bench/monolock/monolocktest"
 )
 
 func TestMutualExclusion(t *testing.T) {
 	srv := monolocktest.NewServer(t)
-	l, err := New(srv.Addr, 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := New(monolock.Config{Address: srv.Addr}, 10*time.Second)
 	defer l.Close()
 	benchtest.MutualExclusion(t, l, "k000", 16, 20, time.Minute)
 }
 
 func TestAcquireReturnsCtxErrWhileQueued(t *testing.T) {
 	srv := monolocktest.NewServer(t)
-	l, err := New(srv.Addr, 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := New(monolock.Config{Address: srv.Addr}, 10*time.Second)
 	h, err := l.Acquire(context.Background(), "busy")
 	if err != nil {
 		t.Fatal(err)
@@ -86,10 +81,7 @@ func TestCounters(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	l, err := New(ml.Addr, 2*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := New(monolock.Config{Address: ml.Addr}, 2*time.Second)
 	h, err := l.Acquire(ctx, "k")
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ func WarmContender() bench.Contender {
 		Server:   Server,
 		Settings: set,
 		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return NewWith(monolock.Config{Address: addrs[0], Spares: WarmSpares}, lease), nil
+			return New(monolock.Config{Address: addrs[0], Spares: WarmSpares}, lease), nil
 		},
 		Counters: NewCounters,
 		Claims:   append(VariantClaims("monolock-warm", "with warm spares"), warmTargets()...),
@@ -71,7 +71,7 @@ func FastOpenContender() bench.Contender {
 		Server:   FastOpenServer,
 		Settings: set,
 		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return NewWith(monolock.Config{Address: addrs[0], TCPFastOpen: true}, lease), nil
+			return New(monolock.Config{Address: addrs[0], TCPFastOpen: true}, lease), nil
 		},
 		Counters: NewCounters,
 		Claims:   append(append(VariantClaims("monolock-tfo", "with TCP Fast Open"), fastOpenInEffect()), fastOpenTargets()...),
