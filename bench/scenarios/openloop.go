@@ -183,7 +183,9 @@ func paced(ctx context.Context, l bench.Locker, rate float64, workers int, d tim
 		return pacedResult{}, fmt.Errorf("open loop: rate %g/s and %d workers", rate, workers)
 	}
 	interval := time.Duration(float64(time.Second) / rate)
-	total := int64(d / interval)
+	// At least one request: a slow contender's rate can leave less than
+	// one interval in a short span, and then nothing would be measured.
+	total := max(int64(d/interval), 1)
 	start := time.Now()
 	end := start.Add(time.Duration(float64(d) * drainFactor))
 	var next atomic.Int64
