@@ -74,10 +74,12 @@ const (
 	// for the waiter to be queued.
 	pollEvery = 2 * time.Millisecond
 	// grantSlack is added to two leases to bound the wait for the grant; a
-	// waiter not granted by then is a failed trial. As in safety: a lease
-	// contender grants after one lease, a lock without a lease never does
-	// (postgres under freeze) and pays the whole bound per trial.
-	grantSlack = time.Second
+	// waiter not granted by then is a failed trial. A lease contender
+	// grants after about one lease (etcd: its minimum TTL, ~1.5s, and
+	// expiry sweep; 1s was too short at a 400ms lease), a lock without a
+	// lease never does (postgres under freeze) and pays the whole bound
+	// per trial: 3s instead of 5s.
+	grantSlack = 3 * time.Second
 	// assumedLease is the lease the ETA assumes (the runner's default).
 	assumedLease = 2 * time.Second
 )
