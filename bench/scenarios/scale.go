@@ -70,8 +70,12 @@ const (
 	// promotionTimeout bounds one promotion; a queue that does not promote
 	// in that time stops being sampled.
 	promotionTimeout = 10 * time.Second
-	// scaleTimeout bounds opening, promoting and closing in one variant.
-	scaleTimeout = 5 * time.Minute
+	// scaleTimeout and scaleQuickTimeout bound opening, promoting and
+	// closing in one variant, per contender: a contender that cannot open
+	// C sessions in that time (postgres: a backend process per session)
+	// records the sessions it reached and why it stopped.
+	scaleTimeout      = 2 * time.Minute
+	scaleQuickTimeout = 15 * time.Second
 )
 
 // ScaleConfig configures the scale scenario. Zero fields take defaults.
@@ -117,6 +121,9 @@ type ScaleConfig struct {
 	// reuse skips the fresh restart of the servers before each variant
 	// (quick runs: a restart costs seconds per contender and variant).
 	reuse bool
+	// timeout bounds one variant per contender (scaleTimeout, quick
+	// scaleQuickTimeout).
+	timeout time.Duration
 }
 
 func (c ScaleConfig) withDefaults(quick bool) ScaleConfig {
@@ -176,6 +183,10 @@ func (c ScaleConfig) withDefaults(quick bool) ScaleConfig {
 		c.Concurrency = sessions.DefaultConcurrency
 	}
 	c.reuse = quick
+	c.timeout = scaleTimeout
+	if quick {
+		c.timeout = scaleQuickTimeout
+	}
 	return c
 }
 
@@ -254,6 +265,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 				"churn_counts":  fmt.Sprint(names(c.Churn)),
 				"repetitions":   "at most " + strconv.Itoa(scaleRepetitions) + " (the run's if fewer; idle-max and queue-10k take minutes per contender); each repetition reopens every session",
 				"short_lease":   map[bool]string{true: "idle-<C>-lease" + c.ShortLease.String() + " up to C = " + countName(c.ShortMax) + " (idle-max and larger C at the long lease only: minutes per contender)", false: "every C"}[c.ShortMax > 0],
+				"time_cap":      "every variant ends for a contender after " + c.timeout.String() + " (" + (c.timeout + c.LongLease).String() + " for idle): a contender that has not opened its C sessions by then records the sessions it reached and the reason",
 				"measure_times": "short windows (a few seconds) to fit the suite's time budget: figures are steady-state rates over whole keep-alive periods, not long-run averages",
 			}
 			return s
@@ -636,7 +648,7 @@ func (s *setup) reached(smp *memorySampler, err error) (results.Raw, error) {
 }
 
 func runIdle(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int, lease time.Duration) (results.Raw, error) {
-	ctx, cancel := context.WithTimeout(ctx, scaleTimeout+lease)
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout+lease)
 	defer cancel()
 	s, err := prepare(ctx, env, cfg, c, lease)
 	defer s.close()
@@ -709,7 +721,7 @@ func runQueue(ctx context.Context, env *bench.Env, cfg ScaleConfig, depth int, s
 	if capped {
 		return results.Raw{Skipped: "capped: " + reason}, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, scaleTimeout)
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	s, err := prepare(ctx, env, cfg, depth+1, cfg.QueueLease)
 	defer s.close()
@@ -890,7 +902,7 @@ var errHolderLost = errors.New("the holder's lock was lost before its release")
 var errNoPromotion = fmt.Errorf("no waiter granted within %v of the release", promotionTimeout)
 
 func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (results.Raw, error) {
-	ctx, cancel := context.WithTimeout(ctx, scaleTimeout)
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	s, err := prepare(ctx, env, cfg, c, cfg.LongLease)
 	defer s.close()
