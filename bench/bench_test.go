@@ -441,3 +441,26 @@ func TestRunnerInterleaved(t *testing.T) {
 		}
 	}
 }
+
+func TestRunnerCapsVariantRepetitions(t *testing.T) {
+	open := func(context.Context, []string, time.Duration) (Locker, error) { return &scriptedLocker{}, nil }
+	contenders := []Contender{{Name: "a", Server: &ServerSpec{Name: "ra"}, Open: open}}
+	var runs []string
+	variant := func(name string, maxReps int) Variant {
+		return Variant{Name: name, Estimate: time.Second, MaxRepetitions: maxReps,
+			Run: func(ctx context.Context, env *Env) (results.Raw, error) {
+				runs = append(runs, name)
+				return results.Raw{}, nil
+			}}
+	}
+	r := &Runner{Repetitions: 3, Contenders: contenders, Deployment: fakeDeployment{}, Lease: time.Second,
+		Scenarios: []Scenario{{Name: "s",
+			Settings: func(bool) results.Settings { return nil },
+			Variants: func(bool) []Variant { return []Variant{variant("all", 0), variant("once", 1)} }}}}
+	if err := r.Run(context.Background(), &results.Results{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(runs, " "), "all all all once"; got != want {
+		t.Fatalf("runs %q, want %q", got, want)
+	}
+}

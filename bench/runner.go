@@ -106,6 +106,11 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 	}
 
 	steps := r.plan(reps)
+	var total time.Duration
+	for i := range steps {
+		total += steps[i].estimate()
+	}
+	log.Info("plan", "steps", len(steps), "repetitions", reps, "estimated_total", total.Round(time.Second).String())
 	var estimated, actual time.Duration // of the steps done, for the ETA scale
 	var failed []string
 	for i := range steps {
@@ -223,7 +228,11 @@ func (r *Runner) plan(reps int) []plannedStep {
 	for si := range r.Scenarios {
 		s := &r.Scenarios[si]
 		for _, v := range s.Variants(r.Quick) {
-			for rep := 1; rep <= reps; rep++ {
+			vreps := reps
+			if v.MaxRepetitions > 0 {
+				vreps = min(reps, v.MaxRepetitions)
+			}
+			for rep := 1; rep <= vreps; rep++ {
 				var together []Contender
 				for _, c := range r.Contenders {
 					if (c.Floor && !s.Floors) || (c.ContendedOnly && !v.Contended) ||
@@ -237,7 +246,7 @@ func (r *Runner) plan(reps int) []plannedStep {
 					steps = append(steps, plannedStep{
 						Step: Step{
 							Scenario: s.Name, Variant: v.Name, Contender: c.Name,
-							Repetition: rep, Repetitions: reps,
+							Repetition: rep, Repetitions: vreps,
 						},
 						scenario: s, variant: v, contender: c,
 					})
@@ -246,7 +255,7 @@ func (r *Runner) plan(reps int) []plannedStep {
 					steps = append(steps, plannedStep{
 						Step: Step{
 							Scenario: s.Name, Variant: v.Name, Contender: interleavedName(together),
-							Repetition: rep, Repetitions: reps,
+							Repetition: rep, Repetitions: vreps,
 						},
 						scenario: s, variant: v, together: together,
 					})

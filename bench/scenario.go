@@ -42,6 +42,10 @@ type Variant struct {
 	Contended bool
 	// Estimate is the expected wall time of one run, for the ETA.
 	Estimate time.Duration
+	// MaxRepetitions, when positive, caps the repetitions of this variant
+	// below the run's (for variants that take minutes per contender); the
+	// report counts the records it has.
+	MaxRepetitions int
 	// Run measures one contender once. It returns the repetition's record
 	// with Metrics, Counts, Histograms and CPU filled in; the runner fills
 	// scenario, contender, variant, repetition and StartedAt. When the

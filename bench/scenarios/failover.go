@@ -49,13 +49,19 @@ const (
 	// before its restart.
 	DefaultFailoverPause = time.Second
 	// Load before the fault and after the restart.
-	DefaultFailoverBefore      = 2 * time.Second
-	DefaultFailoverAfter       = 3 * time.Second
-	DefaultFailoverQuickBefore = time.Second
-	DefaultFailoverQuickAfter  = 2 * time.Second
+	DefaultFailoverBefore      = time.Second
+	DefaultFailoverAfter       = 2 * time.Second
+	DefaultFailoverQuickBefore = 300 * time.Millisecond
+	DefaultFailoverQuickAfter  = 700 * time.Millisecond
 	// Trials of restart-unsafe and restart-delayed per repetition.
-	DefaultSplitTrials      = 3
-	DefaultSplitQuickTrials = 2
+	DefaultSplitTrials      = 2
+	DefaultSplitQuickTrials = 1
+	// failoverRepetitions caps the repetitions of every failover variant
+	// in a full run: each restarts containers (5–20s per contender).
+	failoverRepetitions = 2
+	// restartCost is the measured cost of one restart through the
+	// containers backend, for the ETA.
+	restartCost = 6 * time.Second
 )
 
 // The workers' retries, DoRetry-style (the retry helper of this
@@ -79,7 +85,7 @@ type FailoverConfig struct {
 	Workers int
 	Hold    time.Duration
 	// Pause is P, how long the killed servers stay down before their
-	// restart; default DefaultFailoverPause, a negative value restarts at
+	// restart; default DefaultFailoverPause (quick: half), a negative value restarts at
 	// once.
 	Pause time.Duration
 	// Before is the load before the fault; After the load after the
@@ -100,6 +106,8 @@ func (c FailoverConfig) withDefaults(quick bool) FailoverConfig {
 		c.Hold = DefaultFailoverHold
 	}
 	switch {
+	case c.Pause == 0 && quick:
+		c.Pause = DefaultFailoverPause / 2
 	case c.Pause == 0:
 		c.Pause = DefaultFailoverPause
 	case c.Pause < 0:
@@ -149,27 +157,28 @@ func (cfg FailoverConfig) Scenario() bench.Scenario {
 				"in_fault":        "acquire_p99_during_fault: acquisitions (first attempt to grant, retries included) in flight during the fault window (kill to restart begun; minority-down: to the end); release_p99_during_fault likewise for releases",
 				"series":          "grants and failed attempts per " + bucket.String() + " from the start of the load; markers: fault, restart begun, restart returned (ms)",
 				"split_trials":    strconv.Itoa(c.Trials) + " per repetition (restart-unsafe, restart-delayed)",
+				"repetitions":     "as the run's, at most " + strconv.Itoa(failoverRepetitions) + " (every variant restarts servers)",
 				"split":           "cluster contenders with 3+ servers: client A reaches a majority [1..q], client B the majority [n-q+1..n] (q = floor(n/2)+1), both through the embedded fault proxy, the other paths refused (the link is closed); A acquires, A's shared servers are SIGKILLed at once and restarted at once (unsafe) or after one lease (delayed), then B tries for 2 leases; A writes to an unfenced guarded store every 10ms while it believes it holds the lock, B once; double grants and unsafe writes by guardedstore.Analyze; the servers' persistence is the contender's (see its settings)",
 			}
 		},
 		Variants: func(quick bool) []bench.Variant {
 			c := cfg.withDefaults(quick)
-			steady := c.Before + c.Pause + c.After + 2*time.Second
-			split := time.Duration(c.Trials) * (3 * assumedLease)
+			steady := c.Before + c.Pause + c.After + restartCost
+			split := time.Duration(c.Trials) * (3*assumedLease + restartCost/2)
 			return []bench.Variant{
-				{Name: FailoverRestart, Estimate: steady, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+				{Name: FailoverRestart, MaxRepetitions: failoverRepetitions, Estimate: steady, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runFailover(ctx, env, c, FailoverRestart)
 				}},
-				{Name: FailoverGraceful, Estimate: steady, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+				{Name: FailoverGraceful, MaxRepetitions: failoverRepetitions, Estimate: steady, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runFailover(ctx, env, c, FailoverGraceful)
 				}},
-				{Name: FailoverMinority, Estimate: steady, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+				{Name: FailoverMinority, MaxRepetitions: failoverRepetitions, Estimate: steady, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runFailover(ctx, env, c, FailoverMinority)
 				}},
-				{Name: FailoverUnsafe, Estimate: split, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+				{Name: FailoverUnsafe, MaxRepetitions: failoverRepetitions, Estimate: split, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runSplit(ctx, env, c, false)
 				}},
-				{Name: FailoverDelayed, Estimate: split + time.Duration(c.Trials)*assumedLease, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+				{Name: FailoverDelayed, MaxRepetitions: failoverRepetitions, Estimate: split + time.Duration(c.Trials)*assumedLease, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runSplit(ctx, env, c, true)
 				}},
 			}

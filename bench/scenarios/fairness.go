@@ -25,10 +25,10 @@ const (
 	DefaultClients       = 8
 	DefaultHold          = 10 * time.Millisecond
 	DefaultThink         = 10 * time.Millisecond
-	DefaultDuration      = 10 * time.Second
-	DefaultWarmup        = time.Second
-	DefaultQuickDuration = 3 * time.Second
-	DefaultQuickWarmup   = 500 * time.Millisecond
+	DefaultDuration      = 4 * time.Second
+	DefaultWarmup        = 500 * time.Millisecond
+	DefaultQuickDuration = time.Second
+	DefaultQuickWarmup   = 200 * time.Millisecond
 	// DefaultInversionSlack: requests made within 1ms of each other count
 	// as simultaneous. A request time is taken in the bench before the
 	// request travels (a monolock claim first dials a connection), so two

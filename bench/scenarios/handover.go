@@ -43,10 +43,14 @@ const (
 // Trial counts per mode. A freeze trial costs a whole lease, so it gets
 // fewer.
 const (
-	DefaultTrials            = 20
-	DefaultFreezeTrials      = 5
-	DefaultQuickTrials       = 4
-	DefaultQuickFreezeTrials = 2
+	DefaultTrials            = 8
+	DefaultFreezeTrials      = 3
+	DefaultQuickTrials       = 2
+	DefaultQuickFreezeTrials = 1
+	// freezeRepetitions caps the repetitions of freeze and host-loss in a
+	// full run (each trial waits a lease, a lock without one the whole
+	// grant bound): 2 × 3 = 6 trials per contender.
+	freezeRepetitions = 2
 )
 
 // Timing of a trial.
@@ -70,8 +74,12 @@ const (
 	// for the waiter to be queued.
 	pollEvery = 2 * time.Millisecond
 	// grantSlack is added to two leases to bound the wait for the grant; a
-	// waiter not granted by then is a failed trial.
-	grantSlack = 5 * time.Second
+	// waiter not granted by then is a failed trial. A lease contender
+	// grants after about one lease (etcd: its minimum TTL, ~1.5s, and
+	// expiry sweep; 1s was too short at a 400ms lease), a lock without a
+	// lease never does (postgres under freeze) and pays the whole bound
+	// per trial: 3s instead of 5s.
+	grantSlack = 3 * time.Second
 	// assumedLease is the lease the ETA assumes (the runner's default).
 	assumedLease = 2 * time.Second
 )
@@ -123,6 +131,7 @@ func (cfg HandoverConfig) Scenario() bench.Scenario {
 				"trials_crash":     strconv.Itoa(cfg.trials(quick, Crash)),
 				"trials_freeze":    strconv.Itoa(cfg.trials(quick, Freeze)),
 				"trials_host-loss": strconv.Itoa(cfg.trials(quick, HostLoss)),
+				"repetitions":      "as the run's; freeze and host-loss at most " + strconv.Itoa(freezeRepetitions) + " (each trial waits a lease, or the whole grant bound for a lock without one)",
 				"host-loss":        "the holder reaches the servers only through its own links of an embedded fault proxy (toxiproxy), which drop its packets silently (no FIN, no reset) at t0: a lost machine; a SIGKILL (crash) on the same host lets the kernel close the sockets, so crash is a process crash",
 				"holder":           "separate OS process (the bench binary's holder subcommand), same contender code; one process per trial, one fresh key per trial",
 				"waiter":           "in the bench; queued or polling before t0: the contender's waiting counter (its counters setting) rose; without server counters a " + settle.String() + " settle pause",
@@ -142,10 +151,15 @@ func (cfg HandoverConfig) Scenario() bench.Scenario {
 				if mode != Graceful {
 					per += assumedLease
 				}
+				reps := 0
+				if mode == Freeze || mode == HostLoss {
+					reps = freezeRepetitions
+				}
 				vs = append(vs, bench.Variant{
-					Name:      mode,
-					Contended: true,
-					Estimate:  time.Duration(n) * per,
+					Name:           mode,
+					Contended:      true,
+					Estimate:       time.Duration(n) * per,
+					MaxRepetitions: reps,
 					Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 						return runHandover(ctx, env, cfg.Holder, mode, n)
 					},

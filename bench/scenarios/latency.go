@@ -12,9 +12,9 @@ import (
 )
 
 // LatencyConfig are the latency scenario's parameters. A zero field takes
-// its default, which depends on quick: Blocks 20 (quick 10), Warmup before
-// every block 100ms (quick 30ms), Iterations per worker in w1 10000 (quick
-// 1000) and IterationsW8 per worker in w8 2500 (quick 250), each split
+// its default, which depends on quick: Blocks 12 (quick 5), Warmup before
+// every block 100ms (quick 20ms), Iterations per worker in w1 4800 (quick
+// 500) and IterationsW8 per worker in w8 1200 (quick 125), each split
 // evenly over the blocks; OpenLoop as OpenLoopConfig documents.
 type LatencyConfig struct {
 	Blocks       int
@@ -25,9 +25,11 @@ type LatencyConfig struct {
 }
 
 func (c LatencyConfig) withDefaults(quick bool) LatencyConfig {
-	d := LatencyConfig{Blocks: 20, Warmup: 100 * time.Millisecond, Iterations: 10000, IterationsW8: 2500}
+	// Sized to the suite's time budget (/work/coord/budget.md): 12 blocks
+	// still give the interval of the median its 12 block medians.
+	d := LatencyConfig{Blocks: 12, Warmup: 100 * time.Millisecond, Iterations: 4800, IterationsW8: 1200}
 	if quick {
-		d = LatencyConfig{Blocks: 10, Warmup: 30 * time.Millisecond, Iterations: 1000, IterationsW8: 250}
+		d = LatencyConfig{Blocks: 5, Warmup: 20 * time.Millisecond, Iterations: 500, IterationsW8: 125}
 	}
 	if c.Blocks <= 0 {
 		c.Blocks = d.Blocks
@@ -97,9 +99,11 @@ func latencyVariant(name string, workers, iterations, blocks int, warmup time.Du
 	per := max(iterations/blocks, 1)
 	return bench.Variant{
 		Name: name,
-		// Per contender: ~300µs per cycle on loopback for the slowest,
-		// plus opening and warm-up in every block.
-		Estimate: time.Duration(blocks) * (warmup + time.Duration(per)*300*time.Microsecond + 30*time.Millisecond),
+		// Per contender: ~300µs per cycle on loopback for the slowest
+		// (~1.2ms per worker's cycle with 8 workers on 2 cores), plus
+		// opening (~150ms measured: etcd, postgres) and warm-up in every
+		// block.
+		Estimate: time.Duration(blocks) * (warmup + time.Duration(per*max(workers/2, 1))*300*time.Microsecond + 150*time.Millisecond),
 		Interleaved: func(ctx context.Context, envs []*bench.Env) ([]results.Raw, []error) {
 			ms := make([][]bench.Measurement, len(envs))
 			errs := make([]error, len(envs))

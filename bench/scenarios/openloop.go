@@ -24,8 +24,8 @@ import (
 // closed-loop maximum; open-<Rate> offers one absolute rate to every
 // contender. A zero field takes its default: Fractions 0.25, 0.5, 0.75;
 // Rate 500/s (a rate every contender of the table sustains on two cores);
-// Workers 16 (the connections, each on its own key); Calibration 1s
-// (quick 400ms); Duration 1.5s (quick 400ms); Warmup 200ms (quick 100ms).
+// Workers 16 (the connections, each on its own key); Calibration 750ms
+// (quick 200ms); Duration 1s (quick 200ms); Warmup 150ms (quick 50ms).
 //
 // The closed-loop maximum is calibrated inside the variants, since the
 // latency scenario runs before throughput: Workers workers in a closed
@@ -57,9 +57,9 @@ func (c OpenLoopConfig) withDefaults(quick bool) OpenLoopConfig {
 			}
 		}
 	}
-	def(&c.Calibration, time.Second, 400*time.Millisecond)
-	def(&c.Duration, 1500*time.Millisecond, 400*time.Millisecond)
-	def(&c.Warmup, 200*time.Millisecond, 100*time.Millisecond)
+	def(&c.Calibration, 750*time.Millisecond, 200*time.Millisecond)
+	def(&c.Duration, time.Second, 200*time.Millisecond)
+	def(&c.Warmup, 150*time.Millisecond, 50*time.Millisecond)
 	return c
 }
 

@@ -59,8 +59,12 @@ const (
 
 // Trial counts of the safety scenario, per variant and repetition.
 const (
-	DefaultSafetyTrials      = 5
-	DefaultQuickSafetyTrials = 2
+	DefaultSafetyTrials      = 3
+	DefaultQuickSafetyTrials = 1
+	// faultRepetitions caps the repetitions of pause and host-loss in a
+	// full run (every trial waits a lease, a lock without one the whole
+	// grant bound): 2 × 3 = 6 trials per contender.
+	faultRepetitions = 2
 )
 
 // Timing of a safety trial.
@@ -115,7 +119,7 @@ func (cfg SafetyConfig) Scenario() bench.Scenario {
 		},
 		Settings: func(quick bool) results.Settings {
 			return results.Settings{
-				"trials":             strconv.Itoa(cfg.trials(quick)) + " per variant, contender and repetition; one fresh key per trial",
+				"trials":             strconv.Itoa(cfg.trials(quick)) + " per variant, contender and repetition (pause and host-loss: at most " + strconv.Itoa(faultRepetitions) + " repetitions); one fresh key per trial",
 				"stores":             "two guarded stores in the bench (HTTP on 127.0.0.1): fenced (rejects a token lower than the highest accepted for the lock) and unfenced; every write goes to both, a contender without tokens writes to the unfenced one only",
 				"timeline":           "grants and writes on the host's CLOCK_MONOTONIC; a grant's start is when the client's acquire returned",
 				"pause":              "A: separate OS process; acquires, writes, SIGSTOP; B acquires (bench) and writes; A gets SIGCONT and writes at once, without checking its lock (it checked before the pause)",
@@ -131,10 +135,20 @@ func (cfg SafetyConfig) Scenario() bench.Scenario {
 			n := cfg.trials(quick)
 			var vs []bench.Variant
 			for _, v := range []string{Pause, HostLoss, ClockJump, ClockJumpQuorum} {
-				per := 2*assumedLease + time.Second
+				// Measured: ~2.2s per trial for a lease contender, the
+				// bound (2 leases + 1s) for a lock without one.
+				per := assumedLease + 800*time.Millisecond
+				reps := 0
+				if v == Pause || v == HostLoss {
+					reps = faultRepetitions
+				}
+				if v == ClockJumpQuorum {
+					per = 2*assumedLease + 2*time.Second // three servers to step
+				}
 				vs = append(vs, bench.Variant{
-					Name:     v,
-					Estimate: time.Duration(n) * per,
+					Name:           v,
+					Estimate:       time.Duration(n) * per,
+					MaxRepetitions: reps,
 					Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 						return runSafety(ctx, env, cfg.Holder, v, n)
 					},

@@ -40,11 +40,23 @@ const MaxSessions = 0
 const (
 	DefaultScaleLongLease  = 30 * time.Second
 	DefaultScaleShortLease = 2 * time.Second
-	DefaultScaleMinWindow  = 3 * time.Second
+	// DefaultScaleQuickLease is the long lease of a quick run: the idle
+	// ramp (lease/3) and window (lease/4 periods) shrink with it.
+	DefaultScaleQuickLease = 8 * time.Second
+	// shortLeaseMax is the largest C of the idle-<C>-lease2s variants by
+	// default: from 10k on they take minutes per contender (the
+	// keep-alives of a 2s lease starve the opening on 2 cores: 10k took
+	// 41–167s per contender, max 46–189s).
+	shortLeaseMax = 1000
+	// scaleRepetitions caps the repetitions of every scale variant in a
+	// full run: idle-max and queue-10k take minutes per
+	// contender, and the figures are capacities rather than noisy rates.
+	scaleRepetitions      = 1
+	DefaultScaleMinWindow = 3 * time.Second
 	// DefaultScaleQuickMinWindow: the idle windows stay whole lease/4
 	// periods (7.5s at 30s), the queue and churn windows shrink.
 	DefaultScaleQuickMinWindow = time.Second
-	DefaultPromotions          = 50
+	DefaultPromotions          = 30
 	DefaultQuickPromotions     = 10
 	DefaultChurnHold           = 10 * time.Millisecond
 	// saturatedCPU is the coordinator CPU per second at which a polling
@@ -58,8 +70,12 @@ const (
 	// promotionTimeout bounds one promotion; a queue that does not promote
 	// in that time stops being sampled.
 	promotionTimeout = 10 * time.Second
-	// scaleTimeout bounds opening, promoting and closing in one variant.
-	scaleTimeout = 5 * time.Minute
+	// scaleTimeout and scaleQuickTimeout bound opening, promoting and
+	// closing in one variant, per contender: a contender that cannot open
+	// C sessions in that time (postgres: a backend process per session)
+	// records the sessions it reached and why it stopped.
+	scaleTimeout      = 2 * time.Minute
+	scaleQuickTimeout = 15 * time.Second
 )
 
 // ScaleConfig configures the scale scenario. Zero fields take defaults.
@@ -71,6 +87,9 @@ type ScaleConfig struct {
 	// variants idle-<C>-lease2s (default 2s; not in quick). A zero
 	// ShortLease in a config with Idle set runs the long lease only.
 	LongLease, ShortLease time.Duration
+	// ShortMax, when positive, is the largest C run at ShortLease
+	// (idle-max counts as above it); default 1k with the default counts.
+	ShortMax int
 	// Queue are the depths of the queue variants (waiters behind one
 	// holder). Default 1, 1k, 10k; quick 1, 1k.
 	Queue []int
@@ -86,10 +105,10 @@ type ScaleConfig struct {
 	// MinWindow is the shortest measured window; default 3s, quick 1s.
 	MinWindow time.Duration
 	// Promotions is the number of promotions sampled per queue variant;
-	// default 50, quick 10.
+	// default 30, quick 10.
 	Promotions int
 	// PromotionTime bounds the sampling of promotions per queue variant;
-	// default 20s, quick 5s.
+	// default 8s, quick 2s.
 	PromotionTime time.Duration
 	// ConnsPerPair is the most connections one (source, destination)
 	// address pair carries before the sessions spread over more addresses.
@@ -99,6 +118,12 @@ type ScaleConfig struct {
 	// Concurrency bounds the sessions opening at once; default
 	// sessions.DefaultConcurrency.
 	Concurrency int
+	// reuse skips the fresh restart of the servers before each variant
+	// (quick runs: a restart costs seconds per contender and variant).
+	reuse bool
+	// timeout bounds one variant per contender (scaleTimeout, quick
+	// scaleQuickTimeout).
+	timeout time.Duration
 }
 
 func (c ScaleConfig) withDefaults(quick bool) ScaleConfig {
@@ -111,9 +136,15 @@ func (c ScaleConfig) withDefaults(quick bool) ScaleConfig {
 	}
 	if c.LongLease <= 0 {
 		c.LongLease = DefaultScaleLongLease
+		if quick {
+			c.LongLease = DefaultScaleQuickLease
+		}
 	}
 	if c.ShortLease <= 0 && !idleSet && !quick {
 		c.ShortLease = DefaultScaleShortLease
+		if c.ShortMax <= 0 {
+			c.ShortMax = shortLeaseMax
+		}
 	}
 	if c.Queue == nil {
 		c.Queue = []int{1, 1000, 10000}
@@ -143,13 +174,18 @@ func (c ScaleConfig) withDefaults(quick bool) ScaleConfig {
 		}
 	}
 	if c.PromotionTime <= 0 {
-		c.PromotionTime = 20 * time.Second
+		c.PromotionTime = 8 * time.Second
 		if quick {
-			c.PromotionTime = 5 * time.Second
+			c.PromotionTime = 2 * time.Second
 		}
 	}
 	if c.Concurrency <= 0 {
 		c.Concurrency = sessions.DefaultConcurrency
+	}
+	c.reuse = quick
+	c.timeout = scaleTimeout
+	if quick {
+		c.timeout = scaleQuickTimeout
 	}
 	return c
 }
@@ -184,6 +220,17 @@ func (c ScaleConfig) window(lease time.Duration) time.Duration {
 	return time.Duration(n) * q
 }
 
+// openCost is the ETA's cost of opening n sessions at a lease: ~1ms per
+// session on 2 cores (measured: 10k in 10–40s), more at a short lease
+// whose keep-alives compete with the opening; idle-max counts as 30k.
+func openCost(n int, lease time.Duration) time.Duration {
+	if n == MaxSessions {
+		n = 30000
+	}
+	f := max(1, int(DefaultScaleLongLease/lease)/4)
+	return time.Duration(n*f) * time.Millisecond
+}
+
 // Scale is the scale scenario with the default parameters.
 func Scale() bench.Scenario { return ScaleConfig{}.Scenario() }
 
@@ -206,7 +253,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 				"sessions":      "bench/sessions: one Locker per variant shared by all C sessions, session i on key i mod K; opened at most " + strconv.Itoa(c.Concurrency) + " at a time; load generated by the bench process alone",
 				"limits":        "every session counted as one open file in the bench and in each server (a connection per claim, the worst case), so all contenders run at the same C; the largest C is (RLIMIT_NOFILE soft − files in use − " + strconv.Itoa(sessions.DefaultReserve) + " reserve) of the tighter process; a C beyond it is skipped with the reason; the limits and the port plan are in each record's counts",
 				"addresses":     "above the connections one (source, destination) pair can carry (the usable ephemeral ports) the sessions spread over 127.0.0.x sources (server on loopback) or extra server addresses (containers: extra networks); host sysctls are read, never changed",
-				"fresh_server":  "each variant restarts the contender's servers first (where the backend can), so the empty baseline is a server that never held a session",
+				"fresh_server":  map[bool]string{false: "each variant restarts the contender's servers first (where the backend can), so the empty baseline is a server that never held a session", true: "quick: the servers are not restarted between variants (memory baselines are those the previous variant left)"}[c.reuse],
 				"idle":          "C holders on C keys at lease " + c.LongLease.String() + " (idle-<C>)" + map[bool]string{true: " and " + c.ShortLease.String() + " (idle-<C>-lease" + c.ShortLease.String() + ")", false: ""}[c.ShortLease > 0] + "; starts spread over lease/3; the window is the shortest multiple of lease/4 ≥ " + c.MinWindow.String() + " (" + c.window(c.LongLease).String() + " at " + c.LongLease.String() + ")",
 				"idle_counts":   fmt.Sprint(names(c.Idle)),
 				"memory":        "server: anonymous memory (RssAnon of a local process; total_rss of a container's cgroup from the engine's stats) at C minus the empty server, / C; slope: least squares over samples every " + memoryEvery.String() + " while the sessions open; client: Go heap + stacks of the bench after GC, / C",
@@ -216,7 +263,9 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 				"saturation":    "a polling queue whose coordinator spends ≥ " + saturatedCPU.String() + " CPU/s saturates it; deeper queues of that contender are skipped (capped) with the depth where it saturated",
 				"churn":         "C sessions on C/10 keys, each cycling acquire → hold " + DefaultChurnHold.String() + " → release; warm-up " + churnWarmup.String() + ", window " + c.MinWindow.String(),
 				"churn_counts":  fmt.Sprint(names(c.Churn)),
-				"repetitions":   "as the run's; each repetition reopens every session",
+				"repetitions":   "at most " + strconv.Itoa(scaleRepetitions) + " (the run's if fewer; idle-max and queue-10k take minutes per contender); each repetition reopens every session",
+				"short_lease":   map[bool]string{true: "idle-<C>-lease" + c.ShortLease.String() + " up to C = " + countName(c.ShortMax) + " (idle-max and larger C at the long lease only: minutes per contender)", false: "every C"}[c.ShortMax > 0],
+				"time_cap":      "every variant ends for a contender after " + c.timeout.String() + " (" + (c.timeout + c.LongLease).String() + " for idle): a contender that has not opened its C sessions by then records the sessions it reached and the reason",
 				"measure_times": "short windows (a few seconds) to fit the suite's time budget: figures are steady-state rates over whole keep-alive periods, not long-run averages",
 			}
 			return s
@@ -229,9 +278,12 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 					continue
 				}
 				for _, n := range c.Idle {
-					est := lease/3 + c.window(lease) + 5*time.Second
+					if lease == c.ShortLease && c.ShortMax > 0 && (n == MaxSessions || n > c.ShortMax) {
+						continue
+					}
+					est := lease/3 + c.window(lease) + 5*time.Second + openCost(n, lease)
 					vs = append(vs, bench.Variant{
-						Name: "idle-" + countName(n) + c.leaseSuffix(lease), Estimate: est,
+						Name: "idle-" + countName(n) + c.leaseSuffix(lease), Estimate: est, MaxRepetitions: scaleRepetitions,
 						Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 							return runIdle(ctx, env, c, n, lease)
 						},
@@ -240,8 +292,8 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 			}
 			for _, n := range c.Queue {
 				vs = append(vs, bench.Variant{
-					Name: "queue-" + countName(n), Contended: true,
-					Estimate: c.window(c.QueueLease) + 5*time.Second + c.PromotionTime/4,
+					Name: "queue-" + countName(n), Contended: true, MaxRepetitions: scaleRepetitions,
+					Estimate: c.window(c.QueueLease) + 5*time.Second + c.PromotionTime/2 + openCost(n, c.QueueLease),
 					Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 						return runQueue(ctx, env, c, n, st)
 					},
@@ -249,7 +301,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 			}
 			for _, n := range c.Churn {
 				vs = append(vs, bench.Variant{
-					Name: "churn-" + countName(n), Contended: true,
+					Name: "churn-" + countName(n), Contended: true, MaxRepetitions: scaleRepetitions,
 					Estimate: churnWarmup + c.MinWindow + 5*time.Second,
 					Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 						return runChurn(ctx, env, c, n)
@@ -358,7 +410,9 @@ func prepare(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int, lease 
 	if err := s.dial(ctx, env, cfg); err != nil {
 		return s, err
 	}
-	if err := restart(ctx, env.Servers); errors.Is(err, bench.ErrNotSupported) {
+	if cfg.reuse {
+		s.notes = append(s.notes, "servers not restarted (quick run): the empty baseline is the server as the previous variant left it")
+	} else if err := restart(ctx, env.Servers); errors.Is(err, bench.ErrNotSupported) {
 		s.notes = append(s.notes, "servers not restarted: "+err.Error())
 	} else if err != nil {
 		return s, fmt.Errorf("restarting the servers for a fresh start: %w", err)
@@ -594,7 +648,7 @@ func (s *setup) reached(smp *memorySampler, err error) (results.Raw, error) {
 }
 
 func runIdle(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int, lease time.Duration) (results.Raw, error) {
-	ctx, cancel := context.WithTimeout(ctx, scaleTimeout+lease)
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout+lease)
 	defer cancel()
 	s, err := prepare(ctx, env, cfg, c, lease)
 	defer s.close()
@@ -667,7 +721,7 @@ func runQueue(ctx context.Context, env *bench.Env, cfg ScaleConfig, depth int, s
 	if capped {
 		return results.Raw{Skipped: "capped: " + reason}, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, scaleTimeout)
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	s, err := prepare(ctx, env, cfg, depth+1, cfg.QueueLease)
 	defer s.close()
@@ -848,7 +902,7 @@ var errHolderLost = errors.New("the holder's lock was lost before its release")
 var errNoPromotion = fmt.Errorf("no waiter granted within %v of the release", promotionTimeout)
 
 func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (results.Raw, error) {
-	ctx, cancel := context.WithTimeout(ctx, scaleTimeout)
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	s, err := prepare(ctx, env, cfg, c, cfg.LongLease)
 	defer s.close()

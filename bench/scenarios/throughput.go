@@ -11,7 +11,7 @@ import (
 )
 
 // ThroughputConfig are the throughput scenario's parameters. A zero field
-// takes its default: Warmup 2s (quick 500ms), Duration 10s (quick 2s),
+// takes its default: Warmup 500ms (quick 100ms), Duration 2s (quick 500ms),
 // DistinctWorkers 1, 4, 16, 64; SharedWorkers 16 on SharedKeys 4.
 type ThroughputConfig struct {
 	Warmup, Duration time.Duration
@@ -22,15 +22,15 @@ type ThroughputConfig struct {
 
 func (c ThroughputConfig) withDefaults(quick bool) ThroughputConfig {
 	if c.Warmup <= 0 {
-		c.Warmup = 2 * time.Second
+		c.Warmup = 500 * time.Millisecond
 		if quick {
-			c.Warmup = 500 * time.Millisecond
+			c.Warmup = 100 * time.Millisecond
 		}
 	}
 	if c.Duration <= 0 {
-		c.Duration = 10 * time.Second
+		c.Duration = 2 * time.Second
 		if quick {
-			c.Duration = 2 * time.Second
+			c.Duration = 500 * time.Millisecond
 		}
 	}
 	if len(c.DistinctWorkers) == 0 {
