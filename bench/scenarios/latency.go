@@ -25,7 +25,7 @@ type LatencyConfig struct {
 }
 
 func (c LatencyConfig) withDefaults(quick bool) LatencyConfig {
-	// Sized to the suite's time budget (/work/coord/budget.md): 12 blocks
+	// Sized to the suite's time budget (README, quick start): 12 blocks
 	// still give the interval of the median its 12 block medians.
 	d := LatencyConfig{Blocks: 12, Warmup: 100 * time.Millisecond, Iterations: 4800, IterationsW8: 1200}
 	if quick {
