@@ -141,9 +141,19 @@ func (cal *calibrations) of(ctx context.Context, env *bench.Env, c OpenLoopConfi
 	if r, ok := cal.max[env.Contender.Name]; ok {
 		return r, nil
 	}
-	m, err := env.Measure(ctx, bench.Workload{Workers: c.Workers, Key: DistinctKey, Warmup: c.Warmup, Duration: c.Calibration})
-	if err != nil {
-		return 0, err
+	// A slow contender on a loaded machine may complete no cycle in a
+	// short (quick) window: measure again over a doubled window, a few
+	// times, before giving up.
+	var m bench.Measurement
+	for d, try := c.Calibration, 0; try < 5; d, try = 2*d, try+1 {
+		var err error
+		m, err = env.Measure(ctx, bench.Workload{Workers: c.Workers, Key: DistinctKey, Warmup: c.Warmup, Duration: d})
+		if err != nil {
+			return 0, err
+		}
+		if m.Rec.Cycles > 0 {
+			break
+		}
 	}
 	if m.Rec.Cycles == 0 {
 		return 0, noCycles(m)

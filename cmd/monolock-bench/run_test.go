@@ -27,7 +27,7 @@ import (
 func tinyScenarios() []bench.Scenario {
 	return []bench.Scenario{
 		scenarios.LatencyConfig{Blocks: 2, Warmup: 50 * time.Millisecond, Iterations: 20, IterationsW8: 6, OpenLoop: scenarios.OpenLoopConfig{
-			Fractions: []float64{0.5}, Rate: 100, Workers: 2, Calibration: 100 * time.Millisecond, Duration: 100 * time.Millisecond, Warmup: 20 * time.Millisecond,
+			Fractions: []float64{0.5}, Rate: 100, Workers: 2, Calibration: 200 * time.Millisecond, Duration: 300 * time.Millisecond, Warmup: 20 * time.Millisecond,
 		}}.Scenario(),
 		scenarios.ThroughputConfig{
 			Warmup: 50 * time.Millisecond, Duration: 500 * time.Millisecond,
