@@ -129,8 +129,8 @@ func TestSmoke(t *testing.T) {
 				}
 				// Server CPU per lock is left out of a record whose span
 				// completed no cycle or whose servers' CPU could not be read
-				// (engine stats on a loaded machine); it is required of the
-				// contenders with their own servers' CPU below.
+				// (engine stats on a loaded machine); the run as a whole must have
+				// it (below).
 				want := []string{"latency/w1/" + c.Name + "/cycle_p99", "latency/open-50pct/" + c.Name + "/acquire_p999", "latency/open-100/" + c.Name + "/achieved_per_sec", "throughput/shared-w4/" + c.Name + "/cycles_per_sec"}
 				if c.ContendedOnly {
 					want = want[3:]
