@@ -3,7 +3,6 @@ package etcdlock
 import (
 	"context"
 	"errors"
-	"os"
 	"strconv"
 	"sync"
 	"testing"
@@ -13,25 +12,11 @@ import (
 	"github.com/monolock/monolock-bench/bench/containers"
 )
 
-// requireDocker skips the test when no Docker engine answers, unless CI
-// is set: CI must run it.
-func requireDocker(t *testing.T) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := containers.Ping(ctx); err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("skipping container test: %v (CI is unset; with CI set this is a failure)", err)
-		}
-		t.Fatalf("CI is set but: %v", err)
-	}
-}
-
 // TestContainerCluster builds the image and runs a three-member cluster
 // in containers on one session network, members finding each other by
 // container name, then the mutual-exclusion check through it.
 func TestContainerCluster(t *testing.T) {
-	requireDocker(t)
+	benchtest.RequireDocker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	img, err := Image(ctx)

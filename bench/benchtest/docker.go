@@ -1,0 +1,24 @@
+package benchtest
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench/containers"
+)
+
+// RequireDocker skips the test when no Docker engine answers, unless CI
+// is set: CI must run it.
+func RequireDocker(t testing.TB) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := containers.Ping(ctx); err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skipf("skipping container test: %v (CI is unset; with CI set this is a failure)", err)
+		}
+		t.Fatalf("CI is set but: %v", err)
+	}
+}
