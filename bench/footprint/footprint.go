@@ -111,6 +111,52 @@ func cgroupMemory(usage uint64, stat map[string]uint64) Memory {
 	return m
 }
 
+// Cgroup reads the memory of Docker container id from the host's cgroup
+// filesystem, as the engine's stats do, in microseconds rather than the
+// second a stats call takes: cgroup v1 (cgroupfs or systemd driver) or
+// v2. It fails where this process cannot see the container's cgroup (the
+// engine on another host); use Container there.
+func Cgroup(id string) (Memory, error) {
+	for _, dir := range []string{
+		cgroupRoot + "/memory/docker/" + id,
+		cgroupRoot + "/memory/system.slice/docker-" + id + ".scope",
+		cgroupRoot + "/system.slice/docker-" + id + ".scope",
+		cgroupRoot + "/docker/" + id,
+	} {
+		stat, err := os.ReadFile(dir + "/memory.stat")
+		if err != nil {
+			continue
+		}
+		usage, err := os.ReadFile(dir + "/memory.usage_in_bytes") // v1
+		if err != nil {
+			usage, err = os.ReadFile(dir + "/memory.current") // v2
+		}
+		if err != nil {
+			return Memory{}, fmt.Errorf("footprint: %s: %w", dir, err)
+		}
+		total, err := strconv.ParseUint(strings.TrimSpace(string(usage)), 10, 64)
+		if err != nil {
+			return Memory{}, fmt.Errorf("footprint: %s: %w", dir, err)
+		}
+		fields := map[string]uint64{}
+		for line := range strings.Lines(string(stat)) {
+			f := strings.Fields(line)
+			if len(f) != 2 {
+				continue
+			}
+			if n, err := strconv.ParseUint(f[1], 10, 64); err == nil {
+				fields[f[0]] = n
+			}
+		}
+		return cgroupMemory(total, fields), nil
+	}
+	return Memory{}, fmt.Errorf("footprint: no memory cgroup of container %s on this host", id)
+}
+
+// cgroupRoot is where the host's cgroup filesystem is mounted; tests
+// point it at a directory of their own.
+var cgroupRoot = "/sys/fs/cgroup"
+
 // StatsAPI is the part of the Docker engine client (*client.Client) that
 // Container uses.
 type StatsAPI interface {

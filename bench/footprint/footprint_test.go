@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -167,5 +168,35 @@ func TestContainerFromEngineStats(t *testing.T) {
 	}
 	if _, err := Container(context.Background(), fakeStats{"{"}, "id"); err == nil {
 		t.Error("truncated stats did not fail")
+	}
+}
+
+func TestCgroupFromHostFiles(t *testing.T) {
+	root := t.TempDir()
+	defer func(r string) { cgroupRoot = r }(cgroupRoot)
+	cgroupRoot = root
+	write := func(dir, name, body string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("memory/docker/v1id", "memory.usage_in_bytes", "9000000\n")
+	write("memory/docker/v1id", "memory.stat", "cache 5000000\nrss 4000000\ntotal_rss 4100000\n")
+	write("system.slice/docker-v2id.scope", "memory.current", "8000\n")
+	write("system.slice/docker-v2id.scope", "memory.stat", "anon 3000\nfile 4000\n")
+	for id, want := range map[string]Memory{
+		"v1id": {Total: 9000000, Anon: 4100000, Source: "cgroup v1"},
+		"v2id": {Total: 8000, Anon: 3000, Source: "cgroup v2"},
+	} {
+		if got, err := Cgroup(id); err != nil || got != want {
+			t.Errorf("%s: %+v, %v; want %+v", id, got, err, want)
+		}
+	}
+	if _, err := Cgroup("absent"); err == nil {
+		t.Error("a container without a cgroup here did not fail")
 	}
 }
