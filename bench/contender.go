@@ -47,6 +47,13 @@ type Contender struct {
 	// several addresses). Nil when the contender takes no options; a
 	// scenario that needs them then skips it with the reason.
 	OpenWith func(ctx context.Context, addrs []string, lease time.Duration, o OpenOptions) (Locker, error)
+	// MaxClaims, when positive, is the most claims (held or waiting) one
+	// Locker can have at once, and MaxClaimsReason says what bounds it (a
+	// connection pool below the server's connection limit): a scenario
+	// that needs more skips the contender with the reason at once rather
+	// than waiting for claims that cannot come.
+	MaxClaims       int
+	MaxClaimsReason string
 	// Counters opens a reader of the coordinator's own counters on the
 	// contender's servers; nil when it has none. It returns an error
 	// wrapping ErrNoCounters when the servers cannot be read.

@@ -3,6 +3,7 @@ package pglock
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -90,9 +91,11 @@ func contender(name, label, colour string, spec *bench.ServerSpec, tuned []strin
 			}
 			return New(ctx, Config{Addr: addrs[0], Lease: lease, Fence: true})
 		},
-		Counters: newCounters,
-		Claims:   Claims(name),
-		Notes:    Notes(),
+		MaxClaims:       DefaultPoolSize,
+		MaxClaimsReason: "each claim holds one pooled connection, served by a backend process of its own: pool_size " + strconv.Itoa(DefaultPoolSize) + ", below PostgreSQL's default max_connections (100)",
+		Counters:        newCounters,
+		Claims:          Claims(name),
+		Notes:           Notes(),
 	}
 }
 
