@@ -13,10 +13,10 @@ import (
 )
 
 // TestScaleContainers runs the scale scenario's idle and queue variants at
-// small C on the containers backend for the single-server contenders: 30
-// sessions at most 12 per address pair reach the server container at
+// small C on the containers backend for the single-server contenders: 40
+// sessions at most 15 per address pair reach the server container at
 // three addresses (its own and two on extra networks), and the servers'
-// memory comes from the engine's stats.
+// memory comes from their cgroups.
 func TestScaleContainers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -45,8 +45,8 @@ func TestScaleContainers(t *testing.T) {
 	}
 	defer d.Close()
 	s := ScaleConfig{
-		Idle: []int{30}, LongLease: 2 * time.Second, Queue: []int{25}, Churn: []int{},
-		MinWindow: 500 * time.Millisecond, Promotions: 3, ConnsPerPair: 12, Concurrency: 8,
+		Idle: []int{40}, LongLease: 2 * time.Second, Queue: []int{35}, Churn: []int{},
+		MinWindow: 500 * time.Millisecond, Promotions: 3, ConnsPerPair: 15, Concurrency: 8,
 	}.Scenario()
 	res := runScenario(ctx, t, s, cs, d, 2*time.Second)
 	if len(res.Raw) != 2*len(cs) {
@@ -63,10 +63,10 @@ func TestScaleContainers(t *testing.T) {
 			t.Errorf("%s/%s: %d destination addresses, want 3", raw.Contender, raw.Variant, raw.Counts["destination_addresses"])
 		}
 		if _, ok := m["server_bytes_per_session"]; !ok {
-			t.Errorf("%s/%s: no server memory from the engine's stats", raw.Contender, raw.Variant)
+			t.Errorf("%s/%s: no server memory from its cgroup", raw.Contender, raw.Variant)
 		}
-		if raw.Variant == "idle-30" && m["sessions_reached"] != 30 {
-			t.Errorf("%s: %v sessions reached, want 30", raw.Contender, m["sessions_reached"])
+		if raw.Variant == "idle-40" && m["sessions_reached"] != 40 {
+			t.Errorf("%s: %v sessions reached, want 40", raw.Contender, m["sessions_reached"])
 		}
 	}
 }

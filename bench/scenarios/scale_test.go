@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -130,5 +131,30 @@ func TestScaleVariantNames(t *testing.T) {
 	}
 	if w := c.window(2 * time.Second); w != 3*time.Second {
 		t.Errorf("window at 2s = %v, want 3s", w)
+	}
+}
+
+// A contender whose Locker cannot have C claims at once (a connection
+// pool) is skipped at once, with its reason, rather than waiting for the
+// time cap.
+func TestScaleSkipsBeyondMaxClaims(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	contenders, d := locks(t)
+	c := contenders[0]
+	c.MaxClaims, c.MaxClaimsReason = 10, "a pool of 10 connections"
+	s := ScaleConfig{Idle: []int{20}, Queue: []int{9}, Churn: []int{}, MinWindow: 100 * time.Millisecond}.Scenario()
+	res := runScenario(ctx, t, s, []bench.Contender{c}, d, 2*time.Second)
+	for _, raw := range res.Raw {
+		switch raw.Variant {
+		case "idle-20":
+			if !strings.Contains(raw.Skipped, "20 sessions exceed the 10 claims") || !strings.Contains(raw.Skipped, "a pool of 10 connections") {
+				t.Errorf("idle-20: skipped %q, want the claims limit and its reason", raw.Skipped)
+			}
+		case "queue-9": // 10 sessions: within the limit
+			if raw.Skipped != "" {
+				t.Errorf("queue-9 skipped: %s", raw.Skipped)
+			}
+		}
 	}
 }

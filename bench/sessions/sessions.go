@@ -24,7 +24,7 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultConcurrency = 64
+	DefaultConcurrency = 256
 	DefaultKeyPrefix   = "scale-"
 	// queuedPoll is how often Open asks Config.Queued while waiters queue.
 	queuedPoll = 5 * time.Millisecond

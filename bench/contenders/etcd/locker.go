@@ -228,11 +228,23 @@ func (l *Locker) Close() error {
 	idle := l.idle
 	l.idle, l.closed = nil, true
 	l.mu.Unlock()
+	// In parallel: a revocation is a quorum write, and a Locker of the
+	// scale scenario closes with thousands of idle sessions.
+	sem := make(chan struct{}, closeConcurrency)
+	var wg sync.WaitGroup
 	for _, s := range idle {
-		l.drop(s)
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			l.drop(s)
+		})
 	}
+	wg.Wait()
 	return l.client.Close()
 }
+
+// closeConcurrency bounds the revocations in flight while a Locker closes.
+const closeConcurrency = 256
 
 type held struct {
 	l   *Locker
