@@ -28,8 +28,9 @@ func WarmContender() bench.Contender {
 	set["spare_max_age"] = monolock.DefaultSpareMaxAge.String() + " (default, below the server's 5s io-timeout)"
 	return bench.Contender{
 		Name: "monolock-warm", Label: "monolock-warm", Family: "monolock", Colour: "#5b8fe0",
-		Server:   Server,
-		Settings: set,
+		Server:    Server,
+		Settings:  set,
+		Scenarios: notScale,
 		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
 			return New(monolock.Config{Address: addrs[0], Spares: WarmSpares}, lease), nil
 		},
@@ -38,6 +39,12 @@ func WarmContender() bench.Contender {
 		Notes:    []string{WarmNote},
 	}
 }
+
+// notScale are the scenarios of the client variants: every one but
+// scale, where a session costs what it costs with the plain client (the
+// variants change how a claim's connection is dialled; spares add a fixed
+// WarmSpares connections per Locker, whatever the sessions).
+var notScale = []string{"latency", "throughput", "handover", "fairness", "safety", "failover"}
 
 // FastOpenServer is the monolock server with TCP Fast Open on its
 // listener: the same binary as Server with -tcp-fastopen, and the
@@ -68,8 +75,9 @@ func FastOpenContender() bench.Contender {
 	set["tfo_evidence"] = "kernel TcpExt counters of the bench's namespace during the span: TCPFastOpenActive (SYN data accepted), TCPFastOpenActiveFail"
 	return bench.Contender{
 		Name: "monolock-tfo", Label: "monolock-tfo", Family: "monolock", Colour: "#0b3a80",
-		Server:   FastOpenServer,
-		Settings: set,
+		Server:    FastOpenServer,
+		Settings:  set,
+		Scenarios: notScale,
 		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
 			return New(monolock.Config{Address: addrs[0], TCPFastOpen: true}, lease), nil
 		},
