@@ -103,10 +103,23 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 	}
 	var bound span
 	switch {
-	case rule.Than.Contender != "":
+	case rule.Than.Contender != "" || rule.Than.Variant != "":
 		br := boundRule(rule)
-		bound, _, _ = f.quantity(br, rule.Than.Contender, v)
-		who := rule.Than.Contender
+		who, bv := rule.Than.Contender, v
+		if who == "" {
+			who = rule.Subject
+		}
+		if rule.Than.Variant != "" {
+			bv = rule.Than.Variant
+		}
+		var ok bool
+		if bound, _, ok = f.quantity(br, who, bv); !ok {
+			c.Evidence += fmt.Sprintf("; not measured in this run: no %s %s %s for %s", rule.Scenario, bv, br.Metric, who)
+			return c
+		}
+		if bv != v {
+			who += " " + bv
+		}
 		if br.Metric != rule.Metric {
 			who += " " + br.Metric
 		}

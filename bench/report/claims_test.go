@@ -244,3 +244,36 @@ func TestReferenceRunVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// A bound taken from another variant of the subject (Than.Variant): the
+// same figure at another size.
+func TestClaimBoundFromAnotherVariant(t *testing.T) {
+	rule := results.ClaimRule{
+		ID: "deep", Claim: "c", Statement: "s", Threshold: "t",
+		Scenario: "scale", Variant: "queue-10k", Subject: "monolock", Metric: "promotion_p50",
+		Op: results.AtMost, Than: results.ClaimBound{Variant: "queue-1", Factor: 2}, Spread: results.SpreadRange,
+	}
+	for _, tt := range []struct {
+		name       string
+		deep, one  []float64
+		want       Verdict
+		inEvidence string
+	}{
+		{"flat", []float64{150, 160}, []float64{100, 110}, Holds, "monolock queue-1"},
+		{"grows", []float64{500, 600}, []float64{100, 110}, Fails, "ratio"},
+		{"depth 1 not measured", []float64{150}, nil, Inconclusive, "no scale queue-1 promotion_p50 for monolock"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			figs := []fig{{"scale", "monolock", "queue-10k", "promotion_p50", "us", tt.deep}}
+			if tt.one != nil {
+				figs = append(figs, fig{"scale", "monolock", "queue-1", "promotion_p50", "us", tt.one})
+			}
+			r := synthetic(figs, nil)
+			r.Claims = []results.ClaimRule{rule}
+			got := claimNamed(t, r, "deep")
+			if got.Verdict != tt.want || !strings.Contains(got.Evidence, tt.inEvidence) {
+				t.Fatalf("verdict %s (evidence %q), want %s with %q", got.Verdict, got.Evidence, tt.want, tt.inEvidence)
+			}
+		})
+	}
+}

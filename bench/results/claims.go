@@ -95,10 +95,14 @@ const (
 // duration such as "2s", converted to the figure's unit; when the subject
 // records no duration under that name, the first contender in name order
 // that does gives it, since parity makes it the same for all), else the
-// constant Value in the figure's unit. Factor multiplies the bound (0
-// means 1); for Within it is the band, which must exceed 1.
+// constant Value in the figure's unit. Variant, when set, takes the
+// contender's figure (Contender's, else the subject's own) from that
+// variant of the scenario instead of the judged one: the same figure at
+// another size (promotion at depth 10k against depth 1). Factor multiplies
+// the bound (0 means 1); for Within it is the band, which must exceed 1.
 type ClaimBound struct {
 	Contender string  `json:"contender,omitempty"`
+	Variant   string  `json:"variant,omitempty"`
 	Metric    string  `json:"metric,omitempty"`
 	Parameter string  `json:"parameter,omitempty"`
 	Value     float64 `json:"value,omitempty"`

@@ -224,6 +224,8 @@ func checkClaimRule(c ClaimRule) error {
 		return fmt.Errorf("pick %q (want %s, %s or empty)", c.Pick, PickFirst, PickLargest)
 	case c.Than.Contender != "" && c.Than.Parameter != "":
 		return errors.New("than: both a contender and a parameter")
+	case c.Than.Variant != "" && c.Than.Parameter != "":
+		return errors.New("than: both a variant and a parameter")
 	case !finite(c.Than.Value) || !finite(c.Than.Factor) || c.Than.Factor < 0:
 		return fmt.Errorf("than: value %v, factor %v", c.Than.Value, c.Than.Factor)
 	case c.Op == Within && c.Than.Factor <= 1:
