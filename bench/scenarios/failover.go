@@ -382,8 +382,10 @@ func runFailover(ctx context.Context, env *bench.Env, cfg FailoverConfig, varian
 		return results.Raw{}, err
 	}
 	down, err := fault(ctx, servers, variant, &ft)
-	// Whatever happens, the next variant finds every server serving.
-	defer restartAll(context.WithoutCancel(ctx), down)
+	// Whatever happens, the next variant finds every server serving. A
+	// closure: down is cleared once the restart is done, and restarting
+	// running servers again would cost a stop and a restart.
+	defer func() { _ = restartAll(context.WithoutCancel(ctx), down) }()
 	if errors.Is(err, bench.ErrNotSupported) {
 		return results.Raw{Skipped: fmt.Sprintf(cannotFaultFmt, err)}, nil
 	}
