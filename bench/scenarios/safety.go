@@ -126,6 +126,7 @@ func (cfg SafetyConfig) Scenario() bench.Scenario {
 				"host-loss":          "A: in the bench, its lock traffic through per-client toxiproxy links (embedded) that are blackholed (dropped, not reset); A writes every " + hostLossWriteEvery.String() + " while Lost is open, over its own unaffected path; B acquires directly; margin = B's grant - A's Lost, ms",
 				"clock-jump":         "A and B on a separate single server started under the clockshift LD_PRELOAD interposer (wall clock only); while A holds, the server's clock steps +" + strconv.Itoa(jumpLeases) + " leases; B acquires and writes; A writes if its Lost is still open",
 				"clock-jump-redlock": "masters started under the interposer; A reaches masters 1-3 only and acquires; master 3's clock steps +" + strconv.Itoa(jumpLeases) + " leases; B reaches masters 3-5 only and acquires; B writes; A writes if its Lost is still open",
+				"grant_bound":        "B waits at most 2 leases + 1s (at least " + minGrantBound.String() + ") for its grant, else not_granted; A as long to learn after B's grant, else never_learned",
 				"double_grants":      "B granted while A still believed it held the lock (A's belief ends at Lost, or after its last write when it never learned)",
 				"unsafe_writes":      "accepted writes from A after B's grant of the same key",
 				"skips":              "clock-jump variants need a server that expires leases on a wall clock read through libc (ServerSpec.WallClockExpiry) and a backend that can start servers under the interposer; the reason is in the run's notes",
