@@ -64,7 +64,7 @@ const (
 	// windows (the stop or kill, the restart until the servers serve, the
 	// workers' drain), averaged over the contender table in quick runs
 	// through the containers backend, for the ETA.
-	restartCost = 1500 * time.Millisecond
+	restartCost = 2 * time.Second
 )
 
 // The workers' retries, DoRetry-style (the retry helper of this
