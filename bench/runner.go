@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -91,6 +93,7 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 		}
 		// The harness owns these: parity makes the lease one value for all.
 		set["lease"], set["server_role"] = r.Lease.String(), c.Server.Name
+		set["stop_signal"] = unix.SignalName(c.Server.GracefulSignal()) + " (a graceful stop: failover graceful-restart)"
 		if c.ServerSettings != nil {
 			got, err := c.ServerSettings(ctx, r.Deployment.Servers(c.Server.Name), r.Lease)
 			if err != nil {

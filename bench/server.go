@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench/containers"
@@ -76,6 +77,19 @@ type ServerSpec struct {
 	// the server container's network namespace; the local backend never
 	// changes the host's settings and records where they differ.
 	Sysctls map[string]string
+	// StopSignal is the signal of a graceful shutdown (Server.Stop, and
+	// the stop before a Restart of a running server); default SIGTERM. A
+	// server whose SIGTERM does not shut it down promptly names the one
+	// its own tools use (PostgreSQL: SIGINT, pg_ctl's fast shutdown).
+	StopSignal syscall.Signal
+}
+
+// GracefulSignal returns StopSignal, or SIGTERM when it is unset.
+func (s *ServerSpec) GracefulSignal() syscall.Signal {
+	if s.StopSignal != 0 {
+		return s.StopSignal
+	}
+	return syscall.SIGTERM
 }
 
 // ServerArgs is what a backend tells ServerSpec.Args.
@@ -137,8 +151,8 @@ type Server interface {
 
 	// Kill sends SIGKILL: a crash.
 	Kill(ctx context.Context) error
-	// Stop sends SIGTERM and waits for the server to exit (killing it
-	// after a grace period): a graceful shutdown.
+	// Stop sends the spec's GracefulSignal and waits for the server to
+	// exit (killing it after a grace period): a graceful shutdown.
 	Stop(ctx context.Context) error
 	// Restart starts the server again on the same address (a running one
 	// is stopped first, a paused one resumed) and waits until it serves.

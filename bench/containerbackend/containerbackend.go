@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/containers"
 	"github.com/monolock/monolock-bench/bench/footprint"
@@ -144,7 +146,8 @@ func containerSpec(spec *bench.ServerSpec, i int, img containers.Image, network 
 	if spec.GoPackage == "" && spec.Image == nil {
 		cmd = append([]string{spec.Executable}, cmd...)
 	}
-	cs := containers.Spec{Name: spec.ServerName(i), Image: img, Cmd: cmd, Port: spec.Port, Ports: ports, Sysctls: spec.Sysctls}
+	cs := containers.Spec{Name: spec.ServerName(i), Image: img, Cmd: cmd, Port: spec.Port, Ports: ports, Sysctls: spec.Sysctls,
+		StopSignal: unix.SignalName(spec.GracefulSignal())}
 	if spec.Ready != nil {
 		cs.Ready = func(ctx context.Context, c *containers.Container) error {
 			if err := containers.TCPReady(ctx, c); err != nil {

@@ -52,6 +52,10 @@ type Spec struct {
 	// (HostConfig.Sysctls), e.g. net.ipv4.tcp_fastopen for its own
 	// network namespace. Default none.
 	Sysctls map[string]string
+	// StopSignal is the signal Stop and Restart send a running container
+	// before the kill after 10s ("SIGINT"); default SIGTERM. It is set at
+	// creation: engines before API 1.42 take no signal with a stop.
+	StopSignal string
 }
 
 // Container is a running (or stopped, killed, paused) container of a
@@ -110,6 +114,9 @@ func (s *Session) Start(ctx context.Context, spec Spec) (*Container, error) {
 			}
 		},
 	}
+	if spec.StopSignal != "" {
+		req.ConfigModifier = func(cfg *container.Config) { cfg.StopSignal = spec.StopSignal }
+	}
 	if len(spec.Sysctls) > 0 {
 		req.HostConfigModifier = func(hc *container.HostConfig) { hc.Sysctls = spec.Sysctls }
 	}
@@ -162,8 +169,9 @@ func (c *Container) AddrOf(port int) string {
 	return c.published[port]
 }
 
-// Stop sends SIGTERM and waits for the container to exit, killing it
-// after 10s. The container stays, for Restart.
+// Stop sends Spec.StopSignal (default SIGTERM) and waits for the
+// container to exit, killing it after 10s. The container stays, for
+// Restart.
 func (c *Container) Stop(ctx context.Context) error {
 	secs := int(stopTimeout / time.Second)
 	if _, err := c.api.ContainerStop(ctx, c.ID, client.ContainerStopOptions{Timeout: &secs}); err != nil {

@@ -24,7 +24,7 @@ import (
 // startTimeout bounds how long a started server may take to serve.
 const startTimeout = 10 * time.Second
 
-// stopGrace is how long Stop waits after SIGTERM before it kills.
+// stopGrace is how long Stop waits after the stop signal before it kills.
 const stopGrace = 5 * time.Second
 
 // Process is one server child process listening on 127.0.0.1; it
@@ -34,6 +34,7 @@ type Process struct {
 	argv                []string
 	env                 []string // added to the bench's environment
 	ready               func(ctx context.Context, addr, opsAddr string) error
+	stopSignal          syscall.Signal // of a graceful stop: the spec's GracefulSignal
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -121,7 +122,7 @@ func specProcesses(ctx context.Context, spec *bench.ServerSpec, path, dir string
 				return nil, fmt.Errorf("local: %s: %w", spec.ServerName(i), err)
 			}
 		}
-		ps[i] = &Process{name: spec.ServerName(i), addr: a.Listen, opsAddr: a.Ops, argv: argv, ready: spec.Ready}
+		ps[i] = &Process{name: spec.ServerName(i), addr: a.Listen, opsAddr: a.Ops, argv: argv, ready: spec.Ready, stopSignal: spec.GracefulSignal()}
 	}
 	return ps, nil
 }
@@ -131,7 +132,7 @@ func specProcesses(ctx context.Context, spec *bench.ServerSpec, path, dir string
 // accepts connections. It is for servers whose arguments depend on more
 // than one address (a cluster member names its peers).
 func StartProcess(ctx context.Context, name, addr, path string, args ...string) (*Process, error) {
-	p := &Process{name: name, addr: addr, argv: append([]string{path}, args...)}
+	p := &Process{name: name, addr: addr, argv: append([]string{path}, args...), stopSignal: syscall.SIGTERM}
 	if err := p.start(ctx); err != nil {
 		return nil, err
 	}
@@ -218,14 +219,15 @@ func (p *Process) Kill(context.Context) error {
 	return nil
 }
 
-// Stop implements bench.Server: SIGTERM (a paused child is resumed to
-// receive it), up to 5s, then SIGKILL.
+// Stop implements bench.Server: the stop signal (SIGTERM unless the spec
+// names another; a paused child is resumed to receive it), up to 5s, then
+// SIGKILL.
 func (p *Process) Stop(context.Context) error {
 	p.stop()
 	return nil
 }
 
-func (p *Process) stop() { p.signal(syscall.SIGTERM, stopGrace) }
+func (p *Process) stop() { p.signal(p.stopSignal, stopGrace) }
 
 // Restart implements bench.Server: it stops the child if it still runs
 // and starts it again with the same arguments on the same address.

@@ -5,11 +5,12 @@ package scenarios
 // restart, graceful-restart and minority-down run a closed loop of workers
 // on distinct keys for the whole variant and record every grant and every
 // failed attempt on the bench's monotonic clock. After a stretch of normal
-// load the coordinator's servers are killed (SIGKILL) or stopped
-// (SIGTERM): a single-server contender's one server, a cluster's majority
-// (floor(n/2)+1 of n) — and restarted on the same address after a pause;
-// minority-down kills a cluster's largest minority ((n-1)/2) and keeps it
-// down. The figures are read from the grant timeline.
+// load the coordinator's servers are killed (SIGKILL) or stopped (the
+// contender's graceful stop signal): a single-server contender's one
+// server, a cluster's majority (floor(n/2)+1 of n), all together — and
+// restarted on the same address after a pause; minority-down kills a
+// cluster's largest minority ((n-1)/2) and keeps it down. The figures are
+// read from the grant timeline.
 //
 // restart-unsafe and restart-delayed (failover_split.go) check the
 // delayed-restart rule of Redlock on any cluster of three or more servers.
@@ -57,11 +58,13 @@ const (
 	DefaultSplitTrials      = 2
 	DefaultSplitQuickTrials = 1
 	// failoverRepetitions caps the repetitions of every failover variant
-	// in a full run: each restarts containers (5–20s per contender).
+	// in a full run: each restarts servers.
 	failoverRepetitions = 2
-	// restartCost is the measured cost of one restart through the
-	// containers backend, for the ETA.
-	restartCost = 6 * time.Second
+	// restartCost is what a steady-load variant costs beyond its load
+	// windows (the stop or kill, the restart until the servers serve, the
+	// workers' drain), averaged over the contender table in quick runs
+	// through the containers backend, for the ETA.
+	restartCost = 2 * time.Second
 )
 
 // The workers' retries, DoRetry-style (the retry helper of this
@@ -151,7 +154,7 @@ func (cfg FailoverConfig) Scenario() bench.Scenario {
 				"pause":           c.Pause.String() + " (P: the killed servers stay down this long before the restart)",
 				"after":           c.After.String() + " of load after the restart returned (minority-down: the fault lasts pause + after)",
 				"targets":         "restart, graceful-restart: a single server, or a majority floor(n/2)+1 of a cluster's n; minority-down: the largest minority (n-1)/2, cluster contenders only",
-				"faults":          "restart, minority-down: SIGKILL; graceful-restart: SIGTERM (the server's own shutdown); restart on the same address through the backend, which waits until the server serves",
+				"faults":          "restart, minority-down: SIGKILL; graceful-restart: the contender's graceful stop signal (its stop_signal setting: SIGTERM, PostgreSQL's fast shutdown SIGINT), killed after the backend's grace period; the targets are killed or stopped together and restarted together on the same address through the backend, which waits until the servers serve",
 				"retries":         fmt.Sprintf("every contender in the same loop, DoRetry-style: backoff %v to %v doubling, each delay uniform in [d/2, d]; a grant resets it", retryMin, retryMax),
 				"attempt_timeout": "one lease per Acquire attempt and per Release (a dead server must not hold a worker longer); contenders' own client timeouts apply inside",
 				"in_fault":        "acquire_p99_during_fault: acquisitions (first attempt to grant, retries included) in flight during the fault window (kill to restart begun; minority-down: to the end); release_p99_during_fault likewise for releases",
@@ -163,8 +166,13 @@ func (cfg FailoverConfig) Scenario() bench.Scenario {
 		},
 		Variants: func(quick bool) []bench.Variant {
 			c := cfg.withDefaults(quick)
+			// Per contender, averaged over the contender table: minority-down
+			// and the split variants apply to the two cluster contenders
+			// (measured ~2s per minority-down, ~1.5–7s per split trial, the
+			// delayed one a lease more), the others skip at once.
 			steady := c.Before + c.Pause + c.After + restartCost
-			split := time.Duration(c.Trials) * (3*assumedLease + restartCost/2)
+			minority := (c.Before + c.Pause + c.After) / 4
+			split := time.Duration(c.Trials) * assumedLease / 2
 			return []bench.Variant{
 				{Name: FailoverRestart, MaxRepetitions: failoverRepetitions, Estimate: steady, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runFailover(ctx, env, c, FailoverRestart)
@@ -172,13 +180,13 @@ func (cfg FailoverConfig) Scenario() bench.Scenario {
 				{Name: FailoverGraceful, MaxRepetitions: failoverRepetitions, Estimate: steady, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runFailover(ctx, env, c, FailoverGraceful)
 				}},
-				{Name: FailoverMinority, MaxRepetitions: failoverRepetitions, Estimate: steady, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+				{Name: FailoverMinority, MaxRepetitions: failoverRepetitions, Estimate: minority, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runFailover(ctx, env, c, FailoverMinority)
 				}},
 				{Name: FailoverUnsafe, MaxRepetitions: failoverRepetitions, Estimate: split, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runSplit(ctx, env, c, false)
 				}},
-				{Name: FailoverDelayed, MaxRepetitions: failoverRepetitions, Estimate: split + time.Duration(c.Trials)*assumedLease, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+				{Name: FailoverDelayed, MaxRepetitions: failoverRepetitions, Estimate: split + time.Duration(c.Trials)*assumedLease/4, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runSplit(ctx, env, c, true)
 				}},
 			}
@@ -382,8 +390,10 @@ func runFailover(ctx context.Context, env *bench.Env, cfg FailoverConfig, varian
 		return results.Raw{}, err
 	}
 	down, err := fault(ctx, servers, variant, &ft)
-	// Whatever happens, the next variant finds every server serving.
-	defer restartAll(context.WithoutCancel(ctx), down)
+	// Whatever happens, the next variant finds every server serving. A
+	// closure: down is cleared once the restart is done, and restarting
+	// running servers again would cost a stop and a restart.
+	defer func() { _ = restartAll(context.WithoutCancel(ctx), down) }()
 	if errors.Is(err, bench.ErrNotSupported) {
 		return results.Raw{Skipped: fmt.Sprintf(cannotFaultFmt, err)}, nil
 	}
@@ -415,24 +425,34 @@ func runFailover(ctx context.Context, env *bench.Env, cfg FailoverConfig, varian
 }
 
 // fault kills (restart, minority-down) or stops (graceful-restart) every
-// server, recording the moments in ft, and returns those it brought down.
+// server together, as restartAll restarts them, recording the moments in
+// ft, and returns those it brought down.
 func fault(ctx context.Context, servers []bench.Server, variant string, ft *faultTimes) ([]bench.Server, error) {
 	ft.fault = time.Now()
-	var down []bench.Server
-	for _, s := range servers {
-		var err error
-		if variant == FailoverGraceful {
-			err = s.Stop(ctx)
-		} else {
-			err = s.Kill(ctx)
-		}
-		if err != nil {
-			return down, fmt.Errorf("failover: %s: %w", s.Name(), err)
-		}
-		down = append(down, s)
+	errs := make([]error, len(servers))
+	var wg sync.WaitGroup
+	for i, s := range servers {
+		wg.Go(func() {
+			var err error
+			if variant == FailoverGraceful {
+				err = s.Stop(ctx)
+			} else {
+				err = s.Kill(ctx)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("failover: %s: %w", s.Name(), err)
+			}
+		})
 	}
+	wg.Wait()
 	ft.faultDone = time.Now()
-	return down, nil
+	var down []bench.Server
+	for i, s := range servers {
+		if errs[i] == nil {
+			down = append(down, s)
+		}
+	}
+	return down, errors.Join(errs...)
 }
 
 // restartAll restarts servers together, as an operator brings a cluster

@@ -40,16 +40,16 @@ const (
 	// HostLoss (the safety scenario's constant) is the fourth mode.
 )
 
-// Trial counts per mode. A freeze trial costs a whole lease, so it gets
-// fewer.
+// Trial counts per mode and repetition, sized to the suite's time budget:
+// a crash trial of a TTL lock costs a lease, a freeze or host-loss trial
+// a lease (a lock without one the whole grant bound), so those get fewer.
 const (
-	DefaultTrials            = 8
-	DefaultFreezeTrials      = 3
-	DefaultQuickTrials       = 2
+	DefaultTrials            = 4
+	DefaultFreezeTrials      = 2
+	DefaultQuickTrials       = 1
 	DefaultQuickFreezeTrials = 1
 	// freezeRepetitions caps the repetitions of freeze and host-loss in a
-	// full run (each trial waits a lease, a lock without one the whole
-	// grant bound): 2 × 3 = 6 trials per contender.
+	// full run: 2 × 2 = 4 trials per contender.
 	freezeRepetitions = 2
 )
 
@@ -73,13 +73,9 @@ const (
 	// pollEvery is how often the servers' counters are read while waiting
 	// for the waiter to be queued.
 	pollEvery = 2 * time.Millisecond
-	// grantSlack is added to two leases to bound the wait for the grant; a
-	// waiter not granted by then is a failed trial. A lease contender
-	// grants after about one lease (etcd: its minimum TTL, ~1.5s, and
-	// expiry sweep; 1s was too short at a 400ms lease), a lock without a
-	// lease never does (postgres under freeze) and pays the whole bound
-	// per trial: 3s instead of 5s.
-	grantSlack = 3 * time.Second
+	// minGrantBound is the least grant bound: etcd grants no sooner than
+	// its minimum TTL (~1.5s) and expiry sweep, whatever the lease.
+	minGrantBound = 3 * time.Second
 	// assumedLease is the lease the ETA assumes (the runner's default).
 	assumedLease = 2 * time.Second
 )
@@ -96,8 +92,9 @@ type HandoverConfig struct {
 	// hidden holder subcommand. Required.
 	Holder holder.Command
 	// Trials is the number of trials of the graceful and crash modes,
-	// FreezeTrials of the freeze and host-loss modes (each costs a lease). Zero means DefaultTrials and
-	// DefaultFreezeTrials, or the Quick defaults in a quick run.
+	// FreezeTrials of the freeze and host-loss modes (each costs a lease),
+	// per repetition. Zero means DefaultTrials and DefaultFreezeTrials, or
+	// the Quick defaults in a quick run.
 	Trials, FreezeTrials int
 }
 
@@ -131,7 +128,7 @@ func (cfg HandoverConfig) Scenario() bench.Scenario {
 				"trials_crash":     strconv.Itoa(cfg.trials(quick, Crash)),
 				"trials_freeze":    strconv.Itoa(cfg.trials(quick, Freeze)),
 				"trials_host-loss": strconv.Itoa(cfg.trials(quick, HostLoss)),
-				"repetitions":      "as the run's; freeze and host-loss at most " + strconv.Itoa(freezeRepetitions) + " (each trial waits a lease, or the whole grant bound for a lock without one)",
+				"repetitions":      "as the run's; freeze and host-loss at most " + strconv.Itoa(freezeRepetitions) + " (each trial waits a lease, or the whole grant bound for a lock without one); trials_* are per repetition, so a figure rests on trials × repetitions trials",
 				"host-loss":        "the holder reaches the servers only through its own links of an embedded fault proxy (toxiproxy), which drop its packets silently (no FIN, no reset) at t0: a lost machine; a SIGKILL (crash) on the same host lets the kernel close the sockets, so crash is a process crash",
 				"holder":           "separate OS process (the bench binary's holder subcommand), same contender code; one process per trial, one fresh key per trial",
 				"waiter":           "in the bench; queued or polling before t0: the contender's waiting counter (its counters setting) rose; without server counters a " + settle.String() + " settle pause",
@@ -139,7 +136,7 @@ func (cfg HandoverConfig) Scenario() bench.Scenario {
 				"t0":               "graceful: before writing the release request to the holder's stdin; crash: before SIGKILL; freeze: before SIGSTOP; host-loss: before blackholing the holder's proxy links",
 				"figure":           "waiter's grant - t0, bench monotonic clock",
 				"percentiles":      "nearest rank over the successful trials",
-				"failed":           "no grant within 2 leases + " + grantSlack.String() + ", holder failed to release (graceful), or waiter granted or failed before t0; a holder that cannot start or acquire, or unreadable server counters, fail the step instead",
+				"failed":           "no grant within 2 leases + 1s (at least " + minGrantBound.String() + "), holder failed to release (graceful), or waiter granted or failed before t0; a holder that cannot start or acquire, or unreadable server counters, fail the step instead",
 				"frozen_holder":    "resumed (SIGCONT) after the trial, then asked to exit and reaped",
 			}
 		},
@@ -147,9 +144,17 @@ func (cfg HandoverConfig) Scenario() bench.Scenario {
 			var vs []bench.Variant
 			for _, mode := range modes {
 				n := cfg.trials(quick, mode)
-				per := 600*time.Millisecond + phaseBound(assumedLease)/2
-				if mode != Graceful {
-					per += assumedLease
+				// Per trial, averaged over the contender table (measured in
+				// quick runs): graceful ~0.4s; crash ~2s for half the
+				// contenders (a TTL runs out), ~0.4s for the others;
+				// freeze and host-loss a lease, the grant bound for the two
+				// without a lease.
+				per := 400 * time.Millisecond
+				switch mode {
+				case Crash:
+					per += assumedLease / 2
+				case Freeze, HostLoss:
+					per += assumedLease + (grantBound(assumedLease)-assumedLease)/5
 				}
 				reps := 0
 				if mode == Freeze || mode == HostLoss {
@@ -343,13 +348,14 @@ func (t *handoverTrial) run(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	deadline := time.NewTimer(2*t.env.Lease + grantSlack)
+	bound := grantBound(t.env.Lease)
+	deadline := time.NewTimer(bound)
 	defer deadline.Stop()
 	select {
 	case r := <-granted:
 		g = &r
 	case <-deadline.C:
-		return 0, fmt.Errorf("handover: waiter not granted within %v of t0", 2*t.env.Lease+grantSlack)
+		return 0, fmt.Errorf("handover: waiter not granted within %v of t0", bound)
 	case <-ctx.Done():
 		return 0, ctx.Err()
 	}
@@ -398,6 +404,17 @@ func (t *handoverTrial) waitReady(ctx context.Context, base bench.Counts, grante
 			return nil, nil
 		}
 	}
+}
+
+// grantBound is how long a waiter may wait for its grant after t0 (and
+// the safety scenario's B, and A to learn): two leases and a second, at
+// least minGrantBound. A lease contender grants after about one lease
+// (measured at most ~2.2s at a 2s lease); a lock without a lease never
+// does under freeze or host-loss (postgres: the frozen or cut-off holder's
+// session stays open, its kernel or the proxy still answering keepalives)
+// and pays the whole bound per trial.
+func grantBound(lease time.Duration) time.Duration {
+	return max(2*lease+time.Second, minGrantBound)
 }
 
 // phaseBound is the upper bound of the random pause before t0.

@@ -100,7 +100,7 @@ func TestHandoverSmoke(t *testing.T) {
 			t.Errorf("%s: handover %v, want at least %v: only the lease/TTL ends this holder", name, p50, fast)
 		case !expiry && strings.HasPrefix(raw.Contender, "monolock") && p50 >= fast:
 			t.Errorf("%s: handover %v, want well below the lease (%v)", name, p50, lease)
-		case p50 > 2*lease+grantSlack:
+		case p50 > grantBound(lease):
 			t.Errorf("%s: handover %v beyond the trial bound", name, p50)
 		}
 	}

@@ -13,10 +13,8 @@ import (
 )
 
 // grantBound is how long B may wait for its grant after the fault, and A
-// to learn after B's grant: two leases and a second (a lease-based lock
-// grants after one; a lock without a lease never does, and the bound is
-// what such a trial costs).
-func (s *safetyRun) grantBound() time.Duration { return 2*s.env.Lease + time.Second }
+// to learn after B's grant: the handover scenario's bound.
+func (s *safetyRun) grantBound() time.Duration { return grantBound(s.env.Lease) }
 
 // pause runs the pause trials: A is a holder process frozen past the
 // lease.

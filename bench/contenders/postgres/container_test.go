@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/monolock/monolock-bench/bench/benchtest"
 	"github.com/monolock/monolock-bench/bench/containers"
@@ -46,11 +49,12 @@ func TestContainer(t *testing.T) {
 		}
 	})
 	c, err := s.Start(ctx, containers.Spec{
-		Name:  "postgres",
-		Image: img,
-		Cmd:   ContainerCmd(TunedKeepalives...),
-		Port:  Port,
-		Ready: Ready,
+		Name:       "postgres",
+		Image:      img,
+		Cmd:        ContainerCmd(TunedKeepalives...),
+		Port:       Port,
+		Ready:      Ready,
+		StopSignal: unix.SignalName(KeepaliveServer.GracefulSignal()),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -65,4 +69,15 @@ func TestContainer(t *testing.T) {
 	}
 	l := newLocker(t, Config{Addr: c.Addr(), Lease: time.Second, Fence: true})
 	benchtest.MutualExclusion(t, l, "container", 4, 10, 2*time.Minute)
+
+	// A graceful stop with the Locker's connections open is the fast
+	// shutdown: a smart one would wait for them until the engine's kill.
+	if err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if logs, err := c.Logs(ctx); err != nil {
+		t.Error(err)
+	} else if !strings.Contains(logs, "received fast shutdown request") {
+		t.Errorf("graceful stop: want a fast shutdown, server output:\n%s", logs)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
@@ -24,7 +25,9 @@ var (
 // serverSpec is the host's PostgreSQL with settings ("name=value"): on the
 // local backend initdb into the server's directory and postgres as a
 // non-root user (LocalCommand); in containers the scratch image (Image)
-// with ContainerCmd. Ready once it answers SELECT 1.
+// with ContainerCmd. Ready once it answers SELECT 1. A graceful stop is
+// SIGINT, the fast shutdown pg_ctl stop sends: SIGTERM is the smart
+// shutdown, which waits for every client to disconnect.
 func serverSpec(name string, settings ...string) *bench.ServerSpec {
 	return &bench.ServerSpec{
 		Name: name,
@@ -32,10 +35,11 @@ func serverSpec(name string, settings ...string) *bench.ServerSpec {
 		Command: func(ctx context.Context, a bench.ServerArgs) ([]string, error) {
 			return LocalCommand(ctx, a.Dir, a.Listen, settings...)
 		},
-		Image:   Image,
-		Port:    Port,
-		Ready:   func(ctx context.Context, addr, _ string) error { return ping(ctx, addr) },
-		Version: version,
+		Image:      Image,
+		Port:       Port,
+		Ready:      func(ctx context.Context, addr, _ string) error { return ping(ctx, addr) },
+		Version:    version,
+		StopSignal: syscall.SIGINT,
 	}
 }
 
