@@ -118,7 +118,7 @@ func (cfg FairnessConfig) Scenario() bench.Scenario {
 			return []bench.Variant{{
 				Name:      "n" + strconv.Itoa(c.Clients),
 				Contended: true,
-				Estimate:  c.Warmup + c.Duration + 500*time.Millisecond,
+				Estimate:  c.Warmup + c.Duration + 200*time.Millisecond, // opening and closing the clients' lockers
 				Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runFairness(ctx, env, c)
 				},

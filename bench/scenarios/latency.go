@@ -106,11 +106,10 @@ func latencyVariant(name string, workers, iterations, blocks int, warmup time.Du
 	per := max(iterations/blocks, 1)
 	return bench.Variant{
 		Name: name,
-		// Per contender: ~300µs per cycle on loopback for the slowest
-		// (~1.2ms per worker's cycle with 8 workers on 2 cores), plus
-		// opening (~150ms measured: etcd, postgres) and warm-up in every
-		// block.
-		Estimate: time.Duration(blocks) * (warmup + time.Duration(per*max(workers/2, 1))*300*time.Microsecond + 150*time.Millisecond),
+		// Per contender: ~600µs per cycle on two cores, averaged over the
+		// table (etcd's few ms weigh most), plus opening and closing
+		// (~60ms) and the warm-up in every block.
+		Estimate: time.Duration(blocks)*(warmup+60*time.Millisecond) + time.Duration(blocks*per*workers)*600*time.Microsecond,
 		Interleaved: func(ctx context.Context, envs []*bench.Env) ([]results.Raw, []error) {
 			ms := make([][]bench.Measurement, len(envs))
 			errs := make([]error, len(envs))

@@ -90,10 +90,11 @@ type calibrations struct {
 }
 
 func (c OpenLoopConfig) variant(name string, cal *calibrations, rateOf func(max float64) float64) bench.Variant {
-	est := c.Warmup + c.Duration + 200*time.Millisecond
+	// Opening, closing and the server CPU reads take ~100ms.
+	est := c.Warmup + c.Duration + 100*time.Millisecond
 	if cal != nil {
 		// One calibration in three variants.
-		est += (c.Calibration + c.Warmup) / 3
+		est += (c.Calibration + c.Warmup + 100*time.Millisecond) / 3
 	}
 	return bench.Variant{
 		Name:     name,

@@ -94,7 +94,7 @@ func throughputVariant(name string, workers int, contended bool, key func(int) s
 	return bench.Variant{
 		Name:      name,
 		Contended: contended,
-		Estimate:  warmup + duration + 300*time.Millisecond,
+		Estimate:  warmup + duration + 100*time.Millisecond, // opening, closing (measured ~70ms)
 		Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 			m, err := env.Measure(ctx, bench.Workload{
 				Workers: workers, Key: key, Warmup: warmup, Duration: duration,
