@@ -13,8 +13,8 @@ import (
 
 // LatencyConfig are the latency scenario's parameters. A zero field takes
 // its default, which depends on quick: Blocks 10 (quick 4), Warmup before
-// every block 50ms (quick 20ms), Iterations per worker in w1 2400 (quick
-// 320) and IterationsW8 per worker in w8 300 (quick 64), each split
+// every block 50ms (quick 20ms), Iterations per worker in w1 1600 (quick
+// 320) and IterationsW8 per worker in w8 200 (quick 64), each split
 // evenly over the blocks; OpenLoop as OpenLoopConfig documents.
 type LatencyConfig struct {
 	Blocks       int
@@ -25,11 +25,12 @@ type LatencyConfig struct {
 }
 
 func (c LatencyConfig) withDefaults(quick bool) LatencyConfig {
-	// Sized to the suite's time budget (README, quick start): a full
-	// record's percentiles rest on 2,400 cycles (w1: 2,400 of one worker,
-	// w8: 300 of each of eight), so its p99.9 has a few samples above it;
-	// 10 blocks give the median an interval of x(2)…x(9), ≥97%.
-	d := LatencyConfig{Blocks: 10, Warmup: 50 * time.Millisecond, Iterations: 2400, IterationsW8: 300}
+	// Sized to the suite's time budget (README, quick start; etcd's
+	// cycles take most of it): a full record's percentiles rest on 1,600
+	// cycles (w1: 1,600 of one worker, w8: 200 of each of eight), so its
+	// p99.9 has one or two samples above it; 10 blocks give the median an
+	// interval of x(2)…x(9), ≥97%.
+	d := LatencyConfig{Blocks: 10, Warmup: 50 * time.Millisecond, Iterations: 1600, IterationsW8: 200}
 	if quick {
 		d = LatencyConfig{Blocks: 4, Warmup: 20 * time.Millisecond, Iterations: 320, IterationsW8: 64}
 	}
@@ -106,10 +107,10 @@ func latencyVariant(name string, workers, iterations, blocks int, warmup time.Du
 	per := max(iterations/blocks, 1)
 	return bench.Variant{
 		Name: name,
-		// Per contender: ~600µs per cycle on two cores, averaged over the
-		// table (etcd's few ms weigh most), plus opening and closing
+		// Per contender: ~1ms per cycle on two cores, averaged over the
+		// table (etcd's ~10ms mean weighs most), plus opening and closing
 		// (~60ms) and the warm-up in every block.
-		Estimate: time.Duration(blocks)*(warmup+60*time.Millisecond) + time.Duration(blocks*per*workers)*600*time.Microsecond,
+		Estimate: time.Duration(blocks)*(warmup+60*time.Millisecond) + time.Duration(blocks*per*workers)*time.Millisecond,
 		Interleaved: func(ctx context.Context, envs []*bench.Env) ([]results.Raw, []error) {
 			ms := make([][]bench.Measurement, len(envs))
 			errs := make([]error, len(envs))

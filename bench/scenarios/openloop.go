@@ -25,7 +25,7 @@ import (
 // contender. A zero field takes its default: Fractions 0.25, 0.5, 0.75;
 // Rate 500/s (a rate every contender of the table sustains on two cores);
 // Workers 16 (the connections, each on its own key); Calibration 500ms
-// (quick 200ms); Duration 800ms (quick 200ms); Warmup 100ms (quick 30ms).
+// (quick 200ms); Duration 800ms (quick 200ms); Warmup 50ms (quick 30ms).
 // A record's percentiles rest on its requests_due (rate × Duration).
 //
 // The closed-loop maximum is calibrated inside the variants, since the
@@ -60,7 +60,7 @@ func (c OpenLoopConfig) withDefaults(quick bool) OpenLoopConfig {
 	}
 	def(&c.Calibration, 500*time.Millisecond, 200*time.Millisecond)
 	def(&c.Duration, 800*time.Millisecond, 200*time.Millisecond)
-	def(&c.Warmup, 100*time.Millisecond, 30*time.Millisecond)
+	def(&c.Warmup, 50*time.Millisecond, 30*time.Millisecond)
 	return c
 }
 
