@@ -27,7 +27,7 @@ const (
 	DefaultThink         = 10 * time.Millisecond
 	DefaultDuration      = 3 * time.Second
 	DefaultWarmup        = 400 * time.Millisecond
-	DefaultQuickDuration = 900 * time.Millisecond
+	DefaultQuickDuration = 800 * time.Millisecond
 	DefaultQuickWarmup   = 150 * time.Millisecond
 	// DefaultInversionSlack: requests made within 1ms of each other count
 	// as simultaneous. A request time is taken in the bench before the

@@ -12,7 +12,7 @@ import (
 
 // ThroughputConfig are the throughput scenario's parameters. A zero field
 // takes its default: Warmup 250ms (quick 75ms), Duration 800ms (quick
-// 300ms), DistinctWorkers 1, 4, 16, 64; SharedWorkers 16 on SharedKeys 4.
+// 250ms), DistinctWorkers 1, 4, 16, 64; SharedWorkers 16 on SharedKeys 4.
 // The durations fit the suite's time budget (README): 52 steps per
 // repetition, each also opening and closing the contender.
 type ThroughputConfig struct {
@@ -32,7 +32,7 @@ func (c ThroughputConfig) withDefaults(quick bool) ThroughputConfig {
 	if c.Duration <= 0 {
 		c.Duration = 800 * time.Millisecond
 		if quick {
-			c.Duration = 300 * time.Millisecond
+			c.Duration = 250 * time.Millisecond
 		}
 	}
 	if len(c.DistinctWorkers) == 0 {
