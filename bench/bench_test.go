@@ -494,3 +494,19 @@ func TestETA(t *testing.T) {
 		t.Fatalf("remaining of the interleaved step without b %v, want 2s", got)
 	}
 }
+
+// A warm-up ends between cycles: the acquire in flight when it ends is not
+// cancelled (a cancelled one could leave its key held on the server).
+func TestWarmupEndsBetweenCycles(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := &scriptedLocker{acquireIn: 30 * time.Millisecond}
+		stop, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
+		defer cancel()
+		recs := runWorkers(t.Context(), stop, l, Workload{Workers: 2, Key: func(int) string { return "k" }}, 0)
+		for i, r := range recs {
+			if r.Cycles != 1 || r.Failures != 0 {
+				t.Errorf("worker %d: %d cycles, %d failures; want the one in flight completed", i, r.Cycles, r.Failures)
+			}
+		}
+	})
+}
