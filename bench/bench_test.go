@@ -464,3 +464,49 @@ func TestRunnerCapsVariantRepetitions(t *testing.T) {
 		t.Fatalf("runs %q, want %q", got, want)
 	}
 }
+
+// The ETA scales the steps left by actual/estimated of the measured steps;
+// a contender skipped in a repetition costs nothing in the later ones and
+// stays out of the scale.
+func TestETA(t *testing.T) {
+	ra := &ServerSpec{Name: "ra"}
+	contenders := []Contender{{Name: "a", Server: ra}, {Name: "b", Server: ra}}
+	v := Variant{Name: "v", Estimate: time.Second, Run: func(context.Context, *Env) (results.Raw, error) { return results.Raw{}, nil }}
+	w := Variant{Name: "w", Estimate: time.Second, Interleaved: func(context.Context, []*Env) ([]results.Raw, []error) { return nil, nil }}
+	s := Scenario{Name: "s", Variants: func(bool) []Variant { return []Variant{v, w} }}
+	r := &Runner{Scenarios: []Scenario{s}, Contenders: contenders}
+	steps := r.plan(2) // v a/1 b/1 a/2 b/2, w ab/1 ab/2
+	if len(steps) != 6 {
+		t.Fatalf("%d steps", len(steps))
+	}
+	m := etaModel{skips: map[string]bool{}}
+	if got := m.remaining(steps); got != 8*time.Second {
+		t.Fatalf("remaining at the start %v, want 8s", got)
+	}
+	m.learn(&steps[0], []results.Raw{{Contender: "a", Skipped: "no"}}, []error{nil}, time.Millisecond)
+	m.learn(&steps[1], []results.Raw{{Contender: "b"}}, []error{nil}, 2*time.Second)
+	// a/2 is free; b/2 and the interleaved steps take twice their estimate.
+	if got := m.remaining(steps[2:]); got != 10*time.Second {
+		t.Fatalf("remaining after a skip %v, want 10s", got)
+	}
+	m.learn(&steps[4], []results.Raw{{Contender: "a"}, {Contender: "b", Skipped: "no"}}, []error{nil, nil}, 2*time.Second)
+	if got := m.remaining(steps[5:]); got != 2*time.Second {
+		t.Fatalf("remaining of the interleaved step without b %v, want 2s", got)
+	}
+}
+
+// A warm-up ends between cycles: the acquire in flight when it ends is not
+// cancelled (a cancelled one could leave its key held on the server).
+func TestWarmupEndsBetweenCycles(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := &scriptedLocker{acquireIn: 30 * time.Millisecond}
+		stop, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
+		defer cancel()
+		recs := runWorkers(t.Context(), stop, l, Workload{Workers: 2, Key: func(int) string { return "k" }}, 0)
+		for i, r := range recs {
+			if r.Cycles != 1 || r.Failures != 0 {
+				t.Errorf("worker %d: %d cycles, %d failures; want the one in flight completed", i, r.Cycles, r.Failures)
+			}
+		}
+	})
+}

@@ -114,25 +114,22 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 		total += steps[i].estimate()
 	}
 	log.Info("plan", "steps", len(steps), "repetitions", reps, "estimated_total", total.Round(time.Second).String())
-	var estimated, actual time.Duration // of the steps done, for the ETA scale
+	// The ETA: the estimates of the steps left, scaled by actual/estimated
+	// of the steps measured so far. A contender a variant skipped (it does
+	// not apply) is skipped in the variant's later repetitions too: they
+	// cost nothing, and the skipped steps stay out of the scale, which
+	// their near-zero time would otherwise pull down.
+	eta := etaModel{skips: map[string]bool{}}
 	var failed []string
 	for i := range steps {
 		st := &steps[i]
-		var left time.Duration
-		for _, later := range steps[i:] {
-			left += later.estimate()
-		}
-		if estimated > 0 {
-			left = time.Duration(float64(left) * float64(actual) / float64(estimated))
-		}
-		st.Remaining = left
+		st.Remaining = eta.remaining(steps[i:])
 		if r.Progress != nil {
 			r.Progress.Start(st.Step)
 		}
 		begin := time.Now()
 		raws, errs := r.runStep(ctx, st)
-		estimated += st.estimate()
-		actual += time.Since(begin)
+		eta.learn(st, raws, errs, time.Since(begin))
 		if r.Progress != nil {
 			st.Skipped = skipReasons(raws, errs, len(st.together) > 0)
 			r.Progress.Finish(st.Step, errors.Join(errs...))
@@ -221,6 +218,61 @@ func (r *Runner) runStep(ctx context.Context, st *plannedStep) ([]results.Raw, [
 // estimate is the expected wall time of the step.
 func (st *plannedStep) estimate() time.Duration {
 	return st.variant.Estimate * time.Duration(max(len(st.together), 1))
+}
+
+// etaModel estimates the wall time left from the steps done.
+type etaModel struct {
+	// estimated and actual sum the measured (not skipped) steps done.
+	estimated, actual time.Duration
+	// skips holds scenario/variant/contender of the records skipped.
+	skips map[string]bool
+}
+
+func skipKey(st *plannedStep, contender string) string {
+	return st.Scenario + "/" + st.Variant + "/" + contender
+}
+
+// cost is a step's estimate without the contenders known to skip it.
+func (m *etaModel) cost(st *plannedStep) time.Duration {
+	if len(st.together) == 0 {
+		if m.skips[skipKey(st, st.Contender)] {
+			return 0
+		}
+		return st.estimate()
+	}
+	var d time.Duration
+	for _, c := range st.together {
+		if !m.skips[skipKey(st, c.Name)] {
+			d += st.variant.Estimate
+		}
+	}
+	return d
+}
+
+// remaining is the wall time the steps are expected to take.
+func (m *etaModel) remaining(steps []plannedStep) time.Duration {
+	var left time.Duration
+	for i := range steps {
+		left += m.cost(&steps[i])
+	}
+	if m.estimated > 0 {
+		left = time.Duration(float64(left) * float64(m.actual) / float64(m.estimated))
+	}
+	return left
+}
+
+// learn takes in a finished step's records and wall time.
+func (m *etaModel) learn(st *plannedStep, raws []results.Raw, errs []error, took time.Duration) {
+	for i, raw := range raws {
+		if raw.Skipped != "" && errs[i] == nil {
+			m.skips[skipKey(st, raw.Contender)] = true
+		}
+	}
+	// A skip costs about nothing and says nothing of the scale.
+	if est := m.cost(st); est > 0 {
+		m.estimated += est
+		m.actual += took
+	}
 }
 
 // plan lists the steps in run order: scenario, variant, repetition,

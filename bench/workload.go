@@ -54,8 +54,12 @@ func (e *Env) Measure(ctx context.Context, w Workload) (Measurement, error) {
 	defer l.Close()
 
 	if w.Warmup > 0 {
-		wctx, cancel := context.WithTimeout(ctx, w.Warmup)
-		runWorkers(wctx, l, w, 0)
+		// The warm-up ends between cycles, not within one: an acquire cut
+		// off there can leave its key held until the lease expires (the
+		// grant reached the server, its reply was dropped), and the
+		// measured span on the same keys would wait that out.
+		stop, cancel := context.WithTimeout(ctx, w.Warmup)
+		runWorkers(ctx, stop, l, w, 0)
 		cancel()
 		if err := ctx.Err(); err != nil {
 			return Measurement{}, err
@@ -77,7 +81,7 @@ func (e *Env) Measure(ctx context.Context, w Workload) (Measurement, error) {
 		mctx, cancel = context.WithTimeout(ctx, w.Duration)
 	}
 	start := time.Now()
-	recs := runWorkers(mctx, l, w, w.Cycles)
+	recs := runWorkers(mctx, mctx, l, w, w.Cycles)
 	m.Elapsed = time.Since(start)
 	cancel()
 	if err := ctx.Err(); err != nil {
@@ -106,9 +110,9 @@ func (e *Env) Measure(ctx context.Context, w Workload) (Measurement, error) {
 	return m, nil
 }
 
-// runWorkers runs w's workers until ctx ends or, when cycles > 0, until each
-// completed that many cycles, and returns their recorders.
-func runWorkers(ctx context.Context, l Locker, w Workload, cycles int) []*Recorder {
+// runWorkers runs w's workers on ctx until stop ends or, when cycles > 0,
+// until each completed that many cycles, and returns their recorders.
+func runWorkers(ctx, stop context.Context, l Locker, w Workload, cycles int) []*Recorder {
 	recs := make([]*Recorder, w.Workers)
 	var wg sync.WaitGroup
 	for i := range w.Workers {
@@ -116,8 +120,8 @@ func runWorkers(ctx context.Context, l Locker, w Workload, cycles int) []*Record
 		tl := Timed(l, recs[i])
 		key := w.Key(i)
 		wg.Go(func() {
-			for n := 0; !stopped(ctx) && (cycles <= 0 || n < cycles); n++ {
-				if err := Cycle(ctx, tl, key, w.Hold); err != nil && !stopped(ctx) {
+			for n := 0; !stopped(stop) && (cycles <= 0 || n < cycles); n++ {
+				if err := Cycle(ctx, tl, key, w.Hold); err != nil && !stopped(stop) {
 					// A failed cycle is counted by the recorder; pause
 					// briefly so a dead server does not turn into a spin.
 					_ = Sleep(ctx, 10*time.Millisecond)

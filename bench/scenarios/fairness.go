@@ -25,10 +25,10 @@ const (
 	DefaultClients       = 8
 	DefaultHold          = 10 * time.Millisecond
 	DefaultThink         = 10 * time.Millisecond
-	DefaultDuration      = 4 * time.Second
-	DefaultWarmup        = 500 * time.Millisecond
-	DefaultQuickDuration = time.Second
-	DefaultQuickWarmup   = 200 * time.Millisecond
+	DefaultDuration      = 3 * time.Second
+	DefaultWarmup        = 400 * time.Millisecond
+	DefaultQuickDuration = 800 * time.Millisecond
+	DefaultQuickWarmup   = 150 * time.Millisecond
 	// DefaultInversionSlack: requests made within 1ms of each other count
 	// as simultaneous. A request time is taken in the bench before the
 	// request travels (a monolock claim first dials a connection), so two
@@ -102,6 +102,7 @@ func (cfg FairnessConfig) Scenario() bench.Scenario {
 				"think":           c.Think.String(),
 				"warmup":          c.Warmup.String(),
 				"duration":        c.Duration.String(),
+				"samples":         "the wait percentiles rest on the grants of the window (each record's grants count, at most window / hold); " + tailNote,
 				"request_time":    "bench monotonic clock, before Acquire is called",
 				"grant_time":      "bench monotonic clock, when Acquire returned",
 				"inversion":       "a grant in the window that overtook an earlier request (made more than inversion_slack before it) still pending at the grant; requests of the warm-up count as overtaken too",
@@ -117,7 +118,7 @@ func (cfg FairnessConfig) Scenario() bench.Scenario {
 			return []bench.Variant{{
 				Name:      "n" + strconv.Itoa(c.Clients),
 				Contended: true,
-				Estimate:  c.Warmup + c.Duration + 500*time.Millisecond,
+				Estimate:  c.Warmup + c.Duration + 200*time.Millisecond, // opening and closing the clients' lockers
 				Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runFairness(ctx, env, c)
 				},
