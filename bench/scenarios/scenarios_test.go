@@ -52,7 +52,8 @@ func TestQuickIsShorter(t *testing.T) {
 		for _, v := range s.Variants(true) {
 			quick += v.Estimate
 		}
-		if quick*3 > full {
+		// At most half: a step's fixed cost (opening, closing) stays.
+		if quick*2 > full {
 			t.Errorf("%s: quick estimate %v is not well below full %v", s.Name, quick, full)
 		}
 		if s.Settings(true)["warmup"] == s.Settings(false)["warmup"] {
