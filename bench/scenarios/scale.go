@@ -663,8 +663,27 @@ func (s *setup) reached(smp *memorySampler, err error) (results.Raw, error) {
 	return raw, nil
 }
 
-func runIdle(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int, lease time.Duration) (results.Raw, error) {
-	ctx, cancel := context.WithTimeout(ctx, cfg.timeout+lease)
+// timeCapped reports whether err came from the variant's own time cap
+// (ctx's deadline) rather than from the run's end (outer).
+func timeCapped(outer, ctx context.Context, err error) bool {
+	return err != nil && outer.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded)
+}
+
+// overCap is the record of a variant whose time cap ended it after its
+// sessions opened, before what: the sessions reached and why no figure
+// follows. Any other error stays an error.
+func (s *setup) overCap(outer, ctx context.Context, reached int, what string, err error) (results.Raw, error) {
+	if !timeCapped(outer, ctx, err) {
+		return results.Raw{}, err
+	}
+	raw := s.record()
+	raw.Metrics = []results.Metric{{Name: "sessions_reached", Unit: "count", Value: float64(reached)}}
+	raw.Skipped = fmt.Sprintf("all %d sessions opened, but the variant's time cap ended before %s", reached, what)
+	return raw, nil
+}
+
+func runIdle(outer context.Context, env *bench.Env, cfg ScaleConfig, c int, lease time.Duration) (results.Raw, error) {
+	ctx, cancel := context.WithTimeout(outer, cfg.timeout+lease)
 	defer cancel()
 	s, err := prepare(ctx, env, cfg, c, lease)
 	defer s.close()
@@ -685,15 +704,15 @@ func runIdle(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int, lease 
 	}
 	defer set.Close(context.WithoutCancel(ctx))
 	a, err := s.read(ctx, env)
-	if err != nil {
-		return results.Raw{}, err
+	if err == nil {
+		err = bench.Sleep(ctx, cfg.window(lease))
 	}
-	if err := bench.Sleep(ctx, cfg.window(lease)); err != nil {
-		return results.Raw{}, err
+	var b reading
+	if err == nil {
+		b, err = s.read(ctx, env)
 	}
-	b, err := s.read(ctx, env)
 	if err != nil {
-		return results.Raw{}, err
+		return s.overCap(outer, ctx, s.c, "the measuring window", err)
 	}
 	held, waiting, ended := set.Counts()
 	raw := s.record()
@@ -737,7 +756,8 @@ func runQueue(ctx context.Context, env *bench.Env, cfg ScaleConfig, depth int, s
 	if capped {
 		return results.Raw{Skipped: "capped: " + reason}, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
+	outer := ctx
+	ctx, cancel := context.WithTimeout(outer, cfg.timeout)
 	defer cancel()
 	s, err := prepare(ctx, env, cfg, depth+1, cfg.QueueLease)
 	defer s.close()
@@ -779,7 +799,7 @@ func runQueue(ctx context.Context, env *bench.Env, cfg ScaleConfig, depth int, s
 			first = false
 			if err := s.queueLoad(ctx, env, &raw, set, anon0, memOK, cfg.window(cfg.QueueLease)); err != nil {
 				set.Close(context.WithoutCancel(ctx))
-				return results.Raw{}, err
+				return s.overCap(outer, ctx, s.c, "the measuring window", err)
 			}
 			var stop context.CancelFunc
 			pctx, stop = context.WithTimeout(ctx, cfg.PromotionTime)
@@ -794,6 +814,10 @@ func runQueue(ctx context.Context, env *bench.Env, cfg ScaleConfig, depth int, s
 		if errors.Is(err, errHolderLost) {
 			raw.Counts["holders_lost"]++
 			raw.Errors = noteError(raw.Errors, fmt.Sprintf("%v with %d waiters after %d promotions: sampling stopped", err, depth, promo.TotalCount()))
+			break
+		}
+		if timeCapped(outer, ctx, err) {
+			raw.Errors = noteError(raw.Errors, fmt.Sprintf("the variant's time cap of %v ended promotion sampling after %d promotions", cfg.timeout, promo.TotalCount()))
 			break
 		}
 		if errors.Is(err, errNoPromotion) {

@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -156,5 +158,42 @@ func TestScaleSkipsBeyondMaxClaims(t *testing.T) {
 				t.Errorf("queue-9 skipped: %s", raw.Skipped)
 			}
 		}
+	}
+}
+
+// A variant's own time cap turns into a record; the run's end stays an
+// error.
+func TestTimeCapped(t *testing.T) {
+	live := context.Background()
+	expired, cancel := context.WithTimeout(live, 0)
+	defer cancel()
+	<-expired.Done()
+	ended, end := context.WithCancel(live)
+	end()
+	capped, cancelCapped := context.WithTimeout(ended, 0)
+	defer cancelCapped()
+	for _, tt := range []struct {
+		name       string
+		outer, ctx context.Context
+		err        error
+		want       bool
+	}{
+		{"cap reached", live, expired, context.DeadlineExceeded, true},
+		{"cap reached, wrapped error", live, expired, fmt.Errorf("reading counters: %w", context.DeadlineExceeded), true},
+		{"no error", live, expired, nil, false},
+		{"run ended", ended, capped, context.Canceled, false},
+		{"other error before the cap", live, live, errors.New("boom"), false},
+	} {
+		if got := timeCapped(tt.outer, tt.ctx, tt.err); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	s := &setup{counts: map[string]int64{}}
+	raw, err := s.overCap(live, expired, 10001, "the measuring window", context.DeadlineExceeded)
+	if err != nil || !strings.Contains(raw.Skipped, "time cap") || metricsOf(raw)["sessions_reached"] != 10001 {
+		t.Errorf("overCap: %+v, %v", raw, err)
+	}
+	if _, err := s.overCap(ended, capped, 1, "x", context.Canceled); err == nil {
+		t.Error("the run's end became a record")
 	}
 }
