@@ -204,6 +204,9 @@ func (r *Runner) runStep(ctx context.Context, st *plannedStep) ([]results.Raw, [
 	raws, errs := st.variant.Interleaved(ctx, envs)
 	if len(raws) != len(envs) || len(errs) != len(envs) {
 		err := fmt.Errorf("bench: interleaved variant %s returned %d records and %d errors for %d contenders", st.Variant, len(raws), len(errs), len(envs))
+		if ctx.Err() != nil { // stopped (Ctrl-C): say so, not a malformed answer
+			err = ctx.Err()
+		}
 		raws, errs = make([]results.Raw, len(envs)), make([]error, len(envs))
 		for i := range errs {
 			errs[i] = err

@@ -416,15 +416,17 @@ func prepare(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int, lease 
 		return s, errSkip{fmt.Sprintf("%d sessions exceed the %d claims one %s Locker can have at once: %s", s.c, most, env.Contender.Name, env.Contender.MaxClaimsReason)}
 	}
 	s.counts["sessions"] = int64(s.c)
-	if err := s.dial(ctx, env, cfg); err != nil {
-		return s, err
-	}
+	// Restart before the Locker opens: a pool dialled before would hold
+	// connections to the killed process.
 	if cfg.reuse {
 		s.notes = append(s.notes, "servers not restarted (quick run): the empty baseline is the server as the previous variant left it")
 	} else if err := restart(ctx, env.Servers); errors.Is(err, bench.ErrNotSupported) {
 		s.notes = append(s.notes, "servers not restarted: "+err.Error())
 	} else if err != nil {
 		return s, fmt.Errorf("restarting the servers for a fresh start: %w", err)
+	}
+	if err := s.dial(ctx, env, cfg); err != nil {
+		return s, err
 	}
 	for _, srv := range env.Servers {
 		r, ok := srv.(footprint.Reader)
