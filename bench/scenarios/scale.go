@@ -659,7 +659,9 @@ func (s *setup) reached(smp *memorySampler, err error) (results.Raw, error) {
 		return results.Raw{}, err
 	}
 	raw := s.record()
-	n := smp.held.Load()
+	// At most C: the server's waiting counter may still count waiters an
+	// earlier variant left.
+	n := min(smp.held.Load(), int64(s.c))
 	raw.Metrics = []results.Metric{{Name: "sessions_reached", Unit: "count", Value: float64(n)}}
 	raw.Skipped = fmt.Sprintf("opened %d of %d sessions: %v", n, s.c, err)
 	return raw, nil
