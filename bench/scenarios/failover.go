@@ -429,22 +429,12 @@ func runFailover(ctx context.Context, env *bench.Env, cfg FailoverConfig, varian
 // ft, and returns those it brought down.
 func fault(ctx context.Context, servers []bench.Server, variant string, ft *faultTimes) ([]bench.Server, error) {
 	ft.fault = time.Now()
-	errs := make([]error, len(servers))
-	var wg sync.WaitGroup
-	for i, s := range servers {
-		wg.Go(func() {
-			var err error
-			if variant == FailoverGraceful {
-				err = s.Stop(ctx)
-			} else {
-				err = s.Kill(ctx)
-			}
-			if err != nil {
-				errs[i] = fmt.Errorf("failover: %s: %w", s.Name(), err)
-			}
-		})
-	}
-	wg.Wait()
+	errs := onEach(servers, func(s bench.Server) error {
+		if variant == FailoverGraceful {
+			return s.Stop(ctx)
+		}
+		return s.Kill(ctx)
+	})
 	ft.faultDone = time.Now()
 	var down []bench.Server
 	for i, s := range servers {
@@ -458,17 +448,23 @@ func fault(ctx context.Context, servers []bench.Server, variant string, ft *faul
 // restartAll restarts servers together, as an operator brings a cluster
 // back, and waits until each serves.
 func restartAll(ctx context.Context, servers []bench.Server) error {
+	return errors.Join(onEach(servers, func(s bench.Server) error { return s.Restart(ctx) })...)
+}
+
+// onEach runs f on every server at once and returns its error per server,
+// each naming the server.
+func onEach(servers []bench.Server, f func(bench.Server) error) []error {
 	errs := make([]error, len(servers))
 	var wg sync.WaitGroup
 	for i, s := range servers {
 		wg.Go(func() {
-			if err := s.Restart(ctx); err != nil {
+			if err := f(s); err != nil {
 				errs[i] = fmt.Errorf("%s: %w", s.Name(), err)
 			}
 		})
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	return errs
 }
 
 // failoverRaw reads the figures of a steady-load variant from its

@@ -447,17 +447,12 @@ func prepare(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int, lease 
 // kill spares the shutdown a server may stretch while clients are
 // connected.
 func restart(ctx context.Context, servers []bench.Server) error {
-	errs := make([]error, len(servers))
-	var wg sync.WaitGroup
-	for i, srv := range servers {
-		wg.Go(func() {
-			if errs[i] = srv.Kill(ctx); errs[i] == nil {
-				errs[i] = srv.Restart(ctx)
-			}
-		})
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return errors.Join(onEach(servers, func(s bench.Server) error {
+		if err := s.Kill(ctx); err != nil {
+			return err
+		}
+		return s.Restart(ctx)
+	})...)
 }
 
 // dial plans the sessions' connections over address pairs and opens the
