@@ -11,10 +11,8 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
-	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -189,7 +187,7 @@ type server struct {
 // engine's stats (one-shot, about a second per call).
 func (s *server) Footprint(ctx context.Context) (footprint.Sample, error) {
 	if m, err := footprint.Cgroup(s.c.ID); err == nil {
-		if cpu, err := cgroupCPU(s.c.ID); err == nil {
+		if cpu, err := footprint.CgroupCPU(s.c.ID); err == nil {
 			return footprint.Sample{Memory: m, CPU: cpu}, nil
 		}
 	}
@@ -242,7 +240,7 @@ func (s *server) Restore(ctx context.Context) error { return s.c.Restore(ctx) }
 // (microseconds); otherwise the engine's stats API is asked, which costs
 // about a second per call.
 func (s *server) CPU(ctx context.Context) (time.Duration, string, bool, error) {
-	if cpu, err := cgroupCPU(s.c.ID); err == nil {
+	if cpu, err := footprint.CgroupCPU(s.c.ID); err == nil {
 		return cpu, "cgroup " + cgroupSourceNote, true, nil
 	}
 	st, err := s.c.Stats(ctx)
@@ -253,43 +251,6 @@ func (s *server) CPU(ctx context.Context) (time.Duration, string, bool, error) {
 }
 
 const cgroupSourceNote = "cpuacct.usage / cpu.stat usage_usec of the container, read on the host"
-
-// cgroupCPU reads a container's CPU usage from the host's cgroup
-// filesystem: cgroup v1 (cgroupfs or systemd driver) or v2.
-func cgroupCPU(id string) (time.Duration, error) {
-	for _, p := range []string{
-		"/sys/fs/cgroup/cpuacct/docker/" + id + "/cpuacct.usage",
-		"/sys/fs/cgroup/cpu,cpuacct/docker/" + id + "/cpuacct.usage",
-		"/sys/fs/cgroup/cpuacct/system.slice/docker-" + id + ".scope/cpuacct.usage",
-	} {
-		if b, err := os.ReadFile(p); err == nil {
-			ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("containerbackend: %s: %w", p, err)
-			}
-			return time.Duration(ns), nil
-		}
-	}
-	for _, p := range []string{
-		"/sys/fs/cgroup/system.slice/docker-" + id + ".scope/cpu.stat",
-		"/sys/fs/cgroup/docker/" + id + "/cpu.stat",
-	} {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "usage_usec "); ok {
-				us, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-				if err != nil {
-					return 0, fmt.Errorf("containerbackend: %s: %w", p, err)
-				}
-				return time.Duration(us) * time.Microsecond, nil
-			}
-		}
-	}
-	return 0, fmt.Errorf("containerbackend: no cgroup CPU file for container %s on this host", id)
-}
 
 // Describe implements bench.Deployment.
 func (d *Deployment) Describe(env *results.Environment) {

@@ -153,6 +153,43 @@ func Cgroup(id string) (Memory, error) {
 	return Memory{}, fmt.Errorf("footprint: no memory cgroup of container %s on this host", id)
 }
 
+// CgroupCPU reads a container's CPU usage from the host's cgroup
+// filesystem: cgroup v1 (cgroupfs or systemd driver) or v2.
+func CgroupCPU(id string) (time.Duration, error) {
+	for _, p := range []string{
+		cgroupRoot + "/cpuacct/docker/" + id + "/cpuacct.usage",
+		cgroupRoot + "/cpu,cpuacct/docker/" + id + "/cpuacct.usage",
+		cgroupRoot + "/cpuacct/system.slice/docker-" + id + ".scope/cpuacct.usage",
+	} {
+		if b, err := os.ReadFile(p); err == nil {
+			ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("footprint: %s: %w", p, err)
+			}
+			return time.Duration(ns), nil
+		}
+	}
+	for _, p := range []string{
+		cgroupRoot + "/system.slice/docker-" + id + ".scope/cpu.stat",
+		cgroupRoot + "/docker/" + id + "/cpu.stat",
+	} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "usage_usec "); ok {
+				us, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				if err != nil {
+					return 0, fmt.Errorf("footprint: %s: %w", p, err)
+				}
+				return time.Duration(us) * time.Microsecond, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("footprint: no cgroup CPU file for container %s on this host", id)
+}
+
 // cgroupRoot is where the host's cgroup filesystem is mounted; tests
 // point it at a directory of their own.
 var cgroupRoot = "/sys/fs/cgroup"

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/moby/moby/client"
 )
@@ -198,5 +199,15 @@ func TestCgroupFromHostFiles(t *testing.T) {
 	}
 	if _, err := Cgroup("absent"); err == nil {
 		t.Error("a container without a cgroup here did not fail")
+	}
+	write("cpuacct/docker/v1id", "cpuacct.usage", "1500000000\n")
+	write("system.slice/docker-v2id.scope", "cpu.stat", "usage_usec 42\nuser_usec 40\n")
+	for id, want := range map[string]time.Duration{"v1id": 1500 * time.Millisecond, "v2id": 42 * time.Microsecond} {
+		if got, err := CgroupCPU(id); err != nil || got != want {
+			t.Errorf("CPU of %s: %v, %v; want %v", id, got, err, want)
+		}
+	}
+	if _, err := CgroupCPU("absent"); err == nil {
+		t.Error("CPU of a container without a cgroup here did not fail")
 	}
 }
