@@ -27,7 +27,9 @@ const (
 	DefaultThink         = 10 * time.Millisecond
 	DefaultDuration      = 3 * time.Second
 	DefaultWarmup        = 400 * time.Millisecond
-	DefaultQuickDuration = 800 * time.Millisecond
+	// DefaultQuickDuration stays above PostgreSQL's one-second statistics
+	// interval: a shorter window read no transactions (a load of 0/s).
+	DefaultQuickDuration = 1200 * time.Millisecond
 	DefaultQuickWarmup   = 150 * time.Millisecond
 	// DefaultInversionSlack: requests made within 1ms of each other count
 	// as simultaneous. A request time is taken in the bench before the
