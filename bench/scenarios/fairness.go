@@ -22,11 +22,11 @@ import (
 
 // Defaults of FairnessConfig.
 const (
-	DefaultClients       = 8
-	DefaultHold          = 10 * time.Millisecond
-	DefaultThink         = 10 * time.Millisecond
-	DefaultDuration      = 3 * time.Second
-	DefaultWarmup        = 400 * time.Millisecond
+	DefaultClients  = 8
+	DefaultHold     = 10 * time.Millisecond
+	DefaultThink    = 10 * time.Millisecond
+	DefaultDuration = 3 * time.Second
+	DefaultWarmup   = 400 * time.Millisecond
 	// DefaultQuickDuration stays above PostgreSQL's one-second statistics
 	// interval: a shorter window read no transactions (a load of 0/s).
 	DefaultQuickDuration = 1200 * time.Millisecond
