@@ -144,7 +144,7 @@ func (c counters) Counts(ctx context.Context) (bench.Counts, error) {
 	if err != nil {
 		return bench.Counts{}, err
 	}
-	return bench.Counts{Commands: n.Commands, Attempts: n.Attempts, Waiting: n.Watches}, nil
+	return bench.Counts{Commands: n.Commands, Attempts: n.Attempts, Waiting: n.Watches, KeepAlives: n.KeepAlives}, nil
 }
 
 // Close implements bench.Coordinator.

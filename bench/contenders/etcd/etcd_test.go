@@ -66,7 +66,7 @@ etcd_server_proposals_committed_total 42
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (memberCounts{commands: 17, txns: 7, watches: 2, proposals: 42}); m != want {
+	if want := (memberCounts{commands: 17, txns: 7, watches: 2, keepAlives: 5, proposals: 42}); m != want {
 		t.Errorf("parseMetrics = %+v, want %+v", m, want)
 	}
 }
@@ -131,6 +131,35 @@ func TestLocalCluster(t *testing.T) {
 	if d := after.Proposals - before.Proposals; d < 2*60 || d >= 4*60 {
 		t.Errorf("%d proposals for 60 claims, want at least 120 (txn, delete) and fewer than 240 (a grant and revoke per claim)", d)
 	}
+
+	t.Run("a held lock's renewals count as keep-alives", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		h, err := l.Acquire(ctx, "renewed")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Release(ctx)
+		start, err := ReadCounts(ctx, c.Endpoints())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The session renews every TTL/3; wait for one renewal, bounded
+		// by ctx rather than a fixed time.
+		for {
+			now, err := ReadCounts(ctx, c.Endpoints())
+			if err != nil {
+				t.Fatalf("no keep-alive counted while the lock was held: %v", err)
+			}
+			if now.KeepAlives > start.KeepAlives {
+				if now.Commands-start.Commands < now.KeepAlives-start.KeepAlives {
+					t.Errorf("keep-alives %d not among the commands %d", now.KeepAlives-start.KeepAlives, now.Commands-start.Commands)
+				}
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 
 	t.Run("token is the key's create revision", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

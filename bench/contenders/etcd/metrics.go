@@ -26,7 +26,7 @@ const (
 
 // CountsSource says what Counts holds, for results.json.
 const CountsSource = "etcd /metrics of every member: " + MetricReceived +
-	" of the etcdserverpb services summed (commands; Txn alone: attempts; Watch alone: watches, which a queued waiter opens), and the largest " +
+	" of the etcdserverpb services summed (commands; Txn alone: attempts; Watch alone: watches, which a queued waiter opens; LeaseKeepAlive alone: keep-alives), and the largest " +
 	MetricProposals + " (quorum writes)"
 
 // Counts are cumulative counters of an etcd cluster.
@@ -41,6 +41,9 @@ type Counts struct {
 	// Mutex.Lock that finds the lock held watches its predecessor's key,
 	// so the count rises once a waiter queues.
 	Watches int64
+	// KeepAlives are LeaseKeepAlive stream messages: one per lease renewal
+	// (a session's every TTL/3).
+	KeepAlives int64
 	// Proposals are committed consensus proposals (quorum writes).
 	Proposals int64
 }
@@ -72,12 +75,13 @@ func ReadCounts(ctx context.Context, endpoints []string) (Counts, error) {
 		c.Commands += m.commands
 		c.Attempts += m.txns
 		c.Watches += m.watches
+		c.KeepAlives += m.keepAlives
 		c.Proposals = max(c.Proposals, m.proposals)
 	}
 	return c, nil
 }
 
-type memberCounts struct{ commands, txns, watches, proposals int64 }
+type memberCounts struct{ commands, txns, watches, keepAlives, proposals int64 }
 
 // parseMetrics reads the series ReadCounts needs from a Prometheus text
 // exposition.
@@ -106,6 +110,8 @@ func parseMetrics(r io.Reader) (memberCounts, error) {
 				m.txns += int64(value)
 			case "Watch":
 				m.watches += int64(value)
+			case "LeaseKeepAlive":
+				m.keepAlives += int64(value)
 			}
 		case MetricProposals:
 			m.proposals = int64(value)
