@@ -181,9 +181,46 @@ func (f *figures) scaleSection(d *document) error {
 	if len(parts) > 0 {
 		d.p("Slopes at the long lease, fitted across the idle session counts, for extrapolating beyond what this machine allows: " + strings.Join(parts, ". ") + ".")
 	}
+	f.scaleShortLease(d)
 	f.scaleLoad(d)
 	f.scaleLimits(d)
 	return nil
+}
+
+// scaleShortLease says, per idle variant at a short lease, how many
+// sessions each contender still held and what the keep-alives cost the
+// server and the bench: the bench's clients share the cores, so the two
+// together bound the sessions a lease can keep.
+func (f *figures) scaleShortLease(d *document) {
+	var parts []string
+	for _, v := range f.variants(scale) {
+		if !strings.HasPrefix(v, "idle-") || !strings.Contains(v, "-lease") {
+			continue
+		}
+		var cs []string
+		for _, c := range f.locks(scale) {
+			held, ok := f.row(scale, c, v, "sessions_reached")
+			all, okAll := f.row(scale, c, v, "sessions")
+			if !ok || !okAll {
+				continue
+			}
+			s := fmt.Sprintf("%s %s of %s", c, num(held.Median), num(all.Median))
+			if srv, ok := f.row(scale, c, v, "server_cpu_ms_per_sec"); ok {
+				s += fmt.Sprintf(" (server %s ms/s", num(srv.Median))
+				if b, ok := f.row(scale, c, v, "bench_cpu_ms_per_sec"); ok {
+					s += fmt.Sprintf(", bench %s ms/s", num(b.Median))
+				}
+				s += ")"
+			}
+			cs = append(cs, s)
+		}
+		if len(cs) > 0 {
+			parts = append(parts, v+": "+strings.Join(cs, ", "))
+		}
+	}
+	if len(parts) > 0 {
+		d.p("Idle holders at the short lease, sessions still held after the window of those opened, with the CPU per second of the servers and of the bench (its clients send the keep-alives on the same 2 cores): " + strings.Join(parts, "; ") + ".")
+	}
 }
 
 // scaleLoad says how the waiting load and the promotions compare at the

@@ -43,11 +43,6 @@ const (
 	// DefaultScaleQuickLease is the long lease of a quick run: the idle
 	// ramp (lease/3) and window (lease/4 periods) shrink with it.
 	DefaultScaleQuickLease = 8 * time.Second
-	// shortLeaseMax is the largest C of the idle-<C>-lease2s variants by
-	// default: from 10k on they take minutes per contender (the
-	// keep-alives of a 2s lease starve the opening on 2 cores: 10k took
-	// 41–167s per contender, max 46–189s).
-	shortLeaseMax = 1000
 	// scaleRepetitions caps the repetitions of every scale variant in a
 	// full run: idle-max and queue-10k take minutes per
 	// contender, and the figures are capacities rather than noisy rates.
@@ -92,9 +87,6 @@ type ScaleConfig struct {
 	// variants idle-<C>-lease2s (default 2s; not in quick). A zero
 	// ShortLease in a config with Idle set runs the long lease only.
 	LongLease, ShortLease time.Duration
-	// ShortMax, when positive, is the largest C run at ShortLease
-	// (idle-max counts as above it); default 1k with the default counts.
-	ShortMax int
 	// Queue are the depths of the queue variants (waiters behind one
 	// holder). Default 1, 1k, 10k; quick 1, 1k.
 	Queue []int
@@ -147,9 +139,6 @@ func (c ScaleConfig) withDefaults(quick bool) ScaleConfig {
 	}
 	if c.ShortLease <= 0 && !idleSet && !quick {
 		c.ShortLease = DefaultScaleShortLease
-		if c.ShortMax <= 0 {
-			c.ShortMax = shortLeaseMax
-		}
 	}
 	if c.Queue == nil {
 		c.Queue = []int{1, 1000, 10000}
@@ -248,7 +237,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 		Name: "scale",
 		Better: map[string]string{
 			"sessions_reached": bench.HigherIsBetter, "server_bytes_per_session": lower, "client_bytes_per_lock": lower,
-			"server_cpu_ms_per_sec": lower, "server_ops_per_sec": lower, "heartbeats_per_sec": lower,
+			"server_cpu_ms_per_sec": lower, "bench_cpu_ms_per_sec": lower, "server_ops_per_sec": lower, "heartbeats_per_sec": lower,
 			"promotion_p50": lower, "promotion_p99": lower, "queue_fill_ms": lower, "waiting_ops_per_sec": lower,
 			"grants_per_sec": bench.HigherIsBetter, "wait_p50": lower, "wait_p99": lower, "server_cpu_ms_per_1k": lower,
 		},
@@ -261,7 +250,8 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 				"fresh_server":  map[bool]string{false: "each variant kills and restarts the contender's servers first (where the backend can), so the empty baseline is a server that never held a session", true: "quick: the servers are not restarted between variants (memory baselines are those the previous variant left)"}[c.reuse],
 				"idle":          "C holders on C keys at lease " + c.LongLease.String() + " (idle-<C>)" + map[bool]string{true: " and " + c.ShortLease.String() + " (idle-<C>-lease" + c.ShortLease.String() + ")", false: ""}[c.ShortLease > 0] + "; starts spread over lease/3; the window is the shortest multiple of lease/4 ≥ " + c.MinWindow.String() + " (" + c.window(c.LongLease).String() + " at " + c.LongLease.String() + ")",
 				"idle_counts":   fmt.Sprint(names(c.Idle)),
-				"memory":        "server: anonymous memory (RssAnon of a local process; a container cgroup's total_rss (v1) or anon (v2), read on the host, else from the engine's stats) at C minus the empty server, / C (C ≥ " + strconv.Itoa(minMemorySessions) + "); slope: least squares over samples every " + memoryEvery.String() + " while the sessions open; client: Go heap + stacks of the bench after GC, / C",
+				"memory":        "server: anonymous memory (RssAnon of a local process; a container cgroup's total_rss (v1) or anon (v2), read on the host, else from the engine's stats) at C minus the empty server, / C (C ≥ " + strconv.Itoa(minMemorySessions) + "); slope: least squares over samples every " + memoryEvery.String() + " while the sessions open; client: Go heap + stacks of the bench after GC, / C; both only when all C sessions are still held after the window (lost sessions leave memory not yet returned)",
+				"bench_cpu":     "bench_cpu_ms_per_sec: the bench process's own CPU (getrusage) over the window: the load generator shares the machine's cores with the servers, so a contender whose keep-alives cost the two together more than the cores loses sessions",
 				"ops":           "the coordinator's own counters (each contender's counters setting) over the window; heartbeats = its keep-alive commands",
 				"queue":         "one holder and N waiters on one key (queue-<N>) at lease " + c.QueueLease.String() + ", opened at once; queue_fill_ms: time until the coordinator counts N waiting (its waiting counter: queued waiters, or attempts for polling contenders); a window of " + c.window(c.QueueLease).String() + " (whole lease/4 periods) measures the load of the waiting (waiting_ops_per_sec: commands other than keep-alives); then up to " + strconv.Itoa(c.Promotions) + " promotions from the front (for at most " + c.PromotionTime.String() + "): release of the holder → grant of the next, bench monotonic clock",
 				"queue_depths":  fmt.Sprint(names(c.Queue)),
@@ -269,7 +259,6 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 				"churn":         "C sessions on C/10 keys, each cycling acquire → hold " + DefaultChurnHold.String() + " → release; warm-up " + churnWarmup.String() + ", window " + c.MinWindow.String(),
 				"churn_counts":  fmt.Sprint(names(c.Churn)),
 				"repetitions":   "at most " + strconv.Itoa(scaleRepetitions) + " (the run's if fewer; idle-max and queue-10k take minutes per contender); each repetition reopens every session",
-				"short_lease":   map[bool]string{true: "idle-<C>-lease" + c.ShortLease.String() + " up to C = " + countName(c.ShortMax) + " (idle-max and larger C at the long lease only: minutes per contender)", false: "every C"}[c.ShortMax > 0],
 				"time_cap":      "every variant ends for a contender after " + c.timeout.String() + " (" + (c.timeout + c.LongLease).String() + " for idle): a contender that has not opened its C sessions by then records the sessions it reached and the reason",
 				"measure_times": "short windows (a few seconds) to fit the suite's time budget: figures are steady-state rates over whole keep-alive periods, not long-run averages",
 			}
@@ -283,9 +272,6 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 					continue
 				}
 				for _, n := range c.Idle {
-					if lease == c.ShortLease && c.ShortMax > 0 && (n == MaxSessions || n > c.ShortMax) {
-						continue
-					}
 					est := lease/3 + c.window(lease) + 5*time.Second + openCost(n, lease)
 					vs = append(vs, bench.Variant{
 						Name: "idle-" + countName(n) + c.leaseSuffix(lease), Estimate: est, MaxRepetitions: scaleRepetitions,
@@ -553,11 +539,15 @@ type reading struct {
 	cpu    time.Duration
 	cpuOK  bool
 	source string
+	self   time.Duration // the bench process's CPU: the load generator's share
 }
 
 func (s *setup) read(ctx context.Context, env *bench.Env) (reading, error) {
 	r := reading{at: time.Now()}
 	var err error
+	if r.self, err = bench.SelfCPU(); err != nil {
+		return r, err
+	}
 	if s.probe != nil {
 		if r.counts, err = s.probe.Counts(ctx); err != nil {
 			return r, err
@@ -568,13 +558,16 @@ func (s *setup) read(ctx context.Context, env *bench.Env) (reading, error) {
 }
 
 // load appends the window's coordinator figures: CPU per second, commands
-// and keep-alives per second.
+// and keep-alives per second, and the bench's own CPU (the clients share
+// the machine's cores with the servers).
 func (s *setup) load(raw *results.Raw, a, b reading) {
 	secs := b.at.Sub(a.at).Seconds()
 	raw.Seconds = secs
+	self := float64(b.self-a.self) / 1e6
+	raw.Metrics = append(raw.Metrics, results.Metric{Name: "bench_cpu_ms_per_sec", Unit: "ms/s", Value: self / secs})
 	if a.cpuOK && b.cpuOK {
 		cpu := b.cpu - a.cpu
-		raw.CPU = &results.CPU{ServerMS: float64(cpu) / 1e6, ServerSource: b.source}
+		raw.CPU = &results.CPU{ServerMS: float64(cpu) / 1e6, ServerSource: b.source, ClientMS: self}
 		raw.Metrics = append(raw.Metrics, results.Metric{Name: "server_cpu_ms_per_sec", Unit: "ms/s", Value: float64(cpu) / 1e6 / secs})
 	}
 	if s.probe != nil {
@@ -720,15 +713,19 @@ func runIdle(outer context.Context, env *bench.Env, cfg ScaleConfig, c int, leas
 		results.Metric{Name: "sessions_reached", Unit: "count", Value: float64(held)},
 		results.Metric{Name: "sessions", Unit: "count", Value: float64(s.c)},
 		results.Metric{Name: "open_seconds", Unit: "s", Value: set.OpenTime().Seconds()},
-		results.Metric{Name: "client_bytes_per_lock", Unit: "bytes", Value: (clientMemory() - client0) / float64(s.c)},
 	)
+	if held == s.c {
+		raw.Metrics = append(raw.Metrics, results.Metric{Name: "client_bytes_per_lock", Unit: "bytes", Value: (clientMemory() - client0) / float64(s.c)})
+	}
 	s.load(&raw, a, b)
 	if memOK && s.c >= minMemorySessions {
 		anon, total, ok, err := s.memory(ctx)
 		if err != nil {
 			return results.Raw{}, err
 		}
-		if ok {
+		// Lost sessions leave memory the server has not returned: it is
+		// divided per session only while every session is held.
+		if ok && held == s.c {
 			raw.Metrics = append(raw.Metrics,
 				results.Metric{Name: "server_bytes_per_session", Unit: "bytes", Value: (anon - anon0) / float64(s.c)},
 				results.Metric{Name: "server_total_bytes_per_session", Unit: "bytes", Value: (total - total0) / float64(s.c)})
@@ -743,7 +740,7 @@ func runIdle(outer context.Context, env *bench.Env, cfg ScaleConfig, c int, leas
 		}
 	}
 	if held != s.c {
-		raw.Errors = noteError(raw.Errors, fmt.Sprintf("%d of %d sessions still held after the window (%d ended)", held, s.c, ended))
+		raw.Errors = noteError(raw.Errors, fmt.Sprintf("%d of %d sessions still held after the window (%d ended): no memory per session or per lock", held, s.c, ended))
 	}
 	return raw, nil
 }

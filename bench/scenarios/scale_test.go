@@ -52,6 +52,9 @@ func TestScaleSmoke(t *testing.T) {
 		if _, ok := m["server_cpu_ms_per_sec"]; !ok {
 			t.Errorf("%s/%s: no server CPU", raw.Contender, raw.Variant)
 		}
+		if m["bench_cpu_ms_per_sec"] <= 0 || raw.CPU == nil || raw.CPU.ClientMS <= 0 {
+			t.Errorf("%s/%s: the bench's own CPU is not recorded (%v, %+v)", raw.Contender, raw.Variant, m["bench_cpu_ms_per_sec"], raw.CPU)
+		}
 		switch {
 		case raw.Variant == "idle-40":
 			if m["sessions_reached"] != 40 {
@@ -109,7 +112,7 @@ func TestScaleSkipsBeyondLimits(t *testing.T) {
 func TestScaleVariantNames(t *testing.T) {
 	s := Scale()
 	full := []string{"idle-1k", "idle-10k", "idle-max", "idle-50k", "idle-100k",
-		"idle-1k-lease2s",
+		"idle-1k-lease2s", "idle-10k-lease2s", "idle-max-lease2s", "idle-50k-lease2s", "idle-100k-lease2s",
 		"queue-1", "queue-1k", "queue-10k", "churn-10k"}
 	if got := variantNames(s, false); !slices.Equal(got, full) {
 		t.Errorf("full variants %v, want %v", got, full)

@@ -76,5 +76,15 @@ func scaleClaims() []results.ClaimRule {
 			Spread: results.SpreadRange,
 			Quote:  []results.ClaimQuote{{Metric: "heartbeats_per_sec"}, {Metric: "sessions_reached"}},
 		},
+		{
+			ID:        "target-scale-heartbeat-lease",
+			Claim:     "Target: heartbeat CPU grows linearly with sessions / lease.",
+			Statement: "monolock's server CPU per keep-alive with 10,000 idle holders at lease 2 s (scale, idle-10k-lease2s: 15 times the keep-alives) is at most 2 × its CPU per keep-alive at lease 30 s (idle-10k): the cost of a keep-alive does not grow with their rate.",
+			Threshold: "holds when idle-10k-lease2s ≤ 2 × idle-10k for every pairing of repetitions; fails when above for every pairing",
+			Scenario:  "scale", Variant: "idle-10k-lease2s", Subject: "monolock", Metric: "server_cpu_us_per_heartbeat",
+			Op: results.AtMost, Than: results.ClaimBound{Variant: "idle-10k", Factor: 2},
+			Spread: results.SpreadRange,
+			Quote:  []results.ClaimQuote{{Metric: "heartbeats_per_sec"}, {Metric: "sessions_reached"}, {Metric: "bench_cpu_ms_per_sec"}},
+		},
 	}
 }
