@@ -41,8 +41,10 @@ const (
 	DefaultScaleLongLease  = 30 * time.Second
 	DefaultScaleShortLease = 2 * time.Second
 	// DefaultScaleQuickLease is the long lease of a quick run: the idle
-	// ramp (lease/3) and window (lease/4 periods) shrink with it.
-	DefaultScaleQuickLease = 8 * time.Second
+	// ramp (lease/3) and window (lease/4 periods) shrink with it. At 6s
+	// etcd's 10k sessions (a renewal every 2s each) still kept their
+	// leases on 2 cores; at 2s they did not.
+	DefaultScaleQuickLease = 6 * time.Second
 	// scaleRepetitions caps the repetitions of every scale variant in a
 	// full run: idle-max and queue-10k take minutes per
 	// contender, and the figures are capacities rather than noisy rates.
