@@ -495,6 +495,22 @@ func TestETA(t *testing.T) {
 	}
 }
 
+// A variant holding more claims than a contender's MaxClaims is skipped at
+// once, so the ETA does not count it.
+func TestETAClaimsBeyondMaxClaims(t *testing.T) {
+	ra := &ServerSpec{Name: "ra"}
+	contenders := []Contender{{Name: "a", Server: ra}, {Name: "pool", Server: ra, MaxClaims: 80}}
+	run := func(context.Context, *Env) (results.Raw, error) { return results.Raw{}, nil }
+	small := Variant{Name: "small", Estimate: time.Second, Claims: 80, Run: run}
+	big := Variant{Name: "big", Estimate: 10 * time.Second, Claims: 1000, Run: run}
+	s := Scenario{Name: "s", Variants: func(bool) []Variant { return []Variant{small, big} }}
+	steps := (&Runner{Scenarios: []Scenario{s}, Contenders: contenders}).plan(1)
+	m := etaModel{skips: map[string]bool{}}
+	if got := m.remaining(steps); got != 12*time.Second {
+		t.Fatalf("remaining %v, want 12s: small for both, big for a alone", got)
+	}
+}
+
 // A warm-up ends between cycles: the acquire in flight when it ends is not
 // cancelled (a cancelled one could leave its key held on the server).
 func TestWarmupEndsBetweenCycles(t *testing.T) {

@@ -109,17 +109,14 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 	}
 
 	steps := r.plan(reps)
-	var total time.Duration
-	for i := range steps {
-		total += steps[i].estimate()
-	}
+	eta := etaModel{skips: map[string]bool{}}
+	total := eta.remaining(steps)
 	log.Info("plan", "steps", len(steps), "repetitions", reps, "estimated_total", total.Round(time.Second).String())
 	// The ETA: the estimates of the steps left, scaled by actual/estimated
 	// of the steps measured so far. A contender a variant skipped (it does
 	// not apply) is skipped in the variant's later repetitions too: they
 	// cost nothing, and the skipped steps stay out of the scale, which
 	// their near-zero time would otherwise pull down.
-	eta := etaModel{skips: map[string]bool{}}
 	var failed []string
 	for i := range steps {
 		st := &steps[i]
@@ -218,11 +215,6 @@ func (r *Runner) runStep(ctx context.Context, st *plannedStep) ([]results.Raw, [
 	return raws, errs
 }
 
-// estimate is the expected wall time of the step.
-func (st *plannedStep) estimate() time.Duration {
-	return st.variant.Estimate * time.Duration(max(len(st.together), 1))
-}
-
 // etaModel estimates the wall time left from the steps done.
 type etaModel struct {
 	// estimated and actual sum the measured (not skipped) steps done.
@@ -235,17 +227,21 @@ func skipKey(st *plannedStep, contender string) string {
 	return st.Scenario + "/" + st.Variant + "/" + contender
 }
 
-// cost is a step's estimate without the contenders known to skip it.
+// cost is a step's estimate without the contenders known to skip it:
+// seen skipping it, or holding fewer claims than it needs.
 func (m *etaModel) cost(st *plannedStep) time.Duration {
+	skips := func(c Contender) bool {
+		return m.skips[skipKey(st, c.Name)] || (c.MaxClaims > 0 && st.variant.Claims > c.MaxClaims)
+	}
 	if len(st.together) == 0 {
-		if m.skips[skipKey(st, st.Contender)] {
+		if skips(st.contender) {
 			return 0
 		}
-		return st.estimate()
+		return st.variant.Estimate
 	}
 	var d time.Duration
 	for _, c := range st.together {
-		if !m.skips[skipKey(st, c.Name)] {
+		if !skips(c) {
 			d += st.variant.Estimate
 		}
 	}

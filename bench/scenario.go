@@ -42,6 +42,10 @@ type Variant struct {
 	Contended bool
 	// Estimate is the expected wall time of one run, for the ETA.
 	Estimate time.Duration
+	// Claims, when positive, is the most claims the variant holds at once:
+	// the ETA counts it as a skip for a contender whose MaxClaims is lower
+	// (the scenario skips it at once, with the reason).
+	Claims int
 	// MaxRepetitions, when positive, caps the repetitions of this variant
 	// below the run's (for variants that take minutes per contender); the
 	// report counts the records it has.

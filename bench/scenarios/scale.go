@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -218,13 +219,32 @@ func (c ScaleConfig) window(lease time.Duration) time.Duration {
 
 // openCost is the ETA's cost of opening n sessions at a lease: ~1ms per
 // session on 2 cores (measured: 10k in 10–40s), more at a short lease
-// whose keep-alives compete with the opening; idle-max counts as 30k.
+// whose keep-alives compete with the opening.
 func openCost(n int, lease time.Duration) time.Duration {
-	if n == MaxSessions {
-		n = 30000
-	}
 	f := max(1, int(DefaultScaleLongLease/lease)/4)
 	return time.Duration(n*f) * time.Millisecond
+}
+
+// planEstimate is a variant's ETA estimate: est, or nothing when its
+// claims exceed what the bench's own open-file limit allows (most), as
+// the variant then skips at once.
+func planEstimate(claims, most int, est time.Duration) time.Duration {
+	if claims > most {
+		return 0
+	}
+	return est
+}
+
+// benchMostSessions is the most sessions the bench's own open-file limit
+// allows once raised to its hard limit (as prepare raises it), for the
+// ETA; without a readable limit, no cap.
+func benchMostSessions() int {
+	l, err := sessions.ProcessFileLimits(os.Getpid(), "bench")
+	if err != nil {
+		return math.MaxInt
+	}
+	l.Soft = l.Hard
+	return l.MaxSessions(1, sessions.DefaultReserve)
 }
 
 // Scale is the scale scenario with the default parameters.
@@ -268,15 +288,21 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 		},
 		Variants: func(quick bool) []bench.Variant {
 			c := cfg.withDefaults(quick)
+			most := benchMostSessions()
 			var vs []bench.Variant
 			for _, lease := range []time.Duration{c.LongLease, c.ShortLease} {
 				if lease <= 0 {
 					continue
 				}
 				for _, n := range c.Idle {
-					est := lease/3 + c.window(lease) + 5*time.Second + openCost(n, lease)
+					claims := n
+					if n == MaxSessions {
+						claims = min(most, slices.Max(c.Idle))
+					}
+					est := lease/3 + c.window(lease) + 5*time.Second + openCost(claims, lease)
 					vs = append(vs, bench.Variant{
-						Name: "idle-" + countName(n) + c.leaseSuffix(lease), Estimate: est, MaxRepetitions: scaleRepetitions,
+						Name: "idle-" + countName(n) + c.leaseSuffix(lease), Claims: claims, MaxRepetitions: scaleRepetitions,
+						Estimate: planEstimate(claims, most, est),
 						Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 							return runIdle(ctx, env, c, n, lease)
 						},
@@ -284,9 +310,10 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 				}
 			}
 			for _, n := range c.Queue {
+				est := c.window(c.QueueLease) + 5*time.Second + c.PromotionTime/2 + openCost(n, c.QueueLease)
 				vs = append(vs, bench.Variant{
-					Name: "queue-" + countName(n), Contended: true, MaxRepetitions: scaleRepetitions,
-					Estimate: c.window(c.QueueLease) + 5*time.Second + c.PromotionTime/2 + openCost(n, c.QueueLease),
+					Name: "queue-" + countName(n), Contended: true, Claims: n + 1, MaxRepetitions: scaleRepetitions,
+					Estimate: planEstimate(n+1, most, est),
 					Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 						return runQueue(ctx, env, c, n, st)
 					},
@@ -294,8 +321,8 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 			}
 			for _, n := range c.Churn {
 				vs = append(vs, bench.Variant{
-					Name: "churn-" + countName(n), Contended: true, MaxRepetitions: scaleRepetitions,
-					Estimate: churnWarmup + c.MinWindow + 5*time.Second,
+					Name: "churn-" + countName(n), Contended: true, Claims: n, MaxRepetitions: scaleRepetitions,
+					Estimate: planEstimate(n, most, churnWarmup+c.MinWindow+5*time.Second),
 					Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 						return runChurn(ctx, env, c, n)
 					},

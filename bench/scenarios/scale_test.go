@@ -139,6 +139,21 @@ func TestScaleVariantNames(t *testing.T) {
 	}
 }
 
+// Each variant declares the claims it holds at once, and a count beyond
+// the bench's own open-file limit costs the ETA nothing (it skips at once).
+func TestScaleVariantClaimsAndEstimates(t *testing.T) {
+	most := benchMostSessions()
+	want := map[string]int{"idle-1k": 1000, "idle-100k-lease2s": 100000, "queue-10k": 10001, "churn-10k": 10000, "idle-max": min(most, 100000)}
+	for _, v := range Scale().Variants(false) {
+		if n, ok := want[v.Name]; ok && v.Claims != n {
+			t.Errorf("%s: %d claims, want %d", v.Name, v.Claims, n)
+		}
+		if beyond := v.Claims > most; beyond != (v.Estimate == 0) {
+			t.Errorf("%s: %d claims (the bench allows %d), estimate %v", v.Name, v.Claims, most, v.Estimate)
+		}
+	}
+}
+
 // A contender whose Locker cannot have C claims at once (a connection
 // pool) is skipped at once, with its reason, rather than waiting for the
 // time cap.
