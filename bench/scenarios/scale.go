@@ -748,16 +748,20 @@ func runIdle(outer context.Context, env *bench.Env, cfg ScaleConfig, c int, leas
 	}
 	s.load(&raw, a, b)
 	if memOK && s.c >= minMemorySessions {
-		anon, total, ok, err := s.memory(ctx)
-		if err != nil {
-			return results.Raw{}, err
-		}
 		// Lost sessions leave memory the server has not returned: it is
-		// divided per session only while every session is held.
-		if ok && held == s.c {
-			raw.Metrics = append(raw.Metrics,
-				results.Metric{Name: "server_bytes_per_session", Unit: "bytes", Value: (anon - anon0) / float64(s.c)},
-				results.Metric{Name: "server_total_bytes_per_session", Unit: "bytes", Value: (total - total0) / float64(s.c)})
+		// read and divided per session only while every session is held.
+		// The slope stands either way: it is sampled against the sessions
+		// held while they opened.
+		if held == s.c {
+			anon, total, ok, err := s.memory(ctx)
+			if err != nil {
+				return results.Raw{}, err
+			}
+			if ok {
+				raw.Metrics = append(raw.Metrics,
+					results.Metric{Name: "server_bytes_per_session", Unit: "bytes", Value: (anon - anon0) / float64(s.c)},
+					results.Metric{Name: "server_total_bytes_per_session", Unit: "bytes", Value: (total - total0) / float64(s.c)})
+			}
 		}
 		smp.mu.Lock()
 		pts := append([]footprint.Point{{X: 0, Y: anon0}}, smp.points...)
