@@ -109,14 +109,14 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 	}
 
 	steps := r.plan(reps)
-	eta := etaModel{skips: map[string]bool{}}
-	total := eta.remaining(steps)
-	log.Info("plan", "steps", len(steps), "repetitions", reps, "estimated_total", total.Round(time.Second).String())
 	// The ETA: the estimates of the steps left, scaled by actual/estimated
 	// of the steps measured so far. A contender a variant skipped (it does
 	// not apply) is skipped in the variant's later repetitions too: they
 	// cost nothing, and the skipped steps stay out of the scale, which
 	// their near-zero time would otherwise pull down.
+	eta := etaModel{skips: map[string]bool{}}
+	total := eta.remaining(steps)
+	log.Info("plan", "steps", len(steps), "repetitions", reps, "estimated_total", total.Round(time.Second).String())
 	var failed []string
 	for i := range steps {
 		st := &steps[i]
