@@ -13,7 +13,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 func TestParseProcStat(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"net"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // Contender is one row of the contender table: everything the bench needs

@@ -168,7 +168,6 @@ func TestCoreDependsOnNoContenderClient(t *testing.T) {
 	for _, dir := range coreDirs(t) {
 		pkgs = append(pkgs, "./"+dir)
 	}
-	pkgs = append(pkgs, "./report", "./compare") // their imports are clean already
 	out, err := exec.Command("go", append([]string{"list", "-deps"}, pkgs...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list -deps: %v\n%s", err, out)

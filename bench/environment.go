@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // HostEnvironment describes the machine the bench process runs on: CPU

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // Better directions of a metric (results.Row.Better).

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench/containers"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // ServerSpec describes one kind of server a contender needs, completely

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // Rows of the contender table. The -spin rows are the "fast spin" waiting

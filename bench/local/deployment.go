@@ -15,7 +15,7 @@ import (
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/clockshift"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // Deployment is a set of server child processes. Its methods are safe for

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // echoEnv makes the test binary an echo server on -listen: a stand-in

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // DistinctKey is the key of worker i on distinct keys ("k000", "k001",

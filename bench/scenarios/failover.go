@@ -30,7 +30,7 @@ import (
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/internal/stats"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // Failover variants.

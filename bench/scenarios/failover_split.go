@@ -21,7 +21,7 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/faultproxy"
 	"github.com/monolock/monolock-bench/bench/guardedstore"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // writeEvery is how often A writes to the guarded store while it believes

@@ -29,7 +29,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/faultproxy"
 	"github.com/monolock/monolock-bench/bench/holder"
 	"github.com/monolock/monolock-bench/bench/internal/stats"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // Handover modes, which are the variant names.

@@ -12,7 +12,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // OpenLoopConfig are the open-loop variants of the latency scenario:

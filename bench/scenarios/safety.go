@@ -46,7 +46,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/guardedstore"
 	"github.com/monolock/monolock-bench/bench/holder"
 	"github.com/monolock/monolock-bench/bench/internal/stats"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // Safety variants.

@@ -10,7 +10,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/benchtest"
 	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/local"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // locks returns the contender table's base locks (no floors, no

@@ -12,7 +12,7 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/containers"
 	"github.com/monolock/monolock-bench/bench/contenders"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/bench/scenarios"
 )
 

@@ -5,11 +5,11 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/monolock/monolock-bench/bench/compare"
 	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/holder"
-	"github.com/monolock/monolock-bench/bench/report"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/compare"
+	"github.com/monolock/monolock-bench/bench/output/report"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // reportCommand re-renders report.md and report.html beside a
@@ -40,7 +40,7 @@ func updateIndex(runDir string, stderr io.Writer) {
 }
 
 // compareCommand prints per-figure deltas between two runs, with
-// significance (bench/compare).
+// significance (bench/output/compare).
 func compareCommand(args []string, stdout, stderr io.Writer) int {
 	if len(args) != 2 {
 		fmt.Fprint(stderr, "usage: monolock-bench compare A/results.json B/results.json\n")

@@ -20,9 +20,9 @@ import (
 	"github.com/monolock/monolock-bench/bench/external"
 	"github.com/monolock/monolock-bench/bench/holder"
 	"github.com/monolock/monolock-bench/bench/local"
-	"github.com/monolock/monolock-bench/bench/markdown"
-	"github.com/monolock/monolock-bench/bench/report"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/markdown"
+	"github.com/monolock/monolock-bench/bench/output/report"
+	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/redisbench"
 )
 

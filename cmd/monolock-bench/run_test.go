@@ -18,7 +18,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/containers"
 	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/local"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/bench/scenarios"
 )
 

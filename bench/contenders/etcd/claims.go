@@ -1,6 +1,6 @@
 package etcdlock
 
-import "github.com/monolock/monolock-bench/bench/results"
+import "github.com/monolock/monolock-bench/bench/output/results"
 
 // Claims returns the testable claims of the etcd comparison page, word for
 // word, as rules about the etcd contender. Each threshold says why it is

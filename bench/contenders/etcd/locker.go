@@ -32,7 +32,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // Defaults of Config.

@@ -1,6 +1,6 @@
 package monolocker
 
-import "github.com/monolock/monolock-bench/bench/results"
+import "github.com/monolock/monolock-bench/bench/output/results"
 
 // Claims returns the claims of monolock's comparison page, word for word,
 // as rules the report evaluates against a run's figures. Each threshold

@@ -16,8 +16,8 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/monolock/monolock-bench/bench/report"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/report"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // DefaultAlpha is the significance level Compare uses when given zero.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // fixture builds the synthetic results.json the renderer tests use. Every

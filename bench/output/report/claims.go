@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench/internal/stats"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // Verdict is the measured outcome of a claim.

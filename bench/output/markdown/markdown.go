@@ -1,6 +1,6 @@
 // Package markdown renders the table of medians of one run as plain
 // Markdown, for the terminal and CI logs at the end of a run; the full
-// report (charts, claims checked) is bench/report.
+// report (charts, claims checked) is bench/output/report.
 package markdown
 
 import (
@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // Summary writes the run's header (id, partial flag, environment, notes)

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
-	"github.com/monolock/monolock-bench/bench/report"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/report"
+	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/redisbench"
 )
 

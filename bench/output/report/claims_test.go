@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/redisbench"
 )
 

@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/monolock/monolock-bench/bench/internal/stats"
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // The failover section: grants over time around the fault per variant,

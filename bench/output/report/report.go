@@ -16,7 +16,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // File names Write uses inside a report directory.
