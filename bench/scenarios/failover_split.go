@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/faultproxy"
-	"github.com/monolock/monolock-bench/bench/guardedstore"
+	"github.com/monolock/monolock-bench/bench/faults/faultproxy"
+	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/external"
-	"github.com/monolock/monolock-bench/bench/holder"
+	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/monolock/monolocktest"
 )
 

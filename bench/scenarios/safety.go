@@ -3,7 +3,7 @@ package scenarios
 // The safety scenario: does a lock keep two holders apart when the holder
 // stalls, loses its host or the server's clock jumps, and what does a
 // fenced resource change? Each trial has a holder A and a second client
-// B on one fresh key; both write to two guarded stores (bench/guardedstore)
+// B on one fresh key; both write to two guarded stores (bench/faults/guardedstore)
 // in the bench, one fenced and one unfenced, A's writes carrying its
 // grant's token when the contender has one. Afterwards the stores'
 // histories are analysed against the grant timeline (all on the host's
@@ -17,7 +17,7 @@ package scenarios
 //     writes, then A is resumed and writes at once — it checked its lock
 //     before the pause (Kleppmann's GC-pause story).
 //   - host-loss: A runs in the bench but reaches the lock servers only
-//     through its own fault-proxy links (bench/faultproxy), which are
+//     through its own fault-proxy links (bench/faults/faultproxy), which are
 //     blackholed: its packets are dropped, nothing is reset. A keeps
 //     writing to the stores over its own, unaffected path while it
 //     believes it holds the lock; B acquires. The margin is B's grant −
@@ -42,9 +42,9 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/faultproxy"
-	"github.com/monolock/monolock-bench/bench/guardedstore"
-	"github.com/monolock/monolock-bench/bench/holder"
+	"github.com/monolock/monolock-bench/bench/faults/faultproxy"
+	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
+	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/internal/stats"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )

@@ -14,7 +14,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/containerbackend"
 	"github.com/monolock/monolock-bench/bench/containers"
 	"github.com/monolock/monolock-bench/bench/contenders"
-	"github.com/monolock/monolock-bench/bench/holder"
+	"github.com/monolock/monolock-bench/bench/faults/holder"
 )
 
 // safetyContenders are the contender table's rows the smoke test runs:

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/faultproxy"
-	"github.com/monolock/monolock-bench/bench/guardedstore"
-	"github.com/monolock/monolock-bench/bench/holder"
+	"github.com/monolock/monolock-bench/bench/faults/faultproxy"
+	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
+	"github.com/monolock/monolock-bench/bench/faults/holder"
 )
 
 // grantBound is how long B may wait for its grant after the fault, and A

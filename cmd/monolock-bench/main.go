@@ -24,7 +24,7 @@ import (
 	"syscall"
 
 	"github.com/monolock/monolock-bench/bench/contenders"
-	"github.com/monolock/monolock-bench/bench/holder"
+	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/redisbench"
 )
 

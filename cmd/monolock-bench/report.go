@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/monolock/monolock-bench/bench/contenders"
-	"github.com/monolock/monolock-bench/bench/holder"
+	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/output/compare"
 	"github.com/monolock/monolock-bench/bench/output/report"
 	"github.com/monolock/monolock-bench/bench/output/results"

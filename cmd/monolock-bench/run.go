@@ -18,7 +18,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/containers"
 	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/external"
-	"github.com/monolock/monolock-bench/bench/holder"
+	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/local"
 	"github.com/monolock/monolock-bench/bench/output/markdown"
 	"github.com/monolock/monolock-bench/bench/output/report"

@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/holder"
+	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/scenarios"
 )
 

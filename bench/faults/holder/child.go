@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/guardedstore"
+	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
 )
 
 // Lines of the pipe protocol between the bench (parent) and a holder
