@@ -9,7 +9,7 @@
 //
 // The core never names a contender (core_test.go checks it): each
 // contender package under bench/contenders (and redisbench) describes its
-// servers, counters and settings; the backends (bench/local,
-// bench/containerbackend, bench/external) start whatever specs they are
+// servers, counters and settings; the backends (bench/backend/local,
+// bench/backend/containers, bench/backend/external) start whatever specs they are
 // given; bench/contenders.Table is the contender table.
 package bench

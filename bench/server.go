@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/containers"
+	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -48,7 +48,7 @@ type ServerSpec struct {
 	// Image, when set, replaces GoPackage and Executable on the
 	// containers backend: it builds or finds the image (a program the
 	// contender package builds itself); the container's command is Args.
-	Image func(ctx context.Context) (containers.Image, error)
+	Image func(ctx context.Context) (engine.Image, error)
 
 	// Args returns the server's arguments (without the program name).
 	Args func(ServerArgs) []string

@@ -1,5 +1,5 @@
 // Package docker holds the Dockerfiles of the project's images. They are
-// embedded so that bench/containers builds every image from Go, with a
+// embedded so that bench/backend/containers/engine builds every image from Go, with a
 // build context it assembles itself, wherever the process runs.
 package docker
 

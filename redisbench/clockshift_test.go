@@ -11,7 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/containers"
+	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 )
 
 // TestClockShiftRedis makes one Redis container's clock jump: a key set
@@ -20,19 +20,19 @@ import (
 func TestClockShiftRedis(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	s, err := containers.NewSession(ctx)
-	if errors.Is(err, containers.ErrNoEngine) && os.Getenv("CI") == "" {
+	s, err := engine.NewSession(ctx)
+	if errors.Is(err, engine.ErrNoEngine) && os.Getenv("CI") == "" {
 		t.Skip("no Docker engine answers:", err)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close(context.Background())
-	img, err := containers.ClockShiftImage(ctx, containers.ProgramImage{Executable: Server.Executable, HostDockerfile: Server.HostDockerfile})
+	img, err := engine.ClockShiftImage(ctx, engine.ProgramImage{Executable: Server.Executable, HostDockerfile: Server.HostDockerfile})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.Start(ctx, containers.Spec{
+	c, err := s.Start(ctx, engine.Spec{
 		Name: "redis-clockshift", Image: img, Port: Server.Port,
 		Cmd: append([]string{Server.Executable}, Server.Args(bench.ServerArgs{Listen: fmt.Sprintf("0.0.0.0:%d", Server.Port)})...),
 	})

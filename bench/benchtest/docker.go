@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/containers"
+	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 )
 
 // RequireDocker skips the test when no Docker engine answers, unless CI
@@ -15,7 +15,7 @@ func RequireDocker(t testing.TB) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := containers.Ping(ctx); err != nil {
+	if err := engine.Ping(ctx); err != nil {
 		if os.Getenv("CI") == "" {
 			t.Skipf("skipping container test: %v (CI is unset; with CI set this is a failure)", err)
 		}

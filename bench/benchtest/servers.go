@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/local"
+	"github.com/monolock/monolock-bench/bench/backend/local"
 )
 
 // Start starts the servers of specs as local child processes for the test

@@ -1,6 +1,6 @@
 // Package footprint measures the memory and CPU of a lock server, as a
 // local child process (/proc) or as a container (the cgroup's counters,
-// through the Docker engine's stats as bench/containers reads CPU), and
+// through the Docker engine's stats as bench/backend/containers/engine reads CPU), and
 // turns samples at several session counts into bytes per session.
 //
 // Which figure to divide: a process's RSS includes its binary's pages,
@@ -218,8 +218,8 @@ func Container(ctx context.Context, api StatsAPI, id string) (Sample, error) {
 }
 
 // Reader is implemented by the servers (bench.Server) of the backends that
-// can see a server's memory: bench/local (Process) and
-// bench/containerbackend (Container).
+// can see a server's memory: bench/backend/local (Process) and
+// bench/backend/containers (Container).
 type Reader interface {
 	// Footprint samples the server's memory and CPU time now.
 	Footprint(ctx context.Context) (Sample, error)

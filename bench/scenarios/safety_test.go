@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/backend/containers"
+	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/benchtest"
-	"github.com/monolock/monolock-bench/bench/containerbackend"
-	"github.com/monolock/monolock-bench/bench/containers"
 	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 )
@@ -56,8 +56,8 @@ func TestSafetySmoke(t *testing.T) {
 			if backend == "local" {
 				d = benchtest.Start(t, specs...)
 			} else {
-				cd, err := containerbackend.Start(ctx, specs)
-				if errors.Is(err, containers.ErrNoEngine) && os.Getenv("CI") == "" {
+				cd, err := containers.Start(ctx, specs)
+				if errors.Is(err, engine.ErrNoEngine) && os.Getenv("CI") == "" {
 					t.Skip("no Docker engine answers:", err)
 				}
 				if err != nil {

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/containerbackend"
-	"github.com/monolock/monolock-bench/bench/containers"
+	"github.com/monolock/monolock-bench/bench/backend/containers"
+	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/contenders"
 )
 
@@ -21,7 +21,7 @@ func TestScaleContainers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
-	err := containers.Ping(pctx)
+	err := engine.Ping(pctx)
 	pcancel()
 	if err != nil {
 		if os.Getenv("CI") == "" {
@@ -39,7 +39,7 @@ func TestScaleContainers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := containerbackend.Start(ctx, specs)
+	d, err := containers.Start(ctx, specs)
 	if err != nil {
 		t.Fatal(err)
 	}

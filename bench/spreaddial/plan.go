@@ -97,7 +97,7 @@ func NewPlan(sessions int, r PortRange, d *Dialer) Plan {
 }
 
 // Multihomed is implemented by servers (bench.Server) that can be reached
-// at more addresses on demand: bench/containerbackend connects the
+// at more addresses on demand: bench/backend/containers connects the
 // container to more networks. A server on loopback needs none: spread its
 // connections over source addresses (Loopback).
 type Multihomed interface {

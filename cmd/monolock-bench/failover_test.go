@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/containers"
+	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/bench/scenarios"
@@ -24,7 +24,7 @@ import (
 // bench/scenarios.
 func TestFailoverContainers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	err := containers.Ping(ctx)
+	err := engine.Ping(ctx)
 	cancel()
 	if err != nil {
 		if os.Getenv("CI") == "" {

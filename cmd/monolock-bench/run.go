@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/containerbackend"
-	"github.com/monolock/monolock-bench/bench/containers"
+	"github.com/monolock/monolock-bench/bench/backend/containers"
+	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
+	"github.com/monolock/monolock-bench/bench/backend/external"
+	"github.com/monolock/monolock-bench/bench/backend/local"
 	"github.com/monolock/monolock-bench/bench/contenders"
-	"github.com/monolock/monolock-bench/bench/external"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
-	"github.com/monolock/monolock-bench/bench/local"
 	"github.com/monolock/monolock-bench/bench/output/markdown"
 	"github.com/monolock/monolock-bench/bench/output/report"
 	"github.com/monolock/monolock-bench/bench/output/results"
@@ -323,7 +323,7 @@ func run(ctx context.Context, o *runOptions, stdout, stderr io.Writer) int {
 func deploy(ctx context.Context, o *runOptions, log *slog.Logger) (bench.Deployment, error) {
 	if o.backend == "" {
 		pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err := containers.Ping(pingCtx)
+		err := engine.Ping(pingCtx)
 		cancel()
 		if err == nil {
 			o.backend = "containers"
@@ -345,7 +345,7 @@ func deploy(ctx context.Context, o *runOptions, log *slog.Logger) (bench.Deploym
 	var d bench.Deployment
 	switch o.backend {
 	case "containers":
-		cd, err := containerbackend.Start(ctx, specs)
+		cd, err := containers.Start(ctx, specs)
 		if err != nil {
 			return nil, fmt.Errorf("containers backend: %w", err)
 		}

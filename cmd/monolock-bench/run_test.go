@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/containers"
+	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
+	"github.com/monolock/monolock-bench/bench/backend/local"
 	"github.com/monolock/monolock-bench/bench/contenders"
-	"github.com/monolock/monolock-bench/bench/local"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/bench/scenarios"
 )
@@ -65,7 +65,7 @@ func TestSmoke(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			if backend == "containers" {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				err := containers.Ping(ctx)
+				err := engine.Ping(ctx)
 				cancel()
 				if err != nil {
 					if os.Getenv("CI") == "" {

@@ -24,8 +24,8 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/containerbackend"
-	"github.com/monolock/monolock-bench/bench/containers"
+	"github.com/monolock/monolock-bench/bench/backend/containers"
+	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/contenders"
 	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
 )
@@ -44,8 +44,8 @@ func main() {
 	case "build":
 		err = build(ctx)
 	case "clean":
-		err = containers.RemoveAll(ctx)
-		if errors.Is(err, containers.ErrNoEngine) {
+		err = engine.RemoveAll(ctx)
+		if errors.Is(err, engine.ErrNoEngine) {
 			// Without an engine there is nothing of ours to remove.
 			fmt.Fprintln(os.Stderr, "images: no Docker engine answers; nothing to remove")
 			err = nil
@@ -69,7 +69,7 @@ func build(ctx context.Context) error {
 	}
 	for _, spec := range specs {
 		start := time.Now()
-		img, err := containerbackend.Image(ctx, spec)
+		img, err := containers.Image(ctx, spec)
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/monolock/monolock-bench/bench/containers"
+	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/docker"
 )
 
@@ -24,7 +24,7 @@ const ServerImage = "monolock-bench/monolock:latest"
 // buildServerImage builds docker/monolock.Dockerfile on base (the bench's
 // monolock image) and tags it ServerImage. The build reuses Docker's layer
 // cache, so an unchanged base costs a moment.
-func buildServerImage(ctx context.Context, base containers.Image) (string, error) {
+func buildServerImage(ctx context.Context, base engine.Image) (string, error) {
 	var ctxTar bytes.Buffer
 	tw := tar.NewWriter(&ctxTar)
 	if err := tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(docker.Monolock)), ModTime: time.Unix(0, 0)}); err != nil {
@@ -44,7 +44,7 @@ func buildServerImage(ctx context.Context, base containers.Image) (string, error
 	res, err := api.ImageBuild(ctx, &ctxTar, client.ImageBuildOptions{
 		Tags:      []string{ServerImage},
 		BuildArgs: map[string]*string{"BASE": &base.Ref},
-		Labels:    map[string]string{containers.LabelProject: "1", containers.LabelSource: "docker/monolock.Dockerfile on " + base.Ref},
+		Labels:    map[string]string{engine.LabelProject: "1", engine.LabelSource: "docker/monolock.Dockerfile on " + base.Ref},
 		Remove:    true,
 	})
 	if err != nil {

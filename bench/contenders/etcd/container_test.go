@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/benchtest"
-	"github.com/monolock/monolock-bench/bench/containers"
 )
 
 // TestContainerCluster builds the image and runs a three-member cluster
@@ -32,7 +32,7 @@ func TestContainerCluster(t *testing.T) {
 		t.Errorf("second Image call: %+v, want %s reused", again, img.Ref)
 	}
 
-	s, err := containers.NewSession(ctx)
+	s, err := engine.NewSession(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,12 +56,12 @@ func TestContainerCluster(t *testing.T) {
 			ListenPeerURL:   "http://0.0.0.0:" + strconv.Itoa(PeerPort),
 		}
 	}
-	ctrs := make([]*containers.Container, len(cluster))
+	ctrs := make([]*engine.Container, len(cluster))
 	errs := make([]error, len(cluster))
 	var wg sync.WaitGroup
 	for i, m := range cluster {
 		wg.Go(func() {
-			ctrs[i], errs[i] = s.Start(ctx, containers.Spec{
+			ctrs[i], errs[i] = s.Start(ctx, engine.Spec{
 				Name:  m.Name,
 				Image: img,
 				Cmd:   MemberArgs(m, cluster, "/data/member"),

@@ -18,8 +18,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/containers"
-	"github.com/monolock/monolock-bench/bench/local"
+	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
+	"github.com/monolock/monolock-bench/bench/backend/local"
 	"github.com/monolock/monolock-bench/docker"
 )
 
@@ -154,20 +154,20 @@ func serverSource(ctx context.Context) (dir, key string, err error) {
 // 65534 with /data as its writable data directory. The tag hashes the
 // Dockerfile and the BuildServer key, so the binary is built only when no
 // image for the current source exists.
-func Image(ctx context.Context) (containers.Image, error) {
+func Image(ctx context.Context) (engine.Image, error) {
 	_, key, err := serverSource(ctx)
 	if err != nil {
-		return containers.Image{}, err
+		return engine.Image{}, err
 	}
-	tag, err := containers.ContentTag([]containers.ContextFile{
+	tag, err := engine.ContentTag([]engine.ContextFile{
 		{Name: "Dockerfile", Mode: 0o644, Content: []byte(docker.Etcd)},
 		{Name: "key", Mode: 0o644, Content: []byte(key)},
 	})
 	if err != nil {
-		return containers.Image{}, err
+		return engine.Image{}, err
 	}
 	source := "build " + ServerModule + " (etcd " + ServerVersion + ")"
-	return containers.EnsureImage(ctx, ImageName, tag, source, func(ctx context.Context) ([]containers.ContextFile, error) {
+	return engine.EnsureImage(ctx, ImageName, tag, source, func(ctx context.Context) ([]engine.ContextFile, error) {
 		bin, err := BuildServer(ctx)
 		if err != nil {
 			return nil, err
@@ -176,7 +176,7 @@ func Image(ctx context.Context) (containers.Image, error) {
 		if err != nil {
 			return nil, fmt.Errorf("etcdlock: %w", err)
 		}
-		return []containers.ContextFile{
+		return []engine.ContextFile{
 			{Name: "Dockerfile", Mode: 0o644, Content: []byte(docker.Etcd)},
 			{Name: "etcd", Mode: 0o755, Content: content},
 			{Name: "data", Mode: 0o700, Dir: true},

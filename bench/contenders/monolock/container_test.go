@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/containerbackend"
-	"github.com/monolock/monolock-bench/bench/containers"
+	"github.com/monolock/monolock-bench/bench/backend/containers"
+	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/monolock"
 )
@@ -24,7 +24,7 @@ import (
 func TestContainerFastOpen(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	if err := containers.Ping(ctx); err != nil {
+	if err := engine.Ping(ctx); err != nil {
 		if os.Getenv("CI") == "" {
 			t.Skipf("skipping container test: %v (CI is unset; with CI set this is a failure)", err)
 		}
@@ -36,7 +36,7 @@ func TestContainerFastOpen(t *testing.T) {
 	if b, err := os.ReadFile("/proc/sys/net/ipv4/tcp_fastopen"); err != nil || !clientBit(string(b)) {
 		t.Skipf("net.ipv4.tcp_fastopen=%q (%v): this namespace's clients cannot use TFO", b, err)
 	}
-	d, err := containerbackend.Start(ctx, []*bench.ServerSpec{FastOpenServer, Server})
+	d, err := containers.Start(ctx, []*bench.ServerSpec{FastOpenServer, Server})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/backend/external"
 	"github.com/monolock/monolock-bench/bench/benchtest"
-	"github.com/monolock/monolock-bench/bench/external"
 	"github.com/monolock/monolock-bench/monolock"
 	"github.com/monolock/monolock-bench/monolock/monolocktest"
 )

@@ -10,8 +10,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/benchtest"
-	"github.com/monolock/monolock-bench/bench/containers"
 )
 
 // TestContainer builds the image (then reuses it), starts the server in a
@@ -37,7 +37,7 @@ func TestContainer(t *testing.T) {
 		t.Errorf("second Image call: %+v, want %s reused", again, img.Ref)
 	}
 
-	s, err := containers.NewSession(ctx)
+	s, err := engine.NewSession(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestContainer(t *testing.T) {
 			t.Errorf("session close: %v", err)
 		}
 	})
-	c, err := s.Start(ctx, containers.Spec{
+	c, err := s.Start(ctx, engine.Spec{
 		Name:       "postgres",
 		Image:      img,
 		Cmd:        ContainerCmd(TunedKeepalives...),

@@ -20,8 +20,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/monolock/monolock-bench/bench/containers"
-	"github.com/monolock/monolock-bench/bench/local"
+	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
+	"github.com/monolock/monolock-bench/bench/backend/local"
 	"github.com/monolock/monolock-bench/docker"
 )
 
@@ -328,9 +328,9 @@ func WaitReady(ctx context.Context, addr string) error {
 	}
 }
 
-// Ready is a containers.ReadyFunc: the container's server answers
+// Ready is a engine.ReadyFunc: the container's server answers
 // SELECT 1.
-func Ready(ctx context.Context, c *containers.Container) error { return ping(ctx, c.Addr()) }
+func Ready(ctx context.Context, c *engine.Container) error { return ping(ctx, c.Addr()) }
 
 func ping(ctx context.Context, addr string) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -365,29 +365,29 @@ func ConnString(addr string) string {
 // replace that command, so start with ContainerCmd. The tag hashes the
 // server files, the Dockerfile and the configuration, so initdb runs only
 // when no image for them exists.
-func Image(ctx context.Context) (containers.Image, error) {
+func Image(ctx context.Context) (engine.Image, error) {
 	inst, err := FindServer(ctx)
 	if err != nil {
-		return containers.Image{}, err
+		return engine.Image{}, err
 	}
 	rootfs, err := serverRootfs(ctx, inst)
 	if err != nil {
-		return containers.Image{}, err
+		return engine.Image{}, err
 	}
 	var dockerfile strings.Builder
 	tmpl := template.Must(template.New("Dockerfile").Parse(docker.Postgres))
 	if err := tmpl.Execute(&dockerfile, struct{ Postgres string }{filepath.Join(inst.BinDir, "postgres")}); err != nil {
-		return containers.Image{}, fmt.Errorf("pglock: Dockerfile: %w", err)
+		return engine.Image{}, fmt.Errorf("pglock: Dockerfile: %w", err)
 	}
-	base := append([]containers.ContextFile{
+	base := append([]engine.ContextFile{
 		{Name: "Dockerfile", Mode: 0o644, Content: []byte(dockerfile.String())},
 		{Name: "conf", Mode: 0o644, Content: []byte(confAppend + hbaConf)},
 	}, rootfs...)
-	tag, err := containers.ContentTag(base)
+	tag, err := engine.ContentTag(base)
 	if err != nil {
-		return containers.Image{}, err
+		return engine.Image{}, err
 	}
-	return containers.EnsureImage(ctx, ImageName, tag, "host-postgres "+inst.Version, func(ctx context.Context) ([]containers.ContextFile, error) {
+	return engine.EnsureImage(ctx, ImageName, tag, "host-postgres "+inst.Version, func(ctx context.Context) ([]engine.ContextFile, error) {
 		dir, err := os.MkdirTemp("", "monolock-bench-postgres-image-")
 		if err != nil {
 			return nil, fmt.Errorf("pglock: %w", err)
@@ -414,7 +414,7 @@ func ContainerCmd(settings ...string) []string {
 
 // serverRootfs collects the server's files under rootfs/ at their host
 // paths, plus /etc/passwd and /etc/group naming 65534 postgres.
-func serverRootfs(ctx context.Context, inst Install) ([]containers.ContextFile, error) {
+func serverRootfs(ctx context.Context, inst Install) ([]engine.ContextFile, error) {
 	root := filepath.Dir(inst.BinDir) // /usr/lib/postgresql/15
 	share := filepath.Join("/usr/share/postgresql", inst.Major)
 	if _, err := os.Stat(share); err != nil {
@@ -424,13 +424,13 @@ func serverRootfs(ctx context.Context, inst Install) ([]containers.ContextFile, 
 	for _, lib := range []string{"plpgsql.so", "dict_snowball.so"} {
 		bins = append(bins, filepath.Join(root, "lib", lib))
 	}
-	libs, err := containers.HostLibraries(ctx, bins...)
+	libs, err := engine.HostLibraries(ctx, bins...)
 	if err != nil {
 		return nil, err
 	}
-	var files []containers.ContextFile
+	var files []engine.ContextFile
 	for _, p := range append(bins, libs...) {
-		f, err := containers.HostFile(p, "rootfs"+p)
+		f, err := engine.HostFile(p, "rootfs"+p)
 		if err != nil {
 			return nil, err
 		}
@@ -442,15 +442,15 @@ func serverRootfs(ctx context.Context, inst Install) ([]containers.ContextFile, 
 	}
 	files = append(files, shareFiles...)
 	for _, z := range []string{"/usr/share/zoneinfo/UTC", "/usr/share/zoneinfo/Etc/UTC"} {
-		f, err := containers.HostFile(z, "rootfs"+z)
+		f, err := engine.HostFile(z, "rootfs"+z)
 		if err != nil {
 			return nil, fmt.Errorf("pglock: zone file (tzdata): %w", err)
 		}
 		files = append(files, f)
 	}
 	files = append(files,
-		containers.ContextFile{Name: "rootfs/etc/passwd", Mode: 0o644, Content: []byte("postgres:x:65534:65534:PostgreSQL:/var/lib/postgresql:/nonexistent\n")},
-		containers.ContextFile{Name: "rootfs/etc/group", Mode: 0o644, Content: []byte("postgres:x:65534:\n")},
+		engine.ContextFile{Name: "rootfs/etc/passwd", Mode: 0o644, Content: []byte("postgres:x:65534:65534:PostgreSQL:/var/lib/postgresql:/nonexistent\n")},
+		engine.ContextFile{Name: "rootfs/etc/group", Mode: 0o644, Content: []byte("postgres:x:65534:\n")},
 	)
 	return files, nil
 }
@@ -458,8 +458,8 @@ func serverRootfs(ctx context.Context, inst Install) ([]containers.ContextFile, 
 // dirFiles reads the tree at dir as context entries under prefix: every
 // directory (with its mode, so empty ones exist and the data directory
 // stays 0700) and regular file (symlinks followed).
-func dirFiles(dir, prefix string) ([]containers.ContextFile, error) {
-	var files []containers.ContextFile
+func dirFiles(dir, prefix string) ([]engine.ContextFile, error) {
+	var files []engine.ContextFile
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -477,10 +477,10 @@ func dirFiles(dir, prefix string) ([]containers.ContextFile, error) {
 			if err != nil {
 				return err
 			}
-			files = append(files, containers.ContextFile{Name: name, Mode: int64(info.Mode().Perm()), Dir: true})
+			files = append(files, engine.ContextFile{Name: name, Mode: int64(info.Mode().Perm()), Dir: true})
 			return nil
 		}
-		f, err := containers.HostFile(path, name)
+		f, err := engine.HostFile(path, name)
 		if err != nil {
 			return err
 		}

@@ -1,9 +1,10 @@
-// Package containerbackend is the containers backend of the bench: it
-// implements bench.Deployment over bench/containers, starting the servers
-// the contenders' specs describe on one session network, all reached the
+// Package containers is the containers backend of the bench: it
+// implements bench.Deployment over its engine package (images and
+// containers through the Docker engine), starting the servers the
+// contenders' specs describe on one session network, all reached the
 // same way (the container IP without docker-proxy where the host routes
 // to it).
-package containerbackend
+package containers
 
 import (
 	"context"
@@ -19,7 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/containers"
+	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/footprint"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/bench/sessions"
@@ -31,7 +32,7 @@ const closeTimeout = time.Minute
 // Deployment is one container session. Its methods are safe for concurrent
 // use.
 type Deployment struct {
-	session   *containers.Session
+	session   *engine.Session
 	mu        sync.Mutex
 	specs     []string                  // in start order, for Describe
 	servers   map[string][]bench.Server // of *server
@@ -46,7 +47,7 @@ type Deployment struct {
 // Start builds (or reuses, by content hash) the images the specs need and
 // starts their containers. On error everything started is removed again.
 func Start(ctx context.Context, specs []*bench.ServerSpec) (_ *Deployment, err error) {
-	s, err := containers.NewSession(ctx)
+	s, err := engine.NewSession(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +60,7 @@ func Start(ctx context.Context, specs []*bench.ServerSpec) (_ *Deployment, err e
 	if d.engine, err = s.EngineVersion(ctx); err != nil {
 		return nil, err
 	}
-	images := map[string]containers.Image{} // by program: specs share images
+	images := map[string]engine.Image{} // by program: specs share images
 	for _, spec := range specs {
 		program := spec.GoPackage + spec.Executable
 		img, ok := images[program]
@@ -102,20 +103,20 @@ func Start(ctx context.Context, specs []*bench.ServerSpec) (_ *Deployment, err e
 // Image builds or finds the image of spec: its own Image hook's, else its
 // GoPackage as a static binary in a scratch image, else its Executable's
 // image.
-func Image(ctx context.Context, spec *bench.ServerSpec) (containers.Image, error) {
+func Image(ctx context.Context, spec *bench.ServerSpec) (engine.Image, error) {
 	if spec.Image != nil {
 		return spec.Image(ctx)
 	}
 	if spec.GoPackage != "" {
-		img, err := containers.BuildGoImage(ctx, spec.GoPackage, spec.Name)
+		img, err := engine.BuildGoImage(ctx, spec.GoPackage, spec.Name)
 		img.Source += ", static binary FROM scratch"
 		return img, err
 	}
-	return containers.FindImage(ctx, programOf(spec))
+	return engine.FindImage(ctx, programOf(spec))
 }
 
-func programOf(spec *bench.ServerSpec) containers.ProgramImage {
-	return containers.ProgramImage{
+func programOf(spec *bench.ServerSpec) engine.ProgramImage {
+	return engine.ProgramImage{
 		Executable: spec.Executable, Env: spec.ImageEnv,
 		Registry: spec.RegistryImage, HostDockerfile: spec.HostDockerfile,
 	}
@@ -126,7 +127,7 @@ func programOf(spec *bench.ServerSpec) containers.ProgramImage {
 // reach it by its container name, known before it starts. An image with
 // an entrypoint (the static Go images, an Image hook's) takes the
 // arguments alone as its command.
-func containerSpec(spec *bench.ServerSpec, i int, img containers.Image, network string) containers.Spec {
+func containerSpec(spec *bench.ServerSpec, i int, img engine.Image, network string) engine.Spec {
 	args := bench.ServerArgs{Listen: "0.0.0.0:" + strconv.Itoa(spec.Port), Replica: i}
 	var ports []int
 	if spec.OpsPort != 0 {
@@ -144,11 +145,11 @@ func containerSpec(spec *bench.ServerSpec, i int, img containers.Image, network 
 	if spec.GoPackage == "" && spec.Image == nil {
 		cmd = append([]string{spec.Executable}, cmd...)
 	}
-	cs := containers.Spec{Name: spec.ServerName(i), Image: img, Cmd: cmd, Port: spec.Port, Ports: ports, Sysctls: spec.Sysctls,
+	cs := engine.Spec{Name: spec.ServerName(i), Image: img, Cmd: cmd, Port: spec.Port, Ports: ports, Sysctls: spec.Sysctls,
 		StopSignal: unix.SignalName(spec.GracefulSignal())}
 	if spec.Ready != nil {
-		cs.Ready = func(ctx context.Context, c *containers.Container) error {
-			if err := containers.TCPReady(ctx, c); err != nil {
+		cs.Ready = func(ctx context.Context, c *engine.Container) error {
+			if err := engine.TCPReady(ctx, c); err != nil {
 				return err
 			}
 			return spec.Ready(ctx, c.Addr(), opsAddr(c, spec.OpsPort))
@@ -157,7 +158,7 @@ func containerSpec(spec *bench.ServerSpec, i int, img containers.Image, network 
 	return cs
 }
 
-func opsAddr(c *containers.Container, port int) string {
+func opsAddr(c *engine.Container, port int) string {
 	if port == 0 {
 		return ""
 	}
@@ -173,9 +174,9 @@ func (d *Deployment) Servers(spec string) []bench.Server {
 
 // server is one container as a bench.Server.
 type server struct {
-	c       *containers.Container
+	c       *engine.Container
 	opsPort int
-	session *containers.Session
+	session *engine.Session
 
 	mu    sync.Mutex
 	addrs []netip.Addr // Destinations: the container's own address, then extra ones
@@ -206,7 +207,7 @@ func (s *server) FileLimits(ctx context.Context) (sessions.FileLimits, error) {
 }
 
 // Destinations implements spreaddial.Multihomed: the container's address,
-// then addresses on extra session networks (containers.Session.ExtraAddr),
+// then addresses on extra session networks (engine.Session.ExtraAddr),
 // made on first need and kept.
 func (s *server) Destinations(ctx context.Context, n int) ([]netip.Addr, error) {
 	s.mu.Lock()
@@ -284,18 +285,18 @@ func (d *Deployment) Close() error {
 
 // StartClockShifted implements bench.ClockShifter: spec's Executable from
 // the host, packaged with the clockshift interposer
-// (containers.ClockShiftImage), in new containers of the session named
+// (engine.ClockShiftImage), in new containers of the session named
 // <server>-shifted-<n>. A Go server is a static binary the interposer does
 // not reach, so it is refused.
 func (d *Deployment) StartClockShifted(ctx context.Context, spec *bench.ServerSpec) ([]bench.ClockShiftedServer, func(), error) {
 	if spec.GoPackage != "" || spec.Image != nil || spec.Executable == "" {
 		return nil, nil, fmt.Errorf("%w: %s is not a host executable the clockshift image can package", bench.ErrNotSupported, spec.Name)
 	}
-	img, err := containers.ClockShiftImage(ctx, containers.ProgramImage{Executable: spec.Executable, HostDockerfile: spec.HostDockerfile})
+	img, err := engine.ClockShiftImage(ctx, engine.ProgramImage{Executable: spec.Executable, HostDockerfile: spec.HostDockerfile})
 	if err != nil {
 		return nil, nil, err
 	}
-	var started []*containers.Container
+	var started []*engine.Container
 	stop := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 		defer cancel()

@@ -1,4 +1,4 @@
-// Package containers builds the project's Docker images and runs the
+// Package engine builds the project's Docker images and runs the
 // benchmark's servers as containers through testcontainers-go.
 //
 // Images are built locally from Go, with a build context assembled here,
@@ -15,7 +15,7 @@
 //
 // Ryuk, the testcontainers reaper, is disabled: its image cannot be pulled
 // here, and this package removes what it creates itself.
-package containers
+package engine
 
 import (
 	"context"

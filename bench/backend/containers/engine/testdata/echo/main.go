@@ -1,5 +1,5 @@
 // Command echo is a tiny TCP echo server on :8080, built into an image by
-// the bench/containers tests to exercise BuildGoImage without depending
+// the bench/backend/containers/engine tests to exercise BuildGoImage without depending
 // on the project's real servers.
 package main
 

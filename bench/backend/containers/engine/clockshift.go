@@ -1,4 +1,4 @@
-package containers
+package engine
 
 import (
 	"archive/tar"
