@@ -148,7 +148,7 @@ func TestCompareFixtures(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(b.Bytes(), want) {
-		t.Errorf("Markdown differs from testdata/compare.md (go test ./bench/compare -update):\n%s", b.String())
+		t.Errorf("Markdown differs from testdata/compare.md (go test ./bench/output/compare -update):\n%s", b.String())
 	}
 }
 

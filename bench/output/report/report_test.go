@@ -44,7 +44,7 @@ func TestFixtureIsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) && !*update {
-		t.Fatalf("%s differs from fixture(); run go test ./bench/report -update", fixturePath)
+		t.Fatalf("%s differs from fixture(); run go test ./bench/output/report -update", fixturePath)
 	}
 }
 
@@ -93,7 +93,7 @@ func compareDirs(t *testing.T, want, got string) {
 		case !ok:
 			t.Errorf("%s: missing", name)
 		case !bytes.Equal(data, other):
-			t.Errorf("%s: differs from the golden file (run go test ./bench/report -update and review the diff)\n%s", name, firstDiff(data, other))
+			t.Errorf("%s: differs from the golden file (run go test ./bench/output/report -update and review the diff)\n%s", name, firstDiff(data, other))
 		}
 	}
 	for name := range g {

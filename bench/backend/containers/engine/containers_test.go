@@ -87,18 +87,18 @@ func testContext(t *testing.T) context.Context {
 func echoImage(t *testing.T) Image {
 	t.Helper()
 	ctx := testContext(t)
-	img, err := BuildGoImage(ctx, "./bench/containers/testdata/echo", "containers-test-echo")
+	img, err := BuildGoImage(ctx, "./bench/backend/containers/engine/testdata/echo", "containers-test-echo")
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := BuildGoImage(ctx, "./bench/containers/testdata/echo", "containers-test-echo")
+	again, err := BuildGoImage(ctx, "./bench/backend/containers/engine/testdata/echo", "containers-test-echo")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again.Ref != img.Ref || again.Built {
 		t.Fatalf("second build = %+v; want a reuse of %s", again, img.Ref)
 	}
-	if img.Source != "build ./bench/containers/testdata/echo" {
+	if img.Source != "build ./bench/backend/containers/engine/testdata/echo" {
 		t.Errorf("Source = %q", img.Source)
 	}
 	return img
