@@ -4,81 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"os"
 	"reflect"
 	"strings"
-	"syscall"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
-
-func TestParseProcStat(t *testing.T) {
-	tests := []struct {
-		name, line string
-		want       procStat
-		wantErr    bool
-	}{
-		{"plain", "42 (redis-server) S 1 42 42 0 -1 4194560 100 0 0 0 150 50 7 3 20 0 4 0 100 0 0",
-			procStat{pgrp: 42, cpu: 2 * time.Second, children: 100 * time.Millisecond}, false},
-		{"spaces and parens in comm", "7 (a b) (c)) R 1 9 7 0 -1 0 0 0 0 0 3 4 0 0 20 0 1 0 5 0 0",
-			procStat{pgrp: 9, cpu: 70 * time.Millisecond}, false},
-		{"no comm", "garbage", procStat{}, true},
-		{"short", "1 (x) S 1 2 3", procStat{}, true},
-		{"not a number", "1 (x) S 1 1 1 0 -1 0 0 0 0 0 x 4 0 0", procStat{}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseProcStat(tt.line)
-			if (err != nil) != tt.wantErr || got != tt.want {
-				t.Fatalf("parseProcStat = %+v, %v; want %+v, error %v", got, err, tt.want, tt.wantErr)
-			}
-		})
-	}
-}
-
-// TestProcessGroupCPU reads the group of this test process, which holds
-// at least the process itself.
-func TestProcessGroupCPU(t *testing.T) {
-	cpu, err := ProcessGroupCPU(syscall.Getpgrp())
-	if err != nil {
-		t.Fatal(err)
-	}
-	self, err := ProcessCPU(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cpu < self {
-		t.Errorf("group CPU %v < this process's %v", cpu, self)
-	}
-	if _, err := ProcessGroupCPU(-5); err == nil {
-		t.Error("no error for a group without processes")
-	}
-}
-
-func TestCPUOfThisProcess(t *testing.T) {
-	self0, err := SelfCPU()
-	if err != nil {
-		t.Fatal(err)
-	}
-	proc0, err := ProcessCPU(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Burn CPU until both clocks moved: /proc counts in 10ms ticks.
-	deadline := time.Now().Add(10 * time.Second)
-	for x := 0; time.Now().Before(deadline); x++ {
-		s, _ := SelfCPU()
-		p, _ := ProcessCPU(os.Getpid())
-		if s > self0 && p > proc0 {
-			return
-		}
-	}
-	t.Fatal("neither getrusage nor /proc/<pid>/stat saw the CPU this test burned")
-}
 
 // scriptedLocker is a stand-in lock for testing the harness itself (not a
 // measured system): Acquire takes acquireIn, Release takes releaseIn, and
@@ -116,60 +48,6 @@ func (h *scriptedHeld) Lost() <-chan struct{} { return h.lost }
 func (h *scriptedHeld) Release(context.Context) error {
 	time.Sleep(h.s.releaseIn)
 	return nil
-}
-
-func TestTimedMeasuresAroundTheSeam(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rec := NewRecorder()
-		l := Timed(&scriptedLocker{acquireIn: 5 * time.Millisecond, releaseIn: 3 * time.Millisecond}, rec)
-		for range 4 {
-			if err := Cycle(t.Context(), l, "k", 2*time.Millisecond); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if rec.Cycles != 4 || rec.Failures != 0 {
-			t.Fatalf("cycles %d failures %d", rec.Cycles, rec.Failures)
-		}
-		// Fake time is exact: acquire 5ms; cycle 5 + hold 2 + release 3.
-		if got := time.Duration(rec.Acquire.ValueAtQuantile(50)); !within(got, 5*time.Millisecond) {
-			t.Errorf("acquire p50 %v, want 5ms", got)
-		}
-		if got := time.Duration(rec.Cycle.Max()); !within(got, 10*time.Millisecond) {
-			t.Errorf("cycle max %v, want 10ms", got)
-		}
-	})
-}
-
-// within allows HdrHistogram's 3-significant-digit bucketing.
-func within(got, want time.Duration) bool {
-	d := got - want
-	return d >= -want/500 && d <= want/500
-}
-
-func TestTimedCountsFailures(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rec := NewRecorder()
-		gaveUp := fmt.Errorf("%w after 3 tries", ErrGaveUp)
-		if _, err := Timed(&scriptedLocker{err: gaveUp}, rec).Acquire(t.Context(), "k"); !errors.Is(err, ErrGaveUp) {
-			t.Fatal(err)
-		}
-		if _, err := Timed(&scriptedLocker{err: errors.New("connection refused")}, rec).Acquire(t.Context(), "k"); err == nil {
-			t.Fatal("want an error")
-		}
-		// A worker stopped by the harness is not a failure of the lock.
-		ctx, cancel := context.WithTimeout(t.Context(), time.Millisecond)
-		defer cancel()
-		if _, err := Timed(&scriptedLocker{acquireIn: time.Second}, rec).Acquire(ctx, "k"); !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatal(err)
-		}
-		if err := Cycle(t.Context(), Timed(&scriptedLocker{lost: true}, rec), "k", 0); err != nil {
-			t.Fatal(err)
-		}
-		if rec.Failures != 2 || rec.GaveUp != 1 || rec.Lost != 1 || rec.Cycles != 1 || len(rec.Errors) != 2 {
-			t.Fatalf("failures %d gave_up %d lost %d cycles %d errors %q; want 2 1 1 1 and two messages",
-				rec.Failures, rec.GaveUp, rec.Lost, rec.Cycles, rec.Errors)
-		}
-	})
 }
 
 // fakeServer is a server whose CPU clock never moves.
@@ -265,67 +143,6 @@ func TestRunnerPlansRecordsAndStopsPartial(t *testing.T) {
 	}
 	if err := CheckDeployment(fakeDeployment{}, []Contender{{Name: "x", Server: &ServerSpec{Name: "x", Replicas: 2}}}); !errors.Is(err, ErrNoServers) {
 		t.Fatalf("CheckDeployment with a server missing = %v, want ErrNoServers", err)
-	}
-}
-
-func TestParseProcAddr(t *testing.T) {
-	tests := []struct {
-		in   string
-		want string
-		ok   bool
-	}{
-		{"0100007F:1F90", "127.0.0.1:8080", true},
-		{"0270A8C0:1B9E", "192.168.112.2:7070", true},
-		{"0000000000000000FFFF00000100007F:0050", "127.0.0.1:80", true},
-		{"zz:1", "", false},
-		{"0100007F", "", false},
-	}
-	for _, tt := range tests {
-		got, ok := parseProcAddr(tt.in)
-		if ok != tt.ok || (ok && got.String() != tt.want) {
-			t.Errorf("parseProcAddr(%q) = %v, %v; want %s, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
-func TestTimeWaitTo(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			// Wait for the client's close, then close: the client
-			// closed first and keeps the TIME_WAIT socket.
-			_, _ = c.Read(make([]byte, 1))
-			c.Close()
-		}
-	}()
-	for range 5 {
-		c, err := net.Dial("tcp", l.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Close()
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		n, err := TimeWaitTo([]string{l.Addr().String()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n == 5 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("TimeWaitTo = %d, want the 5 closed client connections", n)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -509,20 +326,4 @@ func TestETAClaimsBeyondMaxClaims(t *testing.T) {
 	if got := m.remaining(steps); got != 12*time.Second {
 		t.Fatalf("remaining %v, want 12s: small for both, big for a alone", got)
 	}
-}
-
-// A warm-up ends between cycles: the acquire in flight when it ends is not
-// cancelled (a cancelled one could leave its key held on the server).
-func TestWarmupEndsBetweenCycles(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		l := &scriptedLocker{acquireIn: 30 * time.Millisecond}
-		stop, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
-		defer cancel()
-		recs := runWorkers(t.Context(), stop, l, Workload{Workers: 2, Key: func(int) string { return "k" }}, 0)
-		for i, r := range recs {
-			if r.Cycles != 1 || r.Failures != 0 {
-				t.Errorf("worker %d: %d cycles, %d failures; want the one in flight completed", i, r.Cycles, r.Failures)
-			}
-		}
-	})
 }

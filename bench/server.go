@@ -167,25 +167,6 @@ type Server interface {
 	Restore(ctx context.Context) error
 }
 
-// ClockShiftedServer is a server whose wall clock the bench can move.
-type ClockShiftedServer interface {
-	Server
-	// ShiftClock makes the server's wall clock run d ahead of the host's
-	// (behind for a negative d) from its next clock read on; 0 puts it
-	// back. The host's clock is not touched.
-	ShiftClock(ctx context.Context, d time.Duration) error
-}
-
-// ClockShifter is implemented by deployments that can start extra servers
-// of a spec under a wall-clock interposer (clock-jump variants). Such
-// servers pay a little for every clock read, so they are started for those
-// variants only, never used for speed figures.
-type ClockShifter interface {
-	// StartClockShifted starts spec.Count() new servers of spec whose wall
-	// clocks can be moved one by one; stop removes them again.
-	StartClockShifted(ctx context.Context, spec *ServerSpec) (servers []ClockShiftedServer, stop func(), err error)
-}
-
 // Deployment is a set of running servers handed to the runner by a backend
 // (containers, local child processes, or external addresses).
 type Deployment interface {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -31,7 +32,7 @@ func us(ns int64) float64 { return float64(ns) / 1e3 }
 
 // baseRaw turns a measurement into a repetition record: counts, the
 // acquire and cycle histograms, CPU, errors and a failures metric.
-func baseRaw(m bench.Measurement) (results.Raw, error) {
+func baseRaw(m load.Measurement) (results.Raw, error) {
 	rec := m.Rec
 	acq, err := results.NewHistogram("acquire", "ns", rec.Acquire)
 	if err != nil {
@@ -74,7 +75,7 @@ func baseRaw(m bench.Measurement) (results.Raw, error) {
 
 // noCycles is the error of a repetition in which not a single cycle
 // completed, so that no latency can be given.
-func noCycles(m bench.Measurement) error {
+func noCycles(m load.Measurement) error {
 	return fmt.Errorf("no cycle completed in %v (%d failures): %v", m.Elapsed.Round(time.Millisecond), m.Rec.Failures, m.Rec.Errors)
 }
 

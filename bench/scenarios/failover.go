@@ -30,6 +30,7 @@ import (
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/internal/stats"
+	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -313,7 +314,7 @@ func steadyWorker(ctx context.Context, l bench.Locker, key string, hold, lease t
 				break
 			}
 			tl.fail(time.Now(), errorKind(err), err)
-			if bench.Sleep(ctx, delay/2+mrand.N(delay/2+1)) != nil {
+			if load.Sleep(ctx, delay/2+mrand.N(delay/2+1)) != nil {
 				return
 			}
 			delay = min(2*delay, retryMax)
@@ -386,7 +387,7 @@ func runFailover(ctx context.Context, env *bench.Env, cfg FailoverConfig, varian
 	}
 	defer stopLoad()
 
-	if err := bench.Sleep(ctx, cfg.Before); err != nil {
+	if err := load.Sleep(ctx, cfg.Before); err != nil {
 		return results.Raw{}, err
 	}
 	down, err := fault(ctx, servers, variant, &ft)
@@ -401,12 +402,12 @@ func runFailover(ctx context.Context, env *bench.Env, cfg FailoverConfig, varian
 		return results.Raw{}, err
 	}
 	if variant == FailoverMinority {
-		if err := bench.Sleep(ctx, cfg.Pause+cfg.After); err != nil {
+		if err := load.Sleep(ctx, cfg.Pause+cfg.After); err != nil {
 			return results.Raw{}, err
 		}
 		stopLoad()
 	} else {
-		if err := bench.Sleep(ctx, cfg.Pause); err != nil {
+		if err := load.Sleep(ctx, cfg.Pause); err != nil {
 			return results.Raw{}, err
 		}
 		ft.restart = time.Now()
@@ -416,7 +417,7 @@ func runFailover(ctx context.Context, env *bench.Env, cfg FailoverConfig, varian
 		if err != nil {
 			return results.Raw{}, fmt.Errorf("failover: restart: %w", err)
 		}
-		if err := bench.Sleep(ctx, cfg.After); err != nil {
+		if err := load.Sleep(ctx, cfg.After); err != nil {
 			return results.Raw{}, err
 		}
 		stopLoad()

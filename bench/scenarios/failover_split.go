@@ -21,6 +21,7 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/faults/faultproxy"
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
+	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -180,7 +181,7 @@ func splitTrial(ctx context.Context, env *bench.Env, a, b bench.Locker, shared [
 		down = append(down, s)
 	}
 	if delayed {
-		if err := bench.Sleep(ctx, env.Lease); err != nil {
+		if err := load.Sleep(ctx, env.Lease); err != nil {
 			release()
 			return r, err
 		}
@@ -202,7 +203,7 @@ func splitTrial(ctx context.Context, env *bench.Env, a, b bench.Locker, shared [
 		r.bGranted = true
 		gb := guardedstore.Grant{Client: "B", Lock: key, At: guardedstore.Now()}
 		store.Apply(guardedstore.Write{Client: "B", Lock: key})
-		_ = bench.Sleep(ctx, writeEvery)
+		_ = load.Sleep(ctx, writeEvery)
 		_ = hb.Release(context.WithoutCancel(ctx))
 		gb.End = guardedstore.Now()
 		grants = append(grants, gb)

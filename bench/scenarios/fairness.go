@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/internal/stats"
+	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -160,7 +162,7 @@ func take(ctx context.Context, env *bench.Env, probe bench.Coordinator, start ti
 	if s.serverCPU, s.cpuSource, s.cpuOK, err = env.ServerCPU(ctx); err != nil {
 		return s, err
 	}
-	s.selfCPU, err = bench.SelfCPU()
+	s.selfCPU, err = host.SelfCPU()
 	return s, err
 }
 
@@ -224,13 +226,13 @@ func runFairness(ctx context.Context, env *bench.Env, cfg FairnessConfig) (resul
 // window waits the warm-up, takes the first snapshot, waits the measured
 // duration and takes the second.
 func window(ctx context.Context, env *bench.Env, probe bench.Coordinator, start time.Time, cfg FairnessConfig) (a, b snapshot, err error) {
-	if err := bench.Sleep(ctx, cfg.Warmup); err != nil {
+	if err := load.Sleep(ctx, cfg.Warmup); err != nil {
 		return a, b, err
 	}
 	if a, err = take(ctx, env, probe, start); err != nil {
 		return a, b, err
 	}
-	if err := bench.Sleep(ctx, cfg.Duration); err != nil {
+	if err := load.Sleep(ctx, cfg.Duration); err != nil {
 		return a, b, err
 	}
 	b, err = take(ctx, env, probe, start)
@@ -252,7 +254,7 @@ func loop(ctx context.Context, l bench.Locker, client int, key string, cfg Fairn
 			log.reqs = append(log.reqs, r)
 			log.failures++
 			log.note(err)
-			_ = bench.Sleep(ctx, failurePause)
+			_ = load.Sleep(ctx, failurePause)
 			continue
 		}
 		r.Granted, r.Grant = true, since()
@@ -276,7 +278,7 @@ func loop(ctx context.Context, l bench.Locker, client int, key string, cfg Fairn
 		}
 		r.Released = since()
 		log.reqs = append(log.reqs, r)
-		_ = bench.Sleep(ctx, cfg.Think)
+		_ = load.Sleep(ctx, cfg.Think)
 	}
 	return log
 }
@@ -292,7 +294,7 @@ func record(cfg FairnessConfig, f FairnessFigures, reqs []FairnessRequest, a, b 
 	if grants == 0 {
 		return results.Raw{}, fmt.Errorf("fairness: no grant in %v (%d failures): %v", span.Round(time.Millisecond), failures, errs)
 	}
-	waits := bench.NewHistogram()
+	waits := load.NewHistogram()
 	perClient := make([][]float64, cfg.Clients) // waits in ms
 	requests := make([]int64, cfg.Clients)
 	for _, r := range reqs {

@@ -29,6 +29,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/faults/faultproxy"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/internal/stats"
+	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -194,7 +195,7 @@ func runHandover(ctx context.Context, env *bench.Env, cmd holder.Command, mode s
 	} // else a settle pause instead
 	// Warm-up: one uncontended cycle, so the first trial does not pay for
 	// the waiter's first connections.
-	if err := bench.Cycle(ctx, waiter, "handover-warmup-"+randomHex(), 0); err != nil {
+	if err := load.Cycle(ctx, waiter, "handover-warmup-"+randomHex(), 0); err != nil {
 		return results.Raw{}, fmt.Errorf("handover: warm-up: %w", err)
 	}
 

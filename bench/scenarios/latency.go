@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/internal/stats"
+	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -112,14 +114,14 @@ func latencyVariant(name string, workers, iterations, blocks int, warmup time.Du
 		// (~60ms) and the warm-up in every block.
 		Estimate: time.Duration(blocks)*(warmup+60*time.Millisecond) + time.Duration(blocks*per*workers)*time.Millisecond,
 		Interleaved: func(ctx context.Context, envs []*bench.Env) ([]results.Raw, []error) {
-			ms := make([][]bench.Measurement, len(envs))
+			ms := make([][]load.Measurement, len(envs))
 			errs := make([]error, len(envs))
 			for b := range blocks {
 				for _, i := range blockOrder(len(envs), b) {
 					if errs[i] != nil {
 						continue // a contender that failed sits out the rest
 					}
-					m, err := envs[i].Measure(ctx, bench.Workload{
+					m, err := load.Measure(ctx, envs[i], load.Workload{
 						Workers: workers, Key: DistinctKey, Warmup: warmup, Cycles: per,
 					})
 					if ctx.Err() != nil {
@@ -163,7 +165,7 @@ func blockOrder(n, b int) []int {
 // latencyRaw is a contender's record of a repetition from its blocks: the
 // percentiles of all blocks' cycles together, and the per-block medians
 // with the confidence interval they give.
-func latencyRaw(blocks []bench.Measurement, workers, perBlock int) (results.Raw, error) {
+func latencyRaw(blocks []load.Measurement, workers, perBlock int) (results.Raw, error) {
 	m := mergeMeasurements(blocks)
 	raw, err := baseRaw(m)
 	if err != nil {
@@ -208,8 +210,8 @@ func latencyRaw(blocks []bench.Measurement, workers, perBlock int) (results.Raw,
 // mergeMeasurements adds up the blocks of one contender: cycles, time and
 // CPU; server CPU and the TCP Fast Open counters only when every block
 // could read them; TIME_WAIT sockets as the last block left them.
-func mergeMeasurements(blocks []bench.Measurement) bench.Measurement {
-	m := bench.Measurement{Rec: bench.NewRecorder(), ServerCPUOK: true, FastOpenOK: true}
+func mergeMeasurements(blocks []load.Measurement) load.Measurement {
+	m := load.Measurement{Rec: load.NewRecorder(), ServerCPUOK: true, FastOpenOK: true}
 	for _, b := range blocks {
 		m.Rec.Merge(b.Rec)
 		m.Elapsed += b.Elapsed
@@ -217,7 +219,7 @@ func mergeMeasurements(blocks []bench.Measurement) bench.Measurement {
 		m.ServerCPU += b.ServerCPU
 		m.ServerCPUOK = m.ServerCPUOK && b.ServerCPUOK
 		m.ServerCPUSource = b.ServerCPUSource
-		m.FastOpen = bench.FastOpen{
+		m.FastOpen = host.FastOpen{
 			Active:     m.FastOpen.Active + b.FastOpen.Active,
 			ActiveFail: m.FastOpen.ActiveFail + b.FastOpen.ActiveFail,
 			Passive:    m.FastOpen.Passive + b.FastOpen.Passive,

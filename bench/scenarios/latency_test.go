@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/host"
+	"github.com/monolock/monolock-bench/bench/load"
 )
 
 func TestBlockOrderAlternates(t *testing.T) {
@@ -21,15 +22,15 @@ func TestBlockOrderAlternates(t *testing.T) {
 // latencyRaw keeps each block's median, gives the interval of their
 // median and pools the blocks' cycles for the percentiles.
 func TestLatencyRawFromBlocks(t *testing.T) {
-	var blocks []bench.Measurement
+	var blocks []load.Measurement
 	for _, us := range []int64{50, 10, 40, 20, 30, 60} { // one latency per block, 10 cycles each
-		rec := bench.NewRecorder()
+		rec := load.NewRecorder()
 		for range 10 {
 			_ = rec.Acquire.RecordValue(us * int64(time.Microsecond))
 			_ = rec.Cycle.RecordValue(2 * us * int64(time.Microsecond))
 			rec.Cycles++
 		}
-		blocks = append(blocks, bench.Measurement{Rec: rec, Elapsed: time.Second, FastOpenOK: true, FastOpen: bench.FastOpen{Active: 10}})
+		blocks = append(blocks, load.Measurement{Rec: rec, Elapsed: time.Second, FastOpenOK: true, FastOpen: host.FastOpen{Active: 10}})
 	}
 	raw, err := latencyRaw(blocks, 1, 10)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -150,10 +151,10 @@ func (cal *calibrations) of(ctx context.Context, env *bench.Env, c OpenLoopConfi
 	// Its keys are not the open loop's: an acquire cut off when the span
 	// ends can leave its key held until the lease expires.
 	key := func(i int) string { return DistinctKey(c.Workers + i) }
-	var m bench.Measurement
+	var m load.Measurement
 	for d, try := c.Calibration, 0; try < 5; d, try = 2*d, try+1 {
 		var err error
-		m, err = env.Measure(ctx, bench.Workload{Workers: c.Workers, Key: key, Warmup: c.Warmup, Duration: d})
+		m, err = load.Measure(ctx, env, load.Workload{Workers: c.Workers, Key: key, Warmup: c.Warmup, Duration: d})
 		if err != nil {
 			return 0, err
 		}
@@ -206,12 +207,12 @@ func paced(ctx context.Context, l bench.Locker, rate float64, workers int, d tim
 	end := start.Add(time.Duration(float64(d) * drainFactor))
 	var next atomic.Int64
 	var mu sync.Mutex
-	res := pacedResult{latency: bench.NewHistogram(), due: total, span: d}
+	res := pacedResult{latency: load.NewHistogram(), due: total, span: d}
 	var wg sync.WaitGroup
 	for w := range workers {
 		k := key(w)
 		wg.Go(func() {
-			h := bench.NewHistogram()
+			h := load.NewHistogram()
 			var completed, failures, unserved int64
 			var errs []string
 			for ctx.Err() == nil {
@@ -221,7 +222,7 @@ func paced(ctx context.Context, l bench.Locker, rate float64, workers int, d tim
 				}
 				due := start.Add(time.Duration(i) * interval)
 				if wait := time.Until(due); wait > 0 {
-					if bench.Sleep(ctx, wait) != nil {
+					if load.Sleep(ctx, wait) != nil {
 						break
 					}
 				}

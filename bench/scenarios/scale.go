@@ -27,7 +27,8 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/footprint"
+	"github.com/monolock/monolock-bench/bench/host"
+	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/bench/sessions"
 	"github.com/monolock/monolock-bench/bench/spreaddial"
@@ -359,7 +360,7 @@ type setup struct {
 	counts  map[string]int64
 	notes   []string
 	lease   time.Duration
-	readers []footprint.Reader // nil when a server's memory is unreadable
+	readers []bench.FootprintReader // nil when a server's memory is unreadable
 }
 
 func (s *setup) close() {
@@ -444,7 +445,7 @@ func prepare(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int, lease 
 		return s, err
 	}
 	for _, srv := range env.Servers {
-		r, ok := srv.(footprint.Reader)
+		r, ok := srv.(bench.FootprintReader)
 		if !ok {
 			s.readers = nil
 			break
@@ -574,7 +575,7 @@ type reading struct {
 func (s *setup) read(ctx context.Context, env *bench.Env) (reading, error) {
 	r := reading{at: time.Now()}
 	var err error
-	if r.self, err = bench.SelfCPU(); err != nil {
+	if r.self, err = host.SelfCPU(); err != nil {
 		return r, err
 	}
 	if s.probe != nil {
@@ -625,7 +626,7 @@ func (s *setup) record() results.Raw {
 type memorySampler struct {
 	held   atomic.Int64 // sessions held or queued, at the last progress
 	mu     sync.Mutex
-	points []footprint.Point
+	points []sessions.Point
 	err    error
 }
 
@@ -645,7 +646,7 @@ func (m *memorySampler) run(ctx context.Context, s *setup) {
 			m.err = err
 		}
 		if ok && err == nil {
-			m.points = append(m.points, footprint.Point{X: float64(n), Y: anon})
+			m.points = append(m.points, sessions.Point{X: float64(n), Y: anon})
 		}
 		m.mu.Unlock()
 	}
@@ -726,7 +727,7 @@ func runIdle(outer context.Context, env *bench.Env, cfg ScaleConfig, c int, leas
 	defer set.Close(context.WithoutCancel(ctx))
 	a, err := s.read(ctx, env)
 	if err == nil {
-		err = bench.Sleep(ctx, cfg.window(lease))
+		err = load.Sleep(ctx, cfg.window(lease))
 	}
 	var b reading
 	if err == nil {
@@ -764,9 +765,9 @@ func runIdle(outer context.Context, env *bench.Env, cfg ScaleConfig, c int, leas
 			}
 		}
 		smp.mu.Lock()
-		pts := append([]footprint.Point{{X: 0, Y: anon0}}, smp.points...)
+		pts := append([]sessions.Point{{X: 0, Y: anon0}}, smp.points...)
 		smp.mu.Unlock()
-		if fit, err := footprint.Fit(pts); err == nil {
+		if fit, err := sessions.Fit(pts); err == nil {
 			raw.Metrics = append(raw.Metrics,
 				results.Metric{Name: "server_bytes_per_session_slope", Unit: "bytes", Value: fit.Slope},
 				results.Metric{Name: "server_bytes_slope_r2", Unit: "ratio", Value: fit.R2})
@@ -813,7 +814,7 @@ func runQueue(ctx context.Context, env *bench.Env, cfg ScaleConfig, depth int, s
 		}
 	}
 	raw := s.record()
-	promo := bench.NewHistogram()
+	promo := load.NewHistogram()
 	first := true
 	// Sampling ends after Promotions or when PromotionTime is spent: a
 	// polling queue may take long to promote.
@@ -894,7 +895,7 @@ func (s *setup) queueLoad(ctx context.Context, env *bench.Env, raw *results.Raw,
 	if err != nil {
 		return err
 	}
-	if err := bench.Sleep(ctx, window); err != nil {
+	if err := load.Sleep(ctx, window); err != nil {
 		return err
 	}
 	b, err := s.read(ctx, env)
@@ -982,7 +983,7 @@ func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (resu
 	prefix := "churn-" + randomHex() + "-"
 	var (
 		mu       sync.Mutex
-		wait     = bench.NewHistogram()
+		wait     = load.NewHistogram()
 		grants   int64
 		failures int64
 		errs     []string
@@ -995,7 +996,7 @@ func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (resu
 		key := prefix + strconv.Itoa(i%keys)
 		wg.Go(func() {
 			// Starts spread over the warm-up, as sessions of a fleet.
-			if bench.Sleep(runCtx, time.Duration(int64(churnWarmup)*int64(i)/int64(c))) != nil {
+			if load.Sleep(runCtx, time.Duration(int64(churnWarmup)*int64(i)/int64(c))) != nil {
 				return
 			}
 			for runCtx.Err() == nil {
@@ -1007,7 +1008,7 @@ func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (resu
 						failures++
 						errs = noteError(errs, err.Error())
 						mu.Unlock()
-						_ = bench.Sleep(runCtx, failurePause)
+						_ = load.Sleep(runCtx, failurePause)
 					}
 					continue
 				}
@@ -1017,12 +1018,12 @@ func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (resu
 					_ = wait.RecordValue(int64(time.Since(start)))
 					mu.Unlock()
 				}
-				_ = bench.Sleep(runCtx, DefaultChurnHold)
+				_ = load.Sleep(runCtx, DefaultChurnHold)
 				_ = h.Release(context.WithoutCancel(runCtx))
 			}
 		})
 	}
-	if err := bench.Sleep(ctx, churnWarmup); err != nil {
+	if err := load.Sleep(ctx, churnWarmup); err != nil {
 		return results.Raw{}, err
 	}
 	a, err := s.read(ctx, env)
@@ -1030,7 +1031,7 @@ func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (resu
 		return results.Raw{}, err
 	}
 	counting.Store(true)
-	if err := bench.Sleep(ctx, cfg.MinWindow); err != nil {
+	if err := load.Sleep(ctx, cfg.MinWindow); err != nil {
 		return results.Raw{}, err
 	}
 	counting.Store(false)

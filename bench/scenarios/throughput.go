@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -96,7 +97,7 @@ func throughputVariant(name string, workers int, contended bool, key func(int) s
 		Contended: contended,
 		Estimate:  warmup + duration + 100*time.Millisecond, // opening, closing (measured ~70ms)
 		Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
-			m, err := env.Measure(ctx, bench.Workload{
+			m, err := load.Measure(ctx, env, load.Workload{
 				Workers: workers, Key: key, Warmup: warmup, Duration: duration,
 			})
 			if err != nil {

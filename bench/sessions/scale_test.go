@@ -19,8 +19,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/monolock/monolock-bench/bench"
 	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
-	"github.com/monolock/monolock-bench/bench/footprint"
+	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/sessions"
 	"github.com/monolock/monolock-bench/bench/spreaddial"
 	"github.com/monolock/monolock-bench/monolock"
@@ -44,11 +45,11 @@ type scaleResult struct {
 	Contender       string                `json:"contender"`
 	Sessions        int                   `json:"sessions"`
 	LeaseSeconds    float64               `json:"lease_s"`
-	Empty           footprint.Sample      `json:"empty"`
-	AtC             footprint.Sample      `json:"at_c"`
+	Empty           bench.Footprint       `json:"empty"`
+	AtC             bench.Footprint       `json:"at_c"`
 	AnonPerSession  float64               `json:"anon_bytes_per_session"`
 	TotalPerSession float64               `json:"total_bytes_per_session"`
-	AnonSlope       footprint.Line        `json:"anon_slope"`
+	AnonSlope       sessions.Line         `json:"anon_slope"`
 	Rate            float64               `json:"rate_per_s"`
 	RateName        string                `json:"rate_name"`
 	CPUPerSecond    float64               `json:"server_cpu_s_per_s"`
@@ -132,17 +133,17 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 // sampler collects (sessions, anon bytes) points as sessions open.
 type sampler struct {
 	pid    int
-	points []footprint.Point
+	points []sessions.Point
 	err    error
 }
 
 func (s *sampler) progress(p sessions.Progress) {
-	m, err := footprint.Process(s.pid)
+	m, err := host.ProcessFootprint(s.pid)
 	if err != nil {
 		s.err = err
 		return
 	}
-	s.points = append(s.points, footprint.Point{X: float64(p.Held), Y: float64(m.Anon)})
+	s.points = append(s.points, sessions.Point{X: float64(p.Held), Y: float64(m.Anon)})
 }
 
 func TestScaleIdleHolders(t *testing.T) {
@@ -194,7 +195,7 @@ func measureMonolock(t *testing.T) {
 	locker := monolocker.New(monolock.Config{Address: addr, Dialer: dialer}, scaleLease)
 
 	empty := sample(t, pid)
-	smp := &sampler{pid: pid, points: []footprint.Point{{X: 0, Y: float64(empty.Anon)}}}
+	smp := &sampler{pid: pid, points: []sessions.Point{{X: 0, Y: float64(empty.Anon)}}}
 	set, err := sessions.Open(context.Background(), sessions.Config{
 		Locker: locker, Sessions: scaleC, Concurrency: 32,
 		Ramp:     scaleLease / 4, // one heartbeat interval
@@ -225,15 +226,15 @@ func measureMonolock(t *testing.T) {
 	_, srvPort, _ := net.SplitHostPort(addr)
 	fromSources := remoteSources(t, pid, srvPort)
 
-	fit, err := footprint.Fit(smp.points)
+	fit, err := sessions.Fit(smp.points)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := scaleResult{
 		Contender: "monolock", Sessions: scaleC, LeaseSeconds: scaleLease.Seconds(),
 		Empty: empty, AtC: atC,
-		AnonPerSession:  footprint.PerSession(empty.Anon, atC.Anon, scaleC),
-		TotalPerSession: footprint.PerSession(empty.Total, atC.Total, scaleC),
+		AnonPerSession:  sessions.PerSession(empty.Anon, atC.Anon, scaleC),
+		TotalPerSession: sessions.PerSession(empty.Total, atC.Total, scaleC),
 		AnonSlope:       fit,
 		Rate:            (hb1 - hb0) / scaleWindow.Seconds(), RateName: "heartbeats",
 		CPUPerSecond: (after.CPU - atC.CPU).Seconds() / scaleWindow.Seconds(),
@@ -289,9 +290,9 @@ func remoteSources(t *testing.T, pid int, port string) map[string]int {
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
-func sample(t *testing.T, pid int) footprint.Sample {
+func sample(t *testing.T, pid int) bench.Footprint {
 	t.Helper()
-	s, err := footprint.Process(pid)
+	s, err := host.ProcessFootprint(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +353,7 @@ func measureRedis(t *testing.T) {
 	}
 	defer locker.Close()
 	empty, usedEmpty := sample(t, pid), info(t, rc, "memory", "used_memory")
-	smp := &sampler{pid: pid, points: []footprint.Point{{X: 0, Y: float64(empty.Anon)}}}
+	smp := &sampler{pid: pid, points: []sessions.Point{{X: 0, Y: float64(empty.Anon)}}}
 	set, err := sessions.Open(ctx, sessions.Config{
 		Locker: locker, Sessions: scaleC, Concurrency: 32,
 		Ramp:     scaleLease / 3, // one watchdog interval
@@ -381,21 +382,21 @@ func measureRedis(t *testing.T) {
 	if n := rc.DBSize(ctx).Val(); n != scaleC {
 		t.Fatalf("DBSIZE %d, want %d", n, scaleC)
 	}
-	fit, err := footprint.Fit(smp.points)
+	fit, err := sessions.Fit(smp.points)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := scaleResult{
 		Contender: "redis", Sessions: scaleC, LeaseSeconds: scaleLease.Seconds(),
 		Empty: empty, AtC: atC,
-		AnonPerSession:  footprint.PerSession(empty.Anon, atC.Anon, scaleC),
-		TotalPerSession: footprint.PerSession(empty.Total, atC.Total, scaleC),
+		AnonPerSession:  sessions.PerSession(empty.Anon, atC.Anon, scaleC),
+		TotalPerSession: sessions.PerSession(empty.Total, atC.Total, scaleC),
 		AnonSlope:       fit,
 		Rate:            cmds / scaleWindow.Seconds(), RateName: "commands",
 		CPUPerSecond: (after.CPU - atC.CPU).Seconds() / scaleWindow.Seconds(),
 		OpenTime:     set.OpenTime(),
 		Extra: map[string]float64{
-			"used_memory_bytes_per_key": footprint.PerSession(uint64(usedEmpty), uint64(usedAtC), scaleC),
+			"used_memory_bytes_per_key": sessions.PerSession(uint64(usedEmpty), uint64(usedAtC), scaleC),
 			"evalsha_per_s":             evals / scaleWindow.Seconds(),
 			"expected_evalsha_per_s":    scaleC / (scaleLease / 3).Seconds(),
 		},

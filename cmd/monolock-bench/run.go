@@ -20,6 +20,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/backend/local"
 	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
+	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/output/markdown"
 	"github.com/monolock/monolock-bench/bench/output/report"
 	"github.com/monolock/monolock-bench/bench/output/results"
@@ -249,7 +250,7 @@ func run(ctx context.Context, o *runOptions, stdout, stderr io.Writer) int {
 		SchemaVersion: results.SchemaVersion,
 		RunID:         started.UTC().Format("20060102T150405Z"),
 		StartedAt:     started.UTC(),
-		Environment:   bench.HostEnvironment(),
+		Environment:   host.Environment(),
 		Notes:         o.notes,
 	}
 	res.Environment.Command = os.Args

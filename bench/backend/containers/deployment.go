@@ -21,7 +21,7 @@ import (
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
-	"github.com/monolock/monolock-bench/bench/footprint"
+	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/bench/sessions"
 )
@@ -182,17 +182,17 @@ type server struct {
 	addrs []netip.Addr // Destinations: the container's own address, then extra ones
 }
 
-// Footprint implements footprint.Reader: the container's cgroup memory
+// Footprint implements bench.FootprintReader: the container's cgroup memory
 // and CPU, read on the host where the engine runs here (the scale
 // scenario samples every few hundred milliseconds), else from the
 // engine's stats (one-shot, about a second per call).
-func (s *server) Footprint(ctx context.Context) (footprint.Sample, error) {
-	if m, err := footprint.Cgroup(s.c.ID); err == nil {
-		if cpu, err := footprint.CgroupCPU(s.c.ID); err == nil {
-			return footprint.Sample{Memory: m, CPU: cpu}, nil
+func (s *server) Footprint(ctx context.Context) (bench.Footprint, error) {
+	if m, err := host.CgroupMemory(s.c.ID); err == nil {
+		if cpu, err := host.CgroupCPU(s.c.ID); err == nil {
+			return bench.Footprint{Memory: m, CPU: cpu}, nil
 		}
 	}
-	return footprint.Container(ctx, s.c.API(), s.c.ID)
+	return engineFootprint(ctx, s.c.API(), s.c.ID)
 }
 
 // FileLimits implements sessions.LimitReader: the RLIMIT_NOFILE of the
@@ -241,7 +241,7 @@ func (s *server) Restore(ctx context.Context) error { return s.c.Restore(ctx) }
 // (microseconds); otherwise the engine's stats API is asked, which costs
 // about a second per call.
 func (s *server) CPU(ctx context.Context) (time.Duration, string, bool, error) {
-	if cpu, err := footprint.CgroupCPU(s.c.ID); err == nil {
+	if cpu, err := host.CgroupCPU(s.c.ID); err == nil {
 		return cpu, "cgroup " + cgroupSourceNote, true, nil
 	}
 	st, err := s.c.Stats(ctx)

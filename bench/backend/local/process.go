@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/footprint"
+	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/sessions"
 )
 
@@ -209,7 +209,7 @@ func (p *Process) pid() int {
 // (the child started it; a server that forks, such as a postmaster and its
 // backends, is counted whole) from /proc/<pid>/stat.
 func (p *Process) CPU(context.Context) (time.Duration, string, bool, error) {
-	cpu, err := bench.ProcessGroupCPU(p.pid())
+	cpu, err := host.ProcessGroupCPU(p.pid())
 	return cpu, "/proc/<pid>/stat of the process group (utime+stime, and cutime+cstime of reaped children)", err == nil, err
 }
 
@@ -293,9 +293,10 @@ func FreeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
-// Footprint implements footprint.Reader: the child's memory from /proc.
-func (p *Process) Footprint(context.Context) (footprint.Sample, error) {
-	return footprint.Process(p.pid())
+// Footprint implements bench.FootprintReader: the child's memory from
+// /proc.
+func (p *Process) Footprint(context.Context) (bench.Footprint, error) {
+	return host.ProcessFootprint(p.pid())
 }
 
 // FileLimits implements sessions.LimitReader: the child's RLIMIT_NOFILE.

@@ -10,6 +10,7 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/backend/containers"
 	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
+	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/monolock"
 )
@@ -30,7 +31,7 @@ func TestContainerFastOpen(t *testing.T) {
 		}
 		t.Fatalf("CI is set but: %v", err)
 	}
-	if _, err := bench.ReadFastOpen(); err != nil {
+	if _, err := host.ReadFastOpen(); err != nil {
 		t.Skipf("no TCP Fast Open counters here: %v", err)
 	}
 	if b, err := os.ReadFile("/proc/sys/net/ipv4/tcp_fastopen"); err != nil || !clientBit(string(b)) {
@@ -52,7 +53,7 @@ func TestContainerFastOpen(t *testing.T) {
 	active := func(addr string) int64 {
 		l := New(monolock.Config{Address: addr, TCPFastOpen: true}, 5*time.Second)
 		defer l.Close()
-		before, err := bench.ReadFastOpen()
+		before, err := host.ReadFastOpen()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +66,7 @@ func TestContainerFastOpen(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		after, err := bench.ReadFastOpen()
+		after, err := host.ReadFastOpen()
 		if err != nil {
 			t.Fatal(err)
 		}

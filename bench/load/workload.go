@@ -1,9 +1,17 @@
-package bench
+// Package load generates the measured load: a closed-loop Workload of
+// workers cycling acquire → hold → release through the Timed decorator,
+// which times every call around the seam into a Recorder. Measure opens a
+// contender, runs a Workload against it and samples CPU and the host's
+// counters around the measured span.
+package load
 
 import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/host"
 )
 
 // Workload describes a closed-loop load: Workers goroutines, each cycling
@@ -41,13 +49,13 @@ type Measurement struct {
 	TimeWait int
 	// FastOpen is the change of this namespace's TCP Fast Open counters
 	// during the span; FastOpenOK is false when they cannot be read.
-	FastOpen   FastOpen
+	FastOpen   host.FastOpen
 	FastOpenOK bool
 }
 
-// Measure opens the contender, runs w against it and closes it again.
-func (e *Env) Measure(ctx context.Context, w Workload) (Measurement, error) {
-	l, err := e.Open(ctx)
+// Measure opens env's contender, runs w against it and closes it again.
+func Measure(ctx context.Context, env *bench.Env, w Workload) (Measurement, error) {
+	l, err := env.Open(ctx)
 	if err != nil {
 		return Measurement{}, err
 	}
@@ -67,15 +75,15 @@ func (e *Env) Measure(ctx context.Context, w Workload) (Measurement, error) {
 	}
 
 	var m Measurement
-	srv0, src, ok, err := e.ServerCPU(ctx)
+	srv0, src, ok, err := env.ServerCPU(ctx)
 	if err != nil {
 		return m, err
 	}
-	cli0, err := SelfCPU()
+	cli0, err := host.SelfCPU()
 	if err != nil {
 		return m, err
 	}
-	tfo0, tfoErr := ReadFastOpen()
+	tfo0, tfoErr := host.ReadFastOpen()
 	mctx, cancel := ctx, context.CancelFunc(func() {})
 	if w.Cycles <= 0 {
 		mctx, cancel = context.WithTimeout(ctx, w.Duration)
@@ -87,15 +95,15 @@ func (e *Env) Measure(ctx context.Context, w Workload) (Measurement, error) {
 	if err := ctx.Err(); err != nil {
 		return m, err
 	}
-	cli1, err := SelfCPU()
+	cli1, err := host.SelfCPU()
 	if err != nil {
 		return m, err
 	}
-	srv1, _, _, err := e.ServerCPU(ctx)
+	srv1, _, _, err := env.ServerCPU(ctx)
 	if err != nil {
 		return m, err
 	}
-	if tfo1, err := ReadFastOpen(); err == nil && tfoErr == nil {
+	if tfo1, err := host.ReadFastOpen(); err == nil && tfoErr == nil {
 		m.FastOpen, m.FastOpenOK = tfo1.Sub(tfo0), true
 	}
 	m.Rec = NewRecorder()
@@ -103,7 +111,7 @@ func (e *Env) Measure(ctx context.Context, w Workload) (Measurement, error) {
 		m.Rec.Merge(r)
 	}
 	m.ClientCPU = cli1 - cli0
-	if m.TimeWait, err = TimeWaitTo(e.Addrs); err != nil {
+	if m.TimeWait, err = host.TimeWaitTo(env.Addrs); err != nil {
 		return m, err
 	}
 	m.ServerCPU, m.ServerCPUSource, m.ServerCPUOK = srv1-srv0, src, ok
@@ -112,7 +120,7 @@ func (e *Env) Measure(ctx context.Context, w Workload) (Measurement, error) {
 
 // runWorkers runs w's workers on ctx until stop ends or, when cycles > 0,
 // until each completed that many cycles, and returns their recorders.
-func runWorkers(ctx, stop context.Context, l Locker, w Workload, cycles int) []*Recorder {
+func runWorkers(ctx, stop context.Context, l bench.Locker, w Workload, cycles int) []*Recorder {
 	recs := make([]*Recorder, w.Workers)
 	var wg sync.WaitGroup
 	for i := range w.Workers {

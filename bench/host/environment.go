@@ -1,4 +1,4 @@
-package bench
+package host
 
 import (
 	"bufio"
@@ -9,10 +9,10 @@ import (
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
-// HostEnvironment describes the machine the bench process runs on: CPU
+// Environment describes the machine the bench process runs on: CPU
 // model (from /proc/cpuinfo), cores, GOMAXPROCS, kernel release, OS,
 // architecture and Go version. Fields it cannot read stay empty.
-func HostEnvironment() results.Environment {
+func Environment() results.Environment {
 	return results.Environment{
 		CPUModel:   cpuModel(),
 		Cores:      runtime.NumCPU(),

@@ -1,4 +1,4 @@
-package bench
+package load
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/monolock/monolock-bench/bench"
 )
 
 // Histogram range: 1ns to 10 minutes at 3 significant digits, so a waiter
@@ -79,7 +81,7 @@ func (r *Recorder) fail(ctx context.Context, err error) {
 		return // the harness stopped the worker; not a failure of the lock
 	}
 	r.Failures++
-	if errors.Is(err, ErrGaveUp) {
+	if errors.Is(err, bench.ErrGaveUp) {
 		r.GaveUp++
 	}
 	r.noteError(err.Error())
@@ -100,14 +102,14 @@ func stopped(ctx context.Context) bool {
 // into rec with the monotonic clock of the bench process. Timing lives here,
 // around the seam, never inside a contender. The returned Locker is meant
 // for the one worker that owns rec; its Close closes l.
-func Timed(l Locker, rec *Recorder) Locker { return &timed{l, rec} }
+func Timed(l bench.Locker, rec *Recorder) bench.Locker { return &timed{l, rec} }
 
 type timed struct {
-	Locker
+	bench.Locker
 	rec *Recorder
 }
 
-func (t *timed) Acquire(ctx context.Context, key string) (Held, error) {
+func (t *timed) Acquire(ctx context.Context, key string) (bench.Held, error) {
 	start := time.Now()
 	h, err := t.Locker.Acquire(ctx, key)
 	if err != nil {
@@ -119,7 +121,7 @@ func (t *timed) Acquire(ctx context.Context, key string) (Held, error) {
 }
 
 type timedHeld struct {
-	Held
+	bench.Held
 	start time.Time
 	rec   *Recorder
 }
@@ -142,7 +144,7 @@ func (h *timedHeld) Release(ctx context.Context) error {
 // Cycle runs one acquire → hold → release cycle on l (normally a Timed
 // Locker). A hold of zero releases at once. Errors are returned as they
 // are; ctx.Err() when ctx ended.
-func Cycle(ctx context.Context, l Locker, key string, hold time.Duration) error {
+func Cycle(ctx context.Context, l bench.Locker, key string, hold time.Duration) error {
 	h, err := l.Acquire(ctx, key)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package footprint
+package sessions
 
 import (
 	"errors"
@@ -34,7 +34,7 @@ type Line struct {
 }
 
 // ErrTooFewPoints is returned by Fit for fewer than two distinct X.
-var ErrTooFewPoints = errors.New("footprint: a slope needs points at two or more distinct session counts")
+var ErrTooFewPoints = errors.New("sessions: a slope needs points at two or more distinct session counts")
 
 // Fit returns the ordinary least-squares line through points. With memory
 // sampled at several C, Slope is the bytes per session and Intercept the
@@ -45,7 +45,7 @@ func Fit(points []Point) (Line, error) {
 	var mx, my float64
 	for _, p := range points {
 		if math.IsNaN(p.X) || math.IsNaN(p.Y) || math.IsInf(p.X, 0) || math.IsInf(p.Y, 0) {
-			return Line{}, fmt.Errorf("footprint: point %+v is not finite", p)
+			return Line{}, fmt.Errorf("sessions: point %+v is not finite", p)
 		}
 		mx += p.X
 		my += p.Y

@@ -1,4 +1,4 @@
-package bench
+package host
 
 import (
 	"bufio"
@@ -47,7 +47,7 @@ func countTimeWait(path string, want map[netip.AddrPort]bool) (int, error) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("bench: %w", err)
+		return 0, fmt.Errorf("host: %w", err)
 	}
 	defer f.Close()
 	s := bufio.NewScanner(f)

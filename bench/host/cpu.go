@@ -1,4 +1,4 @@
-package bench
+package host
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ const clockTicks = 100
 func ProcessCPU(pid int) (time.Duration, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, fmt.Errorf("bench: %w", err)
+		return 0, fmt.Errorf("host: %w", err)
 	}
 	st, err := parseProcStat(string(data))
 	return st.cpu, err
@@ -33,7 +33,7 @@ func ProcessCPU(pid int) (time.Duration, error) {
 func ProcessGroupCPU(pgid int) (time.Duration, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0, fmt.Errorf("bench: %w", err)
+		return 0, fmt.Errorf("host: %w", err)
 	}
 	var sum time.Duration
 	found := false
@@ -54,7 +54,7 @@ func ProcessGroupCPU(pgid int) (time.Duration, error) {
 		found = true
 	}
 	if !found {
-		return 0, fmt.Errorf("bench: no process in group %d", pgid)
+		return 0, fmt.Errorf("host: no process in group %d", pgid)
 	}
 	return sum, nil
 }
@@ -73,18 +73,18 @@ type procStat struct {
 func parseProcStat(s string) (procStat, error) {
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return procStat{}, fmt.Errorf("bench: malformed /proc stat line %q", s)
+		return procStat{}, fmt.Errorf("host: malformed /proc stat line %q", s)
 	}
 	f := strings.Fields(s[i+1:])
 	// f[0] is field 3 (state); pgrp is field 5, utime field 14 … cstime 17.
 	if len(f) < 15 {
-		return procStat{}, fmt.Errorf("bench: short /proc stat line %q", s)
+		return procStat{}, fmt.Errorf("host: short /proc stat line %q", s)
 	}
 	var n [5]int64
 	for j, field := range []string{f[2], f[11], f[12], f[13], f[14]} {
 		v, err := strconv.ParseInt(field, 10, 64)
 		if err != nil {
-			return procStat{}, fmt.Errorf("bench: /proc stat: %w", err)
+			return procStat{}, fmt.Errorf("host: /proc stat: %w", err)
 		}
 		n[j] = v
 	}
@@ -97,7 +97,7 @@ func parseProcStat(s string) (procStat, error) {
 func SelfCPU() (time.Duration, error) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0, fmt.Errorf("bench: getrusage: %w", err)
+		return 0, fmt.Errorf("host: getrusage: %w", err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }

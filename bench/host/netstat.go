@@ -1,4 +1,4 @@
-package bench
+package host
 
 import (
 	"bufio"
@@ -55,7 +55,7 @@ func parseTCPExt(sc *bufio.Scanner) (map[string]int64, error) {
 		for i, k := range keys[1:] {
 			v, err := strconv.ParseInt(vals[i+1], 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("bench: netstat TcpExt %s: %w", k, err)
+				return nil, fmt.Errorf("host: netstat TcpExt %s: %w", k, err)
 			}
 			m[k] = v
 		}
@@ -64,5 +64,5 @@ func parseTCPExt(sc *bufio.Scanner) (map[string]int64, error) {
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
-	return nil, fmt.Errorf("bench: no TcpExt lines in netstat")
+	return nil, fmt.Errorf("host: no TcpExt lines in netstat")
 }
