@@ -2,32 +2,61 @@ package host
 
 import (
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
 
-func TestParseProcStat(t *testing.T) {
-	tests := []struct {
-		name, line string
-		want       procStat
-		wantErr    bool
-	}{
-		{"plain", "42 (redis-server) S 1 42 42 0 -1 4194560 100 0 0 0 150 50 7 3 20 0 4 0 100 0 0",
-			procStat{pgrp: 42, cpu: 2 * time.Second, children: 100 * time.Millisecond}, false},
-		{"spaces and parens in comm", "7 (a b) (c)) R 1 9 7 0 -1 0 0 0 0 0 3 4 0 0 20 0 1 0 5 0 0",
-			procStat{pgrp: 9, cpu: 70 * time.Millisecond}, false},
-		{"no comm", "garbage", procStat{}, true},
-		{"short", "1 (x) S 1 2 3", procStat{}, true},
-		{"not a number", "1 (x) S 1 1 1 0 -1 0 0 0 0 0 x 4 0 0", procStat{}, true},
+// fakeProc points procRoot at a directory of its own for the test and
+// writes files (path relative to /proc: contents) there.
+func fakeProc(t *testing.T, files map[string]string) {
+	t.Helper()
+	root := t.TempDir()
+	for name, body := range files {
+		path := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseProcStat(tt.line)
-			if (err != nil) != tt.wantErr || got != tt.want {
-				t.Fatalf("parseProcStat = %+v, %v; want %+v, error %v", got, err, tt.want, tt.wantErr)
-			}
-		})
+	old := procRoot
+	procRoot = root
+	t.Cleanup(func() { procRoot = old })
+}
+
+// The CPU of a process is utime+stime of its stat line; a group adds its
+// members' waited-for children (cutime+cstime). Fields are counted from
+// the last ')', since the command name may hold spaces and parentheses.
+func TestCPUFromStatLines(t *testing.T) {
+	// The kernel writes 52 fields; the tail past field 22 stays zero here.
+	tail := strings.Repeat(" 0", 30) + "\n"
+	fakeProc(t, map[string]string{
+		"42/stat": "42 (redis-server) S 1 42 42 0 -1 4194560 100 0 0 0 150 50 7 3 20 0 4 0 100 0 0" + tail,
+		"43/stat": "43 (a b) (c)) R 1 42 7 0 -1 0 0 0 0 0 3 4 0 0 20 0 1 0 5 0 0" + tail,
+		"44/stat": "44 (other) S 1 44 44 0 -1 0 0 0 0 0 900 900 0 0 20 0 1 0 5 0 0" + tail,
+		"45/stat": "1 (x) S 1 2 3\n",
+	})
+	for _, tt := range []struct {
+		pid  int
+		want time.Duration
+	}{{42, 2 * time.Second}, {43, 70 * time.Millisecond}, {44, 18 * time.Second}} {
+		if got, err := ProcessCPU(tt.pid); err != nil || got != tt.want {
+			t.Errorf("ProcessCPU(%d) = %v, %v; want %v", tt.pid, got, err, tt.want)
+		}
+	}
+	for _, pid := range []int{45, 46} { // short line, no process
+		if got, err := ProcessCPU(pid); err == nil {
+			t.Errorf("ProcessCPU(%d) = %v, want an error", pid, got)
+		}
+	}
+	// Group 42: 42 (2s + children 100ms) and 43 (70ms); 45's short line
+	// is skipped.
+	if got, err := ProcessGroupCPU(42); err != nil || got != 2170*time.Millisecond {
+		t.Errorf("ProcessGroupCPU(42) = %v, %v; want 2.17s", got, err)
 	}
 }
 

@@ -1,8 +1,6 @@
 package host
 
 import (
-	"bufio"
-	"os"
 	"runtime"
 	"strings"
 
@@ -42,34 +40,40 @@ var recordedSysctls = []string{
 
 func sysctls() map[string]string {
 	m := map[string]string{}
+	fs, err := proc()
+	if err != nil {
+		return m
+	}
 	for _, k := range recordedSysctls {
-		b, err := os.ReadFile("/proc/sys/" + strings.ReplaceAll(k, ".", "/"))
-		if err == nil {
-			m[k] = strings.Join(strings.Fields(string(b)), " ")
+		if v, err := fs.SysctlStrings(k); err == nil {
+			m[k] = strings.Join(v, " ")
 		}
 	}
 	return m
 }
 
+// cpuModel is the model name of the first CPU in /proc/cpuinfo.
 func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
+	fs, err := proc()
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if k, v, ok := strings.Cut(s.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
+	cpus, err := fs.CPUInfo()
+	if err != nil || len(cpus) == 0 {
+		return ""
 	}
-	return ""
+	return cpus[0].ModelName
 }
 
+// kernelRelease is the running kernel's release (kernel.osrelease).
 func kernelRelease() string {
-	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	fs, err := proc()
 	if err != nil {
 		return ""
 	}
-	return strings.TrimSpace(string(b))
+	v, err := fs.SysctlStrings("kernel.osrelease")
+	if err != nil {
+		return ""
+	}
+	return strings.Join(v, " ")
 }

@@ -23,42 +23,26 @@ import (
 // ProcessFootprint samples the local process pid: /proc/<pid>/status for
 // VmRSS and RssAnon, /proc/<pid>/smaps_rollup for Pss when readable.
 func ProcessFootprint(pid int) (bench.Footprint, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	p, err := process(pid)
+	if err != nil {
+		return bench.Footprint{}, err
+	}
+	st, err := p.NewStatus()
 	if err != nil {
 		return bench.Footprint{}, fmt.Errorf("host: %w", err)
 	}
-	s := bench.Footprint{Memory: bench.Memory{Source: "proc"}}
-	kb := kbFields(string(b))
-	var ok bool
-	if s.Total, ok = kb["VmRSS"]; !ok {
+	if st.VmRSS == 0 { // no VmRSS line: a process without memory
 		return bench.Footprint{}, fmt.Errorf("host: /proc/%d/status has no VmRSS (a zombie?)", pid)
 	}
-	s.Anon = kb["RssAnon"]
+	s := bench.Footprint{Memory: bench.Memory{Total: st.VmRSS, Anon: st.RssAnon, Source: "proc"}}
 	// smaps_rollup needs ptrace read access; without it PSS stays 0.
-	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid)); err == nil {
-		s.PSS = kbFields(string(b))["Pss"]
+	if r, err := p.ProcSMapsRollup(); err == nil {
+		s.PSS = r.Pss
 	}
 	if s.CPU, err = ProcessCPU(pid); err != nil {
 		return bench.Footprint{}, err
 	}
 	return s, nil
-}
-
-// kbFields parses "Name:   123 kB" lines into bytes by name; lines of
-// another shape are skipped.
-func kbFields(s string) map[string]uint64 {
-	out := map[string]uint64{}
-	for line := range strings.Lines(s) {
-		name, rest, ok := strings.Cut(line, ":")
-		f := strings.Fields(rest)
-		if !ok || len(f) != 2 || f[1] != "kB" {
-			continue
-		}
-		if n, err := strconv.ParseUint(f[0], 10, 64); err == nil {
-			out[name] = n << 10
-		}
-	}
-	return out
 }
 
 // CgroupStatMemory reads a cgroup's usage and memory.stat, which is also

@@ -11,19 +11,6 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 )
 
-func TestKBFields(t *testing.T) {
-	got := kbFields("Name:\tx\nVmRSS:\t    2036 kB\nRssAnon:\t 164 kB\nThreads:\t1\nPss:  221 kB\n")
-	want := map[string]uint64{"VmRSS": 2036 << 10, "RssAnon": 164 << 10, "Pss": 221 << 10}
-	if len(got) != len(want) {
-		t.Fatalf("kbFields = %v, want %v", got, want)
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%s = %d, want %d", k, got[k], v)
-		}
-	}
-}
-
 func TestCgroupMemory(t *testing.T) {
 	for _, tc := range []struct {
 		name  string

@@ -1,12 +1,6 @@
 package host
 
-import (
-	"bufio"
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
-)
+import "fmt"
 
 // FastOpen are the kernel's TCP Fast Open counters (TcpExt of
 // /proc/net/netstat) of the bench process's network namespace. They tell
@@ -19,50 +13,36 @@ type FastOpen struct {
 	Active, ActiveFail, Passive int64
 }
 
-// ReadFastOpen reads the TCP Fast Open counters of this network namespace.
+// ReadFastOpen reads the TCP Fast Open counters of this network namespace
+// (/proc/self/net/netstat, which /proc/net/netstat links to). A counter
+// the kernel does not have reads 0.
 func ReadFastOpen() (FastOpen, error) {
-	f, err := os.Open("/proc/net/netstat")
+	fs, err := proc()
 	if err != nil {
 		return FastOpen{}, err
 	}
-	defer f.Close()
-	vals, err := parseTCPExt(bufio.NewScanner(f))
+	self, err := fs.Self()
 	if err != nil {
-		return FastOpen{}, err
+		return FastOpen{}, fmt.Errorf("host: %w", err)
 	}
-	return FastOpen{Active: vals["TCPFastOpenActive"], ActiveFail: vals["TCPFastOpenActiveFail"], Passive: vals["TCPFastOpenPassive"]}, nil
+	st, err := self.Netstat()
+	if err != nil {
+		return FastOpen{}, fmt.Errorf("host: netstat: %w", err)
+	}
+	count := func(v *float64) int64 {
+		if v == nil {
+			return 0
+		}
+		return int64(*v)
+	}
+	return FastOpen{
+		Active:     count(st.TCPFastOpenActive),
+		ActiveFail: count(st.TCPFastOpenActiveFail),
+		Passive:    count(st.TCPFastOpenPassive),
+	}, nil
 }
 
 // Sub returns the counts since o.
 func (f FastOpen) Sub(o FastOpen) FastOpen {
 	return FastOpen{Active: f.Active - o.Active, ActiveFail: f.ActiveFail - o.ActiveFail, Passive: f.Passive - o.Passive}
-}
-
-// parseTCPExt reads the TcpExt pair of lines (names, then values) of a
-// /proc/net/netstat text.
-func parseTCPExt(sc *bufio.Scanner) (map[string]int64, error) {
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		keys := strings.Fields(sc.Text())
-		if !sc.Scan() {
-			break
-		}
-		vals := strings.Fields(sc.Text())
-		if len(keys) == 0 || keys[0] != "TcpExt:" || len(vals) != len(keys) {
-			continue
-		}
-		m := map[string]int64{}
-		for i, k := range keys[1:] {
-			v, err := strconv.ParseInt(vals[i+1], 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("host: netstat TcpExt %s: %w", k, err)
-			}
-			m[k] = v
-		}
-		return m, nil
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	return nil, fmt.Errorf("host: no TcpExt lines in netstat")
 }

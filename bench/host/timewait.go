@@ -1,13 +1,12 @@
 package host
 
 import (
-	"bufio"
-	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/netip"
-	"os"
-	"strconv"
-	"strings"
+
+	"github.com/prometheus/procfs"
 )
 
 // TimeWaitTo counts this network namespace's TCP sockets in TIME_WAIT whose
@@ -27,62 +26,31 @@ func TimeWaitTo(addrs []string) (int, error) {
 	if len(want) == 0 {
 		return 0, nil
 	}
+	pfs, err := proc()
+	if err != nil {
+		return 0, err
+	}
 	n := 0
-	for _, path := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		c, err := countTimeWait(path, want)
-		if err != nil {
-			return 0, err
+	for _, read := range []func() (procfs.NetTCP, error){pfs.NetTCP, pfs.NetTCP6} {
+		socks, err := read()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // no IPv6 in this kernel
 		}
-		n += c
+		if err != nil {
+			return 0, fmt.Errorf("host: %w", err)
+		}
+		for _, s := range socks {
+			if s.St != tcpTimeWait {
+				continue
+			}
+			ip, ok := netip.AddrFromSlice(s.RemAddr)
+			if ok && s.RemPort <= 0xffff && want[netip.AddrPortFrom(ip.Unmap(), uint16(s.RemPort))] {
+				n++
+			}
+		}
 	}
 	return n, nil
 }
 
 // tcpTimeWait is the TIME_WAIT state in /proc/net/tcp's "st" column.
-const tcpTimeWait = "06"
-
-func countTimeWait(path string, want map[netip.AddrPort]bool) (int, error) {
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("host: %w", err)
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	s.Scan() // header
-	n := 0
-	for s.Scan() {
-		f := strings.Fields(s.Text())
-		if len(f) < 4 || f[3] != tcpTimeWait {
-			continue
-		}
-		if ap, ok := parseProcAddr(f[2]); ok && want[ap] {
-			n++
-		}
-	}
-	return n, s.Err()
-}
-
-// parseProcAddr decodes a /proc/net/tcp address "0100007F:1F90": the IP as
-// 32-bit words in host (little-endian) order, the port big-endian hex.
-func parseProcAddr(s string) (netip.AddrPort, bool) {
-	host, port, ok := strings.Cut(s, ":")
-	if !ok {
-		return netip.AddrPort{}, false
-	}
-	b, err := hex.DecodeString(host)
-	if err != nil || (len(b) != 4 && len(b) != 16) {
-		return netip.AddrPort{}, false
-	}
-	for i := 0; i < len(b); i += 4 {
-		b[i], b[i+1], b[i+2], b[i+3] = b[i+3], b[i+2], b[i+1], b[i]
-	}
-	p, err := strconv.ParseUint(port, 16, 16)
-	if err != nil {
-		return netip.AddrPort{}, false
-	}
-	ip, _ := netip.AddrFromSlice(b)
-	return netip.AddrPortFrom(ip.Unmap(), uint16(p)), true
-}
+const tcpTimeWait = 0x06
