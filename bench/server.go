@@ -182,6 +182,10 @@ type Deployment interface {
 	Close() error
 }
 
+// ErrNoServers is wrapped when a contender's servers are missing from the
+// deployment (run.CheckDeployment) or a list of servers is empty.
+var ErrNoServers = errors.New("bench: no servers for spec")
+
 // Addrs returns the addresses of servers.
 func Addrs(servers []Server) []string {
 	addrs := make([]string, len(servers))

@@ -11,6 +11,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/benchtest"
 	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/run"
 )
 
 // locks returns the contender table's base locks (no floors, no
@@ -56,7 +57,7 @@ func dialable(c bench.Contender) bool { return c.OpenWith != nil }
 // results.
 func runScenario(ctx context.Context, t *testing.T, s bench.Scenario, cs []bench.Contender, d bench.Deployment, lease time.Duration) *results.Results {
 	t.Helper()
-	r := bench.Runner{Scenarios: []bench.Scenario{s}, Contenders: cs, Deployment: d, Lease: lease}
+	r := run.Runner{Scenarios: []bench.Scenario{s}, Contenders: cs, Deployment: d, Lease: lease}
 	res := &results.Results{SchemaVersion: results.SchemaVersion, RunID: "smoke", StartedAt: time.Now()}
 	d.Describe(&res.Environment)
 	if err := r.Run(ctx, res); err != nil {

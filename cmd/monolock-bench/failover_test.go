@@ -44,7 +44,7 @@ func TestFailoverContainers(t *testing.T) {
 		contenders: cs, backend: "containers", quick: true, repetitions: 1, out: out, lease: 2 * time.Second,
 	}
 	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), o, &stdout, &stderr); code != exitOK {
+	if code := runSuite(context.Background(), o, &stdout, &stderr); code != exitOK {
 		t.Fatalf("run = %d, stderr:\n%s", code, stderr.String())
 	}
 	r, err := results.Load(filepath.Join(out, "results.json"))

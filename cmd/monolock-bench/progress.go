@@ -9,10 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/monolock/monolock-bench/bench/run"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
-
-	"github.com/monolock/monolock-bench/bench"
 )
 
 // isTerminal reports whether f is a character device and CI is unset: live
@@ -31,13 +30,13 @@ type lineProgress struct {
 	start time.Time
 }
 
-func (p *lineProgress) Start(s bench.Step) {
+func (p *lineProgress) Start(s run.Step) {
 	p.start = time.Now()
 	fmt.Fprintf(p.w, "[%d/%d] %s %s %s repetition %d/%d (ETA %s)\n",
 		s.Index, s.Total, s.Scenario, s.Variant, s.Contender, s.Repetition, s.Repetitions, s.Remaining.Round(time.Second))
 }
 
-func (p *lineProgress) Finish(s bench.Step, err error) {
+func (p *lineProgress) Finish(s run.Step, err error) {
 	switch {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(p.w, "[%d/%d] interrupted\n", s.Index, s.Total)
@@ -64,7 +63,7 @@ func newBarProgress(w io.Writer) *barProgress {
 	return b
 }
 
-func (b *barProgress) Start(s bench.Step) {
+func (b *barProgress) Start(s run.Step) {
 	b.mu.Lock()
 	b.lbl = fmt.Sprintf("%s %s %s rep %d/%d", s.Scenario, s.Variant, s.Contender, s.Repetition, s.Repetitions)
 	b.eta = s.Remaining
@@ -85,7 +84,7 @@ func (b *barProgress) Start(s bench.Step) {
 	}
 }
 
-func (b *barProgress) Finish(s bench.Step, err error) {
+func (b *barProgress) Finish(s run.Step, err error) {
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(b.p, "%s %s %s repetition %d failed: %v\n", s.Scenario, s.Variant, s.Contender, s.Repetition, err)
 	}

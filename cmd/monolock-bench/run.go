@@ -24,6 +24,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/output/markdown"
 	"github.com/monolock/monolock-bench/bench/output/report"
 	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/run"
 	"github.com/monolock/monolock-bench/redisbench"
 )
 
@@ -240,10 +241,11 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "monolock-bench run: %v\n", err)
 		return exitUsage
 	}
-	return run(ctx, o, stdout, stderr)
+	return runSuite(ctx, o, stdout, stderr)
 }
 
-func run(ctx context.Context, o *runOptions, stdout, stderr io.Writer) int {
+// runSuite runs the suite as o says and writes its results and report.
+func runSuite(ctx context.Context, o *runOptions, stdout, stderr io.Writer) int {
 	log := slog.Default()
 	started := time.Now()
 	res := &results.Results{
@@ -274,7 +276,7 @@ func run(ctx context.Context, o *runOptions, stdout, stderr io.Writer) int {
 	d.Describe(&res.Environment)
 	serverVersions(ctx, d, o.contenders, &res.Environment)
 
-	runner := &bench.Runner{
+	runner := &run.Runner{
 		Scenarios: o.scenarios, Contenders: o.contenders, Deployment: d,
 		Repetitions: o.repetitions, Quick: o.quick, Lease: o.lease, Logger: log,
 	}
@@ -364,7 +366,7 @@ func deploy(ctx context.Context, o *runOptions, log *slog.Logger) (bench.Deploym
 		}
 		d = ed
 	}
-	if err := bench.CheckDeployment(d, o.contenders); err != nil {
+	if err := run.CheckDeployment(d, o.contenders); err != nil {
 		d.Close()
 		return nil, err
 	}

@@ -82,7 +82,7 @@ func TestSmoke(t *testing.T) {
 				quick: true, repetitions: 2, out: out, lease: 5 * time.Second,
 			}
 			var stdout, stderr bytes.Buffer
-			if code := run(context.Background(), o, &stdout, &stderr); code != exitOK {
+			if code := runSuite(context.Background(), o, &stdout, &stderr); code != exitOK {
 				t.Fatalf("run = %d, stderr:\n%s", code, stderr.String())
 			}
 			r, err := results.Load(filepath.Join(out, "results.json"))
@@ -195,7 +195,7 @@ func TestInterrupt(t *testing.T) {
 	var stdout bytes.Buffer
 	var stderr lockedBuffer // read here while run writes it
 	done := make(chan int)
-	go func() { done <- run(ctx, o, &stdout, &stderr) }()
+	go func() { done <- runSuite(ctx, o, &stdout, &stderr) }()
 	// Cancel once some repetitions finished.
 	deadline := time.Now().Add(2 * time.Minute)
 	for !strings.Contains(stderr.String(), "[4/") && time.Now().Before(deadline) {

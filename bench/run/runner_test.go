@@ -1,4 +1,4 @@
-package bench
+package run
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -21,7 +22,7 @@ type scriptedLocker struct {
 	lost                 bool
 }
 
-func (s *scriptedLocker) Acquire(ctx context.Context, _ string) (Held, error) {
+func (s *scriptedLocker) Acquire(ctx context.Context, _ string) (bench.Held, error) {
 	select {
 	case <-time.After(s.acquireIn):
 	case <-ctx.Done():
@@ -59,25 +60,25 @@ func (f fakeServer) OpsAddr() string { return "" }
 func (fakeServer) CPU(context.Context) (time.Duration, string, bool, error) {
 	return 0, "fake", true, nil
 }
-func (fakeServer) Kill(context.Context) error    { return ErrNotSupported }
-func (fakeServer) Stop(context.Context) error    { return ErrNotSupported }
-func (fakeServer) Restart(context.Context) error { return ErrNotSupported }
-func (fakeServer) Pause(context.Context) error   { return ErrNotSupported }
-func (fakeServer) Unpause(context.Context) error { return ErrNotSupported }
-func (fakeServer) Cut(context.Context) error     { return ErrNotSupported }
-func (fakeServer) Restore(context.Context) error { return ErrNotSupported }
+func (fakeServer) Kill(context.Context) error    { return bench.ErrNotSupported }
+func (fakeServer) Stop(context.Context) error    { return bench.ErrNotSupported }
+func (fakeServer) Restart(context.Context) error { return bench.ErrNotSupported }
+func (fakeServer) Pause(context.Context) error   { return bench.ErrNotSupported }
+func (fakeServer) Unpause(context.Context) error { return bench.ErrNotSupported }
+func (fakeServer) Cut(context.Context) error     { return bench.ErrNotSupported }
+func (fakeServer) Restore(context.Context) error { return bench.ErrNotSupported }
 
 // fakeDeployment has one server of every spec.
 type fakeDeployment struct{}
 
-func (fakeDeployment) Servers(spec string) []Server      { return []Server{fakeServer{spec}} }
-func (fakeDeployment) Describe(env *results.Environment) { env.Backend = "local" }
-func (fakeDeployment) Close() error                      { return nil }
+func (fakeDeployment) Servers(spec string) []bench.Server { return []bench.Server{fakeServer{spec}} }
+func (fakeDeployment) Describe(env *results.Environment)  { env.Backend = "local" }
+func (fakeDeployment) Close() error                       { return nil }
 
 func TestRunnerPlansRecordsAndStopsPartial(t *testing.T) {
-	open := func(context.Context, []string, time.Duration) (Locker, error) { return &scriptedLocker{}, nil }
-	ra, rf := &ServerSpec{Name: "ra"}, &ServerSpec{Name: "rf"}
-	contenders := []Contender{
+	open := func(context.Context, []string, time.Duration) (bench.Locker, error) { return &scriptedLocker{}, nil }
+	ra, rf := &bench.ServerSpec{Name: "ra"}, &bench.ServerSpec{Name: "rf"}
+	contenders := []bench.Contender{
 		{Name: "a", Label: "A", Family: "fa", Colour: "#010203", Server: ra, Open: open,
 			Settings: results.Settings{"wait": "x", "lease": "a contender cannot override the run's lease"}},
 		{Name: "spin", Server: ra, Open: open, ContendedOnly: true},
@@ -86,9 +87,9 @@ func TestRunnerPlansRecordsAndStopsPartial(t *testing.T) {
 	var runs []string
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	variant := func(name string, contended bool) Variant {
-		return Variant{Name: name, Contended: contended, Estimate: time.Second,
-			Run: func(ctx context.Context, env *Env) (results.Raw, error) {
+	variant := func(name string, contended bool) bench.Variant {
+		return bench.Variant{Name: name, Contended: contended, Estimate: time.Second,
+			Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 				runs = append(runs, name+"/"+env.Contender.Name)
 				if len(env.Addrs) != 1 || env.Addrs[0] != env.Contender.Server.Name+":1" {
 					t.Errorf("%s: addresses %v", env.Contender.Name, env.Addrs)
@@ -103,13 +104,13 @@ func TestRunnerPlansRecordsAndStopsPartial(t *testing.T) {
 				return results.Raw{Metrics: []results.Metric{{Name: "m", Unit: "u", Value: float64(len(runs))}}}, nil
 			}}
 	}
-	scen := []Scenario{
-		{Name: "s1", Floors: true, Better: map[string]string{"m": HigherIsBetter},
+	scen := []bench.Scenario{
+		{Name: "s1", Floors: true, Better: map[string]string{"m": bench.HigherIsBetter},
 			Settings: func(bool) results.Settings { return results.Settings{"k": "v"} },
-			Variants: func(bool) []Variant { return []Variant{variant("broken", false), variant("shared", true)} }},
+			Variants: func(bool) []bench.Variant { return []bench.Variant{variant("broken", false), variant("shared", true)} }},
 		{Name: "s2",
 			Settings: func(bool) results.Settings { return nil },
-			Variants: func(bool) []Variant { return []Variant{variant("never", false)} }},
+			Variants: func(bool) []bench.Variant { return []bench.Variant{variant("never", false)} }},
 	}
 	r := &Runner{Scenarios: scen, Contenders: contenders, Deployment: fakeDeployment{}, Lease: time.Second}
 	res := &results.Results{}
@@ -130,7 +131,7 @@ func TestRunnerPlansRecordsAndStopsPartial(t *testing.T) {
 	if res.Parameters.Contender["a"]["lease"] != "1s" || res.Parameters.Contender["a"]["wait"] != "x" {
 		t.Fatalf("contender parameters %v", res.Parameters.Contender["a"])
 	}
-	if len(res.Summary) != 4 || res.Summary[0].Scenario != "s1" || res.Summary[0].Better != HigherIsBetter {
+	if len(res.Summary) != 4 || res.Summary[0].Scenario != "s1" || res.Summary[0].Better != bench.HigherIsBetter {
 		t.Fatalf("summary %+v", res.Summary)
 	}
 	want0 := results.ContenderInfo{Name: "a", Label: "A", Family: "fa", Colour: "#010203"}
@@ -141,25 +142,8 @@ func TestRunnerPlansRecordsAndStopsPartial(t *testing.T) {
 	if err := CheckDeployment(fakeDeployment{}, contenders); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckDeployment(fakeDeployment{}, []Contender{{Name: "x", Server: &ServerSpec{Name: "x", Replicas: 2}}}); !errors.Is(err, ErrNoServers) {
-		t.Fatalf("CheckDeployment with a server missing = %v, want ErrNoServers", err)
-	}
-}
-
-func TestSpecs(t *testing.T) {
-	a, b := &ServerSpec{Name: "a", Replicas: 3}, &ServerSpec{Name: "b"}
-	specs, err := Specs([]Contender{{Name: "x", Server: a}, {Name: "y", Server: b}, {Name: "z", Server: a}})
-	if err != nil || len(specs) != 2 || specs[0] != a || specs[1] != b {
-		t.Fatalf("Specs = %v, %v; want a, b once each", specs, err)
-	}
-	if _, err := Specs([]Contender{{Name: "x", Server: a}, {Name: "y", Server: &ServerSpec{Name: "a"}}}); err == nil {
-		t.Fatal("two different specs named a were accepted")
-	}
-	if _, err := Specs([]Contender{{Name: "x"}}); err == nil {
-		t.Fatal("a contender without a spec was accepted")
-	}
-	if a.ServerName(1) != "a-2" || b.ServerName(0) != "b" || b.FlagStem() != "b" {
-		t.Fatalf("names %q %q %q", a.ServerName(1), b.ServerName(0), b.FlagStem())
+	if err := CheckDeployment(fakeDeployment{}, []bench.Contender{{Name: "x", Server: &bench.ServerSpec{Name: "x", Replicas: 2}}}); !errors.Is(err, bench.ErrNoServers) {
+		t.Fatalf("CheckDeployment with a server missing = %v, want bench.ErrNoServers", err)
 	}
 }
 
@@ -167,16 +151,16 @@ func TestSpecs(t *testing.T) {
 // repetition's record, is not a failure, adds nothing to the summary and
 // is told to Progress.
 func TestRunnerRecordsSkips(t *testing.T) {
-	open := func(context.Context, []string, time.Duration) (Locker, error) { return &scriptedLocker{}, nil }
-	c := Contender{Name: "a", Server: &ServerSpec{Name: "ra"}, Open: open}
-	s := Scenario{Name: "s", Settings: func(bool) results.Settings { return nil },
-		Variants: func(bool) []Variant {
-			return []Variant{{Name: "v", Run: func(context.Context, *Env) (results.Raw, error) {
+	open := func(context.Context, []string, time.Duration) (bench.Locker, error) { return &scriptedLocker{}, nil }
+	c := bench.Contender{Name: "a", Server: &bench.ServerSpec{Name: "ra"}, Open: open}
+	s := bench.Scenario{Name: "s", Settings: func(bool) results.Settings { return nil },
+		Variants: func(bool) []bench.Variant {
+			return []bench.Variant{{Name: "v", Run: func(context.Context, *bench.Env) (results.Raw, error) {
 				return results.Raw{Skipped: "no minority"}, nil
 			}}}
 		}}
 	p := &skipProgress{}
-	r := &Runner{Scenarios: []Scenario{s}, Contenders: []Contender{c}, Deployment: fakeDeployment{}, Repetitions: 2, Lease: time.Second, Progress: p}
+	r := &Runner{Scenarios: []bench.Scenario{s}, Contenders: []bench.Contender{c}, Deployment: fakeDeployment{}, Repetitions: 2, Lease: time.Second, Progress: p}
 	res := &results.Results{}
 	if err := r.Run(context.Background(), res); err != nil {
 		t.Fatal(err)
@@ -205,16 +189,16 @@ func (p *skipProgress) Finish(s Step, err error) {
 // An interleaved variant runs once per repetition for all its contenders;
 // each contender gets its own record or its own failure.
 func TestRunnerInterleaved(t *testing.T) {
-	open := func(context.Context, []string, time.Duration) (Locker, error) { return &scriptedLocker{}, nil }
-	ra, rf := &ServerSpec{Name: "ra"}, &ServerSpec{Name: "rf"}
-	contenders := []Contender{
+	open := func(context.Context, []string, time.Duration) (bench.Locker, error) { return &scriptedLocker{}, nil }
+	ra, rf := &bench.ServerSpec{Name: "ra"}, &bench.ServerSpec{Name: "rf"}
+	contenders := []bench.Contender{
 		{Name: "a", Server: ra, Open: open},
 		{Name: "spin", Server: ra, Open: open, ContendedOnly: true},
 		{Name: "floor", Server: rf, Open: open, Floor: true},
 	}
 	var calls [][]string
-	v := Variant{Name: "w1", Estimate: time.Second,
-		Interleaved: func(_ context.Context, envs []*Env) ([]results.Raw, []error) {
+	v := bench.Variant{Name: "w1", Estimate: time.Second,
+		Interleaved: func(_ context.Context, envs []*bench.Env) ([]results.Raw, []error) {
 			var names []string
 			raws, errs := make([]results.Raw, len(envs)), make([]error, len(envs))
 			for i, e := range envs {
@@ -230,8 +214,8 @@ func TestRunnerInterleaved(t *testing.T) {
 			calls = append(calls, names)
 			return raws, errs
 		}}
-	scen := []Scenario{{Name: "latency", Floors: true, Settings: func(bool) results.Settings { return nil },
-		Variants: func(bool) []Variant { return []Variant{v} }}}
+	scen := []bench.Scenario{{Name: "latency", Floors: true, Settings: func(bool) results.Settings { return nil },
+		Variants: func(bool) []bench.Variant { return []bench.Variant{v} }}}
 	r := &Runner{Scenarios: scen, Contenders: contenders, Deployment: fakeDeployment{}, Lease: time.Second, Repetitions: 2}
 	res := &results.Results{}
 	if err := r.Run(context.Background(), res); err == nil || !strings.Contains(err.Error(), "boom") {
@@ -260,20 +244,20 @@ func TestRunnerInterleaved(t *testing.T) {
 }
 
 func TestRunnerCapsVariantRepetitions(t *testing.T) {
-	open := func(context.Context, []string, time.Duration) (Locker, error) { return &scriptedLocker{}, nil }
-	contenders := []Contender{{Name: "a", Server: &ServerSpec{Name: "ra"}, Open: open}}
+	open := func(context.Context, []string, time.Duration) (bench.Locker, error) { return &scriptedLocker{}, nil }
+	contenders := []bench.Contender{{Name: "a", Server: &bench.ServerSpec{Name: "ra"}, Open: open}}
 	var runs []string
-	variant := func(name string, maxReps int) Variant {
-		return Variant{Name: name, Estimate: time.Second, MaxRepetitions: maxReps,
-			Run: func(ctx context.Context, env *Env) (results.Raw, error) {
+	variant := func(name string, maxReps int) bench.Variant {
+		return bench.Variant{Name: name, Estimate: time.Second, MaxRepetitions: maxReps,
+			Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 				runs = append(runs, name)
 				return results.Raw{}, nil
 			}}
 	}
 	r := &Runner{Repetitions: 3, Contenders: contenders, Deployment: fakeDeployment{}, Lease: time.Second,
-		Scenarios: []Scenario{{Name: "s",
+		Scenarios: []bench.Scenario{{Name: "s",
 			Settings: func(bool) results.Settings { return nil },
-			Variants: func(bool) []Variant { return []Variant{variant("all", 0), variant("once", 1)} }}}}
+			Variants: func(bool) []bench.Variant { return []bench.Variant{variant("all", 0), variant("once", 1)} }}}}
 	if err := r.Run(context.Background(), &results.Results{}); err != nil {
 		t.Fatal(err)
 	}
@@ -286,12 +270,12 @@ func TestRunnerCapsVariantRepetitions(t *testing.T) {
 // a contender skipped in a repetition costs nothing in the later ones and
 // stays out of the scale.
 func TestETA(t *testing.T) {
-	ra := &ServerSpec{Name: "ra"}
-	contenders := []Contender{{Name: "a", Server: ra}, {Name: "b", Server: ra}}
-	v := Variant{Name: "v", Estimate: time.Second, Run: func(context.Context, *Env) (results.Raw, error) { return results.Raw{}, nil }}
-	w := Variant{Name: "w", Estimate: time.Second, Interleaved: func(context.Context, []*Env) ([]results.Raw, []error) { return nil, nil }}
-	s := Scenario{Name: "s", Variants: func(bool) []Variant { return []Variant{v, w} }}
-	r := &Runner{Scenarios: []Scenario{s}, Contenders: contenders}
+	ra := &bench.ServerSpec{Name: "ra"}
+	contenders := []bench.Contender{{Name: "a", Server: ra}, {Name: "b", Server: ra}}
+	v := bench.Variant{Name: "v", Estimate: time.Second, Run: func(context.Context, *bench.Env) (results.Raw, error) { return results.Raw{}, nil }}
+	w := bench.Variant{Name: "w", Estimate: time.Second, Interleaved: func(context.Context, []*bench.Env) ([]results.Raw, []error) { return nil, nil }}
+	s := bench.Scenario{Name: "s", Variants: func(bool) []bench.Variant { return []bench.Variant{v, w} }}
+	r := &Runner{Scenarios: []bench.Scenario{s}, Contenders: contenders}
 	steps := r.plan(2) // v a/1 b/1 a/2 b/2, w ab/1 ab/2
 	if len(steps) != 6 {
 		t.Fatalf("%d steps", len(steps))
@@ -315,13 +299,13 @@ func TestETA(t *testing.T) {
 // A variant holding more claims than a contender's MaxClaims is skipped at
 // once, so the ETA does not count it.
 func TestETAClaimsBeyondMaxClaims(t *testing.T) {
-	ra := &ServerSpec{Name: "ra"}
-	contenders := []Contender{{Name: "a", Server: ra}, {Name: "pool", Server: ra, MaxClaims: 80}}
-	run := func(context.Context, *Env) (results.Raw, error) { return results.Raw{}, nil }
-	small := Variant{Name: "small", Estimate: time.Second, Claims: 80, Run: run}
-	big := Variant{Name: "big", Estimate: 10 * time.Second, Claims: 1000, Run: run}
-	s := Scenario{Name: "s", Variants: func(bool) []Variant { return []Variant{small, big} }}
-	steps := (&Runner{Scenarios: []Scenario{s}, Contenders: contenders}).plan(1)
+	ra := &bench.ServerSpec{Name: "ra"}
+	contenders := []bench.Contender{{Name: "a", Server: ra}, {Name: "pool", Server: ra, MaxClaims: 80}}
+	run := func(context.Context, *bench.Env) (results.Raw, error) { return results.Raw{}, nil }
+	small := bench.Variant{Name: "small", Estimate: time.Second, Claims: 80, Run: run}
+	big := bench.Variant{Name: "big", Estimate: 10 * time.Second, Claims: 1000, Run: run}
+	s := bench.Scenario{Name: "s", Variants: func(bool) []bench.Variant { return []bench.Variant{small, big} }}
+	steps := (&Runner{Scenarios: []bench.Scenario{s}, Contenders: contenders}).plan(1)
 	m := etaModel{skips: map[string]bool{}}
 	if got := m.remaining(steps); got != 12*time.Second {
 		t.Fatalf("remaining %v, want 12s: small for both, big for a alone", got)

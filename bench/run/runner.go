@@ -1,4 +1,7 @@
-package bench
+// Package run is the runner: it plans every scenario × variant ×
+// repetition × contender of a run against one deployment, estimates the
+// time left (the ETA), reports progress and fills a results.Results.
+package run
 
 import (
 	"context"
@@ -11,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -18,9 +22,9 @@ import (
 // against one Deployment. Contenders are interleaved inside each repetition
 // so that slow drift of the machine spreads over all of them.
 type Runner struct {
-	Scenarios  []Scenario
-	Contenders []Contender
-	Deployment Deployment
+	Scenarios  []bench.Scenario
+	Contenders []bench.Contender
+	Deployment bench.Deployment
 	// Repetitions is the number of repetitions; default 1 when zero.
 	Repetitions int
 	// Quick shortens every scenario.
@@ -56,12 +60,12 @@ type Progress interface {
 
 type plannedStep struct {
 	Step
-	scenario  *Scenario
-	variant   Variant
-	contender Contender
+	scenario  *bench.Scenario
+	variant   bench.Variant
+	contender bench.Contender
 	// together are the contenders of an interleaved variant's step (one
 	// step per repetition); contender is then the zero value.
-	together []Contender
+	together []bench.Contender
 }
 
 // Run fills res.Parameters, res.Contenders, res.Claims, res.Raw, res.Summary and
@@ -142,7 +146,7 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 			if err := errs[j]; err != nil {
 				at := st.Scenario + "/" + st.Variant + "/" + raw.Contender
 				msg := fmt.Sprintf("%s repetition %d failed: %v", at, st.Repetition, err)
-				log.Error("bench: step failed", "scenario", st.Scenario, "variant", st.Variant,
+				log.Error("run: step failed", "scenario", st.Scenario, "variant", st.Variant,
 					"contender", raw.Contender, "repetition", st.Repetition, "err", err)
 				res.Notes = append(res.Notes, msg)
 				failed = append(failed, msg)
@@ -158,7 +162,7 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 	}
 	res.Summary = results.Summarize(res.Raw)
 	if len(failed) > 0 {
-		return fmt.Errorf("bench: %d of %d steps failed, first: %s", len(failed), len(steps), failed[0])
+		return fmt.Errorf("run: %d of %d steps failed, first: %s", len(failed), len(steps), failed[0])
 	}
 	return nil
 }
@@ -185,22 +189,22 @@ func skipReasons(raws []results.Raw, errs []error, interleaved bool) string {
 // contender named, and an error per record (one record, or one per
 // contender of an interleaved step).
 func (r *Runner) runStep(ctx context.Context, st *plannedStep) ([]results.Raw, []error) {
-	env := func(c Contender) *Env {
+	env := func(c bench.Contender) *bench.Env {
 		servers := r.Deployment.Servers(c.Server.Name)
-		return &Env{Contender: c, Servers: servers, Addrs: Addrs(servers), Lease: r.Lease, Deployment: r.Deployment}
+		return &bench.Env{Contender: c, Servers: servers, Addrs: bench.Addrs(servers), Lease: r.Lease, Deployment: r.Deployment}
 	}
 	if st.variant.Interleaved == nil {
 		raw, err := st.variant.Run(ctx, env(st.contender))
 		raw.Contender = st.Contender
 		return []results.Raw{raw}, []error{err}
 	}
-	envs := make([]*Env, len(st.together))
+	envs := make([]*bench.Env, len(st.together))
 	for i, c := range st.together {
 		envs[i] = env(c)
 	}
 	raws, errs := st.variant.Interleaved(ctx, envs)
 	if len(raws) != len(envs) || len(errs) != len(envs) {
-		err := fmt.Errorf("bench: interleaved variant %s returned %d records and %d errors for %d contenders", st.Variant, len(raws), len(errs), len(envs))
+		err := fmt.Errorf("run: interleaved variant %s returned %d records and %d errors for %d contenders", st.Variant, len(raws), len(errs), len(envs))
 		if ctx.Err() != nil { // stopped (Ctrl-C): say so, not a malformed answer
 			err = ctx.Err()
 		}
@@ -230,7 +234,7 @@ func skipKey(st *plannedStep, contender string) string {
 // cost is a step's estimate without the contenders known to skip it:
 // seen skipping it, or holding fewer claims than it needs.
 func (m *etaModel) cost(st *plannedStep) time.Duration {
-	skips := func(c Contender) bool {
+	skips := func(c bench.Contender) bool {
 		return m.skips[skipKey(st, c.Name)] || (c.MaxClaims > 0 && st.variant.Claims > c.MaxClaims)
 	}
 	if len(st.together) == 0 {
@@ -287,7 +291,7 @@ func (r *Runner) plan(reps int) []plannedStep {
 				vreps = min(reps, v.MaxRepetitions)
 			}
 			for rep := 1; rep <= vreps; rep++ {
-				var together []Contender
+				var together []bench.Contender
 				for _, c := range r.Contenders {
 					if (c.Floor && !s.Floors) || (c.ContendedOnly && !v.Contended) ||
 						(len(c.Scenarios) > 0 && !slices.Contains(c.Scenarios, s.Name)) {
@@ -325,7 +329,7 @@ func (r *Runner) plan(reps int) []plannedStep {
 
 // interleavedName names the contenders of an interleaved step for progress
 // and notes.
-func interleavedName(cs []Contender) string {
+func interleavedName(cs []bench.Contender) string {
 	names := make([]string, len(cs))
 	for i, c := range cs {
 		names[i] = c.Name
@@ -333,16 +337,12 @@ func interleavedName(cs []Contender) string {
 	return "interleaved " + strings.Join(names, "+")
 }
 
-// ErrNoServers is returned by CheckDeployment when a contender's servers
-// are missing from the deployment.
-var ErrNoServers = errors.New("bench: no servers for spec")
-
 // CheckDeployment verifies that d has every server of every contender's
 // spec.
-func CheckDeployment(d Deployment, contenders []Contender) error {
+func CheckDeployment(d bench.Deployment, contenders []bench.Contender) error {
 	for _, c := range contenders {
 		if got, want := len(d.Servers(c.Server.Name)), c.Server.Count(); got != want {
-			return fmt.Errorf("%w %q (contender %s): %d of %d servers", ErrNoServers, c.Server.Name, c.Name, got, want)
+			return fmt.Errorf("%w %q (contender %s): %d of %d servers", bench.ErrNoServers, c.Server.Name, c.Name, got, want)
 		}
 	}
 	return nil
