@@ -2,6 +2,9 @@ package bench
 
 import (
 	"context"
+	"fmt"
+	"math"
+	"net/netip"
 	"time"
 )
 
@@ -58,4 +61,77 @@ type Footprint struct {
 type FootprintReader interface {
 	// Footprint samples the server's memory and CPU time now.
 	Footprint(ctx context.Context) (Footprint, error)
+}
+
+// FileLimits is the open-file limit (RLIMIT_NOFILE) of one process and the
+// host's ceilings on it, as data for results.json. Every session is one
+// open file in the server process, and one in the process holding its
+// client connection.
+type FileLimits struct {
+	// Process names the process ("bench", "server", a container name).
+	Process string `json:"process"`
+	// SoftBefore is the soft limit before Raise; Soft the one in force.
+	SoftBefore uint64 `json:"soft_before"`
+	Soft       uint64 `json:"soft"`
+	// Hard is the most the soft limit can be raised to without privilege.
+	Hard uint64 `json:"hard"`
+	// InUse is the number of files the process had open when read.
+	InUse int `json:"in_use"`
+	// NrOpen (fs.nr_open) is the most any hard limit can be set to; 0 if
+	// unreadable. It is a host sysctl the bench reads and never changes.
+	NrOpen uint64 `json:"fs_nr_open,omitempty"`
+}
+
+// MaxSessions is the largest session count whose files fit under the soft
+// limit: (Soft − InUse − reserve) / filesPerSession, at least 0. A
+// monolock session is 1 file in the server and 1 in its client's process.
+// filesPerSession 0 means sessions share connections (a Redis client's
+// pool): any count fits (math.MaxInt) once the reserve does.
+func (l FileLimits) MaxSessions(filesPerSession, reserve int) int {
+	free := int64(l.Soft) - int64(l.InUse) - int64(reserve)
+	switch {
+	case free <= 0:
+		return 0
+	case filesPerSession <= 0:
+		return math.MaxInt
+	}
+	return int(free / int64(filesPerSession))
+}
+
+// Check returns nil when sessions fit in the limit (see MaxSessions), and
+// otherwise an error naming the limit, the largest session count that
+// fits and what to change.
+func (l FileLimits) Check(sessions, filesPerSession, reserve int) error {
+	most := l.MaxSessions(filesPerSession, reserve)
+	if sessions <= most {
+		return nil
+	}
+	fix := "raise the hard limit before the bench starts (ulimit -Hn, systemd LimitNOFILE=, docker run --ulimit nofile=N:N)"
+	if l.Soft < l.Hard {
+		fix = fmt.Sprintf("raise the soft limit to the hard limit %d (host.RaiseFileLimit), or %s", l.Hard, fix)
+	}
+	if l.NrOpen > 0 {
+		fix += fmt.Sprintf("; the host allows at most fs.nr_open = %d", l.NrOpen)
+	}
+	return fmt.Errorf("bench: %d sessions need %d open files in the %s process (%d per session + %d reserve + %d in use), its RLIMIT_NOFILE is %d (hard %d): run at most %d sessions, or %s",
+		sessions, sessions*max(filesPerSession, 0)+reserve+l.InUse, l.Process, max(filesPerSession, 0), reserve, l.InUse, l.Soft, l.Hard, most, fix)
+}
+
+// LimitReader is implemented by the servers of the backends that can read
+// a server process's open-file limit: the local backend and the
+// containers backend where the engine runs on this host. Safe for
+// concurrent use.
+type LimitReader interface {
+	// FileLimits reads the server process's RLIMIT_NOFILE.
+	FileLimits(ctx context.Context) (FileLimits, error)
+}
+
+// Multihomed is implemented by servers that can be reached at more
+// addresses on demand: the containers backend connects the container to
+// more networks. A server on loopback needs none: spread its connections
+// over source addresses (spreaddial.Loopback). Safe for concurrent use.
+type Multihomed interface {
+	// Destinations returns n addresses that reach the server, its own
+	// first, adding addresses as needed.
+	Destinations(ctx context.Context, n int) ([]netip.Addr, error)
 }

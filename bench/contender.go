@@ -79,7 +79,7 @@ func (c Contender) Info() results.ContenderInfo {
 	}
 }
 
-// Dialer makes connections, as net.Dialer does; bench/spreaddial's Dialer
+// Dialer makes connections, as net.Dialer does; bench/load/spreaddial's Dialer
 // and monolock.Dialer have this method.
 type Dialer interface {
 	DialContext(ctx context.Context, network, addr string) (net.Conn, error)

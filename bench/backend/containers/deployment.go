@@ -23,7 +23,6 @@ import (
 	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/output/results"
-	"github.com/monolock/monolock-bench/bench/sessions"
 )
 
 // closeTimeout bounds the removal of the session's containers.
@@ -195,18 +194,18 @@ func (s *server) Footprint(ctx context.Context) (bench.Footprint, error) {
 	return engineFootprint(ctx, s.c.API(), s.c.ID)
 }
 
-// FileLimits implements sessions.LimitReader: the RLIMIT_NOFILE of the
+// FileLimits implements bench.LimitReader: the RLIMIT_NOFILE of the
 // container's main process, read through /proc where the engine runs on
 // this host.
-func (s *server) FileLimits(ctx context.Context) (sessions.FileLimits, error) {
+func (s *server) FileLimits(ctx context.Context) (bench.FileLimits, error) {
 	pid, err := s.c.PID(ctx)
 	if err != nil {
-		return sessions.FileLimits{}, err
+		return bench.FileLimits{}, err
 	}
-	return sessions.ProcessFileLimits(pid, s.c.Name)
+	return host.ProcessFileLimits(pid, s.c.Name)
 }
 
-// Destinations implements spreaddial.Multihomed: the container's address,
+// Destinations implements bench.Multihomed: the container's address,
 // then addresses on extra session networks (engine.Session.ExtraAddr),
 // made on first need and kept.
 func (s *server) Destinations(ctx context.Context, n int) ([]netip.Addr, error) {

@@ -18,7 +18,6 @@ import (
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/host"
-	"github.com/monolock/monolock-bench/bench/sessions"
 )
 
 // startTimeout bounds how long a started server may take to serve.
@@ -299,7 +298,7 @@ func (p *Process) Footprint(context.Context) (bench.Footprint, error) {
 	return host.ProcessFootprint(p.pid())
 }
 
-// FileLimits implements sessions.LimitReader: the child's RLIMIT_NOFILE.
-func (p *Process) FileLimits(context.Context) (sessions.FileLimits, error) {
-	return sessions.ProcessFileLimits(p.pid(), p.name)
+// FileLimits implements bench.LimitReader: the child's RLIMIT_NOFILE.
+func (p *Process) FileLimits(context.Context) (bench.FileLimits, error) {
+	return host.ProcessFileLimits(p.pid(), p.name)
 }

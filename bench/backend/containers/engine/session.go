@@ -234,7 +234,7 @@ func hostHasAddr(ip netip.Addr) bool {
 // ExtraAddr gives c one more address: it creates another bridge network
 // of the session (removed with it) and connects c to it. Each address is
 // another destination for clients, so one host can open another
-// ephemeral port range's worth of connections to c (bench/spreaddial).
+// ephemeral port range's worth of connections to c (bench/load/spreaddial).
 // In PathPublished mode the address is not reachable from the host.
 func (s *Session) ExtraAddr(ctx context.Context, c *Container) (netip.Addr, error) {
 	api := s.provider.Client()

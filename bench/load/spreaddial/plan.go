@@ -1,9 +1,7 @@
 package spreaddial
 
 import (
-	"context"
 	"fmt"
-	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -94,14 +92,4 @@ func NewPlan(sessions int, r PortRange, d *Dialer) Plan {
 			sessions, PairsNeeded(sessions, r), r.Low, r.High, r.Usable(), pairs)
 	}
 	return p
-}
-
-// Multihomed is implemented by servers (bench.Server) that can be reached
-// at more addresses on demand: bench/backend/containers connects the
-// container to more networks. A server on loopback needs none: spread its
-// connections over source addresses (Loopback).
-type Multihomed interface {
-	// Destinations returns n addresses that reach the server, its own
-	// first, adding addresses as needed.
-	Destinations(ctx context.Context, n int) ([]netip.Addr, error)
 }

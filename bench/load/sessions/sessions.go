@@ -179,7 +179,7 @@ func explain(err error) error {
 	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
 		return fmt.Errorf("%w (out of open files: see FileLimits.Check and RLIMIT_NOFILE)", err)
 	case errors.Is(err, syscall.EADDRNOTAVAIL):
-		return fmt.Errorf("%w (out of ephemeral ports: spread the connections over more addresses, see bench/spreaddial)", err)
+		return fmt.Errorf("%w (out of ephemeral ports: spread the connections over more addresses, see bench/load/spreaddial)", err)
 	}
 	return err
 }

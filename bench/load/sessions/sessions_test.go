@@ -11,7 +11,7 @@ import (
 
 	"github.com/monolock/monolock-bench/bench"
 	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
-	"github.com/monolock/monolock-bench/bench/sessions"
+	"github.com/monolock/monolock-bench/bench/load/sessions"
 	"github.com/monolock/monolock-bench/monolock"
 	"github.com/monolock/monolock-bench/monolock/monolocktest"
 )

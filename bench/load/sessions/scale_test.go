@@ -22,8 +22,8 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/host"
-	"github.com/monolock/monolock-bench/bench/sessions"
-	"github.com/monolock/monolock-bench/bench/spreaddial"
+	"github.com/monolock/monolock-bench/bench/load/sessions"
+	"github.com/monolock/monolock-bench/bench/load/spreaddial"
 	"github.com/monolock/monolock-bench/monolock"
 	"github.com/monolock/monolock-bench/redisbench"
 )
@@ -42,21 +42,21 @@ const (
 
 // scaleResult is what the measurement prints, as results.json would hold it.
 type scaleResult struct {
-	Contender       string                `json:"contender"`
-	Sessions        int                   `json:"sessions"`
-	LeaseSeconds    float64               `json:"lease_s"`
-	Empty           bench.Footprint       `json:"empty"`
-	AtC             bench.Footprint       `json:"at_c"`
-	AnonPerSession  float64               `json:"anon_bytes_per_session"`
-	TotalPerSession float64               `json:"total_bytes_per_session"`
-	AnonSlope       sessions.Line         `json:"anon_slope"`
-	Rate            float64               `json:"rate_per_s"`
-	RateName        string                `json:"rate_name"`
-	CPUPerSecond    float64               `json:"server_cpu_s_per_s"`
-	OpenTime        time.Duration         `json:"open_ns"`
-	Extra           map[string]float64    `json:"extra,omitempty"`
-	Limits          []sessions.FileLimits `json:"file_limits"`
-	Ports           *spreaddial.Plan      `json:"ports,omitempty"`
+	Contender       string             `json:"contender"`
+	Sessions        int                `json:"sessions"`
+	LeaseSeconds    float64            `json:"lease_s"`
+	Empty           bench.Footprint    `json:"empty"`
+	AtC             bench.Footprint    `json:"at_c"`
+	AnonPerSession  float64            `json:"anon_bytes_per_session"`
+	TotalPerSession float64            `json:"total_bytes_per_session"`
+	AnonSlope       sessions.Line      `json:"anon_slope"`
+	Rate            float64            `json:"rate_per_s"`
+	RateName        string             `json:"rate_name"`
+	CPUPerSecond    float64            `json:"server_cpu_s_per_s"`
+	OpenTime        time.Duration      `json:"open_ns"`
+	Extra           map[string]float64 `json:"extra,omitempty"`
+	Limits          []bench.FileLimits `json:"file_limits"`
+	Ports           *spreaddial.Plan   `json:"ports,omitempty"`
 }
 
 func (r scaleResult) log(t *testing.T) {
@@ -69,9 +69,9 @@ func (r scaleResult) log(t *testing.T) {
 
 // checkLimits raises this process's open-file limit and skips the test,
 // with the reason, when C sessions cannot fit in it.
-func checkLimits(t *testing.T, filesPerSession int) sessions.FileLimits {
+func checkLimits(t *testing.T, filesPerSession int) bench.FileLimits {
 	t.Helper()
-	l, err := sessions.RaiseFileLimit()
+	l, err := host.RaiseFileLimit()
 	if err != nil {
 		t.Logf("%v (going on with the limits in force)", err)
 	}
@@ -172,7 +172,7 @@ func measureMonolock(t *testing.T) {
 		return r.StatusCode == http.StatusOK
 	})
 	pid := cmd.Process.Pid
-	srvLimits, err := sessions.ProcessFileLimits(pid, "server")
+	srvLimits, err := host.ProcessFileLimits(pid, "server")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func measureMonolock(t *testing.T) {
 		CPUPerSecond: (after.CPU - atC.CPU).Seconds() / scaleWindow.Seconds(),
 		OpenTime:     set.OpenTime(),
 		Extra:        map[string]float64{"expected_heartbeats_per_s": scaleC / (scaleLease / 4).Seconds()},
-		Limits:       []sessions.FileLimits{client, srvLimits},
+		Limits:       []bench.FileLimits{client, srvLimits},
 		Ports:        &plan,
 	}
 	for a, n := range fromSources {
@@ -342,7 +342,7 @@ func measureRedis(t *testing.T) {
 	ctx := context.Background()
 	waitFor(t, "answering PING", func() bool { return rc.Ping(ctx).Err() == nil })
 	pid := cmd.Process.Pid
-	srvLimits, err := sessions.ProcessFileLimits(pid, "server")
+	srvLimits, err := host.ProcessFileLimits(pid, "server")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,7 +400,7 @@ func measureRedis(t *testing.T) {
 			"evalsha_per_s":             evals / scaleWindow.Seconds(),
 			"expected_evalsha_per_s":    scaleC / (scaleLease / 3).Seconds(),
 		},
-		Limits: []sessions.FileLimits{client, srvLimits},
+		Limits: []bench.FileLimits{client, srvLimits},
 	}
 	r.log(t)
 	if r.Rate <= 0 {

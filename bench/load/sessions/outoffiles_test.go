@@ -12,7 +12,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
-	"github.com/monolock/monolock-bench/bench/sessions"
+	"github.com/monolock/monolock-bench/bench/host"
+	"github.com/monolock/monolock-bench/bench/load/sessions"
 	"github.com/monolock/monolock-bench/monolock"
 )
 
@@ -30,7 +31,7 @@ func TestOpenOutOfFiles(t *testing.T) {
 		t.Fatalf("child: %v\n%s", err, out)
 	}
 	for _, want := range []string{
-		"check: sessions: 200 sessions need",
+		"check: bench: 200 sessions need",
 		"RLIMIT_NOFILE is 64",
 		"open: sessions: session ",
 		"too many open files (out of open files: see FileLimits.Check and RLIMIT_NOFILE)",
@@ -55,7 +56,7 @@ func TestOutOfFilesChild(t *testing.T) {
 	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &r); err != nil {
 		t.Fatal(err)
 	}
-	l, err := sessions.ProcessFileLimits(os.Getpid(), "bench")
+	l, err := host.ProcessFileLimits(os.Getpid(), "bench")
 	if err != nil {
 		t.Fatal(err)
 	}
