@@ -7,7 +7,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -48,7 +47,7 @@ type ServerSpec struct {
 	// Image, when set, replaces GoPackage and Executable on the
 	// containers backend: it builds or finds the image (a program the
 	// contender package builds itself); the container's command is Args.
-	Image func(ctx context.Context) (engine.Image, error)
+	Image func(ctx context.Context) (Image, error)
 
 	// Args returns the server's arguments (without the program name).
 	Args func(ServerArgs) []string
@@ -127,6 +126,20 @@ func (s *ServerSpec) FlagStem() string {
 		return s.Flag
 	}
 	return s.Name
+}
+
+// Image is a container image the containers backend can run, as a
+// ServerSpec's Image hook returns it.
+type Image struct {
+	// Ref is the reference containers are created from, e.g.
+	// "monolock-bench/etcd:0123456789abcdef0123".
+	Ref string
+	// Source says where the image came from, for the report ("build
+	// <package>", "host-<executable> <version>", ...).
+	Source string
+	// Built is true when this call built the image, false when an image
+	// with the same content hash was already there and is reused.
+	Built bool
 }
 
 // ErrNotSupported is wrapped by the fault operations of a backend that

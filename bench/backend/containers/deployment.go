@@ -104,7 +104,8 @@ func Start(ctx context.Context, specs []*bench.ServerSpec) (_ *Deployment, err e
 // image.
 func Image(ctx context.Context, spec *bench.ServerSpec) (engine.Image, error) {
 	if spec.Image != nil {
-		return spec.Image(ctx)
+		img, err := spec.Image(ctx)
+		return engine.Image(img), err
 	}
 	if spec.GoPackage != "" {
 		img, err := engine.BuildGoImage(ctx, spec.GoPackage, spec.Name)

@@ -63,7 +63,7 @@ func TestContainerCluster(t *testing.T) {
 		wg.Go(func() {
 			ctrs[i], errs[i] = s.Start(ctx, engine.Spec{
 				Name:  m.Name,
-				Image: img,
+				Image: engine.Image(img),
 				Cmd:   MemberArgs(m, cluster, "/data/member"),
 				Port:  ClientPort,
 				Ports: []int{PeerPort},

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/backend/local"
 	"github.com/monolock/monolock-bench/docker"
@@ -154,20 +155,20 @@ func serverSource(ctx context.Context) (dir, key string, err error) {
 // 65534 with /data as its writable data directory. The tag hashes the
 // Dockerfile and the BuildServer key, so the binary is built only when no
 // image for the current source exists.
-func Image(ctx context.Context) (engine.Image, error) {
+func Image(ctx context.Context) (bench.Image, error) {
 	_, key, err := serverSource(ctx)
 	if err != nil {
-		return engine.Image{}, err
+		return bench.Image{}, err
 	}
 	tag, err := engine.ContentTag([]engine.ContextFile{
 		{Name: "Dockerfile", Mode: 0o644, Content: []byte(docker.Etcd)},
 		{Name: "key", Mode: 0o644, Content: []byte(key)},
 	})
 	if err != nil {
-		return engine.Image{}, err
+		return bench.Image{}, err
 	}
 	source := "build " + ServerModule + " (etcd " + ServerVersion + ")"
-	return engine.EnsureImage(ctx, ImageName, tag, source, func(ctx context.Context) ([]engine.ContextFile, error) {
+	img, err := engine.EnsureImage(ctx, ImageName, tag, source, func(ctx context.Context) ([]engine.ContextFile, error) {
 		bin, err := BuildServer(ctx)
 		if err != nil {
 			return nil, err
@@ -182,6 +183,7 @@ func Image(ctx context.Context) (engine.Image, error) {
 			{Name: "data", Mode: 0o700, Dir: true},
 		}, nil
 	})
+	return bench.Image(img), err
 }
 
 // Member is one member of a cluster, as its peers and clients see it.

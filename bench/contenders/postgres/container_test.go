@@ -50,7 +50,7 @@ func TestContainer(t *testing.T) {
 	})
 	c, err := s.Start(ctx, engine.Spec{
 		Name:       "postgres",
-		Image:      img,
+		Image:      engine.Image(img),
 		Cmd:        ContainerCmd(TunedKeepalives...),
 		Port:       Port,
 		Ready:      Ready,

@@ -20,6 +20,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/backend/local"
 	"github.com/monolock/monolock-bench/docker"
@@ -365,19 +366,19 @@ func ConnString(addr string) string {
 // replace that command, so start with ContainerCmd. The tag hashes the
 // server files, the Dockerfile and the configuration, so initdb runs only
 // when no image for them exists.
-func Image(ctx context.Context) (engine.Image, error) {
+func Image(ctx context.Context) (bench.Image, error) {
 	inst, err := FindServer(ctx)
 	if err != nil {
-		return engine.Image{}, err
+		return bench.Image{}, err
 	}
 	rootfs, err := serverRootfs(ctx, inst)
 	if err != nil {
-		return engine.Image{}, err
+		return bench.Image{}, err
 	}
 	var dockerfile strings.Builder
 	tmpl := template.Must(template.New("Dockerfile").Parse(docker.Postgres))
 	if err := tmpl.Execute(&dockerfile, struct{ Postgres string }{filepath.Join(inst.BinDir, "postgres")}); err != nil {
-		return engine.Image{}, fmt.Errorf("pglock: Dockerfile: %w", err)
+		return bench.Image{}, fmt.Errorf("pglock: Dockerfile: %w", err)
 	}
 	base := append([]engine.ContextFile{
 		{Name: "Dockerfile", Mode: 0o644, Content: []byte(dockerfile.String())},
@@ -385,9 +386,9 @@ func Image(ctx context.Context) (engine.Image, error) {
 	}, rootfs...)
 	tag, err := engine.ContentTag(base)
 	if err != nil {
-		return engine.Image{}, err
+		return bench.Image{}, err
 	}
-	return engine.EnsureImage(ctx, ImageName, tag, "host-postgres "+inst.Version, func(ctx context.Context) ([]engine.ContextFile, error) {
+	img, err := engine.EnsureImage(ctx, ImageName, tag, "host-postgres "+inst.Version, func(ctx context.Context) ([]engine.ContextFile, error) {
 		dir, err := os.MkdirTemp("", "monolock-bench-postgres-image-")
 		if err != nil {
 			return nil, fmt.Errorf("pglock: %w", err)
@@ -403,6 +404,7 @@ func Image(ctx context.Context) (engine.Image, error) {
 		}
 		return append(base[:1:1], append(rootfs, pgdata...)...), nil
 	})
+	return bench.Image(img), err
 }
 
 // ContainerCmd is the image's command with settings added (e.g.
