@@ -1,4 +1,4 @@
-# Thin targets: the logic lives in Go (docker/images, cmd/monolock-bench)
+# Thin targets: the logic lives in Go (cmd/monolock-bench)
 # and in .ci/run. `make test` is what CI runs.
 
 GO                  ?= go
@@ -35,7 +35,7 @@ bench-quick: redis-server postgresql cc
 
 ## images: build the Docker images (reused when their content is unchanged)
 images: redis-server postgresql cc
-	$(GO) run ./docker/images build
+	$(GO) run ./cmd/monolock-bench images build
 
 ## lint: gofmt, go vet, staticcheck
 lint:
@@ -57,7 +57,7 @@ fuzz:
 ## clean: bin/ and every container, network and image the project created (by label)
 clean:
 	rm -rf bin/
-	$(GO) run ./docker/images clean
+	$(GO) run ./cmd/monolock-bench images clean
 
 # redis-server is needed by the local backend, the Redis tests and the
 # offline Redis image. Installed with apt-get when possible, else explained.

@@ -9,6 +9,7 @@
 //	                       [--monolock-addr A] [--redis-addr A] [--redlock-addrs A,B,C,D,E]
 //	monolock-bench report  DIR/results.json
 //	monolock-bench compare A/results.json B/results.json
+//	monolock-bench images  build|clean
 //
 // Exit status: 0 success, 1 a failure while running, 2 bad usage, 130 when
 // interrupted (partial results are kept and marked partial).
@@ -33,6 +34,7 @@ const usage = `usage:
   monolock-bench report  DIR/results.json   re-render report.md and report.html beside results.json
   monolock-bench compare A/results.json B/results.json
                                             per-figure deltas with significance
+  monolock-bench images  build|clean        build the Docker images, or remove what the project created in Docker
 Run "monolock-bench run -h" for the flags of run.
 `
 
@@ -67,6 +69,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return reportCommand(args[1:], stdout, stderr)
 	case "compare":
 		return compareCommand(args[1:], stdout, stderr)
+	case "images":
+		return imagesCommand(ctx, args[1:], stdout, stderr)
 	case "holder":
 		// Hidden: the separate OS process that holds a lock in the
 		// handover scenario, driven over stdin/stdout by the bench.
