@@ -13,7 +13,7 @@ import (
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/backend/external"
-	"github.com/monolock/monolock-bench/bench/contenders"
+	"github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/monolock/monolocktest"
 )
@@ -23,7 +23,7 @@ const childEnv = "MONOLOCK_BENCH_HANDOVER_TEST_HOLDER"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
-		if err := holder.Main(context.Background(), os.Args[1:], contenders.Table(), os.Stdin, os.Stdout); err != nil {
+		if err := holder.Main(context.Background(), os.Args[1:], holderContenders(), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -145,8 +145,8 @@ func holderChildren(t *testing.T) []string {
 // step instead of counting failed handovers.
 func TestHandoverWithoutServerCounters(t *testing.T) {
 	srv := monolocktest.NewServer(t)
-	monolock := contenders.Table()[0]
-	d := external.New([]*bench.ServerSpec{monolock.Server}, map[string]external.Addrs{monolock.Server.Name: {Addrs: []string{srv.Addr}}})
+	c := monolock.Contender()
+	d := external.New([]*bench.ServerSpec{c.Server}, map[string]external.Addrs{c.Server.Name: {Addrs: []string{srv.Addr}}})
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -162,8 +162,8 @@ func TestHandoverWithoutServerCounters(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := HandoverConfig{Holder: tt.cmd, Trials: 2}.Scenario().Variants(false)[0]
-			servers := d.Servers(monolock.Server.Name)
-			env := &bench.Env{Contender: monolock, Servers: servers, Addrs: bench.Addrs(servers), Lease: time.Second}
+			servers := d.Servers(c.Server.Name)
+			env := &bench.Env{Contender: c, Servers: servers, Addrs: bench.Addrs(servers), Lease: time.Second}
 			raw, err := v.Run(context.Background(), env)
 			if tt.wantErr {
 				if !errors.Is(err, errSetup) {

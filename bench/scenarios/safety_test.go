@@ -13,21 +13,14 @@ import (
 	"github.com/monolock/monolock-bench/bench/backend/containers"
 	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/benchtest"
-	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 )
 
-// safetyContenders are the contender table's rows the smoke test runs:
-// the lock with tokens, the single Redis with and without its INCR token,
-// and Redlock (the others take the same code paths; the test stays short).
+// safetyContenders are the rows the smoke test runs (safetyLocks) and
+// their server specs.
 func safetyContenders(t *testing.T) ([]bench.Contender, []*bench.ServerSpec) {
 	t.Helper()
-	var cs []bench.Contender
-	for _, c := range contenders.Table() {
-		if slices.Contains([]string{"monolock", "redis", "redlock", "redis-incr"}, c.Name) {
-			cs = append(cs, c)
-		}
-	}
+	cs := safetyLocks()
 	specs, err := bench.Specs(cs)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/backend/containers"
 	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
-	"github.com/monolock/monolock-bench/bench/contenders"
 )
 
 // TestScaleContainers runs the scale scenario's idle and queue variants at
@@ -30,8 +29,8 @@ func TestScaleContainers(t *testing.T) {
 		t.Fatalf("CI is set but no Docker engine answers: %v", err)
 	}
 	var cs []bench.Contender
-	for _, c := range contenders.Table() {
-		if !c.Floor && !c.ContendedOnly && len(c.Scenarios) == 0 && c.Server.Count() == 1 && dialable(c) {
+	for _, c := range baseLocks() {
+		if c.Server.Count() == 1 && dialable(c) {
 			cs = append(cs, c)
 		}
 	}

@@ -9,23 +9,15 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/backend/local"
 	"github.com/monolock/monolock-bench/bench/benchtest"
-	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/bench/run"
 )
 
-// locks returns the contender table's base locks (no floors, no
-// waiting-strategy variants, no scenario-specific modes: monolock, redis,
-// redlock) and their servers
-// as local child processes, stopped at the end of the test.
+// locks returns the base locks (baseLocks) and their servers as local
+// child processes, stopped at the end of the test.
 func locks(t *testing.T) ([]bench.Contender, *local.Deployment) {
 	t.Helper()
-	var cs []bench.Contender
-	for _, c := range contenders.Table() {
-		if !c.Floor && !c.ContendedOnly && len(c.Scenarios) == 0 {
-			cs = append(cs, c)
-		}
-	}
+	cs := baseLocks()
 	specs, err := bench.Specs(cs)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
-	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/bench/scenarios"
 )
@@ -33,7 +32,7 @@ func TestFailoverContainers(t *testing.T) {
 		t.Fatalf("CI is set but no Docker engine answers: %v", err)
 	}
 	var cs []bench.Contender
-	for _, c := range contenders.Table() {
+	for _, c := range contenderTable() {
 		if c.Name == "monolock" || c.Name == "redis" {
 			cs = append(cs, c)
 		}

@@ -15,8 +15,7 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/backend/containers"
 	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
-	"github.com/monolock/monolock-bench/bench/contenders"
-	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
+	"github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/docker"
 )
 
@@ -71,7 +70,7 @@ func imagesCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 // table describes, as the containers backend does, and tags the monolock
 // server image users run.
 func buildImages(ctx context.Context, stdout io.Writer) error {
-	specs, err := bench.Specs(contenders.Table())
+	specs, err := bench.Specs(contenderTable())
 	if err != nil {
 		return err
 	}
@@ -86,7 +85,7 @@ func buildImages(ctx context.Context, stdout io.Writer) error {
 			state = "built"
 		}
 		fmt.Fprintf(stdout, "%-10s %-48s %-7s %6.1fs  %s\n", spec.Name, img.Ref, state, time.Since(start).Seconds(), img.Source)
-		if spec == monolocker.Server {
+		if spec == monolock.Server {
 			start := time.Now()
 			ref, err := buildServerImage(ctx, img)
 			if err != nil {

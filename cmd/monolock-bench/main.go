@@ -24,7 +24,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/redisbench"
 )
@@ -74,7 +73,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case "holder":
 		// Hidden: the separate OS process that holds a lock in the
 		// handover scenario, driven over stdin/stdout by the bench.
-		if err := holder.Main(ctx, args[1:], contenders.Table(), os.Stdin, stdout); err != nil {
+		if err := holder.Main(ctx, args[1:], contenderTable(), os.Stdin, stdout); err != nil {
 			fmt.Fprintf(stderr, "monolock-bench holder: %v\n", err)
 			return exitFailure
 		}

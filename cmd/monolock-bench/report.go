@@ -5,7 +5,6 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/output/compare"
 	"github.com/monolock/monolock-bench/bench/output/report"
@@ -71,7 +70,7 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
 // renders and compares like a new one. What the file has is kept.
 func fillDefaults(r *results.Results) {
 	d := results.Defaults{}
-	for _, c := range contenders.Table() {
+	for _, c := range contenderTable() {
 		d.Contenders = append(d.Contenders, c.Info())
 		d.Claims = append(d.Claims, c.Claims...)
 	}

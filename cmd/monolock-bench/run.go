@@ -18,7 +18,6 @@ import (
 	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/backend/external"
 	"github.com/monolock/monolock-bench/bench/backend/local"
-	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/output/markdown"
@@ -105,7 +104,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		return nil, fmt.Errorf("monolock-bench: finding this binary for the holder process: %w", err)
 	}
 	allScenarios := scenarioTable(holder.Command{Path: self, Args: []string{"holder"}})
-	allContenders := contenders.Table()
+	allContenders := contenderTable()
 	allSpecs, err := bench.Specs(allContenders)
 	if err != nil {
 		return nil, err

@@ -17,7 +17,6 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/backend/local"
-	"github.com/monolock/monolock-bench/bench/contenders"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/bench/scenarios"
 )
@@ -40,7 +39,7 @@ func tinyScenarios() []bench.Scenario {
 // servers need on PATH, unless CI is set.
 func requireExecutables(t *testing.T) {
 	t.Helper()
-	specs, err := bench.Specs(contenders.Table())
+	specs, err := bench.Specs(contenderTable())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +77,7 @@ func TestSmoke(t *testing.T) {
 			}
 			out := t.TempDir()
 			o := &runOptions{
-				scenarios: tinyScenarios(), contenders: contenders.Table(), backend: backend,
+				scenarios: tinyScenarios(), contenders: contenderTable(), backend: backend,
 				quick: true, repetitions: 2, out: out, lease: 5 * time.Second,
 			}
 			var stdout, stderr bytes.Buffer
@@ -95,7 +94,7 @@ func TestSmoke(t *testing.T) {
 			if r.Environment.RedisVersion == "" || len(r.Environment.Servers) == 0 {
 				t.Errorf("environment incomplete: %+v", r.Environment)
 			}
-			table := contenders.Table()
+			table := contenderTable()
 			if len(r.Contenders) != len(table) {
 				t.Errorf("contender info %+v, want one per contender", r.Contenders)
 			}
@@ -123,7 +122,7 @@ func TestSmoke(t *testing.T) {
 					t.Errorf("%s: better %q, want %q", row.Metric, row.Better, want)
 				}
 			}
-			for _, c := range contenders.Table() {
+			for _, c := range contenderTable() {
 				if len(c.Scenarios) > 0 {
 					continue // a mode of a lock for other scenarios
 				}
@@ -189,7 +188,7 @@ func TestInterrupt(t *testing.T) {
 		scenarios: []bench.Scenario{scenarios.ThroughputConfig{
 			Warmup: 50 * time.Millisecond, Duration: 400 * time.Millisecond, DistinctWorkers: []int{1, 2, 3, 4, 5, 6, 7, 8},
 		}.Scenario()},
-		contenders: contenders.Table()[:2], backend: "local", repetitions: 1, out: out, lease: 5 * time.Second,
+		contenders: contenderTable()[:2], backend: "local", repetitions: 1, out: out, lease: 5 * time.Second,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout bytes.Buffer

@@ -2,14 +2,22 @@ package main
 
 import (
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/contenders/etcd"
+	"github.com/monolock/monolock-bench/bench/contenders/floors"
+	"github.com/monolock/monolock-bench/bench/contenders/monolock"
+	"github.com/monolock/monolock-bench/bench/contenders/postgres"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/scenarios"
+	"github.com/monolock/monolock-bench/redisbench"
 )
+
+// The two tables of the suite. Nothing but this command imports the
+// scenarios and the contenders: tests take the rows they need from the
+// packages themselves.
 
 // scenarioTable lists every scenario in run order. A new scenario is one
 // more row. holderCmd starts this binary's hidden holder subcommand, the
-// separate OS process that holds the lock in the handover scenario. The
-// contender table is bench/contenders.Table, shared with the tests.
+// separate OS process that holds the lock in the handover scenario.
 func scenarioTable(holderCmd holder.Command) []bench.Scenario {
 	return []bench.Scenario{
 		scenarios.Latency(),
@@ -19,5 +27,26 @@ func scenarioTable(holderCmd holder.Command) []bench.Scenario {
 		scenarios.SafetyConfig{Holder: holderCmd}.Scenario(),
 		scenarios.FailoverConfig{}.Scenario(),
 		scenarios.Scale(),
+	}
+}
+
+// contenderTable returns every contender in run and display order: the
+// locks, then the floors. Each row is described completely by its own
+// package; adding a contender is its package and one line here.
+func contenderTable() []bench.Contender {
+	return []bench.Contender{
+		monolock.Contender(),
+		monolock.WarmContender(),
+		monolock.FastOpenContender(),
+		redisbench.RedisContender(),
+		redisbench.RedlockContender(),
+		etcd.Contender(),
+		postgres.Contender(),
+		postgres.KeepaliveContender(),
+		redisbench.RedisSpinContender(),
+		redisbench.RedlockSpinContender(),
+		redisbench.RedisIncrContender(),
+		floors.TCP(),
+		floors.Redis(),
 	}
 }

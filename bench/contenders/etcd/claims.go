@@ -1,4 +1,4 @@
-package etcdlock
+package etcd
 
 import "github.com/monolock/monolock-bench/bench/output/results"
 

@@ -1,4 +1,4 @@
-package etcdlock
+package etcd
 
 import (
 	"context"
@@ -50,14 +50,14 @@ func version(ctx context.Context, addr string) (string, error) {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("etcdlock: GET /version: %w", err)
+		return "", fmt.Errorf("etcd: GET /version: %w", err)
 	}
 	defer resp.Body.Close()
 	var v struct {
 		Server string `json:"etcdserver"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&v); err != nil || v.Server == "" {
-		return "", fmt.Errorf("etcdlock: GET /version: %s, %v", resp.Status, err)
+		return "", fmt.Errorf("etcd: GET /version: %s, %v", resp.Status, err)
 	}
 	return "etcd " + v.Server, nil
 }
@@ -120,7 +120,7 @@ func grantedTTL(ctx context.Context, servers []bench.Server, lease time.Duration
 	defer cancel()
 	g, err := l.client.Grant(ctx, want)
 	if err != nil {
-		return set, fmt.Errorf("etcdlock: lease grant: %w", err)
+		return set, fmt.Errorf("etcd: lease grant: %w", err)
 	}
 	l.revoke(g.ID)
 	set["ttl"] = (time.Duration(g.TTL) * time.Second).String()

@@ -1,4 +1,4 @@
-// Package etcdlock is the etcd contender's building blocks: the lock, the
+// Package etcd is the etcd contender's building blocks: the lock, the
 // server and the coordinator's counters.
 //
 // The lock is etcd's own recipe, go.etcd.io/etcd/client/v3/concurrency, as
@@ -16,7 +16,7 @@
 // The server is etcd v3.7.3 built from the Go module in docker/etcd (a
 // module of its own) into a static binary (BuildServer) and a scratch
 // image (Image); StartLocalCluster runs a cluster as child processes.
-package etcdlock
+package etcd
 
 import (
 	"context"
@@ -115,10 +115,10 @@ type Locker struct {
 func New(cfg Config) (*Locker, error) {
 	cfg = cfg.withDefaults()
 	if len(cfg.Endpoints) == 0 {
-		return nil, errors.New("etcdlock: no endpoints")
+		return nil, errors.New("etcd: no endpoints")
 	}
 	if cfg.Lease <= 0 {
-		return nil, fmt.Errorf("etcdlock: lease %v must be positive", cfg.Lease)
+		return nil, fmt.Errorf("etcd: lease %v must be positive", cfg.Lease)
 	}
 	c, err := clientv3.New(clientv3.Config{
 		Endpoints:   cfg.Endpoints,
@@ -127,7 +127,7 @@ func New(cfg Config) (*Locker, error) {
 		Logger: zap.NewNop(),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("etcdlock: %w", err)
+		return nil, fmt.Errorf("etcd: %w", err)
 	}
 	return &Locker{cfg: cfg, ttl: TTLSeconds(cfg.Lease), client: c}, nil
 }
@@ -156,7 +156,7 @@ func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("etcdlock: lock %s: %w", key, err)
+		return nil, fmt.Errorf("etcd: lock %s: %w", key, err)
 	}
 	cmp := m.IsOwner()
 	rev := cmp.GetCompare().GetCreateRevision()
@@ -181,12 +181,12 @@ func (l *Locker) session(ctx context.Context) (*concurrency.Session, error) {
 	l.mu.Unlock()
 	grant, err := l.client.Grant(ctx, l.ttl)
 	if err != nil {
-		return nil, fmt.Errorf("etcdlock: lease grant: %w", err)
+		return nil, fmt.Errorf("etcd: lease grant: %w", err)
 	}
 	s, err := concurrency.NewSession(l.client, concurrency.WithLease(grant.ID), concurrency.WithTTL(int(l.ttl)))
 	if err != nil {
 		l.revoke(grant.ID)
-		return nil, fmt.Errorf("etcdlock: session: %w", err)
+		return nil, fmt.Errorf("etcd: session: %w", err)
 	}
 	return s, nil
 }
@@ -284,7 +284,7 @@ func (h *held) Release(ctx context.Context) error {
 		close(h.released)
 		if err := h.m.Unlock(ctx); err != nil {
 			h.l.drop(h.s)
-			h.err = fmt.Errorf("etcdlock: unlock: %w", err)
+			h.err = fmt.Errorf("etcd: unlock: %w", err)
 			return
 		}
 		h.l.reuse(h.s)

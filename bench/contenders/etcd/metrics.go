@@ -1,4 +1,4 @@
-package etcdlock
+package etcd
 
 import (
 	"bufio"
@@ -61,16 +61,16 @@ func ReadCounts(ctx context.Context, endpoints []string) (Counts, error) {
 	for _, ep := range endpoints {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+ep+"/metrics", nil)
 		if err != nil {
-			return Counts{}, fmt.Errorf("etcdlock: %w", err)
+			return Counts{}, fmt.Errorf("etcd: %w", err)
 		}
 		resp, err := hc.Do(req)
 		if err != nil {
-			return Counts{}, fmt.Errorf("etcdlock: scraping %s: %w", ep, err)
+			return Counts{}, fmt.Errorf("etcd: scraping %s: %w", ep, err)
 		}
 		m, err := parseMetrics(resp.Body)
 		resp.Body.Close()
 		if err != nil {
-			return Counts{}, fmt.Errorf("etcdlock: scraping %s: %w", ep, err)
+			return Counts{}, fmt.Errorf("etcd: scraping %s: %w", ep, err)
 		}
 		c.Commands += m.commands
 		c.Attempts += m.txns

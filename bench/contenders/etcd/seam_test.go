@@ -1,4 +1,4 @@
-package etcdlock
+package etcd
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package etcdlock
+package etcd
 
 import (
 	"context"
@@ -77,7 +77,7 @@ func BuildServer(ctx context.Context) (string, error) {
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("etcdlock: %w", err)
+		return "", fmt.Errorf("etcd: %w", err)
 	}
 	out := filepath.Join(cache, "monolock-bench", "etcd-"+key, "etcd")
 	buildMu.Lock()
@@ -86,24 +86,24 @@ func BuildServer(ctx context.Context) (string, error) {
 		return out, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return "", fmt.Errorf("etcdlock: %w", err)
+		return "", fmt.Errorf("etcd: %w", err)
 	}
 	// go test runs packages in parallel processes: one builds while the
 	// others wait on the lock file, then find the binary.
 	lock, err := os.OpenFile(filepath.Join(filepath.Dir(out), "lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return "", fmt.Errorf("etcdlock: %w", err)
+		return "", fmt.Errorf("etcd: %w", err)
 	}
 	defer lock.Close()
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return "", fmt.Errorf("etcdlock: locking the build: %w", err)
+		return "", fmt.Errorf("etcd: locking the build: %w", err)
 	}
 	if st, err := os.Stat(out); err == nil && st.Mode().IsRegular() {
 		return out, nil
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), "etcd-build-")
 	if err != nil {
-		return "", fmt.Errorf("etcdlock: %w", err)
+		return "", fmt.Errorf("etcd: %w", err)
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name())
@@ -114,10 +114,10 @@ func BuildServer(ctx context.Context) (string, error) {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		return "", fmt.Errorf("etcdlock: go build in %s: %w\n%s", dir, err, b)
+		return "", fmt.Errorf("etcd: go build in %s: %w\n%s", dir, err, b)
 	}
 	if err := os.Rename(tmp.Name(), out); err != nil {
-		return "", fmt.Errorf("etcdlock: %w", err)
+		return "", fmt.Errorf("etcd: %w", err)
 	}
 	return out, nil
 }
@@ -130,11 +130,11 @@ func serverSource(ctx context.Context) (dir, key string, err error) {
 		if ctx.Err() != nil {
 			return "", "", ctx.Err()
 		}
-		return "", "", fmt.Errorf("etcdlock: go env: %w", err)
+		return "", "", fmt.Errorf("etcd: go env: %w", err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(gomod)), "\n")
 	if len(lines) != 3 || lines[0] == "" || lines[0] == os.DevNull {
-		return "", "", errors.New("etcdlock: building the etcd server needs the monolock-bench checkout: run from inside it")
+		return "", "", errors.New("etcd: building the etcd server needs the monolock-bench checkout: run from inside it")
 	}
 	dir = filepath.Join(filepath.Dir(lines[0]), filepath.FromSlash(ServerModule))
 	h := sha256.New()
@@ -142,7 +142,7 @@ func serverSource(ctx context.Context) (dir, key string, err error) {
 	for _, name := range []string{"go.mod", "go.sum", "main.go"} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
-			return "", "", fmt.Errorf("etcdlock: etcd server source: %w", err)
+			return "", "", fmt.Errorf("etcd: etcd server source: %w", err)
 		}
 		fmt.Fprintf(h, "%s %d\n", name, len(b))
 		h.Write(b)
@@ -175,7 +175,7 @@ func Image(ctx context.Context) (bench.Image, error) {
 		}
 		content, err := os.ReadFile(bin)
 		if err != nil {
-			return nil, fmt.Errorf("etcdlock: %w", err)
+			return nil, fmt.Errorf("etcd: %w", err)
 		}
 		return []engine.ContextFile{
 			{Name: "Dockerfile", Mode: 0o644, Content: []byte(docker.Etcd)},
@@ -265,7 +265,7 @@ func (c *LocalCluster) Stop() {
 // before a quorum runs. On error nothing is left running.
 func StartLocalCluster(ctx context.Context, bin, dir string, n int) (*LocalCluster, error) {
 	if n < 1 {
-		return nil, fmt.Errorf("etcdlock: a cluster needs at least one member, not %d", n)
+		return nil, fmt.Errorf("etcd: a cluster needs at least one member, not %d", n)
 	}
 	cluster := make([]Member, n)
 	for i := range cluster {
@@ -322,7 +322,7 @@ func WaitHealthy(ctx context.Context, endpoints []string) error {
 			}
 			select {
 			case <-ctx.Done():
-				return fmt.Errorf("etcdlock: member %s not healthy: %w", ep, err)
+				return fmt.Errorf("etcd: member %s not healthy: %w", ep, err)
 			case <-time.After(100 * time.Millisecond):
 			}
 		}
@@ -353,10 +353,10 @@ func Healthy(ctx context.Context, endpoint string) error {
 		Reason string `json:"reason"`
 	}
 	if err := json.Unmarshal(body, &h); err != nil {
-		return fmt.Errorf("etcdlock: /health answered %s %q", resp.Status, body)
+		return fmt.Errorf("etcd: /health answered %s %q", resp.Status, body)
 	}
 	if resp.StatusCode != http.StatusOK || h.Health != "true" {
-		return fmt.Errorf("etcdlock: /health: %s health=%s %s", resp.Status, h.Health, h.Reason)
+		return fmt.Errorf("etcd: /health: %s health=%s %s", resp.Status, h.Health, h.Reason)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package monolocker
+package monolock
 
 import (
 	"bufio"
@@ -74,15 +74,15 @@ func (c *counters) Close() error {
 func (c *counters) scrape(ctx context.Context, url string) (map[string]float64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, fmt.Errorf("monolocker: %w", err)
+		return nil, fmt.Errorf("monolock: %w", err)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("monolocker: scraping %s: %w", url, err)
+		return nil, fmt.Errorf("monolock: scraping %s: %w", url, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("monolocker: scraping %s: %s", url, resp.Status)
+		return nil, fmt.Errorf("monolock: scraping %s: %s", url, resp.Status)
 	}
 	return parseMetrics(resp.Body)
 }
@@ -100,16 +100,16 @@ func parseMetrics(r io.Reader) (map[string]float64, error) {
 		}
 		f := strings.Fields(line)
 		if len(f) < 2 {
-			return nil, fmt.Errorf("monolocker: malformed metrics line %q", line)
+			return nil, fmt.Errorf("monolock: malformed metrics line %q", line)
 		}
 		v, err := strconv.ParseFloat(f[1], 64)
 		if err != nil {
-			return nil, fmt.Errorf("monolocker: metrics line %q: %w", line, err)
+			return nil, fmt.Errorf("monolock: metrics line %q: %w", line, err)
 		}
 		m[f[0]] = v
 	}
 	if err := s.Err(); err != nil {
-		return nil, fmt.Errorf("monolocker: reading metrics: %w", err)
+		return nil, fmt.Errorf("monolock: reading metrics: %w", err)
 	}
 	return m, nil
 }

@@ -1,4 +1,4 @@
-package monolocker
+package monolock
 
 import "github.com/monolock/monolock-bench/bench/output/results"
 

@@ -1,4 +1,4 @@
-package monolocker
+package monolock
 
 import (
 	"context"
@@ -47,7 +47,7 @@ func healthy(ctx context.Context, _, opsAddr string) error {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("monolocker: GET /healthz: %s", resp.Status)
+		return fmt.Errorf("monolock: GET /healthz: %s", resp.Status)
 	}
 	return nil
 }

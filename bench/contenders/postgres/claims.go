@@ -1,4 +1,4 @@
-package pglock
+package postgres
 
 import "github.com/monolock/monolock-bench/bench/output/results"
 

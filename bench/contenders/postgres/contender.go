@@ -1,4 +1,4 @@
-package pglock
+package postgres
 
 import (
 	"context"
@@ -52,7 +52,7 @@ func version(ctx context.Context, addr string) (string, error) {
 	defer p.Close(context.WithoutCancel(ctx))
 	var v string
 	if err := p.conn.QueryRow(ctx, "SHOW server_version").Scan(&v); err != nil {
-		return "", fmt.Errorf("pglock: SHOW server_version: %w", err)
+		return "", fmt.Errorf("postgres: SHOW server_version: %w", err)
 	}
 	return "PostgreSQL " + v, nil
 }
@@ -91,7 +91,7 @@ func contender(name, label, colour string, spec *bench.ServerSpec, tuned []strin
 		ServerSettings: serverSettings,
 		Open: func(ctx context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
 			if len(addrs) != 1 {
-				return nil, fmt.Errorf("pglock: want one server, got %d", len(addrs))
+				return nil, fmt.Errorf("postgres: want one server, got %d", len(addrs))
 			}
 			return New(ctx, Config{Addr: addrs[0], Lease: lease, Fence: true})
 		},
@@ -107,7 +107,7 @@ func contender(name, label, colour string, spec *bench.ServerSpec, tuned []strin
 // (tcp_keepalives_* of 0 show the operating system's values).
 func serverSettings(ctx context.Context, servers []bench.Server, _ time.Duration) (results.Settings, error) {
 	if len(servers) != 1 {
-		return nil, fmt.Errorf("pglock: want one server, got %d", len(servers))
+		return nil, fmt.Errorf("postgres: want one server, got %d", len(servers))
 	}
 	p, err := NewProbe(ctx, servers[0].Addr())
 	if err != nil {

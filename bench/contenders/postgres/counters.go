@@ -1,4 +1,4 @@
-package pglock
+package postgres
 
 import (
 	"context"
@@ -51,7 +51,7 @@ type Probe struct{ conn *pgx.Conn }
 func NewProbe(ctx context.Context, addr string) (*Probe, error) {
 	conn, err := pgx.Connect(ctx, ConnString(addr))
 	if err != nil {
-		return nil, fmt.Errorf("pglock: probe: %w", err)
+		return nil, fmt.Errorf("postgres: probe: %w", err)
 	}
 	return &Probe{conn: conn}, nil
 }
@@ -69,7 +69,7 @@ func (p *Probe) Counts(ctx context.Context) (Counts, error) {
 	var c Counts
 	err := p.conn.QueryRow(ctx, "SELECT coalesce(sum(xact_commit + xact_rollback), 0)::bigint FROM pg_stat_database").Scan(&c.Transactions)
 	if err != nil {
-		return Counts{}, fmt.Errorf("pglock: pg_stat_database: %w", err)
+		return Counts{}, fmt.Errorf("postgres: pg_stat_database: %w", err)
 	}
 	return c, nil
 }
@@ -80,7 +80,7 @@ func (p *Probe) Waiters(ctx context.Context) (int64, error) {
 	var n int64
 	err := p.conn.QueryRow(ctx, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted").Scan(&n)
 	if err != nil {
-		return 0, fmt.Errorf("pglock: pg_locks: %w", err)
+		return 0, fmt.Errorf("postgres: pg_locks: %w", err)
 	}
 	return n, nil
 }
@@ -93,7 +93,7 @@ func (p *Probe) Settings(ctx context.Context) (results.Settings, error) {
 	for _, name := range RecordedSettings {
 		var v string
 		if err := p.conn.QueryRow(ctx, "SHOW "+name).Scan(&v); err != nil {
-			return nil, fmt.Errorf("pglock: SHOW %s: %w", name, err)
+			return nil, fmt.Errorf("postgres: SHOW %s: %w", name, err)
 		}
 		s["server."+name] = v
 	}

@@ -1,4 +1,4 @@
-// Package pglock is the PostgreSQL advisory-lock contender's building
+// Package postgres is the PostgreSQL advisory-lock contender's building
 // blocks: the lock, the server and the coordinator's counters.
 //
 // The lock is what a user builds from the manual: a connection taken from
@@ -16,7 +16,7 @@
 //
 // The server is the host's PostgreSQL from Debian's packages: a child
 // process (StartLocal) or a scratch image (Image).
-package pglock
+package postgres
 
 import (
 	"context"
@@ -48,7 +48,7 @@ const (
 
 // ErrNotHeld is returned by Release when pg_advisory_unlock found the lock
 // not held by the session (it cannot happen while the connection lives).
-var ErrNotHeld = errors.New("pglock: lock was not held at release")
+var ErrNotHeld = errors.New("postgres: lock was not held at release")
 
 // Config configures a Locker.
 type Config struct {
@@ -121,21 +121,21 @@ type Locker struct {
 func New(ctx context.Context, cfg Config) (*Locker, error) {
 	cfg = cfg.withDefaults()
 	if cfg.Lease <= 0 {
-		return nil, fmt.Errorf("pglock: lease %v must be positive", cfg.Lease)
+		return nil, fmt.Errorf("postgres: lease %v must be positive", cfg.Lease)
 	}
 	pc, err := pgxpool.ParseConfig(ConnString(cfg.Addr))
 	if err != nil {
-		return nil, fmt.Errorf("pglock: %w", err)
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	pc.MaxConns = int32(cfg.PoolSize)
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
-		return nil, fmt.Errorf("pglock: %w", err)
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	if cfg.Fence {
 		if _, err := pool.Exec(ctx, "CREATE SEQUENCE IF NOT EXISTS "+FenceSequence); err != nil {
 			pool.Close()
-			return nil, fmt.Errorf("pglock: create sequence: %w", err)
+			return nil, fmt.Errorf("postgres: create sequence: %w", err)
 		}
 	}
 	return &Locker{cfg: cfg, pool: pool}, nil
@@ -151,7 +151,7 @@ func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("pglock: connection: %w", err)
+		return nil, fmt.Errorf("postgres: connection: %w", err)
 	}
 	id := KeyID(l.cfg.KeyPrefix + key)
 	h := &held{conn: conn, key: id, lease: l.cfg.Lease}
@@ -173,7 +173,7 @@ func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("pglock: lock %s: %w", key, err)
+		return nil, fmt.Errorf("postgres: lock %s: %w", key, err)
 	}
 	h.start()
 	return h, nil
@@ -252,7 +252,7 @@ func (h *held) Release(ctx context.Context) error {
 		err := h.conn.QueryRow(ctx, "SELECT pg_advisory_unlock($1)", h.key).Scan(&ok)
 		if err != nil {
 			h.conn.Conn().Close(context.Background())
-			h.err = fmt.Errorf("pglock: unlock: %w", err)
+			h.err = fmt.Errorf("postgres: unlock: %w", err)
 		} else if !ok {
 			h.err = ErrNotHeld
 		}

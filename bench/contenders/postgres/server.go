@@ -1,4 +1,4 @@
-package pglock
+package postgres
 
 import (
 	"context"
@@ -43,7 +43,7 @@ const (
 )
 
 // ErrNoServer is returned when no PostgreSQL server is installed.
-var ErrNoServer = errors.New("pglock: no PostgreSQL server found (postgres on PATH or /usr/lib/postgresql/<version>/bin): install it, e.g. apt-get install -y postgresql")
+var ErrNoServer = errors.New("postgres: no PostgreSQL server found (postgres on PATH or /usr/lib/postgresql/<version>/bin): install it, e.g. apt-get install -y postgresql")
 
 // TunedKeepalives are server settings that make the server notice a dead
 // client within seconds rather than the operating system's two hours, as
@@ -122,11 +122,11 @@ func FindServer(ctx context.Context) (Install, error) {
 	}
 	out, err := exec.CommandContext(ctx, filepath.Join(bin, "postgres"), "--version").Output()
 	if err != nil {
-		return Install{}, fmt.Errorf("pglock: %s/postgres --version: %w", bin, err)
+		return Install{}, fmt.Errorf("postgres: %s/postgres --version: %w", bin, err)
 	}
 	m := pgVersion.FindStringSubmatch(strings.TrimSpace(string(out)))
 	if m == nil {
-		return Install{}, fmt.Errorf("pglock: unexpected postgres --version output %q", out)
+		return Install{}, fmt.Errorf("postgres: unexpected postgres --version output %q", out)
 	}
 	return Install{BinDir: bin, Version: m[1], Major: m[2]}, nil
 }
@@ -157,7 +157,7 @@ func serverUser() (*syscall.Credential, string, error) {
 		}
 		return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, name, nil
 	}
-	return nil, "", errors.New("pglock: running as root and neither user postgres nor nobody exists to run PostgreSQL as")
+	return nil, "", errors.New("postgres: running as root and neither user postgres nor nobody exists to run PostgreSQL as")
 }
 
 // InitDB makes a data directory at dir/data with inst's initdb, as a
@@ -173,7 +173,7 @@ func InitDB(ctx context.Context, inst Install, dir string) (string, error) {
 	}
 	if cred != nil {
 		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
-			return "", fmt.Errorf("pglock: %w", err)
+			return "", fmt.Errorf("postgres: %w", err)
 		}
 	}
 	data := filepath.Join(dir, "data")
@@ -185,11 +185,11 @@ func InitDB(ctx context.Context, inst Install, dir string) (string, error) {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		return "", fmt.Errorf("pglock: initdb: %w\n%s", err, out)
+		return "", fmt.Errorf("postgres: initdb: %w\n%s", err, out)
 	}
 	conf, err := os.OpenFile(filepath.Join(data, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
-		return "", fmt.Errorf("pglock: %w", err)
+		return "", fmt.Errorf("postgres: %w", err)
 	}
 	_, err = conf.WriteString(confAppend)
 	if cerr := conf.Close(); err == nil {
@@ -199,7 +199,7 @@ func InitDB(ctx context.Context, inst Install, dir string) (string, error) {
 		err = os.WriteFile(filepath.Join(data, "pg_hba.conf"), []byte(hbaConf), 0o600)
 	}
 	if err != nil {
-		return "", fmt.Errorf("pglock: %w", err)
+		return "", fmt.Errorf("postgres: %w", err)
 	}
 	return data, nil
 }
@@ -211,7 +211,7 @@ func InitDB(ctx context.Context, inst Install, dir string) (string, error) {
 func command(inst Install, data, addr string, args ...string) (argv []string, name string, err error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, "", fmt.Errorf("pglock: %w", err)
+		return nil, "", fmt.Errorf("postgres: %w", err)
 	}
 	argv = append([]string{filepath.Join(inst.BinDir, "postgres"), "-D", data, "-c", "listen_addresses=" + host, "-c", "port=" + port}, args...)
 	cred, name, err := serverUser()
@@ -220,7 +220,7 @@ func command(inst Install, data, addr string, args ...string) (argv []string, na
 	}
 	setpriv, err := exec.LookPath("setpriv")
 	if err != nil {
-		return nil, "", fmt.Errorf("pglock: running as root needs setpriv (util-linux) to start postgres as %s: %w", name, err)
+		return nil, "", fmt.Errorf("postgres: running as root needs setpriv (util-linux) to start postgres as %s: %w", name, err)
 	}
 	return append([]string{setpriv, "--reuid=" + strconv.Itoa(int(cred.Uid)), "--regid=" + strconv.Itoa(int(cred.Gid)), "--clear-groups", "--pdeathsig=keep", "--"}, argv...), name, nil
 }
@@ -267,7 +267,7 @@ func StartLocal(ctx context.Context, args ...string) (*LocalServer, error) {
 	}
 	dir, err := os.MkdirTemp("", "monolock-bench-postgres-")
 	if err != nil {
-		return nil, fmt.Errorf("pglock: %w", err)
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	fail := func(err error) (*LocalServer, error) {
 		os.RemoveAll(dir)
@@ -323,7 +323,7 @@ func WaitReady(ctx context.Context, addr string) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("pglock: server at %s not ready: %w", addr, err)
+			return fmt.Errorf("postgres: server at %s not ready: %w", addr, err)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -378,7 +378,7 @@ func Image(ctx context.Context) (bench.Image, error) {
 	var dockerfile strings.Builder
 	tmpl := template.Must(template.New("Dockerfile").Parse(docker.Postgres))
 	if err := tmpl.Execute(&dockerfile, struct{ Postgres string }{filepath.Join(inst.BinDir, "postgres")}); err != nil {
-		return bench.Image{}, fmt.Errorf("pglock: Dockerfile: %w", err)
+		return bench.Image{}, fmt.Errorf("postgres: Dockerfile: %w", err)
 	}
 	base := append([]engine.ContextFile{
 		{Name: "Dockerfile", Mode: 0o644, Content: []byte(dockerfile.String())},
@@ -391,7 +391,7 @@ func Image(ctx context.Context) (bench.Image, error) {
 	img, err := engine.EnsureImage(ctx, ImageName, tag, "host-postgres "+inst.Version, func(ctx context.Context) ([]engine.ContextFile, error) {
 		dir, err := os.MkdirTemp("", "monolock-bench-postgres-image-")
 		if err != nil {
-			return nil, fmt.Errorf("pglock: %w", err)
+			return nil, fmt.Errorf("postgres: %w", err)
 		}
 		defer os.RemoveAll(dir)
 		data, err := InitDB(ctx, inst, dir)
@@ -420,7 +420,7 @@ func serverRootfs(ctx context.Context, inst Install) ([]engine.ContextFile, erro
 	root := filepath.Dir(inst.BinDir) // /usr/lib/postgresql/15
 	share := filepath.Join("/usr/share/postgresql", inst.Major)
 	if _, err := os.Stat(share); err != nil {
-		return nil, fmt.Errorf("pglock: the image needs the Debian layout (%s): %w", share, err)
+		return nil, fmt.Errorf("postgres: the image needs the Debian layout (%s): %w", share, err)
 	}
 	bins := []string{filepath.Join(inst.BinDir, "postgres")}
 	for _, lib := range []string{"plpgsql.so", "dict_snowball.so"} {
@@ -446,7 +446,7 @@ func serverRootfs(ctx context.Context, inst Install) ([]engine.ContextFile, erro
 	for _, z := range []string{"/usr/share/zoneinfo/UTC", "/usr/share/zoneinfo/Etc/UTC"} {
 		f, err := engine.HostFile(z, "rootfs"+z)
 		if err != nil {
-			return nil, fmt.Errorf("pglock: zone file (tzdata): %w", err)
+			return nil, fmt.Errorf("postgres: zone file (tzdata): %w", err)
 		}
 		files = append(files, f)
 	}
@@ -490,7 +490,7 @@ func dirFiles(dir, prefix string) ([]engine.ContextFile, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pglock: reading %s: %w", dir, err)
+		return nil, fmt.Errorf("postgres: reading %s: %w", dir, err)
 	}
 	return files, nil
 }

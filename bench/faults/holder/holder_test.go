@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/contenders"
-	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
-	"github.com/monolock/monolock-bench/monolock"
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/contenders/monolock"
+	monolockclient "github.com/monolock/monolock-bench/monolock"
 	"github.com/monolock/monolock-bench/monolock/monolocktest"
 )
 
@@ -19,7 +19,7 @@ const childEnv = "MONOLOCK_BENCH_HOLDER_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
-		if err := Main(context.Background(), os.Args[1:], contenders.Table(), os.Stdin, os.Stdout); err != nil {
+		if err := Main(context.Background(), os.Args[1:], []bench.Contender{monolock.Contender()}, os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -74,7 +74,7 @@ func TestStop(t *testing.T) {
 			if tok, ok := p.Token(); !ok || tok == 0 {
 				t.Errorf("Token() = %d, %v; want a monolock fencing token", tok, ok)
 			}
-			l := monolocker.New(monolock.Config{Address: srv.Addr}, lease)
+			l := monolock.New(monolockclient.Config{Address: srv.Addr}, lease)
 			// While the child holds the lock, nobody else gets it.
 			short, cancelShort := context.WithTimeout(ctx, lease)
 			if _, err := l.Acquire(short, key); !errors.Is(err, context.DeadlineExceeded) {

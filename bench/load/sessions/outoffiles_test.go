@@ -11,10 +11,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
+	"github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/load/sessions"
-	"github.com/monolock/monolock-bench/monolock"
+	monolockclient "github.com/monolock/monolock-bench/monolock"
 )
 
 const outOfFilesEnv = "SESSIONS_TEST_OUT_OF_FILES_ADDR"
@@ -61,7 +61,7 @@ func TestOutOfFilesChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Printf("check: %v\n", l.Check(200, 1, 16))
-	locker := monolocker.New(monolock.Config{Address: addr}, 30*time.Second)
+	locker := monolock.New(monolockclient.Config{Address: addr}, 30*time.Second)
 	set, err := sessions.Open(context.Background(), sessions.Config{Locker: locker, Sessions: 200, Concurrency: 8})
 	if err == nil {
 		set.Close(context.Background())

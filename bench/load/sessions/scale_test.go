@@ -20,11 +20,11 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/monolock/monolock-bench/bench"
-	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
+	"github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/load/sessions"
 	"github.com/monolock/monolock-bench/bench/load/spreaddial"
-	"github.com/monolock/monolock-bench/monolock"
+	monolockclient "github.com/monolock/monolock-bench/monolock"
 	"github.com/monolock/monolock-bench/redisbench"
 )
 
@@ -192,7 +192,7 @@ func measureMonolock(t *testing.T) {
 	if !plan.Fits {
 		t.Skip(plan.Needed)
 	}
-	locker := monolocker.New(monolock.Config{Address: addr, Dialer: dialer}, scaleLease)
+	locker := monolock.New(monolockclient.Config{Address: addr, Dialer: dialer}, scaleLease)
 
 	empty := sample(t, pid)
 	smp := &sampler{pid: pid, points: []sessions.Point{{X: 0, Y: float64(empty.Anon)}}}

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
+	"github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/load/sessions"
-	"github.com/monolock/monolock-bench/monolock"
+	monolockclient "github.com/monolock/monolock-bench/monolock"
 	"github.com/monolock/monolock-bench/monolock/monolocktest"
 )
 
@@ -29,10 +29,10 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func newServer(t *testing.T) (*monolocktest.Server, *monolocker.Locker) {
+func newServer(t *testing.T) (*monolocktest.Server, *monolock.Locker) {
 	t.Helper()
 	srv := monolocktest.NewServer(t)
-	l := monolocker.New(monolock.Config{Address: srv.Addr}, 30*time.Second)
+	l := monolock.New(monolockclient.Config{Address: srv.Addr}, 30*time.Second)
 	return srv, l
 }
 
@@ -167,7 +167,7 @@ func TestOpenFailsClearlyAndCleansUp(t *testing.T) {
 	}
 	deadAddr := dead.Addr().String()
 	dead.Close()
-	bad := monolocker.New(monolock.Config{Address: deadAddr}, 30*time.Second)
+	bad := monolock.New(monolockclient.Config{Address: deadAddr}, 30*time.Second)
 	for _, tc := range []struct {
 		name string
 		keys int

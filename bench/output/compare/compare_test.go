@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
+	"github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/output/report"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/redisbench"
@@ -47,7 +47,7 @@ func run(t *testing.T, id string, values map[string][]float64, lease string) *re
 		},
 		Summary: withBetter(results.Summarize(raw)), Raw: raw,
 		Notes:  []string{"TEST FIXTURE: synthetic numbers, not a measurement."},
-		Claims: append(monolocker.Claims(), redisbench.Claims()...),
+		Claims: append(monolock.Claims(), redisbench.Claims()...),
 	}
 }
 

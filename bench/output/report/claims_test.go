@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	monolocker "github.com/monolock/monolock-bench/bench/contenders/monolock"
+	"github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/redisbench"
 )
 
 // claimRules are the claims of today's contenders.
 func claimRules() []results.ClaimRule {
-	return append(monolocker.Claims(), redisbench.Claims()...)
+	return append(monolock.Claims(), redisbench.Claims()...)
 }
 
 // claimNamed evaluates the rule with the given id.

@@ -1,4 +1,4 @@
-package monolocker
+package monolock
 
 import (
 	"context"

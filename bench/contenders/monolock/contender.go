@@ -1,9 +1,9 @@
-// Package monolocker is the monolock contender: this project's Go client
+// Package monolock is the monolock contender: this project's Go client
 // (package monolock) on the bench seam, and the server it needs. Acquire is
 // the client's Acquire (one connection per claim, FIFO queue on the
 // server, promotion pushed), Lost is Lock.Done and Release closes the
 // connection.
-package monolocker
+package monolock
 
 import (
 	"context"
