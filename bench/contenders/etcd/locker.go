@@ -15,7 +15,8 @@
 //
 // The server is etcd v3.7.3 built from the Go module in docker/etcd (a
 // module of its own) into a static binary (BuildServer) and a scratch
-// image (Image); StartLocalCluster runs a cluster as child processes.
+// image (Image); the local backend runs its members as child processes
+// (Server.Command).
 package etcd
 
 import (

@@ -15,7 +15,7 @@
 // fails, or none has succeeded for a lease.
 //
 // The server is the host's PostgreSQL from Debian's packages: a child
-// process (StartLocal) or a scratch image (Image).
+// process of the local backend (LocalCommand) or a scratch image (Image).
 package postgres
 
 import (
