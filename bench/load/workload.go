@@ -1,12 +1,14 @@
 // Package load generates the measured load: a closed-loop Workload of
 // workers cycling acquire → hold → release through the Timed decorator,
 // which times every call around the seam into a Recorder. Measure opens a
-// contender, runs a Workload against it and samples CPU and the host's
-// counters around the measured span.
+// contender, runs a Workload against it and samples CPU, and the counters
+// of the Probes the workload names, around the measured span.
 package load
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -29,6 +31,25 @@ type Workload struct {
 	// completed that many cycles; otherwise Duration ends it.
 	Cycles   int
 	Duration time.Duration
+	// Probes are the counters Measure reads around the measured span, in
+	// order. Default: none.
+	Probes []Probe
+}
+
+// Probe reads counters of the machine or of the contender's servers (a
+// kernel counter, a socket count) that a scenario or a contender wants
+// beside the timings.
+type Probe struct {
+	// Read returns the counters by the name they take in a record's
+	// counts.
+	Read func(ctx context.Context, env *bench.Env) (map[string]int64, error)
+	// Cumulative counters are read before and after the span and recorded
+	// as their change (Measurement.Changes); otherwise Read runs once,
+	// after the span, and records the level it finds (Measurement.Levels).
+	Cumulative bool
+	// Optional: when a read fails, the probe's counters are left out;
+	// otherwise the measurement fails.
+	Optional bool
 }
 
 // Measurement is the outcome of one Workload.
@@ -44,13 +65,10 @@ type Measurement struct {
 	ServerCPUOK     bool
 	// ClientCPU is the bench process's CPU time during the span.
 	ClientCPU time.Duration
-	// TimeWait is the number of TIME_WAIT sockets to the contender's
-	// servers at the end of the span (see TimeWaitTo).
-	TimeWait int
-	// FastOpen is the change of this namespace's TCP Fast Open counters
-	// during the span; FastOpenOK is false when they cannot be read.
-	FastOpen   host.FastOpen
-	FastOpenOK bool
+	// Changes are the cumulative probes' counters' change over the span,
+	// Levels the other probes' counters at its end; an optional probe
+	// that could not be read has none.
+	Changes, Levels map[string]int64
 }
 
 // Measure opens env's contender, runs w against it and closes it again.
@@ -83,7 +101,14 @@ func Measure(ctx context.Context, env *bench.Env, w Workload) (Measurement, erro
 	if err != nil {
 		return m, err
 	}
-	tfo0, tfoErr := host.ReadFastOpen()
+	before := make([]map[string]int64, len(w.Probes))
+	for i, p := range w.Probes {
+		if p.Cumulative {
+			if before[i], err = readProbe(ctx, env, p); err != nil {
+				return m, err
+			}
+		}
+	}
 	mctx, cancel := ctx, context.CancelFunc(func() {})
 	if w.Cycles <= 0 {
 		mctx, cancel = context.WithTimeout(ctx, w.Duration)
@@ -103,19 +128,52 @@ func Measure(ctx context.Context, env *bench.Env, w Workload) (Measurement, erro
 	if err != nil {
 		return m, err
 	}
-	if tfo1, err := host.ReadFastOpen(); err == nil && tfoErr == nil {
-		m.FastOpen, m.FastOpenOK = tfo1.Sub(tfo0), true
+	m.Changes, m.Levels = map[string]int64{}, map[string]int64{}
+	for i, p := range w.Probes {
+		if !p.Cumulative || before[i] == nil {
+			continue
+		}
+		after, err := readProbe(ctx, env, p)
+		if err != nil {
+			return m, err
+		}
+		if after != nil {
+			for k, v := range after {
+				m.Changes[k] = v - before[i][k]
+			}
+		}
 	}
 	m.Rec = NewRecorder()
 	for _, r := range recs {
 		m.Rec.Merge(r)
 	}
 	m.ClientCPU = cli1 - cli0
-	if m.TimeWait, err = host.TimeWaitTo(env.Addrs); err != nil {
-		return m, err
+	for _, p := range w.Probes {
+		if p.Cumulative {
+			continue
+		}
+		got, err := readProbe(ctx, env, p)
+		if err != nil {
+			return m, err
+		}
+		maps.Copy(m.Levels, got)
 	}
 	m.ServerCPU, m.ServerCPUSource, m.ServerCPUOK = srv1-srv0, src, ok
 	return m, nil
+}
+
+// readProbe reads p, returning nil counters and no error when an optional
+// probe cannot be read.
+func readProbe(ctx context.Context, env *bench.Env, p Probe) (map[string]int64, error) {
+	got, err := p.Read(ctx, env)
+	switch {
+	case err == nil:
+		return got, nil
+	case p.Optional:
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("load: probe: %w", err)
+	}
 }
 
 // runWorkers runs w's workers on ctx until stop ends or, when cycles > 0,

@@ -8,14 +8,17 @@
 package scenarios
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
@@ -26,6 +29,25 @@ import (
 // only, and every contender gets the same keys.
 func DistinctKey(i int) string  { return fmt.Sprintf("k%03d", i%1000) }
 func SharedKey(i, n int) string { return fmt.Sprintf("s%03d", i%n) }
+
+// spanProbes are the host's counters every closed-loop measurement
+// records beside its timings: the sockets left in TIME_WAIT towards the
+// contender's servers (a connection-per-claim client keeps one per claim
+// for 60s, and they bound how fast it can claim), and the TCP Fast Open
+// counters of the bench's namespace (whether claims rode in the SYN),
+// when the kernel has them.
+var spanProbes = []load.Probe{
+	{Read: func(_ context.Context, env *bench.Env) (map[string]int64, error) {
+		n, err := host.TimeWaitTo(env.Addrs)
+		return map[string]int64{"time_wait_sockets": int64(n)}, err
+	}},
+	{Cumulative: true, Optional: true, Read: func(context.Context, *bench.Env) (map[string]int64, error) {
+		f, err := host.ReadFastOpen()
+		return map[string]int64{
+			"tcp_fastopen_active": f.Active, "tcp_fastopen_active_fail": f.ActiveFail, "tcp_fastopen_passive": f.Passive,
+		}, err
+	}},
+}
 
 // us converts a histogram value in ns to microseconds.
 func us(ns int64) float64 { return float64(ns) / 1e3 }
@@ -46,7 +68,6 @@ func baseRaw(m load.Measurement) (results.Raw, error) {
 		Seconds: m.Elapsed.Seconds(),
 		Counts: map[string]int64{
 			"cycles": rec.Cycles, "failures": rec.Failures, "gave_up": rec.GaveUp, "lost": rec.Lost,
-			"time_wait_sockets": int64(m.TimeWait),
 		},
 		Histograms: []results.Histogram{acq, cyc},
 		Errors:     rec.Errors,
@@ -54,13 +75,9 @@ func baseRaw(m load.Measurement) (results.Raw, error) {
 			{Name: "failures", Unit: "count", Value: float64(rec.Failures)},
 		},
 	}
-	if m.FastOpenOK {
-		// Kernel counters of the bench's namespace: whether claims rode
-		// in the SYN (TCP Fast Open) during the span.
-		raw.Counts["tcp_fastopen_active"] = m.FastOpen.Active
-		raw.Counts["tcp_fastopen_active_fail"] = m.FastOpen.ActiveFail
-		raw.Counts["tcp_fastopen_passive"] = m.FastOpen.Passive
-	}
+	// The probes' counters (spanProbes).
+	maps.Copy(raw.Counts, m.Changes)
+	maps.Copy(raw.Counts, m.Levels)
 	source := "unavailable (external server)"
 	if m.ServerCPUOK {
 		source = m.ServerCPUSource

@@ -3,11 +3,11 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/internal/stats"
 	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
@@ -122,7 +122,7 @@ func latencyVariant(name string, workers, iterations, blocks int, warmup time.Du
 						continue // a contender that failed sits out the rest
 					}
 					m, err := load.Measure(ctx, envs[i], load.Workload{
-						Workers: workers, Key: DistinctKey, Warmup: warmup, Cycles: per,
+						Workers: workers, Key: DistinctKey, Warmup: warmup, Cycles: per, Probes: spanProbes,
 					})
 					if ctx.Err() != nil {
 						return nil, nil
@@ -208,24 +208,29 @@ func latencyRaw(blocks []load.Measurement, workers, perBlock int) (results.Raw, 
 }
 
 // mergeMeasurements adds up the blocks of one contender: cycles, time and
-// CPU; server CPU and the TCP Fast Open counters only when every block
-// could read them; TIME_WAIT sockets as the last block left them.
+// CPU; server CPU and the probes' changes (the TCP Fast Open counters)
+// only when every block could read them; the probes' levels (TIME_WAIT
+// sockets) as the last block left them.
 func mergeMeasurements(blocks []load.Measurement) load.Measurement {
-	m := load.Measurement{Rec: load.NewRecorder(), ServerCPUOK: true, FastOpenOK: true}
-	for _, b := range blocks {
+	m := load.Measurement{Rec: load.NewRecorder(), ServerCPUOK: true}
+	for i, b := range blocks {
 		m.Rec.Merge(b.Rec)
 		m.Elapsed += b.Elapsed
 		m.ClientCPU += b.ClientCPU
 		m.ServerCPU += b.ServerCPU
 		m.ServerCPUOK = m.ServerCPUOK && b.ServerCPUOK
 		m.ServerCPUSource = b.ServerCPUSource
-		m.FastOpen = host.FastOpen{
-			Active:     m.FastOpen.Active + b.FastOpen.Active,
-			ActiveFail: m.FastOpen.ActiveFail + b.FastOpen.ActiveFail,
-			Passive:    m.FastOpen.Passive + b.FastOpen.Passive,
+		if i == 0 {
+			m.Changes = maps.Clone(b.Changes)
 		}
-		m.FastOpenOK = m.FastOpenOK && b.FastOpenOK
-		m.TimeWait = b.TimeWait
+		for k := range m.Changes {
+			if v, ok := b.Changes[k]; !ok {
+				delete(m.Changes, k)
+			} else if i > 0 {
+				m.Changes[k] += v
+			}
+		}
+		m.Levels = b.Levels
 	}
 	return m
 }

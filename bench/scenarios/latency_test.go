@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/load"
 )
 
@@ -30,7 +29,7 @@ func TestLatencyRawFromBlocks(t *testing.T) {
 			_ = rec.Cycle.RecordValue(2 * us * int64(time.Microsecond))
 			rec.Cycles++
 		}
-		blocks = append(blocks, load.Measurement{Rec: rec, Elapsed: time.Second, FastOpenOK: true, FastOpen: host.FastOpen{Active: 10}})
+		blocks = append(blocks, load.Measurement{Rec: rec, Elapsed: time.Second, Changes: map[string]int64{"tcp_fastopen_active": 10}, Levels: map[string]int64{"time_wait_sockets": us}})
 	}
 	raw, err := latencyRaw(blocks, 1, 10)
 	if err != nil {
@@ -48,7 +47,7 @@ func TestLatencyRawFromBlocks(t *testing.T) {
 	if p50 := m["acquire_p50"]; p50 != 30 {
 		t.Errorf("pooled acquire p50 %v us, want 30", p50)
 	}
-	if raw.Counts["cycles"] != 60 || raw.Counts["iterations_per_worker"] != 60 || raw.Counts["tcp_fastopen_active"] != 60 || raw.Seconds != 6 {
+	if raw.Counts["cycles"] != 60 || raw.Counts["iterations_per_worker"] != 60 || raw.Counts["tcp_fastopen_active"] != 60 || raw.Counts["time_wait_sockets"] != 60 || raw.Seconds != 6 {
 		t.Errorf("counts %v seconds %v", raw.Counts, raw.Seconds)
 	}
 	var medians []float64

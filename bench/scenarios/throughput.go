@@ -98,7 +98,7 @@ func throughputVariant(name string, workers int, contended bool, key func(int) s
 		Estimate:  warmup + duration + 100*time.Millisecond, // opening, closing (measured ~70ms)
 		Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 			m, err := load.Measure(ctx, env, load.Workload{
-				Workers: workers, Key: key, Warmup: warmup, Duration: duration,
+				Workers: workers, Key: key, Warmup: warmup, Duration: duration, Probes: spanProbes,
 			})
 			if err != nil {
 				return results.Raw{}, err
