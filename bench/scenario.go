@@ -28,6 +28,10 @@ type Scenario struct {
 	Better map[string]string
 	// Settings returns every parameter of the scenario for results.json.
 	Settings func(quick bool) results.Settings
+	// ContenderSettings, when set, returns what the scenario records in
+	// each contender's settings when it is selected: how it treats the
+	// contender's servers (the signal of a graceful stop). Default: none.
+	ContenderSettings func(c Contender) results.Settings
 	// Variants returns the variants to run, shortened when quick.
 	Variants func(quick bool) []Variant
 }

@@ -8,11 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/output/results"
@@ -97,7 +96,11 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 		}
 		// The harness owns these: parity makes the lease one value for all.
 		set["lease"], set["server_role"] = r.Lease.String(), c.Server.Name
-		set["stop_signal"] = unix.SignalName(c.Server.GracefulSignal()) + " (a graceful stop: failover graceful-restart)"
+		for _, s := range r.Scenarios {
+			if s.ContenderSettings != nil {
+				maps.Copy(set, s.ContenderSettings(c))
+			}
+		}
 		if c.ServerSettings != nil {
 			got, err := c.ServerSettings(ctx, r.Deployment.Servers(c.Server.Name), r.Lease)
 			if err != nil {

@@ -106,8 +106,9 @@ func TestRunnerPlansRecordsAndStopsPartial(t *testing.T) {
 	}
 	scen := []bench.Scenario{
 		{Name: "s1", Floors: true, Better: map[string]string{"m": bench.HigherIsBetter},
-			Settings: func(bool) results.Settings { return results.Settings{"k": "v"} },
-			Variants: func(bool) []bench.Variant { return []bench.Variant{variant("broken", false), variant("shared", true)} }},
+			ContenderSettings: func(c bench.Contender) results.Settings { return results.Settings{"stop": "by " + c.Name} },
+			Settings:          func(bool) results.Settings { return results.Settings{"k": "v"} },
+			Variants:          func(bool) []bench.Variant { return []bench.Variant{variant("broken", false), variant("shared", true)} }},
 		{Name: "s2",
 			Settings: func(bool) results.Settings { return nil },
 			Variants: func(bool) []bench.Variant { return []bench.Variant{variant("never", false)} }},
@@ -128,7 +129,7 @@ func TestRunnerPlansRecordsAndStopsPartial(t *testing.T) {
 	if len(res.Raw) != 4 || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "boom") {
 		t.Fatalf("raw %d notes %q; want 4 records and the failed floor noted", len(res.Raw), res.Notes)
 	}
-	if res.Parameters.Contender["a"]["lease"] != "1s" || res.Parameters.Contender["a"]["wait"] != "x" {
+	if res.Parameters.Contender["a"]["lease"] != "1s" || res.Parameters.Contender["a"]["wait"] != "x" || res.Parameters.Contender["floor"]["stop"] != "by floor" {
 		t.Fatalf("contender parameters %v", res.Parameters.Contender["a"])
 	}
 	if len(res.Summary) != 4 || res.Summary[0].Scenario != "s1" || res.Summary[0].Better != bench.HigherIsBetter {

@@ -32,6 +32,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/internal/stats"
 	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
+	"golang.org/x/sys/unix"
 )
 
 // Failover variants.
@@ -145,6 +146,11 @@ func (cfg FailoverConfig) Scenario() bench.Scenario {
 			"failed_attempts": lower, "lost_holders": lower, "double_grants": lower,
 			"unsafe_writes": lower, "acquire_p99_during_fault": lower, "release_p99_during_fault": lower,
 			"grant_rate_ratio": higher, "tokens_monotonic": higher,
+		},
+		// The graceful-restart variant stops a contender's servers with
+		// their spec's signal: recorded with the contender.
+		ContenderSettings: func(c bench.Contender) results.Settings {
+			return results.Settings{"stop_signal": unix.SignalName(c.Server.GracefulSignal()) + " (a graceful stop: failover " + FailoverGraceful + ")"}
 		},
 		Settings: func(quick bool) results.Settings {
 			c := cfg.withDefaults(quick)
