@@ -24,7 +24,6 @@ import (
 	"github.com/monolock/monolock-bench/bench/output/report"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/bench/run"
-	"github.com/monolock/monolock-bench/redisbench"
 )
 
 // Defaults of run.
@@ -373,7 +372,7 @@ func deploy(ctx context.Context, o *runOptions, log *slog.Logger) (bench.Deploym
 }
 
 // serverVersions records the version of every server whose spec can tell
-// it, and the Redis version of the run's environment.
+// it, in the environment's Servers.
 func serverVersions(ctx context.Context, d bench.Deployment, cs []bench.Contender, env *results.Environment) {
 	specs, _ := bench.Specs(cs) // deploy checked them
 	for _, spec := range specs {
@@ -392,9 +391,6 @@ func serverVersions(ctx context.Context, d bench.Deployment, cs []bench.Contende
 				if env.Servers[i].Role == s.Name() {
 					env.Servers[i].Version = v
 				}
-			}
-			if env.RedisVersion == "" && (spec == redisbench.Server || spec == redisbench.RedlockMasters) {
-				env.RedisVersion = v
 			}
 		}
 	}

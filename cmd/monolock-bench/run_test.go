@@ -91,8 +91,13 @@ func TestSmoke(t *testing.T) {
 			if r.Partial || r.Environment.Backend != backend {
 				t.Fatalf("partial=%v backend=%q", r.Partial, r.Environment.Backend)
 			}
-			if r.Environment.RedisVersion == "" || len(r.Environment.Servers) == 0 {
-				t.Errorf("environment incomplete: %+v", r.Environment)
+			if len(r.Environment.Servers) == 0 || r.Environment.RedisVersion != "" {
+				t.Errorf("environment incomplete (or with the old redis_version): %+v", r.Environment)
+			}
+			for _, s := range r.Environment.Servers {
+				if strings.HasPrefix(s.Role, "redis") && s.Version == "" {
+					t.Errorf("server %s has no version", s.Role)
+				}
 			}
 			table := contenderTable()
 			if len(r.Contenders) != len(table) {
