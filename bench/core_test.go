@@ -13,9 +13,11 @@ import (
 	"testing"
 )
 
-// The bench core is bench/ outside bench/contenders/: it names no
-// contender and imports no contender's client, so that adding one touches
-// only its own package and a table line.
+// Everything of bench/ outside bench/contenders/ (the core package and
+// the groups around it: run, load, host, backends, faults, output,
+// scenarios) names no contender and imports no contender's client, so
+// that adding one touches only its own package and a table line.
+// layering_test.go holds the imports between the groups.
 
 // contenderNames are the contenders' ids (and the spelling of one in
 // identifiers). The project's own name, monolock-bench, is not one.
@@ -42,7 +44,7 @@ var allowed = map[string]bool{
 // projectName matches the project's name and module path in any spelling.
 var projectName = regexp.MustCompile(`(?i)github\.com/monolock/monolock-bench|monolock[-_]bench`)
 
-// coreDirs returns the directories of the core's packages, relative to
+// coreDirs returns the directories of the contender-neutral packages, relative to
 // bench/.
 func coreDirs(t *testing.T) []string {
 	t.Helper()

@@ -1,0 +1,179 @@
+package bench
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The module's packages fall into groups, and imports between groups run
+// one way: scenarios → run, load, faults, check, network → backends →
+// host → core; output reads results only; only cmd/monolock-bench imports
+// the scenarios and the contenders. Tests are not held to it: a test may
+// take what it needs. TestLayering holds every package's imports to the
+// table below, so that an import running back up fails here.
+
+// module is this module's path.
+const module = "github.com/monolock/monolock-bench"
+
+// layers maps a package, by its path below the module, to its group: an
+// entry is the path itself or, ending in "/...", the path and every
+// package below it; the longest matching entry wins. A package that no
+// entry matches fails the test: a new package takes its place here first.
+var layers = map[string]string{
+	"bench":                   "core",
+	"bench/output/results":    "results",
+	"bench/output/...":        "output",
+	"bench/internal/...":      "internal",
+	"bench/host":              "host",
+	"bench/backend/...":       "backend",
+	"bench/run":               "run",
+	"bench/load/...":          "load",
+	"bench/workload/...":      "load",
+	"bench/faults/...":        "faults",
+	"bench/faults/clockshift": "clockshift",
+	"bench/network/...":       "network",
+	"bench/check/...":         "check",
+	"bench/benchtest":         "benchtest",
+	"bench/scenarios/...":     "scenarios",
+	"bench/contenders/...":    "contenders",
+	"redisbench/...":          "contenders",
+	"cmd/monolock-bench":      "cmd",
+	"docker/...":              "assets",
+	"monolock/...":            "library",
+	"cmd/monolock":            "commands",
+	"cmd/monolockctl":         "commands",
+	"cmd/tcpfloor":            "commands",
+}
+
+// mayImport lists, for each group, the other groups its packages may
+// import (a group's packages may always import each other). The command
+// (cmd/monolock-bench) wires everything and may import any group.
+var mayImport = map[string][]string{
+	// The core: seam, table types, capabilities. It fills the results
+	// schema and imports nothing else of the module.
+	"core":     {"results"},
+	"results":  {"internal"},
+	"output":   {"results", "internal"},
+	"internal": {},
+	"host":     {"core", "results"},
+	// The backends start servers; a clock-shifted server runs under the
+	// clockshift interposer, a fault tool with no imports of its own but
+	// the assets.
+	"backend":    {"core", "results", "host", "clockshift", "assets", "internal"},
+	"clockshift": {"assets"},
+	"run":        {"core", "results"},
+	"load":       {"core", "results", "host", "internal"},
+	"faults":     {"core", "results", "host", "backend", "load", "clockshift", "assets", "internal"},
+	"network":    {"core", "results", "host", "backend", "load", "faults", "clockshift", "internal"},
+	"check":      {"core", "results", "host", "backend", "load", "faults", "clockshift", "network", "internal"},
+	// Test support: servers on a backend for the tests of other groups.
+	"benchtest": {"core", "results", "host", "backend", "load", "internal"},
+	"scenarios": {"core", "results", "host", "run", "load", "faults", "clockshift", "check", "network", "internal"},
+	// A contender describes its servers (images, local commands) and
+	// opens its client library.
+	"contenders": {"core", "results", "host", "backend", "load", "assets", "library", "internal"},
+	"assets":     {},
+	// The lock service and its client import nothing of the bench.
+	"library":  {"library"},
+	"commands": {"library"},
+}
+
+// layerOf returns the group of the package at path (below the module), or
+// "" when no entry of layers matches it.
+func layerOf(path string) string {
+	best, group := -1, ""
+	for entry, g := range layers {
+		stem, tree := strings.CutSuffix(entry, "/...")
+		if (path == stem || (tree && strings.HasPrefix(path, stem+"/"))) && len(entry) > best {
+			best, group = len(entry), g
+		}
+	}
+	return group
+}
+
+func TestLayerOf(t *testing.T) {
+	for path, want := range map[string]string{
+		"bench":                           "core",
+		"bench/output/results":            "results",
+		"bench/output/report":             "output",
+		"bench/backend/containers/engine": "backend",
+		"bench/faults/clockshift":         "clockshift",
+		"bench/faults/nemesis":            "faults",
+		"bench/load/sessions":             "load",
+		"bench/contenders/etcd":           "contenders",
+		"bench/runner":                    "", // not bench/run
+		"bench/newthing":                  "",
+		"cmd/monolock-bench":              "cmd",
+		"cmd/other":                       "",
+	} {
+		if got := layerOf(path); got != want {
+			t.Errorf("layerOf(%q) = %q, want %q", path, got, want)
+		}
+	}
+	for g, deps := range mayImport {
+		for _, d := range deps {
+			if _, ok := mayImport[d]; !ok {
+				t.Errorf("group %s may import %q, which is no group", g, d)
+			}
+		}
+	}
+}
+
+// TestLayering lists every package of the module with its imports (not its
+// tests') and holds them to mayImport.
+func TestLayering(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for line := range strings.Lines(string(out)) {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module+"/")
+		group := layerOf(pkg)
+		if group == "" {
+			t.Errorf("%s belongs to no group: give it one in layers (layering_test.go)", pkg)
+			continue
+		}
+		if group == "cmd" {
+			continue // the command wires every group
+		}
+		allowed := mayImport[group]
+		for _, imp := range fields[1:] {
+			dep, ok := strings.CutPrefix(imp, module+"/")
+			if !ok {
+				continue // std and third-party: see TestCoreDependsOnNoThirdParty
+			}
+			dg := layerOf(dep)
+			if dg == group || slices.Contains(allowed, dg) {
+				continue
+			}
+			t.Errorf("%s (%s) imports %s (%s): %s may import only %v", pkg, group, dep, dg, group, allowed)
+		}
+	}
+}
+
+// coreThirdParty are the only modules outside the standard library and this
+// module that the core may link: the histogram of the results schema.
+var coreThirdParty = []string{"github.com/HdrHistogram/hdrhistogram-go"}
+
+// TestCoreDependsOnNoThirdParty: the core links no backend's engine client,
+// no lock client and no other third-party module but coreThirdParty.
+func TestCoreDependsOnNoThirdParty(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", module+"/bench").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if dep, ok := strings.CutPrefix(p, module+"/"); ok {
+			if g := layerOf(dep); g != "core" && g != "results" && g != "internal" {
+				t.Errorf("the core depends on %s (%s)", dep, g)
+			}
+			continue
+		}
+		if !slices.ContainsFunc(coreThirdParty, func(m string) bool { return p == m || strings.HasPrefix(p, m+"/") }) {
+			t.Errorf("the core depends on %s", p)
+		}
+	}
+}
