@@ -44,8 +44,8 @@ var allowed = map[string]bool{
 // projectName matches the project's name and module path in any spelling.
 var projectName = regexp.MustCompile(`(?i)github\.com/monolock/monolock-bench|monolock[-_]bench`)
 
-// coreDirs returns the directories of the contender-neutral packages, relative to
-// bench/.
+// coreDirs returns the directories of the contender-neutral packages,
+// relative to bench/.
 func coreDirs(t *testing.T) []string {
 	t.Helper()
 	var dirs []string

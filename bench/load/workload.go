@@ -137,10 +137,8 @@ func Measure(ctx context.Context, env *bench.Env, w Workload) (Measurement, erro
 		if err != nil {
 			return m, err
 		}
-		if after != nil {
-			for k, v := range after {
-				m.Changes[k] = v - before[i][k]
-			}
+		for k, v := range after { // none when an optional probe failed
+			m.Changes[k] = v - before[i][k]
 		}
 	}
 	m.Rec = NewRecorder()

@@ -389,7 +389,7 @@ func publishedHost() string {
 }
 
 // API is the engine client the container is driven with (for its stats,
-// as bench/footprint reads them).
+// as bench/host reads them).
 func (c *Container) API() client.APIClient { return c.api }
 
 // PID is the host process id of the container's main process, as the
