@@ -70,7 +70,8 @@ type FootprintReader interface {
 type FileLimits struct {
 	// Process names the process ("bench", "server", a container name).
 	Process string `json:"process"`
-	// SoftBefore is the soft limit before Raise; Soft the one in force.
+	// SoftBefore is the soft limit before host.RaiseFileLimit; Soft the
+	// one in force.
 	SoftBefore uint64 `json:"soft_before"`
 	Soft       uint64 `json:"soft"`
 	// Hard is the most the soft limit can be raised to without privilege.
