@@ -435,7 +435,9 @@ func lockGoroutines() []string {
 			continue
 		}
 		lines := strings.Split(g, "\n")
-		if len(lines) > 1 && strings.HasSuffix(lines[0], "[runnable]:") &&
+		// The header reads "goroutine N [runnable]:", in a bubble
+		// "goroutine N [runnable, synctest bubble M]:".
+		if len(lines) > 1 && (strings.HasSuffix(lines[0], "[runnable]:") || strings.Contains(lines[0], "[runnable, synctest bubble ")) &&
 			(strings.HasPrefix(lines[1], "github.com/monolock/monolock-bench/monolock.(*Lock).read(") ||
 				strings.HasPrefix(lines[1], "github.com/monolock/monolock-bench/monolock.(*Lock).start.func1(")) {
 			continue // past wg.Done, returning

@@ -29,7 +29,9 @@ func (p *peerConn) write(b []byte) {
 }
 
 // answerHeartbeats answers every HEARTBEAT with frame until the client
-// closes the connection, and returns how many it read.
+// closes the connection, and returns how many it read. The client may
+// close while an answer is on its way: in memory, where a write waits for
+// the reader, that write then fails, and ends the conversation too.
 func (p *peerConn) answerHeartbeats(frame []byte) int {
 	n := 0
 	for {
@@ -42,8 +44,11 @@ func (p *peerConn) answerHeartbeats(frame []byte) int {
 			return n
 		}
 		n++
-		if frame != nil {
-			p.write(frame)
+		if frame == nil {
+			continue
+		}
+		if _, err := p.conn.Write(frame); err != nil {
+			return n
 		}
 	}
 }
