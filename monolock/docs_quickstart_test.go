@@ -49,14 +49,12 @@ func TestDocsQuickstartHandover(t *testing.T) {
 			t.Fatal(err)
 		}
 		second := make(chan uint64, 1)
+		secondDone := make(chan error, 1)
 		go func() {
-			err := c.Do(t.Context(), "nightly-import", 2*time.Second, func(ctx context.Context, token uint64) error {
+			secondDone <- c.Do(t.Context(), "nightly-import", 2*time.Second, func(ctx context.Context, token uint64) error {
 				second <- token
 				return nil
 			})
-			if err != nil {
-				t.Error(err)
-			}
 		}()
 		queuedNow(t, srv, "nightly-import", 1)
 		select {
@@ -67,6 +65,9 @@ func TestDocsQuickstartHandover(t *testing.T) {
 		first.Release()
 		if token := <-second; token <= first.Token() {
 			t.Fatalf("second token %d not above the first %d", token, first.Token())
+		}
+		if err := <-secondDone; err != nil {
+			t.Fatalf("second Do = %v", err)
 		}
 	})
 }
