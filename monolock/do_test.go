@@ -6,7 +6,9 @@ import (
 	"io"
 	"net"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/monolock/monolock-bench/monolock/protocol"
@@ -60,65 +62,72 @@ func TestDoSemantics(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := scriptedPeer(t, tt.script)
-			ctx, cancel := context.WithCancel(t.Context())
-			defer cancel()
-			var token uint64
-			err := c.Do(ctx, "a", 300*time.Millisecond, func(ctx context.Context, tok uint64) error {
-				token = tok
-				return tt.fn(ctx, cancel)
-			})
-			if token != 77 {
-				t.Errorf("fn got token %d, want 77", token)
-			}
-			if tt.want == nil && err != nil {
-				t.Fatalf("Do = %v, want nil", err)
-			}
-			for _, w := range tt.want {
-				if !errors.Is(err, w) {
-					t.Errorf("Do = %v, want it to match %v", err, w)
+			synctest.Test(t, func(t *testing.T) {
+				c := scriptedPeer(t, tt.script)
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				var token uint64
+				err := c.Do(ctx, "a", 300*time.Millisecond, func(ctx context.Context, tok uint64) error {
+					token = tok
+					return tt.fn(ctx, cancel)
+				})
+				if token != 77 {
+					t.Errorf("fn got token %d, want 77", token)
 				}
-			}
+				if tt.want == nil && err != nil {
+					t.Fatalf("Do = %v, want nil", err)
+				}
+				for _, w := range tt.want {
+					if !errors.Is(err, w) {
+						t.Errorf("Do = %v, want it to match %v", err, w)
+					}
+				}
+			})
 		})
 	}
 }
 
 func TestDoReleasesOnPanic(t *testing.T) {
-	closed := make(chan struct{})
-	c := scriptedPeer(t, func(p *peerConn) {
-		p.write(protocol.AppendAcquired(nil, 1))
-		p.answerHeartbeats(protocol.AppendAcquired(nil, 1))
-		close(closed)
-	})
-	func() {
-		defer func() {
-			if r := recover(); r != "boom" {
-				t.Fatalf("recovered %v, want the re-panic of boom", r)
-			}
-			select {
-			case <-closed: // released before the panic reached us
-			case <-time.After(5 * time.Second):
-				t.Fatal("connection still open after the panic")
-			}
+	synctest.Test(t, func(t *testing.T) {
+		closed := make(chan struct{})
+		c := scriptedPeer(t, func(p *peerConn) {
+			p.write(protocol.AppendAcquired(nil, 1))
+			p.answerHeartbeats(protocol.AppendAcquired(nil, 1))
+			close(closed)
+		})
+		func() {
+			defer func() {
+				if r := recover(); r != "boom" {
+					t.Fatalf("recovered %v, want the re-panic of boom", r)
+				}
+				synctest.Wait()
+				select {
+				case <-closed: // released before the panic reached us
+				default:
+					t.Fatal("connection still open after the panic")
+				}
+			}()
+			c.Do(t.Context(), "a", time.Second, func(context.Context, uint64) error { panic("boom") })
 		}()
-		c.Do(t.Context(), "a", time.Second, func(context.Context, uint64) error { panic("boom") })
-	}()
+	})
 }
 
 func TestDoCancelWhileQueued(t *testing.T) {
-	c := scriptedPeer(t, func(p *peerConn) {
-		p.write(protocol.AppendWaiting(nil))
-		p.answerHeartbeats(protocol.AppendWaiting(nil))
+	synctest.Test(t, func(t *testing.T) {
+		c := scriptedPeer(t, func(p *peerConn) {
+			p.write(protocol.AppendWaiting(nil))
+			p.answerHeartbeats(protocol.AppendWaiting(nil))
+		})
+		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+		defer cancel()
+		err := c.Do(ctx, "a", time.Second, func(context.Context, uint64) error {
+			t.Error("fn ran while queued")
+			return nil
+		})
+		if err != context.DeadlineExceeded {
+			t.Fatalf("Do = %v, want context.DeadlineExceeded unchanged", err)
+		}
 	})
-	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
-	defer cancel()
-	err := c.Do(ctx, "a", time.Second, func(context.Context, uint64) error {
-		t.Error("fn ran while queued")
-		return nil
-	})
-	if err != context.DeadlineExceeded {
-		t.Fatalf("Do = %v, want context.DeadlineExceeded unchanged", err)
-	}
 }
 
 func TestDoRetry(t *testing.T) {
@@ -140,76 +149,76 @@ func TestDoRetry(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var conns atomic.Int32
-			c := scriptedPeer(t, func(p *peerConn) {
-				i := int(conns.Add(1)) - 1
-				frame := tt.answers[min(i, len(tt.answers)-1)]
-				if frame == nil {
-					return // close without answering
+			synctest.Test(t, func(t *testing.T) {
+				var conns atomic.Int32
+				c := scriptedPeer(t, func(p *peerConn) {
+					i := int(conns.Add(1)) - 1
+					frame := tt.answers[min(i, len(tt.answers)-1)]
+					if frame == nil {
+						return // close without answering
+					}
+					p.write(frame)
+					if frame[0] != byte(protocol.TypeAcquired) {
+						io.Copy(io.Discard, p.conn)
+						return
+					}
+					if tt.loseRun {
+						time.Sleep(20 * time.Millisecond)
+						p.write(errFrame(protocol.CodeClosedByAdmin))
+						return
+					}
+					p.answerHeartbeats(granted)
+				})
+				ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+				defer cancel()
+				runs := 0
+				err := c.DoRetry(ctx, "a", time.Second, func(ctx context.Context, token uint64) error {
+					runs++
+					if tt.loseRun {
+						<-ctx.Done()
+					}
+					return nil
+				})
+				if tt.want == nil && err != nil || tt.want != nil && !errors.Is(err, tt.want) {
+					t.Fatalf("DoRetry = %v, want %v", err, tt.want)
 				}
-				p.write(frame)
-				if frame[0] != byte(protocol.TypeAcquired) {
-					io.Copy(io.Discard, p.conn)
-					return
+				if got := conns.Load(); got != tt.conns {
+					t.Errorf("%d connections, want %d", got, tt.conns)
 				}
-				if tt.loseRun {
-					time.Sleep(20 * time.Millisecond)
-					p.write(errFrame(protocol.CodeClosedByAdmin))
-					return
+				if wantRuns := map[bool]int{true: 1, false: 0}[tt.want == nil || tt.loseRun]; runs != wantRuns {
+					t.Errorf("fn ran %d times, want %d", runs, wantRuns)
 				}
-				p.answerHeartbeats(granted)
 			})
-			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-			defer cancel()
-			runs := 0
-			err := c.DoRetry(ctx, "a", time.Second, func(ctx context.Context, token uint64) error {
-				runs++
-				if tt.loseRun {
-					<-ctx.Done()
-				}
-				return nil
-			})
-			if tt.want == nil && err != nil || tt.want != nil && !errors.Is(err, tt.want) {
-				t.Fatalf("DoRetry = %v, want %v", err, tt.want)
-			}
-			if got := conns.Load(); got != tt.conns {
-				t.Errorf("%d connections, want %d", got, tt.conns)
-			}
-			if wantRuns := map[bool]int{true: 1, false: 0}[tt.want == nil || tt.loseRun]; runs != wantRuns {
-				t.Errorf("fn ran %d times, want %d", runs, wantRuns)
-			}
 		})
 	}
 }
 
+// TestDoRetryUntilCtxEnds: refused dials are retried with backoff until
+// ctx ends, and ctx's error is returned unchanged.
 func TestDoRetryUntilCtxEnds(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens: every dial is refused
-	c := New(Config{Address: addr})
-	var dials atomic.Int32
-	c.dialer = countingDialer{&net.Dialer{}, &dials}
-	ctx, cancel := context.WithTimeout(t.Context(), 700*time.Millisecond)
-	defer cancel()
-	err = c.DoRetry(ctx, "a", time.Second, func(context.Context, uint64) error { return nil })
-	if err != context.DeadlineExceeded {
-		t.Fatalf("DoRetry = %v, want context.DeadlineExceeded unchanged", err)
-	}
-	// Backoff 100ms, 200ms, 400ms with jitter [d/2, d]: 2 to 5 dials in 700ms.
-	if n := dials.Load(); n < 2 || n > 6 {
-		t.Fatalf("%d dials in 700ms, want backoff between them", n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		var dials atomic.Int32
+		c := New(Config{Address: "refused:1", Dialer: refusingDialer{&dials}})
+		ctx, cancel := context.WithTimeout(t.Context(), 700*time.Millisecond)
+		defer cancel()
+		err := c.DoRetry(ctx, "a", time.Second, func(context.Context, uint64) error { return nil })
+		if err != context.DeadlineExceeded {
+			t.Fatalf("DoRetry = %v, want context.DeadlineExceeded unchanged", err)
+		}
+		// Backoff 100ms, 200ms, 400ms, 800ms with jitter [d/2, d]: the
+		// dials at 0, [50, 100], [150, 300] and [350, 700]ms; the next one
+		// would come after 750ms.
+		if n := dials.Load(); n != 4 {
+			t.Fatalf("%d dials in 700ms, want 4", n)
+		}
+	})
 }
 
-type countingDialer struct {
-	d Dialer
-	n *atomic.Int32
-}
+// refusingDialer refuses every dial, as a host where nothing listens, and
+// counts them.
+type refusingDialer struct{ n *atomic.Int32 }
 
-func (c countingDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	c.n.Add(1)
-	return c.d.DialContext(ctx, network, addr)
+func (d refusingDialer) DialContext(context.Context, string, string) (net.Conn, error) {
+	d.n.Add(1)
+	return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
 }

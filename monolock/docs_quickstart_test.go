@@ -42,30 +42,32 @@ var _ = main
 // time": the second waits, is promoted when the first stops, and its
 // token is larger (41, then 42 in the page's diagram).
 func TestDocsQuickstartHandover(t *testing.T) {
-	srv := monolocktest.NewServer(t)
-	c := monolock.New(monolock.Config{Address: srv.Addr})
-	first, err := c.Acquire(t.Context(), "nightly-import", 2*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	second := make(chan uint64, 1)
-	go func() {
-		err := c.Do(t.Context(), "nightly-import", 2*time.Second, func(ctx context.Context, token uint64) error {
-			second <- token
-			return nil
-		})
+	inBubble(t, func(t *testing.T, srv *monolocktest.Server) {
+		c := pipeClient(srv)
+		first, err := c.Acquire(t.Context(), "nightly-import", 2*time.Second)
 		if err != nil {
-			t.Error(err)
+			t.Fatal(err)
 		}
-	}()
-	queued(t, srv, "nightly-import", 1)
-	select {
-	case <-second:
-		t.Fatal("the second process ran while the first held the lock")
-	default:
-	}
-	first.Release()
-	if token := <-second; token <= first.Token() {
-		t.Fatalf("second token %d not above the first %d", token, first.Token())
-	}
+		second := make(chan uint64, 1)
+		secondDone := make(chan error, 1)
+		go func() {
+			secondDone <- c.Do(t.Context(), "nightly-import", 2*time.Second, func(ctx context.Context, token uint64) error {
+				second <- token
+				return nil
+			})
+		}()
+		queuedNow(t, srv, "nightly-import", 1)
+		select {
+		case <-second:
+			t.Fatal("the second process ran while the first held the lock")
+		default:
+		}
+		first.Release()
+		if token := <-second; token <= first.Token() {
+			t.Fatalf("second token %d not above the first %d", token, first.Token())
+		}
+		if err := <-secondDone; err != nil {
+			t.Fatalf("second Do = %v", err)
+		}
+	})
 }

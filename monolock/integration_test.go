@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/monolock/monolock-bench/monolock"
@@ -25,169 +26,156 @@ func newClient(t *testing.T, addr string) *monolock.Client {
 	return c
 }
 
-// queued waits until the server lists n waiters on name.
-func queued(t *testing.T, srv *monolocktest.Server, name string, n int) {
+// pipeClient is a client of srv on its in-memory connections (srv from
+// monolocktest.NewPipeServer), for tests in a synctest bubble.
+func pipeClient(srv *monolocktest.Server) *monolock.Client {
+	return monolock.New(monolock.Config{Address: srv.Addr, Dialer: srv})
+}
+
+// queuedNow checks, in a bubble, that once every goroutine waits the
+// server lists n waiters on name.
+func queuedNow(t *testing.T, srv *monolocktest.Server, name string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if info, ok := srv.Server().Lock(name); ok && len(info.Waiters) >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d waiters on %q never queued", n, name)
-		}
-		time.Sleep(5 * time.Millisecond)
+	synctest.Wait()
+	if info, _ := srv.Server().Lock(name); len(info.Waiters) != n {
+		t.Fatalf("%d waiters on %q, want %d", len(info.Waiters), name, n)
 	}
+}
+
+// inBubble runs f in a testing/synctest bubble with a server on in-memory
+// connections: leases, heartbeats and back-offs of client and server run
+// on the bubble's fake clock, so f asserts their timing exactly and takes
+// no wall-clock time for them.
+func inBubble(t *testing.T, f func(t *testing.T, srv *monolocktest.Server)) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		f(t, monolocktest.NewPipeServer(t, server.Config{}))
+	})
 }
 
 func TestDoGrantsTokenToFn(t *testing.T) {
-	srv := monolocktest.NewServer(t)
-	c := newClient(t, srv.Addr)
-	var tokens []uint64
-	for range 3 {
-		err := c.Do(t.Context(), "jobs/nightly", time.Second, func(ctx context.Context, token uint64) error {
-			info, ok := srv.Server().Lock("jobs/nightly")
-			if !ok || info.Holder == nil || info.Holder.Token != token {
-				t.Errorf("fn got token %d; server says %+v", token, info.Holder)
-			}
-			tokens = append(tokens, token)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i := 1; i < len(tokens); i++ {
-		if tokens[i] <= tokens[i-1] {
-			t.Fatalf("tokens not increasing: %v", tokens)
-		}
-	}
-	// Closing the connection is the release; the server sees it soon after.
-	deadline := time.Now().Add(5 * time.Second)
-	for _, ok := srv.Server().Lock("jobs/nightly"); ok; _, ok = srv.Server().Lock("jobs/nightly") {
-		if time.Now().After(deadline) {
-			t.Fatal("lock still live 5s after Do returned")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-func TestDoSerialises(t *testing.T) {
-	srv := monolocktest.NewServer(t)
-	c := newClient(t, srv.Addr)
-	var inside, maxInside atomic.Int32
-	var mu sync.Mutex
-	var order []uint64
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			err := c.Do(t.Context(), "shared", 2*time.Second, func(ctx context.Context, token uint64) error {
-				n := inside.Add(1)
-				defer inside.Add(-1)
-				for m := maxInside.Load(); n > m && !maxInside.CompareAndSwap(m, n); m = maxInside.Load() {
+	inBubble(t, func(t *testing.T, srv *monolocktest.Server) {
+		c := pipeClient(srv)
+		var tokens []uint64
+		for range 3 {
+			err := c.Do(t.Context(), "jobs/nightly", time.Second, func(ctx context.Context, token uint64) error {
+				info, ok := srv.Server().Lock("jobs/nightly")
+				if !ok || info.Holder == nil || info.Holder.Token != token {
+					t.Errorf("fn got token %d; server says %+v", token, info.Holder)
 				}
-				mu.Lock()
-				order = append(order, token)
-				mu.Unlock()
-				time.Sleep(30 * time.Millisecond)
+				tokens = append(tokens, token)
 				return nil
 			})
 			if err != nil {
-				t.Error(err)
+				t.Fatal(err)
 			}
-		})
-	}
-	wg.Wait()
-	if m := maxInside.Load(); m != 1 {
-		t.Fatalf("%d fns ran at once, want 1", m)
-	}
-	for i := 1; i < len(order); i++ {
-		if order[i] <= order[i-1] {
-			t.Fatalf("grants out of token order: %v", order)
 		}
-	}
+		for i := 1; i < len(tokens); i++ {
+			if tokens[i] <= tokens[i-1] {
+				t.Fatalf("tokens not increasing: %v", tokens)
+			}
+		}
+		// Closing the connection is the release; the server sees it at
+		// once.
+		synctest.Wait()
+		if _, ok := srv.Server().Lock("jobs/nightly"); ok {
+			t.Fatal("lock still live after Do returned")
+		}
+	})
+}
+
+func TestDoSerialises(t *testing.T) {
+	inBubble(t, func(t *testing.T, srv *monolocktest.Server) {
+		c := pipeClient(srv)
+		var inside, maxInside atomic.Int32
+		var mu sync.Mutex
+		var order []uint64
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				err := c.Do(t.Context(), "shared", 2*time.Second, func(ctx context.Context, token uint64) error {
+					n := inside.Add(1)
+					defer inside.Add(-1)
+					for m := maxInside.Load(); n > m && !maxInside.CompareAndSwap(m, n); m = maxInside.Load() {
+					}
+					mu.Lock()
+					order = append(order, token)
+					mu.Unlock()
+					time.Sleep(30 * time.Millisecond)
+					return nil
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if m := maxInside.Load(); m != 1 {
+			t.Fatalf("%d fns ran at once, want 1", m)
+		}
+		for i := 1; i < len(order); i++ {
+			if order[i] <= order[i-1] {
+				t.Fatalf("grants out of token order: %v", order)
+			}
+		}
+	})
 }
 
 // The server pushes the promotion: the waiter must not wait for its next
-// heartbeat (15s with a 60s lease) to learn it owns the lock.
+// heartbeat (15s with a 60s lease) to learn it owns the lock; it learns at
+// the instant of the release.
 func TestWaiterPromotedWithoutHeartbeat(t *testing.T) {
-	srv := monolocktest.NewServer(t)
-	c := newClient(t, srv.Addr)
-	a, err := c.Acquire(t.Context(), "x", time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make(chan *monolock.Lock, 1)
-	go func() {
-		b, err := c.Acquire(t.Context(), "x", time.Minute)
+	inBubble(t, func(t *testing.T, srv *monolocktest.Server) {
+		c := pipeClient(srv)
+		a, err := c.Acquire(t.Context(), "x", time.Minute)
 		if err != nil {
-			t.Error(err)
+			t.Fatal(err)
 		}
-		got <- b
-	}()
-	queued(t, srv, "x", 1)
-	released := time.Now()
-	if err := a.Release(); err != nil {
-		t.Fatal(err)
-	}
-	b := <-got
-	if b == nil {
-		return
-	}
-	defer b.Release()
-	if d := time.Since(released); d > 3*time.Second {
-		t.Fatalf("promotion took %v; the heartbeat interval is 15s, the push should be immediate", d)
-	}
-	if b.Token() <= a.Token() {
-		t.Fatalf("waiter's token %d not above the first owner's %d", b.Token(), a.Token())
-	}
+		got := make(chan *monolock.Lock, 1)
+		go func() {
+			b, err := c.Acquire(t.Context(), "x", time.Minute)
+			if err != nil {
+				t.Error(err)
+			}
+			got <- b
+		}()
+		queuedNow(t, srv, "x", 1)
+		released := time.Now()
+		if err := a.Release(); err != nil {
+			t.Fatal(err)
+		}
+		b := <-got
+		if b == nil {
+			return
+		}
+		defer b.Release()
+		if d := time.Since(released); d != 0 {
+			t.Fatalf("promotion took %v; the heartbeat interval is 15s, the push is immediate", d)
+		}
+		if b.Token() <= a.Token() {
+			t.Fatalf("waiter's token %d not above the first owner's %d", b.Token(), a.Token())
+		}
+	})
 }
 
-// silentProxy forwards one TCP connection to target until silence is
-// called; then it keeps both connections open and drops whatever arrives,
-// like a network path that fails without a reset.
+// silentProxy is a client's Dialer that forwards its connections to srv
+// until silent is set; then it keeps both sides open and drops whatever
+// arrives, like a network path that fails without a reset. Its
+// connections are in memory, for a synctest bubble.
 type silentProxy struct {
-	addr   string
+	srv    *monolocktest.Server
 	silent atomic.Bool
 }
 
-func newSilentProxy(t *testing.T, target string) *silentProxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+func (p *silentProxy) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	out, err := p.srv.DialContext(ctx, network, addr)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	p := &silentProxy{addr: ln.Addr().String()}
-	var wg sync.WaitGroup
-	var conns []net.Conn
-	var mu sync.Mutex
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	wg.Go(func() {
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", target)
-			if err != nil {
-				in.Close()
-				continue
-			}
-			mu.Lock()
-			conns = append(conns, in, out)
-			mu.Unlock()
-			wg.Go(func() { p.pipe(out, in) })
-			wg.Go(func() { p.pipe(in, out) })
-		}
-	})
-	return p
+	client, in := net.Pipe()
+	go p.pipe(out, in)
+	go p.pipe(in, out)
+	return client, nil
 }
 
 func (p *silentProxy) pipe(dst, src net.Conn) {
@@ -209,57 +197,63 @@ func (p *silentProxy) pipe(dst, src net.Conn) {
 	}
 }
 
-// A network that goes silent: the holder's fn is cancelled within
-// 0.8 × lease and before the server grants the lock to the next client.
+// A network that goes silent: the holder's fn is cancelled 0.8 × lease
+// after its last answered heartbeat, 0.2 × lease before the server, one
+// lease after hearing that heartbeat, grants the lock to the next client.
 func TestSilentNetworkCancelsFnBeforeNextGrant(t *testing.T) {
 	const lease = time.Second
-	srv := monolocktest.NewServer(t)
-	proxy := newSilentProxy(t, srv.Addr)
-	holder := newClient(t, proxy.addr)
-	direct := newClient(t, srv.Addr)
+	inBubble(t, func(t *testing.T, srv *monolocktest.Server) {
+		proxy := &silentProxy{srv: srv}
+		holder := monolock.New(monolock.Config{Address: srv.Addr, Dialer: proxy})
+		direct := pipeClient(srv)
 
-	var silencedAt, cancelledAt, grantedAt time.Time
-	var cause error
-	running := make(chan struct{})
-	holderDone := make(chan error, 1)
-	go func() {
-		holderDone <- holder.Do(t.Context(), "guarded", lease, func(ctx context.Context, token uint64) error {
-			close(running)
-			<-ctx.Done()
-			cancelledAt, cause = time.Now(), context.Cause(ctx)
-			return nil
-		})
-	}()
-	<-running
-	waiterDone := make(chan error, 1)
-	go func() {
-		waiterDone <- direct.Do(t.Context(), "guarded", lease, func(ctx context.Context, token uint64) error {
-			grantedAt = time.Now()
-			return nil
-		})
-	}()
-	queued(t, srv, "guarded", 1)
-	time.Sleep(300 * time.Millisecond) // a few heartbeats through the proxy
-	silencedAt = time.Now()
-	proxy.silent.Store(true)
+		var cancelledAt, grantedAt time.Time
+		var cause error
+		start := time.Now()
+		running := make(chan struct{})
+		holderDone := make(chan error, 1)
+		go func() {
+			holderDone <- holder.Do(t.Context(), "guarded", lease, func(ctx context.Context, token uint64) error {
+				close(running)
+				<-ctx.Done()
+				cancelledAt, cause = time.Now(), context.Cause(ctx)
+				return nil
+			})
+		}()
+		<-running
+		waiterDone := make(chan error, 1)
+		go func() {
+			waiterDone <- direct.Do(t.Context(), "guarded", lease, func(ctx context.Context, token uint64) error {
+				grantedAt = time.Now()
+				return nil
+			})
+		}()
+		queuedNow(t, srv, "guarded", 1)
+		// Heartbeats every lease/4: the one at 250ms goes through, the
+		// network goes silent at 300ms.
+		time.Sleep(300 * time.Millisecond)
+		proxy.silent.Store(true)
+		lastHeard := start.Add(lease / 4)
 
-	if err := <-holderDone; !errors.Is(err, monolock.ErrHeartbeatTimeout) {
-		t.Fatalf("holder's Do = %v, want ErrHeartbeatTimeout joined in", err)
-	}
-	if err := <-waiterDone; err != nil {
-		t.Fatalf("waiter's Do = %v", err)
-	}
-	if !errors.Is(cause, monolock.ErrHeartbeatTimeout) {
-		t.Errorf("fn's ctx cause = %v, want ErrHeartbeatTimeout", cause)
-	}
-	if d := cancelledAt.Sub(silencedAt); d > 800*time.Millisecond+300*time.Millisecond {
-		t.Errorf("fn cancelled %v after the network went silent; want within 0.8 × lease (800ms) plus scheduling slack", d)
-	}
-	if !cancelledAt.Before(grantedAt) {
-		t.Fatalf("holder learned of the loss at +%v, after the waiter was granted at +%v", cancelledAt.Sub(silencedAt), grantedAt.Sub(silencedAt))
-	}
-	t.Logf("after silence: holder's fn cancelled at +%v, waiter granted at +%v (margin %v)",
-		cancelledAt.Sub(silencedAt).Round(time.Millisecond), grantedAt.Sub(silencedAt).Round(time.Millisecond), grantedAt.Sub(cancelledAt).Round(time.Millisecond))
+		if err := <-holderDone; !errors.Is(err, monolock.ErrHeartbeatTimeout) {
+			t.Fatalf("holder's Do = %v, want ErrHeartbeatTimeout joined in", err)
+		}
+		if err := <-waiterDone; err != nil {
+			t.Fatalf("waiter's Do = %v", err)
+		}
+		if !errors.Is(cause, monolock.ErrHeartbeatTimeout) {
+			t.Errorf("fn's ctx cause = %v, want ErrHeartbeatTimeout", cause)
+		}
+		if d := cancelledAt.Sub(lastHeard); d != lease*8/10 {
+			t.Errorf("fn cancelled %v after the last heartbeat through, want 0.8 × lease (800ms)", d)
+		}
+		if d := grantedAt.Sub(lastHeard); d != lease {
+			t.Errorf("waiter granted %v after the holder's last heartbeat reached the server, want the lease (1s)", d)
+		}
+		if !cancelledAt.Before(grantedAt) {
+			t.Fatalf("holder learned of the loss at +%v, after the waiter was granted at +%v", cancelledAt.Sub(lastHeard), grantedAt.Sub(lastHeard))
+		}
+	})
 }
 
 // A server restart under DoRetry: the queued claim loses its place, DoRetry
@@ -281,71 +275,74 @@ func TestDoRetryAcrossRestart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := monolocktest.NewServer(t)
-			c := newClient(t, srv.Addr)
-			a, err := c.Acquire(t.Context(), "deploy", time.Second)
-			if err != nil {
-				t.Fatal(err)
-			}
-			runs := 0
-			var token uint64
-			done := make(chan error, 1)
-			go func() {
-				done <- c.DoRetry(t.Context(), "deploy", time.Second, func(ctx context.Context, tok uint64) error {
-					runs++
-					token = tok
-					return nil
-				})
-			}()
-			queued(t, srv, "deploy", 1)
-			tt.stop(t, srv)
-			srv.Restart(t)
-			select {
-			case <-a.Done():
-			case <-time.After(5 * time.Second):
-				t.Fatal("holder did not notice the restart")
-			}
-			if err := a.Release(); !errors.Is(err, tt.holderErr) {
-				t.Errorf("holder's Release after the stop = %v, want %v", err, tt.holderErr)
-			}
-			select {
-			case err := <-done:
+			inBubble(t, func(t *testing.T, srv *monolocktest.Server) {
+				c := pipeClient(srv)
+				a, err := c.Acquire(t.Context(), "deploy", time.Second)
 				if err != nil {
-					t.Fatalf("DoRetry = %v", err)
+					t.Fatal(err)
 				}
-			case <-time.After(20 * time.Second):
-				t.Fatal("DoRetry did not get the lock after the restart")
-			}
-			if runs != 1 {
-				t.Fatalf("fn ran %d times", runs)
-			}
-			if token <= a.Token() {
-				t.Fatalf("token after restart %d not above %d", token, a.Token())
-			}
+				runs := 0
+				var token uint64
+				done := make(chan error, 1)
+				go func() {
+					done <- c.DoRetry(t.Context(), "deploy", time.Second, func(ctx context.Context, tok uint64) error {
+						runs++
+						token = tok
+						return nil
+					})
+				}()
+				queuedNow(t, srv, "deploy", 1)
+				tt.stop(t, srv)
+				srv.Restart(t)
+				select {
+				case <-a.Done():
+				case <-time.After(5 * time.Second):
+					t.Fatal("holder did not notice the restart")
+				}
+				if err := a.Release(); !errors.Is(err, tt.holderErr) {
+					t.Errorf("holder's Release after the stop = %v, want %v", err, tt.holderErr)
+				}
+				select {
+				case err := <-done:
+					if err != nil {
+						t.Fatalf("DoRetry = %v", err)
+					}
+				case <-time.After(20 * time.Second):
+					t.Fatal("DoRetry did not get the lock after the restart")
+				}
+				if runs != 1 {
+					t.Fatalf("fn ran %d times", runs)
+				}
+				if token <= a.Token() {
+					t.Fatalf("token after restart %d not above %d", token, a.Token())
+				}
+			})
 		})
 	}
 }
 
 func TestForceReleaseIsLossWithServerError(t *testing.T) {
-	srv := monolocktest.NewServer(t)
-	c := newClient(t, srv.Addr)
-	l, err := c.Acquire(t.Context(), "x", 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := srv.Server().ForceRelease("x")
-	if err != nil || tok != l.Token() {
-		t.Fatalf("ForceRelease = %d, %v; want %d", tok, err, l.Token())
-	}
-	select {
-	case <-l.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("Done not closed after force-release")
-	}
-	var se *monolock.ServerError
-	if !errors.As(l.Err(), &se) || se.Code != protocol.CodeClosedByAdmin || !se.Temporary() || !errors.Is(l.Err(), protocol.ErrClosedByAdmin) {
-		t.Fatalf("Err = %v, want *ServerError 0x02", l.Err())
-	}
+	inBubble(t, func(t *testing.T, srv *monolocktest.Server) {
+		c := pipeClient(srv)
+		l, err := c.Acquire(t.Context(), "x", 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := srv.Server().ForceRelease("x")
+		if err != nil || tok != l.Token() {
+			t.Fatalf("ForceRelease = %d, %v; want %d", tok, err, l.Token())
+		}
+		synctest.Wait()
+		select {
+		case <-l.Done():
+		default:
+			t.Fatal("Done not closed at the force-release")
+		}
+		var se *monolock.ServerError
+		if !errors.As(l.Err(), &se) || se.Code != protocol.CodeClosedByAdmin || !se.Temporary() || !errors.Is(l.Err(), protocol.ErrClosedByAdmin) {
+			t.Fatalf("Err = %v, want *ServerError 0x02", l.Err())
+		}
+	})
 }
 
 // TLS and mTLS go through the Dialer: a server that requires a client
@@ -382,44 +379,47 @@ func TestTLSDialer(t *testing.T) {
 	}
 }
 
-// Short leases keep both sessions heartbeating every 100ms, so the
-// promotion push often crosses a heartbeat in flight; the promoted client
-// must keep the lock for several leases without a false loss.
+// Short leases keep both sessions heartbeating every 100ms, and the release
+// of each round falls on the instant both send one (200ms, 300ms) or
+// between (250ms, 287ms, 324ms), so the promotion push crosses a heartbeat
+// in flight; the promoted client must keep the lock for several leases
+// without a false loss.
 func TestPromotionAmidHeartbeats(t *testing.T) {
-	srv := monolocktest.NewServer(t)
-	c := newClient(t, srv.Addr)
-	const lease = 400 * time.Millisecond
-	for i := range 3 {
-		a, err := c.Acquire(t.Context(), "hot", lease)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := make(chan *monolock.Lock, 1)
-		go func() {
-			b, err := c.Acquire(t.Context(), "hot", lease)
+	inBubble(t, func(t *testing.T, srv *monolocktest.Server) {
+		c := pipeClient(srv)
+		const lease = 400 * time.Millisecond
+		for i, queuedFor := range []time.Duration{200, 250, 287, 300, 324} {
+			a, err := c.Acquire(t.Context(), "hot", lease)
 			if err != nil {
-				t.Error(err)
+				t.Fatal(err)
 			}
-			got <- b
-		}()
-		queued(t, srv, "hot", 1)
-		time.Sleep(time.Duration(250+37*i) * time.Millisecond) // queued across heartbeats
-		if err := a.Release(); err != nil {
-			t.Fatalf("first owner lost the lock while holding it: %v", err)
+			got := make(chan *monolock.Lock, 1)
+			go func() {
+				b, err := c.Acquire(t.Context(), "hot", lease)
+				if err != nil {
+					t.Error(err)
+				}
+				got <- b
+			}()
+			queuedNow(t, srv, "hot", 1)
+			time.Sleep(queuedFor * time.Millisecond) // queued across heartbeats
+			if err := a.Release(); err != nil {
+				t.Fatalf("first owner lost the lock while holding it: %v", err)
+			}
+			b := <-got
+			if b == nil {
+				return
+			}
+			select {
+			case <-b.Done():
+				t.Fatalf("round %d: promoted owner lost the lock: %v", i, b.Err())
+			case <-time.After(3 * lease):
+			}
+			if err := b.Release(); err != nil {
+				t.Fatalf("round %d: Release = %v", i, err)
+			}
 		}
-		b := <-got
-		if b == nil {
-			return
-		}
-		select {
-		case <-b.Done():
-			t.Fatalf("round %d: promoted owner lost the lock: %v", i, b.Err())
-		case <-time.After(3 * lease):
-		}
-		if err := b.Release(); err != nil {
-			t.Fatalf("round %d: Release = %v", i, err)
-		}
-	}
+	})
 }
 
 // lockGoroutines returns the stacks of goroutines still doing client work.
@@ -435,7 +435,9 @@ func lockGoroutines() []string {
 			continue
 		}
 		lines := strings.Split(g, "\n")
-		if len(lines) > 1 && strings.HasSuffix(lines[0], "[runnable]:") &&
+		// The header reads "goroutine N [runnable]:", in a bubble
+		// "goroutine N [runnable, synctest bubble M]:".
+		if len(lines) > 1 && (strings.HasSuffix(lines[0], "[runnable]:") || strings.Contains(lines[0], "[runnable, synctest bubble ")) &&
 			(strings.HasPrefix(lines[1], "github.com/monolock/monolock-bench/monolock.(*Lock).read(") ||
 				strings.HasPrefix(lines[1], "github.com/monolock/monolock-bench/monolock.(*Lock).start.func1(")) {
 			continue // past wg.Done, returning
@@ -448,45 +450,46 @@ func lockGoroutines() []string {
 // No goroutine outlives its Lock: by the time Release (or a failed or
 // cancelled Acquire) returns, the reader and the keeper have exited.
 func TestNoGoroutineOutlivesLock(t *testing.T) {
-	srv := monolocktest.NewServer(t)
-	c := newClient(t, srv.Addr)
-	check := func(when string) {
-		t.Helper()
-		if g := lockGoroutines(); len(g) > 0 {
-			t.Fatalf("%s: %d client goroutines left:\n%s", when, len(g), strings.Join(g, "\n\n"))
+	inBubble(t, func(t *testing.T, srv *monolocktest.Server) {
+		c := pipeClient(srv)
+		check := func(when string) {
+			t.Helper()
+			if g := lockGoroutines(); len(g) > 0 {
+				t.Fatalf("%s: %d client goroutines left:\n%s", when, len(g), strings.Join(g, "\n\n"))
+			}
 		}
-	}
-	for range 50 {
+		for range 50 {
+			l, err := c.Acquire(t.Context(), "g", time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.Release()
+			check("after Acquire+Release")
+		}
+
 		l, err := c.Acquire(t.Context(), "g", time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
+		ctx, cancel := context.WithCancel(t.Context())
+		queuedDone := make(chan error, 1)
+		go func() { _, err := c.Acquire(ctx, "g", time.Second); queuedDone <- err }()
+		queuedNow(t, srv, "g", 1)
+		cancel()
+		if err := <-queuedDone; err != context.Canceled {
+			t.Fatalf("queued Acquire = %v", err)
+		}
+		if _, err := srv.Server().ForceRelease("g"); err != nil {
+			t.Fatal(err)
+		}
+		<-l.Done()
 		l.Release()
-		check("after Acquire+Release")
-	}
+		check("after a cancelled wait and a loss")
 
-	l, err := c.Acquire(t.Context(), "g", time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	queuedDone := make(chan error, 1)
-	go func() { _, err := c.Acquire(ctx, "g", time.Second); queuedDone <- err }()
-	queued(t, srv, "g", 1)
-	cancel()
-	if err := <-queuedDone; err != context.Canceled {
-		t.Fatalf("queued Acquire = %v", err)
-	}
-	if _, err := srv.Server().ForceRelease("g"); err != nil {
-		t.Fatal(err)
-	}
-	<-l.Done()
-	l.Release()
-	check("after a cancelled wait and a loss")
-
-	err = c.Do(t.Context(), "g", time.Second, func(context.Context, uint64) error { return nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	check("after Do")
+		err = c.Do(t.Context(), "g", time.Second, func(context.Context, uint64) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("after Do")
+	})
 }

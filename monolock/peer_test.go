@@ -8,8 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/monolock/monolock-bench/monolock/monolocktest"
 	"github.com/monolock/monolock-bench/monolock/protocol"
 )
 
@@ -27,7 +29,9 @@ func (p *peerConn) write(b []byte) {
 }
 
 // answerHeartbeats answers every HEARTBEAT with frame until the client
-// closes the connection, and returns how many it read.
+// closes the connection, and returns how many it read. The client may
+// close while an answer is on its way: in memory, where a write waits for
+// the reader, that write then fails, and ends the conversation too.
 func (p *peerConn) answerHeartbeats(frame []byte) int {
 	n := 0
 	for {
@@ -40,20 +44,42 @@ func (p *peerConn) answerHeartbeats(frame []byte) int {
 			return n
 		}
 		n++
-		if frame != nil {
-			p.write(frame)
+		if frame == nil {
+			continue
+		}
+		if _, err := p.conn.Write(frame); err != nil {
+			return n
 		}
 	}
 }
 
-// scriptedPeer listens on loopback; for each accepted connection it reads
-// and checks the ACQUIRE, then runs script. It returns a client for it.
+// scriptedPeer plays the server for a client: for each connection the
+// client makes it reads and checks the ACQUIRE, then runs script. The
+// connections are in memory (net.Pipe), so in a testing/synctest bubble
+// the client's heartbeats and deadlines run on the fake clock and a test
+// asserts them exactly. It returns a client for it.
 func scriptedPeer(t *testing.T, script func(p *peerConn)) *Client {
+	t.Helper()
+	ln := monolocktest.NewListener()
+	servePeer(t, ln, script)
+	return New(Config{Address: ln.Addr().String(), Dialer: ln})
+}
+
+// scriptedTCPPeer is scriptedPeer on a loopback TCP port, for scripts that
+// need a socket (a reset); it cannot run in a bubble.
+func scriptedTCPPeer(t *testing.T, script func(p *peerConn)) *Client {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	servePeer(t, ln, script)
+	return New(Config{Address: ln.Addr().String()})
+}
+
+// servePeer runs script on every connection ln accepts, until the test's
+// cleanup closes ln and waits for the scripts.
+func servePeer(t *testing.T, ln net.Listener, script func(p *peerConn)) {
 	var wg sync.WaitGroup
 	t.Cleanup(func() { ln.Close(); wg.Wait() })
 	wg.Go(func() {
@@ -78,8 +104,6 @@ func scriptedPeer(t *testing.T, script func(p *peerConn)) *Client {
 			})
 		}
 	})
-	c := New(Config{Address: ln.Addr().String()})
-	return c
 }
 
 func TestAcquireHandshake(t *testing.T) {
@@ -113,37 +137,39 @@ func TestAcquireHandshake(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := make(chan protocol.Acquire, 1)
-			c := scriptedPeer(t, func(p *peerConn) {
-				got <- p.acq
-				tt.script(p)
+			synctest.Test(t, func(t *testing.T) {
+				got := make(chan protocol.Acquire, 1)
+				c := scriptedPeer(t, func(p *peerConn) {
+					got <- p.acq
+					tt.script(p)
+				})
+				l, err := c.Acquire(t.Context(), "jobs/nightly ✓", 1500*time.Millisecond)
+				if err != nil {
+					t.Fatalf("Acquire: %v", err)
+				}
+				if l.Token() != tt.want {
+					t.Errorf("Token = %d, want %d", l.Token(), tt.want)
+				}
+				if a := <-got; a.Name != "jobs/nightly ✓" || a.LeaseMS != 1500 || a.Version != protocol.Version {
+					t.Errorf("server read %+v", a)
+				}
+				select {
+				case <-l.Done():
+					t.Fatalf("Done closed while held: %v", l.Err())
+				default:
+				}
+				if err := l.Release(); err != nil {
+					t.Fatalf("Release = %v", err)
+				}
+				select {
+				case <-l.Done():
+				default:
+					t.Fatal("Done still open after Release")
+				}
+				if l.Err() != nil || l.Release() != nil {
+					t.Fatalf("after Release: Err = %v, second Release = %v", l.Err(), l.Release())
+				}
 			})
-			l, err := c.Acquire(t.Context(), "jobs/nightly ✓", 1500*time.Millisecond)
-			if err != nil {
-				t.Fatalf("Acquire: %v", err)
-			}
-			if l.Token() != tt.want {
-				t.Errorf("Token = %d, want %d", l.Token(), tt.want)
-			}
-			if a := <-got; a.Name != "jobs/nightly ✓" || a.LeaseMS != 1500 || a.Version != protocol.Version {
-				t.Errorf("server read %+v", a)
-			}
-			select {
-			case <-l.Done():
-				t.Fatalf("Done closed while held: %v", l.Err())
-			default:
-			}
-			if err := l.Release(); err != nil {
-				t.Fatalf("Release = %v", err)
-			}
-			select {
-			case <-l.Done():
-			default:
-				t.Fatal("Done still open after Release")
-			}
-			if l.Err() != nil || l.Release() != nil {
-				t.Fatalf("after Release: Err = %v, second Release = %v", l.Err(), l.Release())
-			}
 		})
 	}
 }
@@ -189,29 +215,31 @@ func TestAcquireFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := scriptedPeer(t, tt.script)
-			start := time.Now()
-			l, err := c.Acquire(t.Context(), "a", tt.lease)
-			if err == nil {
-				l.Release()
-				t.Fatal("Acquire succeeded")
-			}
-			if !errors.Is(err, tt.want) {
-				t.Fatalf("Acquire = %v, want %v", err, tt.want)
-			}
-			if (tt.want == io.EOF || tt.want == io.ErrUnexpectedEOF) && err != tt.want {
-				t.Fatalf("Acquire = %#v, want %v itself, unchanged", err, tt.want)
-			}
-			var se *ServerError
-			if errors.As(err, &se) && se.Temporary() != tt.temporary {
-				t.Errorf("Temporary() = %v, want %v", se.Temporary(), tt.temporary)
-			}
-			if errors.Is(err, ErrHeartbeatTimeout) {
-				// 0.8 × lease after the ACQUIRE; generous upper bound.
-				if d := time.Since(start); d < 400*time.Millisecond || d > 5*time.Second {
-					t.Errorf("gave up after %v, want about 400ms", d)
+			synctest.Test(t, func(t *testing.T) {
+				c := scriptedPeer(t, tt.script)
+				start := time.Now()
+				l, err := c.Acquire(t.Context(), "a", tt.lease)
+				if err == nil {
+					l.Release()
+					t.Fatal("Acquire succeeded")
 				}
-			}
+				if !errors.Is(err, tt.want) {
+					t.Fatalf("Acquire = %v, want %v", err, tt.want)
+				}
+				if (tt.want == io.EOF || tt.want == io.ErrUnexpectedEOF) && err != tt.want {
+					t.Fatalf("Acquire = %#v, want %v itself, unchanged", err, tt.want)
+				}
+				var se *ServerError
+				if errors.As(err, &se) && se.Temporary() != tt.temporary {
+					t.Errorf("Temporary() = %v, want %v", se.Temporary(), tt.temporary)
+				}
+				if errors.Is(err, ErrHeartbeatTimeout) {
+					// 0.8 × lease after the ACQUIRE.
+					if d := time.Since(start); d != 400*time.Millisecond {
+						t.Errorf("gave up after %v, want exactly 400ms", d)
+					}
+				}
+			})
 		})
 	}
 }
@@ -220,78 +248,97 @@ func TestLockLoss(t *testing.T) {
 	acq := func(token uint64) []byte { return protocol.AppendAcquired(nil, token) }
 	tests := []struct {
 		name   string
+		tcp    bool // the script needs a socket: real time, no bubble
 		script func(p *peerConn)
 		want   error
+		lostAt time.Duration // when Done closes, after the ACQUIRE (bubble only)
 	}{
-		{"waiting after acquired", func(p *peerConn) {
+		{"waiting after acquired", false, func(p *peerConn) {
 			p.write(acq(5))
 			p.write(protocol.AppendWaiting(nil))
 			io.Copy(io.Discard, p.conn)
-		}, ErrProtocolViolation},
-		{"token changed", func(p *peerConn) {
+		}, ErrProtocolViolation, 0},
+		{"token changed", false, func(p *peerConn) {
 			p.write(acq(5))
 			p.write(acq(6))
 			io.Copy(io.Discard, p.conn)
-		}, ErrProtocolViolation},
-		{"force-released", func(p *peerConn) {
+		}, ErrProtocolViolation, 0},
+		{"force-released", false, func(p *peerConn) {
 			p.write(acq(5))
 			time.Sleep(20 * time.Millisecond)
 			p.write(protocol.AppendError(nil, protocol.CodeClosedByAdmin, "force-release"))
-		}, protocol.ErrClosedByAdmin},
-		{"connection reset", func(p *peerConn) {
+		}, protocol.ErrClosedByAdmin, 20 * time.Millisecond},
+		{"connection reset", true, func(p *peerConn) {
 			p.write(acq(5))
 			p.conn.(*net.TCPConn).SetLinger(0)
-		}, ErrConnectionClosed},
-		{"heartbeats unanswered", func(p *peerConn) {
+		}, ErrConnectionClosed, 0},
+		// The first heartbeat (at lease/4) is never answered, so none
+		// follows it; the lock is lost 0.8 × lease after the ACQUIRE, the
+		// last frame that was answered.
+		{"heartbeats unanswered", false, func(p *peerConn) {
 			p.write(acq(5))
 			p.answerHeartbeats(nil)
-		}, ErrHeartbeatTimeout},
+		}, ErrHeartbeatTimeout, 400 * time.Millisecond},
+	}
+	check := func(t *testing.T, c *Client, tcp bool, want error, lostAt time.Duration) {
+		start := time.Now()
+		l, err := c.Acquire(t.Context(), "a", 500*time.Millisecond)
+		if err != nil {
+			t.Fatalf("Acquire: %v", err)
+		}
+		select {
+		case <-l.Done():
+		case <-time.After(10 * time.Second):
+			t.Fatal("Done not closed")
+		}
+		if d := time.Since(start); !tcp && d != lostAt {
+			t.Errorf("lost after %v, want exactly %v", d, lostAt)
+		}
+		if !errors.Is(l.Err(), want) {
+			t.Fatalf("Err = %v, want %v", l.Err(), want)
+		}
+		if err := l.Release(); !errors.Is(err, want) {
+			t.Fatalf("Release = %v, want the loss %v", err, want)
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := scriptedPeer(t, tt.script)
-			l, err := c.Acquire(t.Context(), "a", 500*time.Millisecond)
-			if err != nil {
-				t.Fatalf("Acquire: %v", err)
+			if tt.tcp {
+				check(t, scriptedTCPPeer(t, tt.script), true, tt.want, 0)
+				return
 			}
-			select {
-			case <-l.Done():
-			case <-time.After(10 * time.Second):
-				t.Fatal("Done not closed")
-			}
-			if !errors.Is(l.Err(), tt.want) {
-				t.Fatalf("Err = %v, want %v", l.Err(), tt.want)
-			}
-			if err := l.Release(); !errors.Is(err, tt.want) {
-				t.Fatalf("Release = %v, want the loss %v", err, tt.want)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				check(t, scriptedPeer(t, tt.script), false, tt.want, tt.lostAt)
+			})
 		})
 	}
 }
 
-// Heartbeats keep a session alive well past its lease.
+// Heartbeats keep a session alive well past its lease: with a lease of
+// 400ms one goes out every 100ms (lease/4, no round trip in memory).
 func TestHeartbeatsKeepLock(t *testing.T) {
-	beats := make(chan int, 1)
-	c := scriptedPeer(t, func(p *peerConn) {
-		p.write(protocol.AppendAcquired(nil, 1))
-		beats <- p.answerHeartbeats(protocol.AppendAcquired(nil, 1))
+	synctest.Test(t, func(t *testing.T) {
+		beats := make(chan int, 1)
+		c := scriptedPeer(t, func(p *peerConn) {
+			p.write(protocol.AppendAcquired(nil, 1))
+			beats <- p.answerHeartbeats(protocol.AppendAcquired(nil, 1))
+		})
+		l, err := c.Acquire(t.Context(), "a", 400*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-l.Done():
+			t.Fatalf("lost: %v", l.Err())
+		case <-time.After(1250 * time.Millisecond): // three leases and more
+		}
+		if err := l.Release(); err != nil {
+			t.Fatal(err)
+		}
+		if n := <-beats; n != 12 {
+			t.Fatalf("peer saw %d heartbeats in 1250ms, want 12 (one every 100ms)", n)
+		}
 	})
-	l, err := c.Acquire(t.Context(), "a", 400*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-l.Done():
-		t.Fatalf("lost: %v", l.Err())
-	case <-time.After(1200 * time.Millisecond): // three leases
-	}
-	if err := l.Release(); err != nil {
-		t.Fatal(err)
-	}
-	// 1200ms at lease/4 = 100ms: about 12; allow for a slow machine.
-	if n := <-beats; n < 4 {
-		t.Fatalf("peer saw %d heartbeats in three leases", n)
-	}
 }
 
 func TestAcquireCancel(t *testing.T) {
@@ -304,29 +351,32 @@ func TestAcquireCancel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			closed := make(chan struct{})
-			c := scriptedPeer(t, func(p *peerConn) {
-				if tt.first != nil {
-					p.write(tt.first)
+			synctest.Test(t, func(t *testing.T) {
+				closed := make(chan struct{})
+				c := scriptedPeer(t, func(p *peerConn) {
+					if tt.first != nil {
+						p.write(tt.first)
+					}
+					p.answerHeartbeats(tt.first)
+					close(closed)
+				})
+				ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+				defer cancel()
+				start := time.Now()
+				_, err := c.Acquire(ctx, "a", 10*time.Second)
+				if err != context.DeadlineExceeded {
+					t.Fatalf("Acquire = %v, want context.DeadlineExceeded unchanged", err)
 				}
-				p.answerHeartbeats(tt.first)
-				close(closed)
+				if d := time.Since(start); d != 200*time.Millisecond {
+					t.Fatalf("returned after %v, want at the deadline, 200ms", d)
+				}
+				synctest.Wait()
+				select {
+				case <-closed: // leaving the queue is closing the connection
+				default:
+					t.Fatal("connection not closed with the cancellation")
+				}
 			})
-			ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
-			defer cancel()
-			start := time.Now()
-			_, err := c.Acquire(ctx, "a", 10*time.Second)
-			if err != context.DeadlineExceeded {
-				t.Fatalf("Acquire = %v, want context.DeadlineExceeded unchanged", err)
-			}
-			if d := time.Since(start); d > 5*time.Second {
-				t.Fatalf("returned after %v", d)
-			}
-			select {
-			case <-closed: // leaving the queue is closing the connection
-			case <-time.After(5 * time.Second):
-				t.Fatal("connection not closed after cancellation")
-			}
 		})
 	}
 }

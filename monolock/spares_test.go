@@ -275,37 +275,70 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 // dialers: the liveness check sees the socket (a dead spare is dropped
 // before its ACQUIRE) or does not (the ACQUIRE meets the closed
-// connection and the claim is made again).
+// connection and the claim is made again): over TCP, or in a synctest
+// bubble on in-memory connections, which have no socket to look at (and
+// where the ACQUIRE's write fails).
 var spareDialers = []struct {
 	name string
-	d    func() Dialer
+	d    func() Dialer // over TCP; nil: in memory, in a bubble
 }{
 	{"checked before ACQUIRE", func() Dialer { return &net.Dialer{} }},
 	{"found by ACQUIRE", func() Dialer { return &hidingDialer{} }},
+	{"found by ACQUIRE in memory", nil},
+}
+
+// spareTest runs f against a server with cfg: over TCP with the dialer d
+// makes, or (d nil) in a synctest bubble on in-memory connections.
+func spareTest(t *testing.T, d func() Dialer, cfg server.Config, f func(t *testing.T, srv *monolocktest.Server, d Dialer)) {
+	if d != nil {
+		f(t, monolocktest.NewServerConfig(t, cfg), d())
+		return
+	}
+	synctest.Test(t, func(t *testing.T) {
+		srv := monolocktest.NewPipeServer(t, cfg)
+		f(t, srv, srv)
+	})
+}
+
+// idleSpares is the number of spares ready in c's pool.
+func idleSpares(c *Client) int {
+	c.spares.mu.Lock()
+	defer c.spares.mu.Unlock()
+	return len(c.spares.idle)
 }
 
 // TestSpareClosedByIOTimeout: the server closes a spare that sends no
-// ACQUIRE within its io-timeout; the next claim does not notice.
+// ACQUIRE within its io-timeout; the next claim does not notice. In memory
+// each of three claims meets a dead spare: the first the spare of New, the
+// next ones the replacements, each closed by the server before the claim.
+// Over TCP, in real time, one claim, and an io-timeout longer than a stall
+// between a claim's dial and its ACQUIRE on a loaded machine.
 func TestSpareClosedByIOTimeout(t *testing.T) {
 	for _, sd := range spareDialers {
 		t.Run(sd.name, func(t *testing.T) {
-			srv := monolocktest.NewServerConfig(t, server.Config{IOTimeout: 100 * time.Millisecond})
-			// A max age far above the server's io-timeout: the spare dies.
-			c := New(Config{Address: srv.Addr, Dialer: sd.d(), Spares: 1, SpareMaxAge: time.Hour})
-			defer c.Close()
-			waitFor(t, "the spare to connect", func() bool { return srv.Server().Stats().Connections == 1 })
-			waitFor(t, "the server to close the spare", func() bool { return srv.Server().Stats().Connections == 0 })
-			for i := range 3 { // the first meets the dead spare; the next ones the replacements
-				l, err := c.Acquire(t.Context(), "io-timeout", 5*time.Second)
-				if err != nil {
-					t.Fatalf("claim %d: %v", i, err)
+			timeout, claims := 100*time.Millisecond, 3
+			if sd.d != nil {
+				timeout, claims = time.Second, 1
+			}
+			spareTest(t, sd.d, server.Config{IOTimeout: timeout}, func(t *testing.T, srv *monolocktest.Server, d Dialer) {
+				// A max age far above the server's io-timeout: the spare dies.
+				c := New(Config{Address: srv.Addr, Dialer: d, Spares: 1, SpareMaxAge: time.Hour})
+				defer c.Close()
+				waitFor(t, "the spare to connect", func() bool { return srv.Server().Stats().Connections == 1 })
+				for i := range claims {
+					waitFor(t, "the server to close the spare", func() bool {
+						return idleSpares(c) == 1 && srv.Server().Stats().Connections == 0
+					})
+					l, err := c.Acquire(t.Context(), "io-timeout", 5*time.Second)
+					if err != nil {
+						t.Fatalf("claim %d: %v", i, err)
+					}
+					l.Release()
 				}
-				l.Release()
-				time.Sleep(150 * time.Millisecond) // the replacement dies too
-			}
-			if n := c.spares.dead.Load(); n < 1 {
-				t.Errorf("%d dead spares seen, want at least 1", n)
-			}
+				if n := c.spares.dead.Load(); n != int64(claims) {
+					t.Errorf("%d dead spares seen, want %d", n, claims)
+				}
+			})
 		})
 	}
 }
@@ -315,47 +348,58 @@ func TestSpareClosedByIOTimeout(t *testing.T) {
 func TestSpareClosedByRestart(t *testing.T) {
 	for _, sd := range spareDialers {
 		t.Run(sd.name, func(t *testing.T) {
-			srv := monolocktest.NewServer(t)
-			c := New(Config{Address: srv.Addr, Dialer: sd.d(), Spares: 2, SpareMaxAge: time.Hour})
-			defer c.Close()
-			waitFor(t, "the spares to connect", func() bool { return srv.Server().Stats().Connections == 2 })
-			srv.Restart(t)
-			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-			defer cancel()
-			l, err := c.Acquire(ctx, "restart", 5*time.Second)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, ok := srv.Server().Lock("restart"); !ok {
-				t.Error("the new server has no such lock")
-			}
-			if n := c.spares.dead.Load(); n < 1 {
-				t.Errorf("%d dead spares seen, want at least 1", n)
-			}
-			l.Release()
+			spareTest(t, sd.d, server.Config{}, func(t *testing.T, srv *monolocktest.Server, d Dialer) {
+				c := New(Config{Address: srv.Addr, Dialer: d, Spares: 2, SpareMaxAge: time.Hour})
+				defer c.Close()
+				waitFor(t, "the spares to connect", func() bool { return srv.Server().Stats().Connections == 2 })
+				srv.Restart(t)
+				ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+				defer cancel()
+				l, err := c.Acquire(ctx, "restart", 5*time.Second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, ok := srv.Server().Lock("restart"); !ok {
+					t.Error("the new server has no such lock")
+				}
+				if n := c.spares.dead.Load(); n < 1 {
+					t.Errorf("%d dead spares seen, want at least 1", n)
+				}
+				l.Release()
+			})
 		})
 	}
 }
 
 // TestCloseClosesSparesOnServer: Close ends the spares' connections on the
-// server side too; claims after Close still work, each on its own dial.
+// server side too; claims after Close still work, each on its own dial,
+// and no spare comes back, not even after a spare's max age.
 func TestCloseClosesSparesOnServer(t *testing.T) {
-	srv := monolocktest.NewServer(t)
-	c := New(Config{Address: srv.Addr, Spares: 3})
-	waitFor(t, "the spares to connect", func() bool { return srv.Server().Stats().Connections == 3 })
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the server to see the spares closed", func() bool { return srv.Server().Stats().Connections == 0 })
-	l, err := c.Acquire(t.Context(), "after-close", 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.Release()
-	time.Sleep(50 * time.Millisecond)
-	if n := srv.Server().Stats().Connections; n != 0 {
-		t.Errorf("%d connections after Close and a claim; the spares came back", n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		srv := monolocktest.NewPipeServer(t, server.Config{})
+		c := New(Config{Address: srv.Addr, Dialer: srv, Spares: 3})
+		connections := func(when string, want int) {
+			t.Helper()
+			synctest.Wait()
+			if n := srv.Server().Stats().Connections; n != want {
+				t.Errorf("%s: %d connections, want %d", when, n, want)
+			}
+		}
+		connections("at New", 3)
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		connections("after Close", 0)
+		l, err := c.Acquire(t.Context(), "after-close", 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		connections("while a claim after Close is held", 1)
+		l.Release()
+		connections("after the claim's release", 0)
+		time.Sleep(2 * DefaultSpareMaxAge)
+		connections("two max ages later", 0)
+	})
 }
 
 // recordingDialer records the connections its Dialer returns; hide makes
@@ -391,23 +435,22 @@ func (r *recordingDialer) first() net.Conn {
 // TestTLSSpare: with a *tls.Dialer a spare has its TLS handshake done in
 // advance, and the claim is made on it; a TLS spare the server closed (its
 // close_notify is no answer) is replaced unseen, also when found only by
-// its ACQUIRE.
+// its ACQUIRE. Over TCP in real time: the io-timeouts are long enough for
+// a TLS handshake on a loaded machine, and the steps wait for events.
 func TestTLSSpare(t *testing.T) {
 	ca := testpki.NewCA(t, "spares")
-	cfg := server.Config{IOTimeout: 300 * time.Millisecond, TLSConfig: &tls.Config{Certificates: []tls.Certificate{ca.Server(t).TLS}}}
+	tlsConfig := &tls.Config{Certificates: []tls.Certificate{ca.Server(t).TLS}}
 	newDialer := func(hide bool) *recordingDialer {
 		return &recordingDialer{d: &tls.Dialer{Config: &tls.Config{RootCAs: ca.Pool(), ServerName: "localhost"}}, hide: hide}
 	}
 	t.Run("used", func(t *testing.T) {
-		srv := monolocktest.NewServerConfig(t, cfg)
+		// The default io-timeout (5s) outlives the spare (3s): the
+		// server does not close it first.
+		srv := monolocktest.NewServerConfig(t, server.Config{TLSConfig: tlsConfig})
 		d := newDialer(false)
 		c := New(Config{Address: srv.Addr, Dialer: d, Spares: 1})
 		defer c.Close()
-		waitFor(t, "the spare to be ready", func() bool {
-			c.spares.mu.Lock()
-			defer c.spares.mu.Unlock()
-			return len(c.spares.idle) == 1
-		})
+		waitFor(t, "the spare to be ready", func() bool { return idleSpares(c) == 1 })
 		l, err := c.Acquire(t.Context(), "tls", 5*time.Second)
 		if err != nil {
 			t.Fatal(err)
@@ -419,10 +462,10 @@ func TestTLSSpare(t *testing.T) {
 	})
 	for _, hide := range []bool{false, true} {
 		t.Run(fmt.Sprintf("closed by io-timeout/hidden=%v", hide), func(t *testing.T) {
-			srv := monolocktest.NewServerConfig(t, cfg)
+			srv := monolocktest.NewServerConfig(t, server.Config{IOTimeout: time.Second, TLSConfig: tlsConfig})
 			c := New(Config{Address: srv.Addr, Dialer: newDialer(hide), Spares: 1, SpareMaxAge: time.Hour})
 			defer c.Close()
-			waitFor(t, "the spare to connect", func() bool { return srv.Server().Stats().Connections == 1 })
+			waitFor(t, "the spare to be ready", func() bool { return idleSpares(c) == 1 })
 			waitFor(t, "the server to close the spare", func() bool { return srv.Server().Stats().Connections == 0 })
 			l, err := c.Acquire(t.Context(), "tls", 5*time.Second)
 			if err != nil {

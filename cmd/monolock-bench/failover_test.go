@@ -22,6 +22,9 @@ import (
 // are skipped with their reason. The local backend is covered by
 // bench/scenarios.
 func TestFailoverContainers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and restarts servers in containers")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	err := engine.Ping(ctx)
 	cancel()

@@ -60,6 +60,9 @@ func requireExecutables(t *testing.T) {
 // scenarios, results.json, report, compare — on the local backend and, when
 // a Docker engine answers, on the containers backend.
 func TestSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every contender on real servers and containers (minutes)")
+	}
 	for _, backend := range []string{"local", "containers"} {
 		t.Run(backend, func(t *testing.T) {
 			if backend == "containers" {
@@ -187,6 +190,9 @@ func TestSmoke(t *testing.T) {
 // results written so far are marked partial, and no server is left
 // running.
 func TestInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real servers for seconds")
+	}
 	requireExecutables(t)
 	out := t.TempDir()
 	o := &runOptions{

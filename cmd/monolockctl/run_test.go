@@ -57,14 +57,36 @@ func await(t *testing.T, done <-chan result, within time.Duration) result {
 	}
 }
 
+// heartbeats is the server's count of heartbeats received.
+func heartbeats(t *testing.T, srv *monolocktest.Server) int {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	srv.Server().OpsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	for line := range strings.Lines(rec.Body.String()) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "monolock_heartbeats_total "); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatal("monolock_heartbeats_total not exported")
+	return 0
+}
+
 // The lock is held while the command runs; the command sees the name and
 // the token; its exit status is ours; -addr defaults to MONOLOCK_ADDR.
 func TestRunHoldsLockWhileCommandRuns(t *testing.T) {
 	srv := monolocktest.NewServer(t)
 	dir := t.TempDir()
 	out, proceed := filepath.Join(dir, "env"), filepath.Join(dir, "go")
+	// The lease is long against the stalls of a loaded machine (the
+	// client gives up after 0.8 × lease without an answer); this test
+	// runs in real time, a command's process cannot be in a bubble.
+	const lease = 3 * time.Second
 	done := start(t, map[string]string{"MONOLOCK_ADDR": srv.Addr},
-		"run", "-lease", "1s", "deploy/prod", "--",
+		"run", "-lease", lease.String(), "deploy/prod", "--",
 		"sh", "-c", `echo "$MONOLOCK_LOCK $MONOLOCK_TOKEN" > "$1"; while [ ! -e "$2" ]; do sleep 0.02; done; exit 3`, "sh", out, proceed)
 
 	fields := strings.Fields(waitFile(t, out))
@@ -75,13 +97,30 @@ func TestRunHoldsLockWhileCommandRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, ok := srv.Server().Lock("deploy/prod")
-	if !ok || info.Holder == nil || info.Holder.Token != token {
-		t.Fatalf("server's holder %+v, want token %d", info.Holder, token)
+	holder := func() uint64 {
+		info, ok := srv.Server().Lock("deploy/prod")
+		if !ok || info.Holder == nil {
+			return 0
+		}
+		return info.Holder.Token
 	}
-	// Held across several leases: heartbeats keep it.
+	if got := holder(); got != token {
+		t.Fatalf("server's holder has token %d, want %d", got, token)
+	}
+	// Held past its lease: heartbeats (one every lease/4) keep it. Five
+	// of them span 1.25 leases.
+	deadline := time.Now().Add(4 * lease)
+	for heartbeats(t, srv) < 5 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d heartbeats from monolockctl in %v, want 5", heartbeats(t, srv), 4*lease)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := holder(); got != token {
+		t.Fatalf("after 5 heartbeats the server's holder has token %d, want %d", got, token)
+	}
 	c := monolock.New(monolock.Config{Address: srv.Addr})
-	ctx, cancel := context.WithTimeout(t.Context(), 2500*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
 	if l, err := c.Acquire(ctx, "deploy/prod", time.Second); err == nil {
 		l.Release()

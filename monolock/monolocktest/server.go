@@ -1,13 +1,16 @@
 // Package monolocktest runs a real monolock server in-process for tests,
-// like net/http/httptest: it listens on a loopback port and is closed by the
-// test's cleanup.
+// like net/http/httptest: it listens on a loopback port, or serves
+// in-memory connections for tests in a testing/synctest bubble, and is
+// closed by the test's cleanup.
 package monolocktest
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -15,16 +18,18 @@ import (
 	"github.com/monolock/monolock-bench/monolock/server"
 )
 
-// Server is an in-process monolock server on 127.0.0.1. Its methods are safe
-// for concurrent use.
+// Server is an in-process monolock server on 127.0.0.1, or on in-memory
+// connections (NewPipeServer). Its methods are safe for concurrent use.
 type Server struct {
-	// Addr is the host:port the server listens on. It stays the same
-	// across Restart.
+	// Addr is the host:port the server listens on, or "pipe:0" for a
+	// server from NewPipeServer. It stays the same across Restart.
 	Addr string
 
 	cfg    server.Config
+	peers  *atomic.Uint64 // numbers in-memory connections; nil over TCP
 	mu     sync.Mutex
 	srv    *server.Server
+	pipe   *Listener     // the current in-memory listener; nil over TCP
 	served chan struct{} // closed when the current Serve returns
 	closed bool
 }
@@ -51,6 +56,48 @@ func NewServerConfig(tb testing.TB, cfg server.Config) *Server {
 	s.start(tb, l)
 	tb.Cleanup(s.Close)
 	return s
+}
+
+// NewPipeServer starts a server with cfg (a nil cfg.Logger discards logs)
+// that serves in-memory connections (see Listener) instead of a port:
+// dial it with DialContext, or give the Server to a client as its
+// monolock.Config.Dialer. Made inside a testing/synctest bubble, the
+// server's leases, heartbeats and io-timeouts run on the bubble's fake
+// clock, so a test can assert their durations exactly; it must then be
+// used only in that bubble. It is closed by tb.Cleanup.
+func NewPipeServer(tb testing.TB, cfg server.Config) *Server {
+	tb.Helper()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{Addr: pipeAddr(0).String(), cfg: cfg, peers: new(atomic.Uint64)}
+	s.start(tb, s.newPipe())
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// newPipe makes the in-memory listener of the next Serve.
+func (s *Server) newPipe() *Listener {
+	l := newListener(s.peers)
+	s.mu.Lock()
+	s.pipe = l
+	s.mu.Unlock()
+	return l
+}
+
+// DialContext connects to the server, whatever network and address say:
+// over TCP to Addr, or in memory for a server from NewPipeServer (refused
+// while the server is closed, as over TCP). With it a Server is a
+// monolock.Config.Dialer.
+func (s *Server) DialContext(ctx context.Context, _, _ string) (net.Conn, error) {
+	s.mu.Lock()
+	pipe := s.pipe
+	s.mu.Unlock()
+	if s.peers != nil {
+		return pipe.DialContext(ctx, "", "")
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", s.Addr)
 }
 
 func (s *Server) start(tb testing.TB, l net.Listener) {
@@ -95,15 +142,20 @@ func (s *Server) Close() {
 }
 
 // Restart closes the server and serves again, with a new lock table, on the
-// same address. Before serving it waits for the wall clock to reach the next
-// whole second, as a real restart would have to: fencing tokens continue
-// above the previous server's only when the restart is more than a second
-// after its last grant (see package locktable).
+// same address. Before serving it waits for the wall clock (a bubble's fake
+// one for a pipe server) to reach the next whole second, as a real restart
+// would have to: fencing tokens continue above the previous server's only
+// when the restart is more than a second after its last grant (see package
+// locktable).
 func (s *Server) Restart(tb testing.TB) {
 	tb.Helper()
 	s.Close()
 	now := time.Now()
 	time.Sleep(now.Truncate(time.Second).Add(time.Second + time.Millisecond).Sub(now))
+	if s.peers != nil {
+		s.start(tb, s.newPipe())
+		return
+	}
 	var l net.Listener
 	var err error
 	// The port was just freed; another process could grab it, so a few

@@ -17,6 +17,7 @@ import (
 
 	"github.com/monolock/monolock-bench/monolock/monolocktest"
 	"github.com/monolock/monolock-bench/monolock/protocol"
+	"github.com/monolock/monolock-bench/monolock/server"
 )
 
 // docsMetrics is the page's table: name → type ("" for the runtime data,
@@ -104,48 +105,50 @@ func TestDocsMetricSet(t *testing.T) {
 // ownerships (issued tokens): a waiter that leaves before its turn adds
 // nothing; a promotion adds one.
 func TestDocsAcquiresCountGrants(t *testing.T) {
-	ts := monolocktest.NewServer(t)
-	srv := ts.Server()
-	owner := dial(t, ts.Addr)
-	owner.acquire("a", time.Minute)
-	owner.expect(protocol.TypeAcquired)
-	leaver := dial(t, ts.Addr)
-	leaver.acquire("a", time.Minute)
-	leaver.expect(protocol.TypeWaiting)
-	next := dial(t, ts.Addr)
-	next.acquire("a", time.Minute)
-	next.expect(protocol.TypeWaiting)
-	if n := metric(t, srv, "monolock_acquires_total"); n != 1 {
-		t.Fatalf("acquires_total = %v with one owner and two waiters, want 1", n)
-	}
-	leaver.conn.Close()
-	eventually(t, "the leaver to leave the queue", func() bool { return metric(t, srv, "monolock_waiters") == 1 })
-	owner.conn.Close()
-	next.expect(protocol.TypeAcquired)
-	if n := metric(t, srv, "monolock_acquires_total"); n != 2 {
-		t.Fatalf("acquires_total = %v after one promotion, want 2", n)
-	}
+	inBubble(t, server.Config{}, func(t *testing.T, ts *monolocktest.Server) {
+		srv := ts.Server()
+		owner := connect(t, ts)
+		owner.acquire("a", time.Minute)
+		owner.expect(protocol.TypeAcquired)
+		leaver := connect(t, ts)
+		leaver.acquire("a", time.Minute)
+		leaver.expect(protocol.TypeWaiting)
+		next := connect(t, ts)
+		next.acquire("a", time.Minute)
+		next.expect(protocol.TypeWaiting)
+		if n := metric(t, srv, "monolock_acquires_total"); n != 1 {
+			t.Fatalf("acquires_total = %v with one owner and two waiters, want 1", n)
+		}
+		leaver.conn.Close()
+		settled(t, "the leaver left the queue", func() bool { return metric(t, srv, "monolock_waiters") == 1 })
+		owner.conn.Close()
+		next.expect(protocol.TypeAcquired)
+		if n := metric(t, srv, "monolock_acquires_total"); n != 2 {
+			t.Fatalf("acquires_total = %v after one promotion, want 2", n)
+		}
+	})
 }
 
 func TestDocsHealthEndpoints(t *testing.T) {
-	ts := monolocktest.NewServer(t)
-	get := func(path string) *httptest.ResponseRecorder {
-		rec := httptest.NewRecorder()
-		ts.Server().OpsHandler().ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
-		return rec
-	}
-	// /readyz also waits for Serve to run, which monolocktest starts in a
-	// goroutine.
-	eventually(t, "readiness", func() bool { return get("/readyz").Code == 200 })
-	for _, path := range []string{"/healthz", "/readyz"} {
-		if rec := get(path); rec.Code != 200 || strings.TrimSpace(rec.Body.String()) != "ok" {
-			t.Errorf("%s = %d %q, want 200 ok", path, rec.Code, rec.Body)
+	inBubble(t, server.Config{}, func(t *testing.T, ts *monolocktest.Server) {
+		get := func(path string) *httptest.ResponseRecorder {
+			rec := httptest.NewRecorder()
+			ts.Server().OpsHandler().ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+			return rec
 		}
-	}
-	ts.Server().Shutdown(t.Context())
-	for _, path := range []string{"/healthz", "/readyz"} {
-		if rec := get(path); rec.Code != 503 {
-			t.Errorf("%s after shutdown = %d, want 503", path, rec.Code)
+		// /readyz also waits for Serve to run, which monolocktest starts
+		// in a goroutine.
+		settled(t, "ready", func() bool { return get("/readyz").Code == 200 })
+		for _, path := range []string{"/healthz", "/readyz"} {
+			if rec := get(path); rec.Code != 200 || strings.TrimSpace(rec.Body.String()) != "ok" {
+				t.Errorf("%s = %d %q, want 200 ok", path, rec.Code, rec.Body)
+			}
 		}
-	}
+		ts.Server().Shutdown(t.Context())
+		for _, path := range []string{"/healthz", "/readyz"} {
+			if rec := get(path); rec.Code != 503 {
+				t.Errorf("%s after shutdown = %d, want 503", path, rec.Code)
+			}
+		}
+	})
 }

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/monolock/monolock-bench/monolock/monolocktest"
@@ -42,6 +43,49 @@ func dial(t testing.TB, addr string) *rawClient {
 	}
 	t.Cleanup(func() { c.Close() })
 	return &rawClient{t: t, conn: c}
+}
+
+// connect dials ts on its own transport: TCP, or in memory for a pipe
+// server.
+func connect(t testing.TB, ts *monolocktest.Server) *rawClient {
+	t.Helper()
+	c, err := ts.DialContext(context.Background(), "", "")
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &rawClient{t: t, conn: c}
+}
+
+// inBubble runs f in a testing/synctest bubble against a server with cfg
+// on in-memory connections: leases, heartbeats, io-timeouts and back-offs
+// run on the bubble's fake clock, which moves only when every goroutine
+// waits, so f asserts their durations exactly and takes no wall-clock time
+// for them. Before inBubble returns the server is closed and every
+// goroutine of the bubble has ended (synctest fails the test otherwise).
+func inBubble(t *testing.T, cfg server.Config, f func(t *testing.T, ts *monolocktest.Server)) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		f(t, monolocktest.NewPipeServer(t, cfg))
+	})
+}
+
+// settled waits until every goroutine of the bubble waits (nothing is left
+// to happen at this instant) and checks cond then.
+func settled(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	synctest.Wait()
+	if !cond() {
+		t.Fatalf("not so once settled: %s", what)
+	}
+}
+
+// elapsed checks, in a bubble, that exactly want passed since start.
+func elapsed(t *testing.T, what string, start time.Time, want time.Duration) {
+	t.Helper()
+	if d := time.Since(start); d != want {
+		t.Fatalf("%s after %v, want exactly %v", what, d, want)
+	}
 }
 
 func (c *rawClient) send(b []byte) {
@@ -110,8 +154,8 @@ func (c *rawClient) quiet(d time.Duration) {
 	}
 }
 
-// heartbeatUntil heartbeats every interval until stop is closed, checking
-// every answer is typ; it is the waiter that keeps its place.
+// heartbeatEvery sends n heartbeats, interval apart, checking that every
+// answer is typ.
 func (c *rawClient) heartbeatEvery(interval time.Duration, n int, typ protocol.Type) {
 	c.t.Helper()
 	for range n {
@@ -208,138 +252,166 @@ func TestValidNamesAreTakenVerbatim(t *testing.T) {
 	}
 }
 
+// TestTwoClientsOneLockPushPromotion: the waiter is told at the instant the
+// owner's connection closes, without sending anything.
 func TestTwoClientsOneLockPushPromotion(t *testing.T) {
-	ts := monolocktest.NewServer(t)
-	a, b := dial(t, ts.Addr), dial(t, ts.Addr)
-	a.acquire("x", 10*time.Second)
-	tokA := a.expect(protocol.TypeAcquired).Token
-	b.acquire("x", 10*time.Second)
-	b.expect(protocol.TypeWaiting)
-	b.heartbeat()
-	b.expect(protocol.TypeWaiting)
-	a.conn.Close()
-	tokB := b.expect(protocol.TypeAcquired).Token // pushed: b sent nothing
-	if tokB <= tokA {
-		t.Fatalf("token %d after %d", tokB, tokA)
-	}
-	for range 3 {
+	inBubble(t, server.Config{}, func(t *testing.T, ts *monolocktest.Server) {
+		a, b := connect(t, ts), connect(t, ts)
+		a.acquire("x", 10*time.Second)
+		tokA := a.expect(protocol.TypeAcquired).Token
+		b.acquire("x", 10*time.Second)
+		b.expect(protocol.TypeWaiting)
 		b.heartbeat()
-		if f := b.expect(protocol.TypeAcquired); f.Token != tokB {
-			t.Fatalf("heartbeat ack token %d, grant %d", f.Token, tokB)
+		b.expect(protocol.TypeWaiting)
+		closed := time.Now()
+		a.conn.Close()
+		tokB := b.expect(protocol.TypeAcquired).Token // pushed: b sent nothing
+		elapsed(t, "promotion", closed, 0)
+		if tokB <= tokA {
+			t.Fatalf("token %d after %d", tokB, tokA)
 		}
-	}
-	if n := metric(t, ts.Server(), `monolock_releases_total{reason="graceful"}`); n != 1 {
-		t.Errorf("graceful releases = %v", n)
-	}
+		for range 3 {
+			b.heartbeat()
+			if f := b.expect(protocol.TypeAcquired); f.Token != tokB {
+				t.Fatalf("heartbeat ack token %d, grant %d", f.Token, tokB)
+			}
+		}
+		if n := metric(t, ts.Server(), `monolock_releases_total{reason="graceful"}`); n != 1 {
+			t.Errorf("graceful releases = %v", n)
+		}
+	})
 }
 
 func TestFIFODepth10(t *testing.T) {
-	ts := monolocktest.NewServer(t)
-	owner := dial(t, ts.Addr)
-	owner.acquire("q", 10*time.Second)
-	last := owner.expect(protocol.TypeAcquired).Token
-	var waiters []*rawClient
-	for range 10 {
-		w := dial(t, ts.Addr)
-		w.acquire("q", 10*time.Second)
-		w.expect(protocol.TypeWaiting)
-		waiters = append(waiters, w)
-	}
-	if st := ts.Server().Stats(); st.LocksHeld != 1 || st.Waiters != 10 || st.Connections != 11 {
-		t.Fatalf("Stats = %+v", st)
-	}
-	prev := owner
-	for i, w := range waiters {
-		prev.conn.Close()
-		tok := w.expect(protocol.TypeAcquired).Token
-		if tok <= last {
-			t.Fatalf("waiter %d: token %d after %d", i, tok, last)
+	inBubble(t, server.Config{}, func(t *testing.T, ts *monolocktest.Server) {
+		owner := connect(t, ts)
+		owner.acquire("q", 10*time.Second)
+		last := owner.expect(protocol.TypeAcquired).Token
+		var waiters []*rawClient
+		for range 10 {
+			w := connect(t, ts)
+			w.acquire("q", 10*time.Second)
+			w.expect(protocol.TypeWaiting)
+			waiters = append(waiters, w)
 		}
-		last = tok
-		for _, later := range waiters[i+1:] { // nobody else moved
-			later.quiet(time.Millisecond)
+		if st := ts.Server().Stats(); st.LocksHeld != 1 || st.Waiters != 10 || st.Connections != 11 {
+			t.Fatalf("Stats = %+v", st)
 		}
-		prev = w
-	}
+		prev := owner
+		for i, w := range waiters {
+			prev.conn.Close()
+			tok := w.expect(protocol.TypeAcquired).Token
+			if tok <= last {
+				t.Fatalf("waiter %d: token %d after %d", i, tok, last)
+			}
+			last = tok
+			for _, later := range waiters[i+1:] { // nobody else moved
+				later.quiet(time.Millisecond)
+			}
+			prev = w
+		}
+	})
 }
 
+// TestSilentOwnerExpires: an owner that says nothing after its ACQUIRE is
+// ended exactly one lease later (not a moment before), and the waiter is
+// promoted at that instant.
 func TestSilentOwnerExpires(t *testing.T) {
-	ts := monolocktest.NewServer(t)
-	owner, waiter := dial(t, ts.Addr), dial(t, ts.Addr)
-	owner.acquire("e", 300*time.Millisecond)
-	owner.expect(protocol.TypeAcquired)
-	start := time.Now()
-	waiter.acquire("e", 10*time.Second)
-	waiter.expect(protocol.TypeWaiting)
-	owner.expectClosed()
-	waiter.expect(protocol.TypeAcquired)
-	if d := time.Since(start); d < 250*time.Millisecond {
-		t.Fatalf("owner expired after %v, lease 300ms", d)
-	}
-	if n := metric(t, ts.Server(), `monolock_releases_total{reason="expired"}`); n != 1 {
-		t.Errorf("expired releases = %v", n)
-	}
-}
-
-func TestHeartbeatsSlideTheLease(t *testing.T) {
-	ts := monolocktest.NewServer(t)
-	owner, waiter := dial(t, ts.Addr), dial(t, ts.Addr)
-	owner.acquire("h", 400*time.Millisecond)
-	tok := owner.expect(protocol.TypeAcquired).Token
-	waiter.acquire("h", 10*time.Second)
-	waiter.expect(protocol.TypeWaiting)
-	// 12 × 100ms = three leases of life from heartbeats alone.
-	for range 12 {
-		time.Sleep(100 * time.Millisecond)
-		owner.heartbeat()
-		if f := owner.expect(protocol.TypeAcquired); f.Token != tok {
-			t.Fatalf("ack token %d, want %d", f.Token, tok)
+	inBubble(t, server.Config{}, func(t *testing.T, ts *monolocktest.Server) {
+		owner, waiter := connect(t, ts), connect(t, ts)
+		owner.acquire("e", 300*time.Millisecond)
+		owner.expect(protocol.TypeAcquired)
+		heard := time.Now()
+		waiter.acquire("e", 10*time.Second)
+		waiter.expect(protocol.TypeWaiting)
+		owner.expectClosed()
+		elapsed(t, "silent owner closed", heard, 300*time.Millisecond)
+		waiter.expect(protocol.TypeAcquired)
+		elapsed(t, "waiter promoted", heard, 300*time.Millisecond)
+		if n := metric(t, ts.Server(), `monolock_releases_total{reason="expired"}`); n != 1 {
+			t.Errorf("expired releases = %v", n)
 		}
-	}
-	waiter.quiet(time.Millisecond)
-	if n := metric(t, ts.Server(), "monolock_heartbeats_total"); n != 12 {
-		t.Errorf("heartbeats_total = %v", n)
-	}
-	// Silence now ends it.
-	owner.expectClosed()
-	waiter.expect(protocol.TypeAcquired)
+	})
 }
 
+// TestHeartbeatsSlideTheLease: heartbeats keep an owner well past its
+// lease; after the last one, silence ends it exactly one lease later.
+func TestHeartbeatsSlideTheLease(t *testing.T) {
+	inBubble(t, server.Config{}, func(t *testing.T, ts *monolocktest.Server) {
+		owner, waiter := connect(t, ts), connect(t, ts)
+		owner.acquire("h", 400*time.Millisecond)
+		tok := owner.expect(protocol.TypeAcquired).Token
+		waiter.acquire("h", 10*time.Second)
+		waiter.expect(protocol.TypeWaiting)
+		// 12 × 100ms = three leases of life from heartbeats alone; the
+		// last gap is 399ms, 1ms short of the lease.
+		for i := range 12 {
+			gap := 100 * time.Millisecond
+			if i == 11 {
+				gap = 399 * time.Millisecond
+			}
+			time.Sleep(gap)
+			owner.heartbeat()
+			if f := owner.expect(protocol.TypeAcquired); f.Token != tok {
+				t.Fatalf("ack token %d, want %d", f.Token, tok)
+			}
+		}
+		heard := time.Now()
+		waiter.quiet(time.Millisecond)
+		if n := metric(t, ts.Server(), "monolock_heartbeats_total"); n != 12 {
+			t.Errorf("heartbeats_total = %v", n)
+		}
+		// Silence now ends it, one lease after the last heartbeat.
+		owner.expectClosed()
+		elapsed(t, "owner expired", heard, 400*time.Millisecond)
+		waiter.expect(protocol.TypeAcquired)
+		elapsed(t, "waiter promoted", heard, 400*time.Millisecond)
+	})
+}
+
+// TestSilentWaiterIsDropped: a waiter silent for its lease loses its place
+// exactly then; the others keep their order; no release is counted.
 func TestSilentWaiterIsDropped(t *testing.T) {
-	ts := monolocktest.NewServer(t)
-	owner, silent, patient := dial(t, ts.Addr), dial(t, ts.Addr), dial(t, ts.Addr)
-	owner.acquire("w", 10*time.Second)
-	owner.expect(protocol.TypeAcquired)
-	silent.acquire("w", 300*time.Millisecond)
-	silent.expect(protocol.TypeWaiting)
-	patient.acquire("w", 10*time.Second)
-	patient.expect(protocol.TypeWaiting)
-	silent.expectClosed()
-	l, _ := ts.Server().Lock("w")
-	if len(l.Waiters) != 1 || l.Waiters[0].RemoteAddr != patient.conn.LocalAddr().String() {
-		t.Fatalf("queue after drop: %+v", l.Waiters)
-	}
-	owner.conn.Close()
-	patient.expect(protocol.TypeAcquired)
-	if n := metric(t, ts.Server(), `monolock_releases_total{reason="expired"}`); n != 0 {
-		t.Errorf("a waiter's drop counted as a release: %v", n)
-	}
+	inBubble(t, server.Config{}, func(t *testing.T, ts *monolocktest.Server) {
+		owner, silent, patient := connect(t, ts), connect(t, ts), connect(t, ts)
+		owner.acquire("w", 10*time.Second)
+		owner.expect(protocol.TypeAcquired)
+		silent.acquire("w", 300*time.Millisecond)
+		silent.expect(protocol.TypeWaiting)
+		heard := time.Now()
+		patient.acquire("w", 10*time.Second)
+		patient.expect(protocol.TypeWaiting)
+		silent.expectClosed()
+		elapsed(t, "silent waiter dropped", heard, 300*time.Millisecond)
+		l, _ := ts.Server().Lock("w")
+		if len(l.Waiters) != 1 || l.Waiters[0].RemoteAddr != patient.conn.LocalAddr().String() {
+			t.Fatalf("queue after drop: %+v", l.Waiters)
+		}
+		owner.conn.Close()
+		patient.expect(protocol.TypeAcquired)
+		if n := metric(t, ts.Server(), `monolock_releases_total{reason="expired"}`); n != 0 {
+			t.Errorf("a waiter's drop counted as a release: %v", n)
+		}
+	})
 }
 
+// TestByteByByteFrames: an ACQUIRE written one byte at a time is read
+// whole. In memory each one-byte write is one read of the server's.
 func TestByteByByteFrames(t *testing.T) {
-	ts := monolocktest.NewServer(t)
-	owner, waiter := dial(t, ts.Addr), dial(t, ts.Addr)
-	owner.acquire("b", 10*time.Second)
-	owner.expect(protocol.TypeAcquired)
-	for _, b := range acquireFrame("b", 10*time.Second) {
-		waiter.send([]byte{b})
-		time.Sleep(2 * time.Millisecond)
-	}
-	waiter.expect(protocol.TypeWaiting)
-	waiter.heartbeat()
-	waiter.expect(protocol.TypeWaiting)
-	owner.conn.Close()
-	waiter.expect(protocol.TypeAcquired)
+	inBubble(t, server.Config{}, func(t *testing.T, ts *monolocktest.Server) {
+		owner, waiter := connect(t, ts), connect(t, ts)
+		owner.acquire("b", 10*time.Second)
+		owner.expect(protocol.TypeAcquired)
+		for _, b := range acquireFrame("b", 10*time.Second) {
+			waiter.send([]byte{b})
+			time.Sleep(2 * time.Millisecond)
+		}
+		waiter.expect(protocol.TypeWaiting)
+		waiter.heartbeat()
+		waiter.expect(protocol.TypeWaiting)
+		owner.conn.Close()
+		waiter.expect(protocol.TypeAcquired)
+	})
 }
 
 func TestCoalescedFrames(t *testing.T) {
@@ -391,174 +463,183 @@ func TestGarbageInput(t *testing.T) {
 	eventually(t, "garbage sessions to end", func() bool { return ts.Server().Stats().Connections == 1 })
 }
 
+// TestStalledFrameTimesOutWhileOthersAreServed: a frame left half-sent and
+// a connection that never speaks both end exactly one io-timeout after they
+// started, while another client is served throughout; an owner past its
+// handshake may stay silent far longer than the io-timeout.
 func TestStalledFrameTimesOutWhileOthersAreServed(t *testing.T) {
-	ts := monolocktest.NewServerConfig(t, server.Config{IOTimeout: 300 * time.Millisecond})
-	stalled := dial(t, ts.Addr)
-	stalled.send(acquireFrame("s", 10*time.Second)[:5])
-	mute := dial(t, ts.Addr) // never sends a byte
-	start := time.Now()
+	inBubble(t, server.Config{IOTimeout: 300 * time.Millisecond}, func(t *testing.T, ts *monolocktest.Server) {
+		start := time.Now()
+		stalled := connect(t, ts)
+		stalled.send(acquireFrame("s", 10*time.Second)[:5])
+		mute := connect(t, ts) // never sends a byte
 
-	other := dial(t, ts.Addr)
-	other.acquire("s", 10*time.Second)
-	other.expect(protocol.TypeAcquired)
-	other.heartbeatEvery(50*time.Millisecond, 4, protocol.TypeAcquired)
+		other := connect(t, ts)
+		other.acquire("s", 10*time.Second)
+		other.expect(protocol.TypeAcquired)
+		other.heartbeatEvery(50*time.Millisecond, 4, protocol.TypeAcquired)
 
-	stalled.expectClosed()
-	mute.expectClosed()
-	if d := time.Since(start); d < 250*time.Millisecond || d > wait {
-		t.Fatalf("stalled frame ended after %v, io-timeout 300ms", d)
-	}
-	// The owner is beyond the handshake: silence up to its lease is fine,
-	// well past the io-timeout.
-	other.quiet(time.Second)
-	other.heartbeat()
-	other.expect(protocol.TypeAcquired)
+		stalled.expectClosed()
+		elapsed(t, "stalled frame ended", start, 300*time.Millisecond)
+		mute.expectClosed()
+		elapsed(t, "mute connection ended", start, 300*time.Millisecond)
+		// The owner is beyond the handshake: silence up to its lease is
+		// fine, well past the io-timeout.
+		other.quiet(time.Second)
+		other.heartbeat()
+		other.expect(protocol.TypeAcquired)
+	})
 }
 
 func TestShutdownFrames(t *testing.T) {
-	ts := monolocktest.NewServer(t)
-	srv := ts.Server()
-	owner, waiter := dial(t, ts.Addr), dial(t, ts.Addr)
-	owner.acquire("d", 10*time.Second)
-	owner.expect(protocol.TypeAcquired)
-	waiter.acquire("d", 10*time.Second)
-	waiter.expect(protocol.TypeWaiting)
-	idle := dial(t, ts.Addr) // connected, no ACQUIRE yet
-	eventually(t, "idle connection accepted", func() bool { return srv.Stats().Connections == 3 })
+	inBubble(t, server.Config{}, func(t *testing.T, ts *monolocktest.Server) {
+		srv := ts.Server()
+		owner, waiter := connect(t, ts), connect(t, ts)
+		owner.acquire("d", 10*time.Second)
+		owner.expect(protocol.TypeAcquired)
+		waiter.acquire("d", 10*time.Second)
+		waiter.expect(protocol.TypeWaiting)
+		idle := connect(t, ts) // connected, no ACQUIRE yet
+		settled(t, "idle connection accepted", func() bool { return srv.Stats().Connections == 3 })
 
-	ops := srv.OpsHandler()
-	done := make(chan error, 1)
-	go func() { done <- srv.Shutdown(context.Background()) }()
-	// No promotion after shutdown begins: the waiter gets 0x01, not ACQUIRED.
-	owner.expectError(protocol.CodeShuttingDown)
-	waiter.expectError(protocol.CodeShuttingDown)
-	idle.expectError(protocol.CodeShuttingDown)
-	for _, path := range []string{"/healthz", "/readyz"} {
-		rec := httptest.NewRecorder()
-		ops.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
-		if rec.Code != http.StatusServiceUnavailable {
-			t.Errorf("%s = %d during shutdown", path, rec.Code)
+		ops := srv.OpsHandler()
+		done := make(chan error, 1)
+		go func() { done <- srv.Shutdown(context.Background()) }()
+		// No promotion after shutdown begins: the waiter gets 0x01, not ACQUIRED.
+		owner.expectError(protocol.CodeShuttingDown)
+		waiter.expectError(protocol.CodeShuttingDown)
+		idle.expectError(protocol.CodeShuttingDown)
+		for _, path := range []string{"/healthz", "/readyz"} {
+			rec := httptest.NewRecorder()
+			ops.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+			if rec.Code != http.StatusServiceUnavailable {
+				t.Errorf("%s = %d during shutdown", path, rec.Code)
+			}
 		}
-	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Shutdown: %v", err)
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("Shutdown: %v", err)
+			}
+		case <-time.After(wait):
+			t.Fatal("Shutdown did not return")
 		}
-	case <-time.After(wait):
-		t.Fatal("Shutdown did not return")
-	}
-	if _, err := net.Dial("tcp", ts.Addr); err == nil {
-		t.Error("still accepting after Shutdown")
-	}
-	// The documented reasons have no "shutdown": the server's orderly
-	// close counts as graceful.
-	if n := metric(t, srv, `monolock_releases_total{reason="graceful"}`); n != 1 {
-		t.Errorf("shutdown releases = %v", n)
-	}
+		if c, err := ts.DialContext(context.Background(), "", ""); err == nil {
+			c.Close()
+			t.Error("still accepting after Shutdown")
+		}
+		// The documented reasons have no "shutdown": the server's orderly
+		// close counts as graceful.
+		if n := metric(t, srv, `monolock_releases_total{reason="graceful"}`); n != 1 {
+			t.Errorf("shutdown releases = %v", n)
+		}
+	})
 }
 
 func TestServeReturnsErrServerClosed(t *testing.T) {
-	srv, err := server.New(server.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(l) }()
-	eventually(t, "serving", func() bool {
-		rec := httptest.NewRecorder()
-		srv.OpsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
-		return rec.Code == 200
+	synctest.Test(t, func(t *testing.T) {
+		srv, err := server.New(server.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := monolocktest.NewListener()
+		done := make(chan error, 1)
+		go func() { done <- srv.Serve(l) }()
+		settled(t, "serving", func() bool {
+			rec := httptest.NewRecorder()
+			srv.OpsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+			return rec.Code == 200
+		})
+		srv.Close()
+		if err := <-done; !errors.Is(err, server.ErrServerClosed) {
+			t.Fatalf("Serve = %v", err)
+		}
+		if err := srv.Serve(l); !errors.Is(err, server.ErrServerClosed) {
+			t.Fatalf("Serve after Close = %v", err)
+		}
+		if _, err := server.New(server.Config{IOTimeout: -1}); err == nil {
+			t.Error("negative io-timeout accepted")
+		}
 	})
-	srv.Close()
-	if err := <-done; !errors.Is(err, server.ErrServerClosed) {
-		t.Fatalf("Serve = %v", err)
-	}
-	if err := srv.Serve(l); !errors.Is(err, server.ErrServerClosed) {
-		t.Fatalf("Serve after Close = %v", err)
-	}
-	if _, err := server.New(server.Config{IOTimeout: -1}); err == nil {
-		t.Error("negative io-timeout accepted")
-	}
 }
 
+// TestTokensIncreaseAcrossRestart: a restarted server (a new lock table,
+// more than a second later) continues above every earlier token.
 func TestTokensIncreaseAcrossRestart(t *testing.T) {
-	ts := monolocktest.NewServer(t)
-	var last uint64
-	for round := range 2 {
-		for i := range 5 {
-			c := dial(t, ts.Addr)
-			c.acquire(fmt.Sprintf("r%d", i), 10*time.Second)
-			tok := c.expect(protocol.TypeAcquired).Token
-			if tok <= last {
-				t.Fatalf("round %d: token %d not above %d", round, tok, last)
+	inBubble(t, server.Config{}, func(t *testing.T, ts *monolocktest.Server) {
+		var last uint64
+		for round := range 2 {
+			for i := range 5 {
+				c := connect(t, ts)
+				c.acquire(fmt.Sprintf("r%d", i), 10*time.Second)
+				tok := c.expect(protocol.TypeAcquired).Token
+				if tok <= last {
+					t.Fatalf("round %d: token %d not above %d", round, tok, last)
+				}
+				last = tok
 			}
-			last = tok
+			ts.Restart(t)
 		}
-		ts.Restart(t)
-	}
+	})
 }
 
 func TestForceReleaseAndKick(t *testing.T) {
-	ts := monolocktest.NewServer(t)
-	srv := ts.Server()
-	owner := dial(t, ts.Addr)
-	owner.acquire("f", 10*time.Second)
-	tok := owner.expect(protocol.TypeAcquired).Token
-	w := make([]*rawClient, 3)
-	for i := range w {
-		w[i] = dial(t, ts.Addr)
-		w[i].acquire("f", 10*time.Second)
-		w[i].expect(protocol.TypeWaiting)
-	}
-	l, ok := srv.Lock("f")
-	if !ok || l.Holder == nil || l.Holder.Token != tok || l.Holder.RemoteAddr != owner.conn.LocalAddr().String() ||
-		l.Holder.Lease != 10*time.Second || l.Holder.Since.IsZero() || len(l.Waiters) != 3 || l.Waiters[2].QueuedAt.IsZero() {
-		t.Fatalf("Lock(f) = %+v", l)
-	}
-
-	if err := srv.Kick("f", w[1].conn.LocalAddr().String()); err != nil {
-		t.Fatalf("Kick: %v", err)
-	}
-	w[1].expectError(protocol.CodeClosedByAdmin)
-	got, err := srv.ForceRelease("f")
-	if err != nil || got != tok {
-		t.Fatalf("ForceRelease = %d, %v; want %d", got, err, tok)
-	}
-	owner.expectError(protocol.CodeClosedByAdmin)
-	if f := w[0].expect(protocol.TypeAcquired); f.Token <= tok {
-		t.Fatalf("promoted token %d after %d", f.Token, tok)
-	}
-	w[2].quiet(time.Millisecond)
-	if n := metric(t, srv, `monolock_releases_total{reason="force"}`); n != 1 {
-		t.Errorf("force releases = %v", n)
-	}
-
-	errs := []struct {
-		name string
-		err  error
-		want error
-	}{
-		{"force-release idle lock", func() error { _, err := srv.ForceRelease("idle"); return err }(), server.ErrNotHeld},
-		{"kick unknown waiter", srv.Kick("f", "127.0.0.1:1"), server.ErrNoSuchWaiter},
-		{"kick the owner", srv.Kick("f", w[0].conn.LocalAddr().String()), server.ErrNoSuchWaiter},
-		{"kick on idle lock", srv.Kick("idle", w[2].conn.LocalAddr().String()), server.ErrNoSuchWaiter},
-	}
-	for _, e := range errs {
-		if !errors.Is(e.err, e.want) {
-			t.Errorf("%s: %v, want %v", e.name, e.err, e.want)
+	inBubble(t, server.Config{}, func(t *testing.T, ts *monolocktest.Server) {
+		srv := ts.Server()
+		owner := connect(t, ts)
+		owner.acquire("f", 10*time.Second)
+		tok := owner.expect(protocol.TypeAcquired).Token
+		w := make([]*rawClient, 3)
+		for i := range w {
+			w[i] = connect(t, ts)
+			w[i].acquire("f", 10*time.Second)
+			w[i].expect(protocol.TypeWaiting)
 		}
-	}
-	if locks := srv.Locks(func(n string) bool { return n == "f" }); len(locks) != 1 || len(locks[0].Waiters) != 1 {
-		t.Errorf("Locks(match f) = %+v", locks)
-	}
-	if locks := srv.Locks(func(string) bool { return false }); len(locks) != 0 {
-		t.Errorf("Locks(match none) = %+v", locks)
-	}
+		l, ok := srv.Lock("f")
+		if !ok || l.Holder == nil || l.Holder.Token != tok || l.Holder.RemoteAddr != owner.conn.LocalAddr().String() ||
+			l.Holder.Lease != 10*time.Second || l.Holder.Since.IsZero() || len(l.Waiters) != 3 || l.Waiters[2].QueuedAt.IsZero() {
+			t.Fatalf("Lock(f) = %+v", l)
+		}
+
+		if err := srv.Kick("f", w[1].conn.LocalAddr().String()); err != nil {
+			t.Fatalf("Kick: %v", err)
+		}
+		w[1].expectError(protocol.CodeClosedByAdmin)
+		got, err := srv.ForceRelease("f")
+		if err != nil || got != tok {
+			t.Fatalf("ForceRelease = %d, %v; want %d", got, err, tok)
+		}
+		owner.expectError(protocol.CodeClosedByAdmin)
+		if f := w[0].expect(protocol.TypeAcquired); f.Token <= tok {
+			t.Fatalf("promoted token %d after %d", f.Token, tok)
+		}
+		w[2].quiet(time.Millisecond)
+		if n := metric(t, srv, `monolock_releases_total{reason="force"}`); n != 1 {
+			t.Errorf("force releases = %v", n)
+		}
+
+		errs := []struct {
+			name string
+			err  error
+			want error
+		}{
+			{"force-release idle lock", func() error { _, err := srv.ForceRelease("idle"); return err }(), server.ErrNotHeld},
+			{"kick unknown waiter", srv.Kick("f", "127.0.0.1:1"), server.ErrNoSuchWaiter},
+			{"kick the owner", srv.Kick("f", w[0].conn.LocalAddr().String()), server.ErrNoSuchWaiter},
+			{"kick on idle lock", srv.Kick("idle", w[2].conn.LocalAddr().String()), server.ErrNoSuchWaiter},
+		}
+		for _, e := range errs {
+			if !errors.Is(e.err, e.want) {
+				t.Errorf("%s: %v, want %v", e.name, e.err, e.want)
+			}
+		}
+		if locks := srv.Locks(func(n string) bool { return n == "f" }); len(locks) != 1 || len(locks[0].Waiters) != 1 {
+			t.Errorf("Locks(match f) = %+v", locks)
+		}
+		if locks := srv.Locks(func(string) bool { return false }); len(locks) != 0 {
+			t.Errorf("Locks(match none) = %+v", locks)
+		}
+	})
 }
 
 // TestManyClientsNoOverlap runs 40 clients through one lock many times and
@@ -639,43 +720,78 @@ func (l *flakyListener) Accept() (net.Conn, error) {
 	return l.Listener.Accept()
 }
 
+// TestAcceptBacksOffOnEMFILE: failed accepts are counted and retried after
+// 5ms, doubling to at most 1s; the server never gives up, and a shutdown
+// cuts a back-off short.
 func TestAcceptBacksOffOnEMFILE(t *testing.T) {
-	srv, err := server.New(server.Config{Logger: discard()})
-	if err != nil {
-		t.Fatal(err)
+	serve := func(t *testing.T, failures int32) (*server.Server, *monolocktest.Listener, chan error) {
+		srv, err := server.New(server.Config{Logger: discard()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inner := monolocktest.NewListener()
+		l := &flakyListener{Listener: inner}
+		l.n.Store(failures)
+		served := make(chan error, 1)
+		go func() { served <- srv.Serve(l) }()
+		t.Cleanup(func() { srv.Close() }) // the bubble waits for Serve to return
+		return srv, inner, served
 	}
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := &flakyListener{Listener: inner}
-	l.n.Store(4)
-	go srv.Serve(l)
-	defer srv.Close()
-	c := dial(t, inner.Addr().String())
-	c.acquire("a", time.Second)
-	c.expect(protocol.TypeAcquired)
-	if n := metric(t, srv, "monolock_accept_errors_total"); n != 4 {
-		t.Errorf("accept_errors_total = %v, want 4", n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		srv, l, _ := serve(t, 4)
+		start := time.Now()
+		conn, err := l.DialContext(t.Context(), "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &rawClient{t: t, conn: conn}
+		t.Cleanup(func() { conn.Close() })
+		elapsed(t, "accepted", start, (5+10+20+40)*time.Millisecond)
+		c.acquire("a", time.Second)
+		c.expect(protocol.TypeAcquired)
+		if n := metric(t, srv, "monolock_accept_errors_total"); n != 4 {
+			t.Errorf("accept_errors_total = %v, want 4", n)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		srv, _, served := serve(t, 1000)
+		// Failures at 0, 5, 15, 35, 75, 155, 315, 635 and 1275ms, then
+		// every second: 17 by 10s.
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if n := metric(t, srv, "monolock_accept_errors_total"); n != 17 {
+			t.Errorf("accept_errors_total after 10s = %v, want 17", n)
+		}
+		srv.Close()
+		synctest.Wait() // within the 1s back-off that began at 9.275s
+		select {
+		case err := <-served:
+			if !errors.Is(err, server.ErrServerClosed) {
+				t.Errorf("Serve = %v, want ErrServerClosed", err)
+			}
+		default:
+			t.Error("Serve still backing off after Close")
+		}
+	})
 }
 
 // TestNoGoroutineOutlivesItsSession checks that session goroutines exit
 // with their sessions and with the server.
 func TestNoGoroutineOutlivesItsSession(t *testing.T) {
-	ts := monolocktest.NewServer(t)
-	for i := range 20 {
-		c := dial(t, ts.Addr)
-		c.acquire(fmt.Sprint(i%3), 10*time.Second)
-		c.next(wait)
-		if i%2 == 0 {
-			c.conn.Close()
+	inBubble(t, server.Config{}, func(t *testing.T, ts *monolocktest.Server) {
+		for i := range 20 {
+			c := connect(t, ts)
+			c.acquire(fmt.Sprint(i%3), 10*time.Second)
+			c.next(wait)
+			if i%2 == 0 {
+				c.conn.Close()
+			}
 		}
-	}
-	ts.Close()
-	eventually(t, "session goroutines to exit", func() bool {
-		buf := make([]byte, 1<<20)
-		return !strings.Contains(string(buf[:runtime.Stack(buf, true)]), "server.(*session)")
+		ts.Close()
+		settled(t, "session goroutines to exit", func() bool {
+			buf := make([]byte, 1<<20)
+			return !strings.Contains(string(buf[:runtime.Stack(buf, true)]), "server.(*session)")
+		})
 	})
 }
 
@@ -729,70 +845,27 @@ func get(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// pipeListener accepts the server ends of net.Pipe connections made by
-// dial. A pipe has no buffer: a write waits for the peer to read.
-type pipeListener struct {
-	conns  chan net.Conn
-	closed chan struct{}
-	once   sync.Once
-}
-
-func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), closed: make(chan struct{})}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.closed:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error   { l.once.Do(func() { close(l.closed) }); return nil }
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
-
-func (l *pipeListener) dial(t *testing.T) *rawClient {
-	client, srv := net.Pipe()
-	t.Cleanup(func() { client.Close() })
-	select {
-	case l.conns <- srv:
-	case <-time.After(wait):
-		t.Fatal("pipe not accepted")
-	}
-	return &rawClient{t: t, conn: client}
-}
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "pipe" }
-
 // TestStalledReaderTimesOutWrite: an owner that never reads its answer
-// stalls the server's write; the write gives up after the io-timeout, the
-// ownership ends with reason io_timeout and the next waiter is promoted,
-// while another client is served throughout.
+// stalls the server's write (an in-memory connection has no buffer); the
+// write gives up exactly one io-timeout later, the ownership ends with
+// reason io_timeout and the next waiter is promoted, while another client
+// is served throughout.
 func TestStalledReaderTimesOutWrite(t *testing.T) {
-	ts := monolocktest.NewServerConfig(t, server.Config{IOTimeout: 300 * time.Millisecond})
-	pl := newPipeListener()
-	go ts.Server().Serve(pl)
-
-	owner := pl.dial(t)
-	owner.acquire("stall", time.Minute) // the ACQUIRED is never read
-	waiter := dial(t, ts.Addr)
-	eventually(t, "owner granted", func() bool { l, ok := ts.Server().Lock("stall"); return ok && l.Holder != nil })
-	start := time.Now()
-	waiter.acquire("stall", time.Minute)
-	waiter.expect(protocol.TypeWaiting)
-	other := dial(t, ts.Addr)
-	other.acquire("other", time.Minute)
-	other.expect(protocol.TypeAcquired)
-	waiter.expect(protocol.TypeAcquired)
-	if d := time.Since(start); d > wait {
-		t.Errorf("promotion after %v, io-timeout 300ms", d)
-	}
-	if n := metric(t, ts.Server(), `monolock_releases_total{reason="io_timeout"}`); n != 1 {
-		t.Errorf("io_timeout releases = %v", n)
-	}
+	inBubble(t, server.Config{IOTimeout: 300 * time.Millisecond}, func(t *testing.T, ts *monolocktest.Server) {
+		owner := connect(t, ts)
+		owner.acquire("stall", time.Minute) // the ACQUIRED is never read
+		settled(t, "owner granted", func() bool { l, ok := ts.Server().Lock("stall"); return ok && l.Holder != nil })
+		granted := time.Now()
+		waiter := connect(t, ts)
+		waiter.acquire("stall", time.Minute)
+		waiter.expect(protocol.TypeWaiting)
+		other := connect(t, ts)
+		other.acquire("other", time.Minute)
+		other.expect(protocol.TypeAcquired)
+		waiter.expect(protocol.TypeAcquired)
+		elapsed(t, "promotion", granted, 300*time.Millisecond)
+		if n := metric(t, ts.Server(), `monolock_releases_total{reason="io_timeout"}`); n != 1 {
+			t.Errorf("io_timeout releases = %v", n)
+		}
+	})
 }

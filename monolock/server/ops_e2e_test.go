@@ -311,6 +311,7 @@ func TestACLAllowsAndDenies(t *testing.T) {
 	if !strings.Contains(logs.String(), `level=INFO msg="monolock: ACL denied lock"`) || !strings.Contains(logs.String(), "lock=jobs/nightly") {
 		t.Fatalf("no log line for the denial:\n%s", logs)
 	}
+	ts.Close() // writes the audit queue
 	var deniedLines []string
 	for _, l := range auditLines(t, auditPath) {
 		if l["event"] == "denied" {
