@@ -308,15 +308,19 @@ func TestStaleWrites(t *testing.T) {
 	b.write("c1", StoreUnfenced, "a2", 1, 31, 32, OK, true)
 	b.inc("c1", StoreUnfenced, 1, 33, 34, Info, 0, false) // stale, outcome unknown
 	b.lost("c1", 35)
-	b.write("c1", StoreUnfenced, "a3", 1, 36, 37, OK, true) // after its notice: ungranted
+	b.write("c1", StoreUnfenced, "a3", 1, 36, 37, OK, true) // after its notice: still stale
+	b.release("c1", 38, 39)
+	b.write("c1", StoreUnfenced, "a4", 1, 40, 41, OK, true) // after its release: ungranted
 	b.release("c2", 50, 51)
 	h := b.history(t)
 
 	u := CheckStaleWrites(h, StoreUnfenced)
-	if u.Valid != Invalid || u.Count != 1 || u.Writes != 5 || u.UnknownOutcome != 1 || u.Ungranted != 1 || u.Rejected != 0 {
+	if u.Valid != Invalid || u.Count != 2 || u.AfterLost != 1 || u.Writes != 6 || u.UnknownOutcome != 1 || u.Ungranted != 1 || u.Rejected != 0 {
 		t.Errorf("unfenced: %+v", u)
 	}
-	if u.ByKind["client-pause"] != 1 || u.ByKind["server-kill"] != 0 || u.ByFault[1] != 1 {
+	// The write at 31 is within the pause's cause window, the one at 36
+	// too ([2, 36] meets [5, 30]).
+	if u.ByKind["client-pause"] != 2 || u.ByKind["server-kill"] != 0 || u.ByFault[1] != 2 {
 		t.Errorf("unfenced attribution: by kind %v, by fault %v", u.ByKind, u.ByFault)
 	}
 	if u.First == nil || u.First.At != 31*ms || !strings.Contains(u.First.What, "c2") {

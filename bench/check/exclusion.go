@@ -32,13 +32,18 @@ type Hold struct {
 	// fromIdx and toIdx index the events that began and ended it in
 	// History.Events.
 	fromIdx, toIdx int
+	// movedOn is when the client invoked its release or next acquire
+	// after the hold (0 if it never did), also when a lost notice had
+	// ended the hold before.
+	movedOn Mono
 }
 
 // Holds returns every hold of the history, in order of From.
 func Holds(h *History) []Hold {
 	var holds []Hold
-	open := map[string]int{} // process → index into holds
-	last := map[string]int{} // process → index of its last event
+	open := map[string]int{}   // process → index into holds
+	latest := map[string]int{} // process → index of its latest hold
+	last := map[string]int{}   // process → index of its last event
 	closeAt := func(p string, i int, why string) {
 		if j, ok := open[p]; ok {
 			holds[j].To, holds[j].toIdx, holds[j].Ended = h.Events[i].T, i, why
@@ -50,12 +55,15 @@ func Holds(h *History) []Hold {
 			continue
 		}
 		last[e.Process] = i
+		if j, ok := latest[e.Process]; ok && e.Type == Invoke && (e.F == Release || e.F == Acquire) && holds[j].movedOn == 0 {
+			holds[j].movedOn = e.T
+		}
 		switch {
 		case e.F == Acquire && e.Type == Invoke:
 			closeAt(e.Process, i, EndedAcquire)
 		case e.F == Acquire && e.Type == OK:
 			closeAt(e.Process, i, EndedAcquire) // cannot happen with one operation at a time
-			open[e.Process] = len(holds)
+			open[e.Process], latest[e.Process] = len(holds), len(holds)
 			holds = append(holds, Hold{Process: e.Process, Token: e.Token, From: e.T, fromIdx: i})
 		case e.F == Release && e.Type == Invoke:
 			closeAt(e.Process, i, EndedRelease)

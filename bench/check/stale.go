@@ -16,16 +16,23 @@ type StaleWrites struct {
 	// unknown (they may have been accepted).
 	Rejected       int `json:"rejected"`
 	UnknownOutcome int `json:"unknown_outcome"`
+	// AfterLost counts the stale writes (accepted or not) invoked after
+	// the writer's lost notice: it checked its lock before the write and
+	// the notice came in between, or it ignored the notice. They are
+	// judged like the others (the store saw them all the same).
+	AfterLost int `json:"after_lost"`
 	// Ungranted counts writes invoked by a client that held no grant at
-	// the time (after its release or its lost notice): a bug of the
+	// the time (before any grant, or after its release): a bug of the
 	// client, not of the lock; they are not judged.
 	Ungranted int `json:"ungranted"`
 }
 
 // CheckStaleWrites finds the writes to store (Write and Increment) that
-// were stale: a write by client C, invoked at t under C's hold H, is stale
-// when another client's grant completed after H's grant and before t (a
-// newer grant existed when C wrote). An Increment counts with its
+// were stale: a write by client C, invoked at t under C's hold H (C's
+// latest grant before t, not released before t; a lost notice before t
+// does not end it here, see AfterLost), is stale when another client's
+// grant completed after H's grant and before t (a newer grant existed
+// when C wrote). An Increment counts with its
 // invocation time (its write leaves later, so staleness is undercounted).
 // A stale write the store accepted is a violation, attributed to the
 // faults active from H's grant to t. Valid when the store accepted none;
@@ -52,6 +59,9 @@ func CheckStaleWrites(h *History, store string) StaleWrites {
 		if !ok {
 			continue
 		}
+		if in.T > own.To {
+			s.AfterLost++
+		}
 		switch {
 		case op.Accepted():
 			what := fmt.Sprintf("store %s accepted %s's %s%s although %s had been granted the lock%s since %s's grant",
@@ -74,12 +84,13 @@ func CheckStaleWrites(h *History, store string) StaleWrites {
 	return s
 }
 
-// holdAt returns the hold among holds (one process's, by From) that
-// covers t.
+// holdAt returns the hold among holds (one process's, by From) that a
+// write at t is made under: the latest to start by t, if the client had
+// not released it (nor invoked a new acquire) before t.
 func holdAt(holds []Hold, t Mono) (Hold, bool) {
 	for i := len(holds) - 1; i >= 0; i-- {
-		if holds[i].From <= t {
-			return holds[i], t <= holds[i].To
+		if h := holds[i]; h.From <= t {
+			return h, t <= h.To || h.Ended == EndedLost && (h.movedOn == 0 || t < h.movedOn)
 		}
 	}
 	return Hold{}, false
