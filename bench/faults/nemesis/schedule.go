@@ -124,8 +124,7 @@ type Config struct {
 	Lead time.Duration `json:"lead_ns"`
 }
 
-// Defaults of DefaultConfig, as fractions of the lease where a duration
-// relates to it.
+// Defaults of DefaultConfig that do not scale with the lease.
 const (
 	// DefaultOverlap is the chance a fault starts inside the previous one.
 	DefaultOverlap = 0.3
