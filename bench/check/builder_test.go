@@ -1,0 +1,97 @@
+package check
+
+import "testing"
+
+// ms is one millisecond on the Mono timeline: hand-made histories give
+// times in ms.
+const ms Mono = 1_000_000
+
+// builder makes hand-made histories: each method adds an operation's
+// invocation at call and, when ret is nonzero, its completion at ret.
+type builder struct {
+	events []Event
+	next   map[string]int64
+}
+
+func newBuilder() *builder { return &builder{next: map[string]int64{}} }
+
+// op adds an operation of p; a zero ret leaves it pending.
+func (b *builder) op(p string, f Func, call, ret Mono, typ Type, args, result Event) {
+	b.next[p]++
+	id := b.next[p]
+	in := args
+	in.T, in.Process, in.Type, in.F, in.ID = call*ms, p, Invoke, f, id
+	b.events = append(b.events, in)
+	if ret == 0 {
+		return
+	}
+	out := result
+	out.T, out.Process, out.Type, out.F, out.ID, out.Store = ret*ms, p, typ, f, id, args.Store
+	b.events = append(b.events, out)
+}
+
+func (b *builder) acquire(p string, call, ret Mono, token uint64) {
+	var r Event
+	if token > 0 {
+		r.Token = Ptr(token)
+	}
+	b.op(p, Acquire, call, ret, OK, Event{}, r)
+}
+
+func (b *builder) release(p string, call, ret Mono) {
+	b.op(p, Release, call, ret, OK, Event{}, Event{})
+}
+
+// write writes v; token 0 means none. typ is the completion's type.
+func (b *builder) write(p, store, v string, token uint64, call, ret Mono, typ Type, accepted bool) {
+	args := Event{Store: store, Value: Ptr(v)}
+	if token > 0 {
+		args.Token = Ptr(token)
+	}
+	var r Event
+	if typ == OK {
+		r.Accepted = Ptr(accepted)
+	}
+	b.op(p, Write, call, ret, typ, args, r)
+}
+
+func (b *builder) read(p, store string, call, ret Mono, v string) {
+	b.op(p, Read, call, ret, OK, Event{Store: store}, Event{Value: Ptr(v)})
+}
+
+func (b *builder) inc(p, store string, token uint64, call, ret Mono, typ Type, read int64, accepted bool) {
+	args := Event{Store: store}
+	if token > 0 {
+		args.Token = Ptr(token)
+	}
+	r := Event{Read: Ptr(read), Wrote: Ptr(read + 1)}
+	if typ == OK {
+		r.Accepted = Ptr(accepted)
+	}
+	b.op(p, Increment, call, ret, typ, args, r)
+}
+
+func (b *builder) final(store string, t Mono, v int64) {
+	b.op(FinalProcess, ReadCounter, t, t, OK, Event{Store: store}, Event{Read: Ptr(v)})
+}
+
+func (b *builder) lost(p string, t Mono) {
+	b.events = append(b.events, Event{T: t * ms, Process: p, Type: Notice, F: Lost})
+}
+
+func (b *builder) fault(id int64, kind, target string, from, to Mono) {
+	f := &Fault{Kind: kind, Target: target}
+	b.events = append(b.events, Event{T: from * ms, Process: NemesisProcess, Type: Start, F: FuncFault, ID: id, Fault: f})
+	if to > 0 {
+		b.events = append(b.events, Event{T: to * ms, Process: NemesisProcess, Type: End, F: FuncFault, ID: id, Fault: f})
+	}
+}
+
+func (b *builder) history(t *testing.T) *History {
+	t.Helper()
+	h, err := NewHistory(b.events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}

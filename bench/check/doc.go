@@ -1,0 +1,101 @@
+// Package check records the histories of the chaos scenario and checks
+// them, in the manner of Jepsen: every client operation's invocation and
+// completion, each client's "lost the lock" notice and the nemesis's
+// faults on one clock, and checkers that are pure functions of the
+// history (porcupine writes its visualisation file as well).
+//
+// # History format
+//
+// A history is JSON lines: one JSON object (an Event) per line, UTF-8.
+// Each client process writes its own file with a Recorder; the nemesis
+// writes another; Merge joins them by time into one history, written as
+// histories/<contender>.jsonl in the run folder. Fields:
+//
+//	t         int64   every event: CLOCK_MONOTONIC in nanoseconds, read with
+//	                  clock_gettime(CLOCK_MONOTONIC) in each process: one
+//	                  timeline for all processes on the host
+//	process   string  every event: the client process ("c1" …), "nemesis"
+//	                  for faults, "final" for the harness's closing reads
+//	type      string  invoke | ok | fail | info (operations); notice;
+//	                  start | end | fault-failed | skip (faults)
+//	f         string  acquire | release | write | read | increment |
+//	                  read-counter (operations); lost (notice); fault
+//	id        int64   operations: numbered from 1 per process, shared by an
+//	                  invocation and its completion; faults: the number in
+//	                  the schedule; notices: 0
+//	store     string  write, read, increment, read-counter: the store
+//	                  ("fenced", "unfenced"); each store has one register and
+//	                  one counter
+//	token     uint64  acquire ok: the grant's fencing token; write and
+//	                  increment invoke: the token sent with the write;
+//	                  absent without one
+//	value     string  write invoke: the value written (unique in the
+//	                  history); read ok: the value read, "" while the
+//	                  register was never written
+//	accepted  bool    write ok, increment ok: whether the store took the
+//	                  write (a fenced store rejects a stale token)
+//	read      int64   increment ok (and info when known): the counter value
+//	                  read; read-counter ok: the value read
+//	wrote     int64   increment ok (and info when known): the value written,
+//	                  read + 1
+//	error     string  fail, info: why; fault-failed, skip: why
+//	fault     object  fault events: {"kind", "target", "direction",
+//	                  "step_ns"}: kind client-pause | client-host-loss |
+//	                  client-partition | server-kill | server-pause |
+//	                  clock-step; target the client or server; direction of
+//	                  a one-sided partition (to-server: the client's packets
+//	                  are dropped; from-server: the server's); step_ns the
+//	                  size of a clock step
+//
+// Meaning of the types:
+//
+//   - invoke: the process starts the operation; taken right before the
+//     request leaves. A process runs one operation at a time.
+//   - ok: it completed with the result given.
+//   - fail: it certainly had no effect (nothing was sent, the server
+//     refused it; an acquire that gave up).
+//   - info: its outcome is unknown (a timeout, a connection lost
+//     mid-request): it may take effect at any time after its invocation.
+//     An operation with no completion before the history ends (its process
+//     was killed or never resumed) counts the same.
+//   - notice (f lost): the client learned, on its own, that it no longer
+//     holds the lock it was granted (bench.Held's Lost closed before it
+//     invoked release). Notices after a release are not recorded.
+//   - start: a fault was applied; t is taken just before applying it.
+//     end: it was healed; t is taken once healing completed (a restarted
+//     server serves again). A start with no end lasts to the history's
+//     end. fault-failed: applying failed, the fault did not happen. skip:
+//     the contender or backend cannot do the kind (error says why).
+//
+// A completion needs only its results; the checkers take the arguments
+// from the invocation. Unknown fields are an error when a history is read.
+//
+// Example:
+//
+//	{"t":1000,"process":"c1","type":"invoke","f":"acquire","id":1}
+//	{"t":1800,"process":"c1","type":"ok","f":"acquire","id":1,"token":7}
+//	{"t":1900,"process":"c1","type":"invoke","f":"write","id":2,"store":"fenced","token":7,"value":"c1-2"}
+//	{"t":2100,"process":"c1","type":"ok","f":"write","id":2,"store":"fenced","accepted":true}
+//	{"t":2200,"process":"c1","type":"invoke","f":"increment","id":3,"store":"unfenced","token":7}
+//	{"t":2600,"process":"c1","type":"ok","f":"increment","id":3,"store":"unfenced","accepted":true,"read":4,"wrote":5}
+//	{"t":2700,"process":"nemesis","type":"start","f":"fault","id":1,"fault":{"kind":"client-pause","target":"c1"}}
+//	{"t":6900,"process":"nemesis","type":"end","f":"fault","id":1,"fault":{"kind":"client-pause","target":"c1"}}
+//	{"t":7000,"process":"c1","type":"notice","f":"lost","id":0}
+//
+// # Checkers
+//
+//   - CheckLinearizable: the register of a store against its model with
+//     porcupine (fenced: a write is accepted iff its token is at least the
+//     highest accepted; unfenced: last write wins), bounded in time.
+//   - CheckExclusion: holds (grant's completion to release's invocation or
+//     the lost notice) of different clients that overlap.
+//   - CheckLostUpdates: acknowledged increments missing from the counter's
+//     final value, and acknowledged increments that wrote the same value.
+//   - CheckStaleWrites: writes a store accepted after a newer grant had
+//     completed.
+//
+// Each violation is attributed to the faults active during its cause
+// window, so rates can be given with faults as trials (Wilson), and the
+// first violation of each kind comes with an excerpt of the history.
+// Check runs them all into a Verdict.
+package check

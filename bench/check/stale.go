@@ -1,0 +1,111 @@
+package check
+
+import "fmt"
+
+// StaleWrites is the stale-write checker's verdict for one store.
+type StaleWrites struct {
+	Valid Validity `json:"valid"`
+	Store string   `json:"store"`
+	// Writes counts the writes invoked on the store (register writes and
+	// increments).
+	Writes int `json:"writes"`
+	// Findings counts the stale writes the store accepted.
+	Findings
+	// Rejected counts the stale writes the store rejected: what fencing
+	// prevented. UnknownOutcome counts stale writes whose outcome is
+	// unknown (they may have been accepted).
+	Rejected       int `json:"rejected"`
+	UnknownOutcome int `json:"unknown_outcome"`
+	// AfterLost counts the stale writes (accepted or not) invoked after
+	// the writer's lost notice: it checked its lock before the write and
+	// the notice came in between, or it ignored the notice. They are
+	// judged like the others (the store saw them all the same).
+	AfterLost int `json:"after_lost"`
+	// Ungranted counts writes invoked by a client that held no grant at
+	// the time (before any grant, or after its release): a bug of the
+	// client, not of the lock; they are not judged.
+	Ungranted int `json:"ungranted"`
+}
+
+// CheckStaleWrites finds the writes to store (Write and Increment) that
+// were stale: a write by client C, invoked at t under C's hold H (C's
+// latest grant before t, not released before t; a lost notice before t
+// does not end it here, see AfterLost), is stale when another client's
+// grant completed after H's grant and before t (a newer grant existed
+// when C wrote). An Increment counts with its
+// invocation time (its write leaves later, so staleness is undercounted).
+// A stale write the store accepted is a violation, attributed to the
+// faults active from H's grant to t. Valid when the store accepted none;
+// unknown when none was accepted but some outcomes are unknown.
+func CheckStaleWrites(h *History, store string) StaleWrites {
+	holds := Holds(h)
+	byProcess := map[string][]Hold{}
+	for _, hd := range holds {
+		byProcess[hd.Process] = append(byProcess[hd.Process], hd)
+	}
+	s := StaleWrites{Store: store, Findings: newFindings()}
+	for _, op := range h.Ops {
+		in := op.Invoke
+		if in.Store != store || in.F != Write && in.F != Increment {
+			continue
+		}
+		s.Writes++
+		own, ok := holdAt(byProcess[in.Process], in.T)
+		if !ok {
+			s.Ungranted++
+			continue
+		}
+		newer, ok := newerGrant(holds, own, in.T)
+		if !ok {
+			continue
+		}
+		if in.T > own.To {
+			s.AfterLost++
+		}
+		switch {
+		case op.Accepted():
+			what := fmt.Sprintf("store %s accepted %s's %s%s although %s had been granted the lock%s since %s's grant",
+				store, in.Process, in.F, tokenText(in.Token), newer.Process, tokenText(newer.Token), in.Process)
+			s.add(h, in.T, own.From, in.T, what, own.fromIdx, newer.fromIdx, op.Index, op.DoneIndex)
+		case op.Outcome() == OK:
+			s.Rejected++
+		case op.Outcome() == Info:
+			s.UnknownOutcome++
+		}
+	}
+	switch {
+	case s.Count > 0:
+		s.Valid = Invalid
+	case s.UnknownOutcome > 0:
+		s.Valid = Unknown
+	default:
+		s.Valid = Valid
+	}
+	return s
+}
+
+// holdAt returns the hold among holds (one process's, by From) that a
+// write at t is made under: the latest to start by t, if the client had
+// not released it (nor invoked a new acquire) before t.
+func holdAt(holds []Hold, t Mono) (Hold, bool) {
+	for i := len(holds) - 1; i >= 0; i-- {
+		if h := holds[i]; h.From <= t {
+			return h, t <= h.To || h.Ended == EndedLost && (h.movedOn == 0 || t < h.movedOn)
+		}
+	}
+	return Hold{}, false
+}
+
+// newerGrant returns the first hold of another process whose grant
+// completed after own's and before t.
+func newerGrant(holds []Hold, own Hold, t Mono) (Hold, bool) {
+	for _, o := range holds {
+		if o.From >= t {
+			break
+		}
+		if o.Process != own.Process && o.From > own.From {
+			return o, true
+		}
+	}
+	return Hold{}, false
+}

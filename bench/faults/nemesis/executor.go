@@ -1,0 +1,289 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/check"
+)
+
+// Server is a lock server the nemesis can kill and restart, pause and
+// thaw; bench.Server is one.
+type Server interface {
+	Name() string
+	// Kill crashes the server (SIGKILL); Restart starts it again on the
+	// same address and returns once it serves.
+	Kill(ctx context.Context) error
+	Restart(ctx context.Context) error
+	// Pause freezes it; Unpause thaws it.
+	Pause(ctx context.Context) error
+	Unpause(ctx context.Context) error
+}
+
+// ClockServer is a server whose wall clock the nemesis can step;
+// bench.ClockShiftedServer is one.
+type ClockServer interface {
+	Name() string
+	// ShiftClock makes the server's wall clock run d ahead of the host's;
+	// 0 puts it back.
+	ShiftClock(ctx context.Context, d time.Duration) error
+}
+
+// Client is a client process the nemesis can fault (ProcessClient is
+// one). A method the client cannot do returns an error wrapping
+// bench.ErrNotSupported: the fault is then skipped and recorded so.
+type Client interface {
+	Name() string
+	// Pause freezes the process (SIGSTOP); Resume lets it go on.
+	Pause(ctx context.Context) error
+	Resume(ctx context.Context) error
+	// LoseHost makes its connections to the lock servers go silent both
+	// ways; RestoreHost makes them pass again.
+	LoseHost(ctx context.Context) error
+	RestoreHost(ctx context.Context) error
+	// Partition drops one direction of its traffic to the lock servers;
+	// Heal makes both pass again.
+	Partition(ctx context.Context, d Direction) error
+	Heal(ctx context.Context) error
+}
+
+// Targets are what a contender's faults act on.
+type Targets struct {
+	// Clients[i] is the schedule's client i+1.
+	Clients []Client
+	// Servers are the contender's lock servers; a server fault takes the
+	// ((Fault.Server−1) mod len)-th.
+	Servers []Server
+	// Clocks are the servers whose wall clock can be stepped (chosen the
+	// same way); without any, clock steps are skipped.
+	Clocks []ClockServer
+	// Cannot names kinds the caller knows the contender or backend cannot
+	// do, with the reason; their faults are skipped with it.
+	Cannot map[Kind]string
+}
+
+// DefaultHealTimeout bounds the healing of one fault (a restart included)
+// when Executor.HealTimeout is zero.
+const DefaultHealTimeout = time.Minute
+
+// Executor applies a schedule to one contender's targets and records
+// every fault into Recorder (process check.NemesisProcess):
+//
+//   - start, with the time taken just before the fault was applied;
+//   - end, with the time healing completed (and the error if healing
+//     failed);
+//   - skip, when the contender or backend cannot do the fault's kind;
+//   - fault-failed, when applying it failed.
+//
+// Faults on one client, and server faults, run one at a time even when
+// a slow heal (a restart) overruns the schedule: the later fault then
+// starts late and keeps its duration; Outcome has the real times.
+type Executor struct {
+	Targets  Targets
+	Recorder *check.Recorder
+	// Observe, when set, is called with each fault event once it is
+	// recorded, before the executor goes on with that fault (a start's
+	// fault is in effect during the call, an end's is healed). Faults run
+	// on goroutines of their own, so calls may be concurrent.
+	Observe func(check.Event)
+	// HealTimeout bounds the healing of one fault; zero means
+	// DefaultHealTimeout. Healing goes on when the run's ctx ends.
+	HealTimeout time.Duration
+}
+
+// Outcome is what became of one scheduled fault.
+type Outcome struct {
+	Fault Fault `json:"fault"`
+	// Target names the client or server it acted on.
+	Target string `json:"target,omitempty"`
+	// Applied says the fault happened, from Start to End (CLOCK_MONOTONIC).
+	Applied bool       `json:"applied"`
+	Start   check.Mono `json:"start,omitempty"`
+	End     check.Mono `json:"end,omitempty"`
+	// Skipped says why the fault was not done (the contender or backend
+	// cannot, or the run ended before its start).
+	Skipped string `json:"skipped,omitempty"`
+	// Err is why applying or healing it failed.
+	Err string `json:"error,omitempty"`
+}
+
+// NotReached is the Skipped reason of faults whose start the run did not
+// reach (ctx ended first).
+const NotReached = "the run ended before its start"
+
+// action is how one fault is applied and healed.
+type action struct {
+	target      string
+	lane        string // faults of one lane run one at a time
+	apply, heal func(context.Context) error
+	skip        string
+}
+
+// Run applies s from now on and returns once every fault that started has
+// ended, with one Outcome per fault in schedule order. When ctx ends,
+// faults in effect are healed at once and later ones are not started; Run
+// then returns ctx.Err(). Other errors (a fault could not be applied or
+// healed, the recorder failed) are joined into the returned error after
+// the whole schedule ran; the outcomes say which fault each belongs to.
+func (e *Executor) Run(ctx context.Context, s Schedule) ([]Outcome, error) {
+	if e.Recorder == nil {
+		return nil, errors.New("nemesis: no recorder")
+	}
+	for _, f := range s.Faults {
+		if clientKind(f.Kind) && (f.Client < 1 || f.Client > len(e.Targets.Clients)) {
+			return nil, fmt.Errorf("nemesis: fault %d names client %d, the run has %d", f.ID, f.Client, len(e.Targets.Clients))
+		}
+	}
+	begin := time.Now()
+	out := make([]Outcome, len(s.Faults))
+	lanes := map[string]chan struct{}{}
+	for _, f := range s.Faults {
+		if a := e.action(f); lanes[a.lane] == nil {
+			lanes[a.lane] = make(chan struct{}, 1)
+		}
+	}
+	var wg sync.WaitGroup
+	for i, f := range s.Faults {
+		wg.Go(func() { out[i] = e.run(ctx, begin, f, lanes[e.action(f).lane]) })
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return out, err
+	}
+	var errs []error
+	for _, o := range out {
+		if o.Err != "" {
+			errs = append(errs, fmt.Errorf("nemesis: fault %d (%s on %s): %s", o.Fault.ID, o.Fault.Kind, o.Target, o.Err))
+		}
+	}
+	if err := e.Recorder.Err(); err != nil {
+		errs = append(errs, err)
+	}
+	return out, errors.Join(errs...)
+}
+
+// run waits for f's start and its lane, applies f, waits its duration (or
+// ctx's end) and heals it.
+func (e *Executor) run(ctx context.Context, begin time.Time, f Fault, lane chan struct{}) Outcome {
+	a := e.action(f)
+	o := Outcome{Fault: f, Target: a.target}
+	timer := time.NewTimer(time.Until(begin.Add(f.Start)))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
+		o.Skipped = NotReached
+		return o
+	}
+	desc := &check.Fault{Kind: string(f.Kind), Target: a.target, Direction: string(f.Direction), StepNS: int64(f.Step)}
+	if a.skip != "" {
+		o.Skipped = a.skip
+		e.record(check.Event{Type: check.Skip, ID: int64(f.ID), Fault: desc, Error: a.skip})
+		return o
+	}
+	select {
+	case lane <- struct{}{}:
+	case <-ctx.Done():
+		o.Skipped = NotReached
+		return o
+	}
+	defer func() { <-lane }()
+
+	start := check.Now()
+	if err := a.apply(ctx); err != nil {
+		if errors.Is(err, bench.ErrNotSupported) {
+			o.Skipped = err.Error()
+			e.record(check.Event{Type: check.Skip, ID: int64(f.ID), Fault: desc, Error: o.Skipped})
+			return o
+		}
+		o.Err = "applying: " + err.Error()
+		e.record(check.Event{T: start, Type: check.FaultFailed, ID: int64(f.ID), Fault: desc, Error: err.Error()})
+		return o
+	}
+	o.Applied, o.Start = true, start
+	e.record(check.Event{T: start, Type: check.Start, ID: int64(f.ID), Fault: desc})
+
+	hold := time.NewTimer(f.Duration)
+	defer hold.Stop()
+	select {
+	case <-hold.C:
+	case <-ctx.Done():
+	}
+	timeout := e.HealTimeout
+	if timeout <= 0 {
+		timeout = DefaultHealTimeout
+	}
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	end := check.Event{Type: check.End, ID: int64(f.ID), Fault: desc}
+	if err := a.heal(hctx); err != nil {
+		o.Err = "healing: " + err.Error()
+		end.Error = o.Err
+	}
+	end = e.record(end)
+	o.End = end.T
+	return o
+}
+
+// record writes ev as the nemesis's and shows it to Observe.
+func (e *Executor) record(ev check.Event) check.Event {
+	ev.Process, ev.F = check.NemesisProcess, check.FuncFault
+	ev, _ = e.Recorder.Record(ev) // an error sticks in the recorder; Run reports it
+	if ev.T == 0 {
+		ev.T = check.Now()
+	}
+	if e.Observe != nil {
+		e.Observe(ev)
+	}
+	return ev
+}
+
+// action resolves f against the targets.
+func (e *Executor) action(f Fault) action {
+	t := e.Targets
+	if why, ok := t.Cannot[f.Kind]; ok {
+		return action{skip: why, lane: "skip"}
+	}
+	switch f.Kind {
+	case ClientPause, ClientHostLoss, ClientPartition:
+		c := t.Clients[f.Client-1]
+		a := action{target: c.Name(), lane: "client " + c.Name()}
+		switch f.Kind {
+		case ClientPause:
+			a.apply, a.heal = c.Pause, c.Resume
+		case ClientHostLoss:
+			a.apply, a.heal = c.LoseHost, c.RestoreHost
+		default:
+			a.apply = func(ctx context.Context) error { return c.Partition(ctx, f.Direction) }
+			a.heal = c.Heal
+		}
+		return a
+	case ServerKill, ServerPause:
+		if len(t.Servers) == 0 {
+			return action{skip: "no server to fault", lane: "skip"}
+		}
+		s := t.Servers[(f.Server-1)%len(t.Servers)]
+		a := action{target: s.Name(), lane: "servers"}
+		if f.Kind == ServerKill {
+			a.apply, a.heal = s.Kill, s.Restart
+		} else {
+			a.apply, a.heal = s.Pause, s.Unpause
+		}
+		return a
+	case ClockStep:
+		if len(t.Clocks) == 0 {
+			return action{skip: "no server whose wall clock can be stepped", lane: "skip"}
+		}
+		s := t.Clocks[(f.Server-1)%len(t.Clocks)]
+		return action{
+			target: s.Name(), lane: "servers",
+			apply: func(ctx context.Context) error { return s.ShiftClock(ctx, f.Step) },
+			heal:  func(ctx context.Context) error { return s.ShiftClock(ctx, 0) },
+		}
+	}
+	return action{skip: fmt.Sprintf("unknown kind %q", f.Kind), lane: "skip"}
+}
