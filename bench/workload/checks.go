@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"syscall"
-	"time"
 )
 
 // Thresholds of the warnings.
@@ -45,13 +44,8 @@ func (w Workload) warnings(host limits) []Warning {
 	var ws []Warning
 	if p := w.Hold.Exceeds(w.Lease); p >= holdOverLeaseShare {
 		ws = append(ws, w.warnAt(w.pos.hold,
-			"hold: %s of the holds (%s) outlast the lease (%s). Allowed: the lock must then be kept by heartbeats or a watchdog (monolock's heartbeats, the Redis contenders' watchdog that extends the TTL, etcd's keep-alives); a contender that fails to keep it loses the lock, and the report counts lost locks",
+			"hold: %s of the holds (%s) outlast the lease (%s). Allowed: the lock must then be kept by heartbeats, keep-alives or a watchdog that extends the TTL; a contender that fails to keep it loses the lock, and the report counts lost locks",
 			shareWords(p), w.Hold.String(), fmtDuration(w.Lease)))
-	}
-	if w.Lease%time.Second != 0 {
-		ws = append(ws, w.warnAt(w.pos.lease,
-			"lease: %s is not a whole number of seconds: etcd's TTL is whole seconds, rounded up to %s, so etcd runs with a longer lease than the others",
-			fmtDuration(w.Lease), fmtDuration(w.Lease.Truncate(time.Second)+time.Second)))
 	}
 	if host.openFiles > 0 {
 		claims := (w.Clients + w.Processes - 1) / w.Processes

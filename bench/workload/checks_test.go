@@ -19,7 +19,7 @@ func TestWarnings(t *testing.T) {
 		{"unknown open-file limit", doc(map[string]string{"clients": "clients: 100000"}), limits{}, at{}, ""},
 
 		{"hold outlasts the lease", doc(map[string]string{"arrivals": "arrivals: {loop: closed}", "hold": "hold: {uniform: {min: 1s, max: 4s}}"}), plenty,
-			at{5, "{"}, "hold: about 67% of the holds (uniform 1s–4s) outlast the lease (2s). Allowed: the lock must then be kept by heartbeats or a watchdog"},
+			at{5, "{"}, "hold: about 67% of the holds (uniform 1s–4s) outlast the lease (2s). Allowed: the lock must then be kept by heartbeats, keep-alives or a watchdog"},
 		{"every hold outlasts the lease", doc(map[string]string{"arrivals": "arrivals: {loop: closed}", "hold": "hold: 3s"}), plenty,
 			at{5, "3s"}, "hold: every one of the holds (3s) outlast the lease (2s)"},
 		{"exponential tail past the lease", doc(map[string]string{"arrivals": "arrivals: {loop: closed}", "hold": "hold: {exponential: {mean: 1s}}"}), plenty,
@@ -28,9 +28,6 @@ func TestWarnings(t *testing.T) {
 			at{5, "{"}, "hold: about 1 in 809 of the holds (p50 100ms, p99 1s) outlast the lease (2s)"},
 		{"negligible exponential tail", doc(map[string]string{"arrivals": "arrivals: {loop: closed}", "hold": "hold: {exponential: {mean: 50ms}}"}), plenty, at{}, ""},
 		{"clamped below the lease", doc(map[string]string{"arrivals": "arrivals: {loop: closed}", "hold": "hold: {p50: 100ms, p99: 1s, max: 2s}"}), plenty, at{}, ""},
-
-		{"lease not whole seconds", doc(map[string]string{"lease": "lease: 1500ms"}), plenty,
-			at{6, "1500ms"}, "lease: 1.5s is not a whole number of seconds: etcd's TTL is whole seconds, rounded up to 2s"},
 
 		{"clients beyond the open-file limit", doc(map[string]string{"clients": "clients: 1000"}), limits{openFiles: 1000},
 			at{2, "1000"}, `clients: up to 1,000 claims at once in the bench, each an open connection (one file) for the contenders that dial per claim, plus 256 files of its own, need 1,256 open files; the bench may open 1,000 (RLIMIT_NOFILE): claims beyond it fail with "too many open files"`},

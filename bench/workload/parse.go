@@ -231,7 +231,7 @@ func (p *parser) topFields(d *draft) []field {
 				w.Hold = dist
 			}
 		}},
-		{"lease", "the lease (monolock) = TTL (Redis) of every contender, e.g. lease: 10s", func(v *yaml.Node) {
+		{"lease", "the lease (the TTL) of every contender's locks, e.g. lease: 10s", func(v *yaml.Node) {
 			w.pos.lease = pos{v.Line, v.Column}
 			if l, ok := p.duration(v, "lease"); ok {
 				switch {
@@ -244,7 +244,6 @@ func (p *parser) topFields(d *draft) []field {
 			}
 		}},
 		{"duration", "the measured window, a Go duration such as duration: 20s", func(v *yaml.Node) {
-			w.pos.duration = pos{v.Line, v.Column}
 			if dur, ok := p.duration(v, "duration"); ok {
 				if dur == 0 {
 					p.errAt(v, "duration: must be longer than 0s")

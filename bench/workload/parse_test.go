@@ -84,7 +84,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown field, no near miss", doc(nil, "colour: red"), at{8, "colour"}, `unknown field "colour" (fields: name,`},
 		{"unknown nested field", doc(map[string]string{"keys": "keys: {count: 10, distrbution: zipfian}"}), at{3, "distrbution"}, `keys: unknown field "distrbution"; did you mean "distribution"? (fields of keys: count, distribution, theta, hot_keys, hot_traffic)`},
 		{"field twice", doc(nil, "lease: 3s"), at{8, "lease"}, "lease is given twice (first at line 6)"},
-		{"missing required field", doc(map[string]string{"lease": ""}), at{1, "name"}, "missing lease: the lease (monolock) = TTL (Redis) of every contender, e.g. lease: 10s"},
+		{"missing required field", doc(map[string]string{"lease": ""}), at{1, "name"}, "missing lease: the lease (the TTL) of every contender's locks, e.g. lease: 10s"},
 		{"missing nested field", doc(map[string]string{"keys": "keys: {distribution: zipfian}"}), at{3, "{"}, "keys: missing count: the number of lock keys"},
 
 		// name, clients, keys.

@@ -56,7 +56,7 @@ type Workload struct {
 
 // positions are where the fields that warnings point at were written.
 type positions struct {
-	clients, keys, rate, hold, lease, duration pos
+	clients, keys, rate, hold, lease pos
 }
 
 type pos struct{ line, col int }
