@@ -206,14 +206,15 @@ func countNoun(n int, one, many string) string {
 
 // thousands writes n with comma separators: 5000 → "5,000".
 func thousands(n int) string {
-	s := strconv.Itoa(n)
+	s := strconv.FormatUint(uint64(n), 10)
+	sign := ""
 	if n < 0 {
-		return "-" + thousands(-n)
+		s, sign = strconv.FormatUint(-uint64(n), 10), "-"
 	}
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]
 	}
-	return s
+	return sign + s
 }
 
 // percent writes a share: 0.025 → "2.5%", 0.85 → "85%", 0.0001 → "0.01%".
@@ -250,6 +251,9 @@ func roundNice(d time.Duration) time.Duration {
 
 // fmtRate writes a rate: "300/s", "0.5/s".
 func fmtRate(r float64) string {
+	if r >= 1e12 {
+		return strconv.FormatFloat(r, 'g', 3, 64) + "/s"
+	}
 	if r >= 100 || r == math.Trunc(r) {
 		return thousands(int(math.Round(r))) + "/s"
 	}
