@@ -411,23 +411,30 @@ func (n *Network) close() error {
 
 // checkHost says what this process lacks to build a network.
 func checkHost() error {
-	var missing []string
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
 	if err := unix.Capget(&hdr, &data[0]); err != nil {
 		return fmt.Errorf("%w: read capabilities: %v", ErrUnavailable, err)
 	}
 	has := func(c int) bool { return data[c/32].Effective&(1<<(c%32)) != 0 }
-	if !has(unix.CAP_NET_ADMIN) || !has(unix.CAP_SYS_ADMIN) {
+	_, tunErr := os.Stat("/dev/net/tun")
+	return unavailable(has(unix.CAP_NET_ADMIN) && has(unix.CAP_SYS_ADMIN), tunErr)
+}
+
+// unavailable words what is missing: the privileges, the TUN device or
+// both; nil when nothing is.
+func unavailable(privileged bool, tunErr error) error {
+	var missing []string
+	if !privileged {
 		missing = append(missing, "root (CAP_NET_ADMIN and CAP_SYS_ADMIN, to create network namespaces and TUN devices)")
 	}
-	if _, err := os.Stat("/dev/net/tun"); err != nil {
+	if tunErr != nil {
 		missing = append(missing, "/dev/net/tun (the kernel's TUN driver: modprobe tun; inside a container, --device /dev/net/tun)")
 	}
-	if len(missing) > 0 {
-		return fmt.Errorf("%w: it needs %s; run as root or use --network loopback", ErrUnavailable, strings.Join(missing, " and "))
+	if len(missing) == 0 {
+		return nil
 	}
-	return nil
+	return fmt.Errorf("%w: it needs %s; run as root or use --network loopback", ErrUnavailable, strings.Join(missing, " and "))
 }
 
 // Sweep removes what runs of the bench with this prefix left behind when
@@ -448,7 +455,7 @@ func Sweep(prefix string) ([]string, error) {
 			runs[k] = true
 		}
 	}
-	links, err := netlink.LinkList()
+	links, err := retryDump(netlink.LinkList)
 	if err != nil {
 		return nil, fmt.Errorf("network: list devices: %w", err)
 	}
@@ -535,16 +542,4 @@ func pidsInNamespace(path string) []int {
 		}
 	}
 	return pids
-}
-
-// wait sleeps for d or until ctx is done.
-func wait(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -79,7 +79,11 @@ func Parse(s string) (Profile, error) {
 				p, found = n, true
 			}
 		}
-		if !found {
+		switch {
+		case found:
+		case base == "rtt" || base == "jitter" || base == "loss" || base == "rate":
+			return Profile{}, fmt.Errorf("%w: %q: %q is not key=value; want %s", ErrProfile, s, base, profileSyntax)
+		default:
 			return Profile{}, fmt.Errorf("%w: unknown profile %q; want %s", ErrProfile, base, profileSyntax)
 		}
 		items = items[1:]

@@ -128,7 +128,7 @@ func newBenchTUN(name string, addr netip.Addr) (int, error) {
 // subnetInUse reports whether a route of the root namespace already covers
 // run k's subnet (someone else's network on 198.18.0.0/15).
 func subnetInUse(k int) (bool, error) {
-	routes, err := netlink.RouteList(nil, netlink.FAMILY_V4)
+	routes, err := retryDump(func() ([]netlink.Route, error) { return netlink.RouteList(nil, netlink.FAMILY_V4) })
 	if err != nil {
 		return false, fmt.Errorf("network: list routes: %w", err)
 	}
@@ -167,4 +167,16 @@ func removeLink(name string) error {
 		return fmt.Errorf("network: delete %s: %w", name, err)
 	}
 	return nil
+}
+
+// retryDump repeats a netlink dump that another process's change
+// interrupted (the kernel then marks the partial answer), a few times.
+func retryDump[T any](dump func() ([]T, error)) ([]T, error) {
+	for range 10 {
+		items, err := dump()
+		if !errors.Is(err, netlink.ErrDumpInterrupted) {
+			return items, err
+		}
+	}
+	return dump()
 }
