@@ -66,6 +66,10 @@ func (f Fault) String() string {
 	return fmt.Sprintf("Fault(%d)", uint8(f))
 }
 
+// rateBuffer is how long a packet may wait in the queue of a link with a
+// rate before the link drops it.
+const rateBuffer = 50 * time.Millisecond
+
 // bufSize holds any packet of a linkMTU device.
 const bufSize = 2048
 
@@ -107,7 +111,8 @@ type Drops struct {
 	Loss uint64 `json:"loss"`
 	// Fault: a host or path fault.
 	Fault uint64 `json:"fault"`
-	// Queue: the line held QueueLimit packets already.
+	// Queue: the line held QueueLimit packets already, or the queue of
+	// a link with a rate was full (50 ms of its bandwidth).
 	Queue uint64 `json:"queue"`
 	// Unroutable: to an address of no host (or not IPv4).
 	Unroutable uint64 `json:"unroutable"`
@@ -306,7 +311,7 @@ func rawWrite(fd int, b []byte) (int, error) {
 	return int(n), nil
 }
 
-// adjustLead moves the lead one step towards the median of the timer's
+// adjustLead moves the lead one step towards the median of the timeout's
 // wake-up lateness: the loop wakes that much ahead of a due time, so that
 // packets leave at it, half a little early, half a little late.
 func (l *line) adjustLead(overshoot int64) {
@@ -385,15 +390,33 @@ func (l *line) route(src int, pkt []byte) {
 		l.drop(&l.stats.Drops.Queue, sh, dh, pkt)
 		return
 	}
-	t := now
+	// A link with a rate sends one packet after the other; like a router's
+	// buffer, its queue holds rateBuffer's worth, and a packet beyond
+	// that is dropped (an unbounded queue would outgrow TCP's minimum
+	// retransmission timeout and make it resend what is still queued).
+	t, outEnd, inEnd := now, int64(-1), int64(-1)
 	bits := int64(len(pkt)) * 8
 	if src != 0 && sh.link.Rate > 0 {
+		if sh.outBusy-t > int64(rateBuffer) {
+			l.drop(&l.stats.Drops.Queue, sh, dh, pkt)
+			return
+		}
 		t = max(t, sh.outBusy) + bits*int64(time.Second)/sh.link.Rate
-		sh.outBusy = t
+		outEnd = t
 	}
 	if dst != 0 && dh.link.Rate > 0 {
+		if dh.inBusy-t > int64(rateBuffer) {
+			l.drop(&l.stats.Drops.Queue, sh, dh, pkt)
+			return
+		}
 		t = max(t, dh.inBusy) + bits*int64(time.Second)/dh.link.Rate
-		dh.inBusy = t
+		inEnd = t
+	}
+	if outEnd >= 0 {
+		sh.outBusy = outEnd
+	}
+	if inEnd >= 0 {
+		dh.inBusy = inEnd
 	}
 	hold := p.Hold
 	if p.Jitter > 0 {
@@ -416,7 +439,10 @@ func (l *line) destination(pkt []byte) (int, bool) {
 	if pkt[16] != l.cfg.Subnet[0] || pkt[17] != l.cfg.Subnet[1] || pkt[18] != l.cfg.Subnet[2] {
 		return 0, false
 	}
-	i := int(pkt[19]) - 1
+	i := int(pkt[19]) - 1 // host i has address .i+1
+	if i == 0 || i >= benchSourcesFrom-1 {
+		i = 0 // one of the bench's addresses
+	}
 	if i < 0 || i > maxHosts || l.hosts[i] == nil {
 		return 0, false
 	}

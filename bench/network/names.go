@@ -17,10 +17,12 @@ const DefaultPrefix = "mlb-"
 
 // Every run of a Network owns one /24 of 198.18.0.0/15 (RFC 2544's range
 // for benchmarks, which no real network routes): run index k owns
-// 198.18.0.0 + k·256. The bench is .1 of it, the hosts .2 to .254.
+// 198.18.0.0 + k·256. The bench is .1 of it and .192 to .254 (sources
+// for its clients' connections), the hosts .2 to .191.
 const (
-	runSlots = 512
-	maxHosts = 253
+	runSlots         = 512
+	maxHosts         = 190
+	benchSourcesFrom = 192
 )
 
 // netnsDir is where named namespaces live, as `ip netns` keeps them, so

@@ -41,7 +41,7 @@ type Options struct {
 	// new ones are dropped and counted); default 8192.
 	QueueLimit int
 	// Spin, when positive, makes the line busy-wait for a packet due
-	// within Spin instead of sleeping on its timer: sharper holds for a
+	// within Spin instead of sleeping until it: sharper holds for a
 	// core's worth of CPU while packets are in flight. Default 0: the
 	// line sleeps and wakes ahead of each due time by its measured
 	// wake-up latency.
@@ -188,7 +188,8 @@ func (n *Network) takeSubnet() error {
 
 // setUp creates the bench's device and measures the line's own cost.
 func (n *Network) setUp(ctx context.Context) error {
-	fd, err := newBenchTUN(benchLinkName(n.prefix, n.run), n.BenchIP())
+	sources := n.BenchSources()
+	fd, err := newBenchTUN(benchLinkName(n.prefix, n.run), n.BenchIP(), sources[1:])
 	if err != nil {
 		return err
 	}
@@ -207,6 +208,21 @@ func (n *Network) setUp(ctx context.Context) error {
 // BenchIP returns the bench's address on the network: the source of its
 // clients' connections.
 func (n *Network) BenchIP() netip.Addr { return runAddr(n.run, 1) }
+
+// BenchSources returns every address of the bench on the network,
+// BenchIP first: 64 addresses to spread its clients' connections over
+// (spreaddial.Dialer's Sources), so that many short connections do not
+// run out of ephemeral ports. Off loopback the kernel's default
+// (net.ipv4.tcp_tw_reuse = 2) does not reuse a port in TIME_WAIT, so one
+// source address allows about 28k connections per minute to one server
+// port; 64 allow about 30k a second.
+func (n *Network) BenchSources() []netip.Addr {
+	addrs := []netip.Addr{n.BenchIP()}
+	for i := benchSourcesFrom; i <= 254; i++ {
+		addrs = append(addrs, runAddr(n.run, i))
+	}
+	return addrs
+}
 
 // Subnet returns the /24 the network's addresses are taken from.
 func (n *Network) Subnet() netip.Prefix { return netip.PrefixFrom(runAddr(n.run, 0), 24) }

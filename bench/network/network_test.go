@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"strings"
@@ -625,4 +626,76 @@ func TestOverridesByName(t *testing.T) {
 	if low := floorOf(n, 8*time.Millisecond, 0); m.RTT.Min < low {
 		t.Errorf("the far master's rtt min %v below %v", m.RTT.Min, low)
 	}
+}
+
+func TestBenchSourcesReachHosts(t *testing.T) {
+	n := newTestNetwork(t, Profile{})
+	h := addHost(t, n, "server", nil)
+	l, err := h.Listen("tcp", h.Addr(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	sources := n.BenchSources()
+	if len(sources) != 64 || sources[0] != n.BenchIP() {
+		t.Fatalf("bench sources %v", sources)
+	}
+	for _, src := range []netip.Addr{sources[0], sources[1], sources[len(sources)-1]} {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: src.AsSlice()}, Timeout: 5 * time.Second}
+		c, err := d.DialContext(t.Context(), "tcp", l.Addr().String())
+		if err != nil {
+			t.Fatalf("from %s: %v", src, err)
+		}
+		server, err := l.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The host sees the true source: nothing rewrites packets.
+		if got := server.RemoteAddr().(*net.TCPAddr).AddrPort().Addr(); got != src {
+			t.Errorf("dialled from %s, the host sees %s", src, got)
+		}
+		server.Close()
+		c.Close()
+	}
+}
+
+func TestRateBoundsTransfers(t *testing.T) {
+	n := newTestNetwork(t, Profile{})
+	p := mustProfile(t, "rtt=0,rate=8mbit")
+	h := addHost(t, n, "slow", p)
+	l, err := h.Listen("tcp", h.Addr(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		io.Copy(io.Discard, c)
+		c.Write([]byte{1}) // all of it has arrived
+	}()
+	const size = 250_000
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	start := time.Now()
+	if _, err := c.Write(make([]byte, size)); err != nil {
+		t.Fatal(err)
+	}
+	c.(*net.TCPConn).CloseWrite()
+	if _, err := io.ReadFull(c, make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	// 250 kB of payload at 8 Mbit/s take 250 ms, headers not counted.
+	if low := time.Duration(float64(size*8) / float64(p.Rate) * float64(time.Second) * 0.95); took < low {
+		t.Errorf("%d bytes took %v, less than the link's %v", size, took, low)
+	}
+	t.Logf("%d bytes at %s took %v", size, p, took)
 }

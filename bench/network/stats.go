@@ -33,8 +33,8 @@ type Stats struct {
 	// Lead is how far ahead of a due time the line wakes (its measured
 	// median wake-up latency), now.
 	Lead time.Duration
-	// Wakeups is how often the line's loop woke, TimerWakes how often for
-	// its timer.
+	// Wakeups is how often the line's loop woke, TimerWakes how often at
+	// a due time (rather than for a packet or a command).
 	Wakeups, TimerWakes uint64
 	// KernelDrops are packets the kernel dropped in front of a link
 	// because the line did not read them in time (tx_dropped of every

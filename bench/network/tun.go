@@ -107,8 +107,9 @@ func newTUNIn(nsFD int, name string, addr netip.Addr) (int, error) {
 }
 
 // newBenchTUN creates and configures the bench's own TUN device in the
-// root namespace (the calling process's) and returns its descriptor.
-func newBenchTUN(name string, addr netip.Addr) (int, error) {
+// root namespace (the calling process's) with the address addr/24 and the
+// further source addresses sources, and returns its descriptor.
+func newBenchTUN(name string, addr netip.Addr, sources []netip.Addr) (int, error) {
 	h, err := netlink.NewHandle()
 	if err != nil {
 		return -1, fmt.Errorf("network: netlink: %w", err)
@@ -121,6 +122,18 @@ func newBenchTUN(name string, addr netip.Addr) (int, error) {
 	if err := configureLink(h, name, addr); err != nil {
 		unix.Close(fd)
 		return -1, err
+	}
+	link, err := h.LinkByName(name)
+	if err != nil {
+		unix.Close(fd)
+		return -1, fmt.Errorf("network: find %s: %w", name, err)
+	}
+	for _, a := range sources {
+		ip := a.As4()
+		if err := h.AddrAdd(link, &netlink.Addr{IPNet: &net.IPNet{IP: net.IP(ip[:]), Mask: net.CIDRMask(32, 32)}}); err != nil {
+			unix.Close(fd)
+			return -1, fmt.Errorf("network: %s: source address %s: %w", name, a, err)
+		}
 	}
 	return fd, nil
 }
