@@ -45,7 +45,8 @@ type Stats struct {
 	late histogram
 }
 
-// HostStats are one host's packets.
+// HostStats are one host's packets; the host "calibration" is the
+// network's own, which New measures the line's cost through.
 type HostStats struct {
 	Name string
 	// In and Out count packets delivered to and from the host; Dropped
