@@ -102,12 +102,15 @@ var errBusy = errors.New("network: run slot in use")
 
 func tryLock(prefix string, k int) (*runLock, error) {
 	dir := lockDir(prefix)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("network: %w", err)
-	}
 	path := filepath.Join(dir, strconv.Itoa(k)+".lock")
 	for {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("network: %w", err)
+		}
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // the last releaser removed the directory meanwhile
+		}
 		if err != nil {
 			return nil, fmt.Errorf("network: %w", err)
 		}
@@ -129,8 +132,10 @@ func tryLock(prefix string, k int) (*runLock, error) {
 	}
 }
 
-// release removes the lock file and drops the lock.
+// release removes the lock file and drops the lock, and removes the
+// lock directory when it is left empty.
 func (l *runLock) release() {
 	os.Remove(l.path)
 	l.f.Close()
+	os.Remove(filepath.Dir(l.path)) // fails, as it should, while other runs' locks are in it
 }

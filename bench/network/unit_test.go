@@ -170,5 +170,7 @@ func TestRunLock(t *testing.T) {
 		t.Fatalf("lock after release: %v", err)
 	}
 	b.release()
-	os.Remove(lockDir(prefix))
+	if _, err := os.Stat(lockDir(prefix)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the last release left the lock directory: %v", err)
+	}
 }
