@@ -1,0 +1,561 @@
+package network
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/netip"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
+)
+
+// ErrUnavailable is wrapped by New when this machine or process cannot
+// emulate a network; the message says what is missing.
+var ErrUnavailable = errors.New("network: emulated network unavailable")
+
+// ErrClosed is returned by the methods of a closed Network or Host.
+var ErrClosed = errors.New("network: closed")
+
+// Options configure a Network.
+type Options struct {
+	// Prefix starts the name of every namespace, device and lock file the
+	// network creates; default DefaultPrefix ("mlb-"). Up to 8 characters
+	// of a-z, 0-9 and '-', not starting or ending with a digit.
+	Prefix string
+	// Profile is every host's link unless Hosts or HostOptions say
+	// otherwise. It must not be Loopback (which has no network to make).
+	Profile Profile
+	// Hosts overrides Profile for the hosts of these names (ParseOverride
+	// reads them), e.g. two of five Redlock masters in a farther zone.
+	Hosts map[string]Profile
+	// Seed seeds the line's loss and jitter draws; 0 picks one at random.
+	Seed uint64
+	// QueueLimit is how many packets the line holds at most (beyond it
+	// new ones are dropped and counted); default 8192.
+	QueueLimit int
+	// Spin, when positive, makes the line busy-wait for a packet due
+	// within Spin instead of sleeping until it: sharper holds for a
+	// core's worth of CPU while packets are in flight. Default 0: the
+	// line sleeps and wakes ahead of each due time by its measured
+	// wake-up latency.
+	Spin time.Duration
+	// NoRealTime keeps the line's thread at normal priority. By default
+	// it runs under SCHED_FIFO (priority 1, where permitted), so that a
+	// busy machine cannot keep packets waiting for a CPU; its CPU time is
+	// the same either way, it just gets it first. Spin implies
+	// NoRealTime: a real-time thread must not busy-wait.
+	NoRealTime bool
+	// CalibrationSamples is the number of round trips measured at New
+	// for the line's own cost, per path; default 300.
+	CalibrationSamples int
+	// Logger receives diagnostics; default slog.Default().
+	Logger *slog.Logger
+}
+
+// Calibration is the line's own cost, measured by New: TCP round trips
+// and connects on the direct path (127.0.0.1 in the bench's namespace)
+// and through a link that holds nothing.
+type Calibration struct {
+	Direct, ZeroLine               Spread
+	DirectConnect, ZeroLineConnect Spread
+	// OwnRTT is ZeroLine.P50 − Direct.P50 (at least 0): the round trip
+	// the line itself adds. It is subtracted from every asked RTT, and it
+	// is the smallest RTT a profile may ask (rtt=0 aside, which adds
+	// just OwnRTT).
+	OwnRTT time.Duration
+}
+
+// Network is a set of emulated hosts, each in a network namespace of its
+// own (or a container's), joined to the bench through a userspace delay
+// line. The bench stays in its own namespace and reaches every host at
+// its address; hosts reach each other through the line as well. Its
+// methods are safe for concurrent use.
+type Network struct {
+	opts   Options
+	prefix string
+	run    int
+	lock   *runLock
+	line   *lineProcess
+	log    *slog.Logger
+	calib  Calibration
+	stopAt func() bool // stops the context's AfterFunc
+
+	mu     sync.Mutex
+	hosts  [maxHosts + 1]*Host // by index; 0 is the bench
+	byName map[string]*Host
+	zero   *Host // the calibration host
+	closed bool
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New builds an empty network: it sweeps stale objects of killed runs
+// with the same prefix, takes a free subnet, starts the line and
+// measures the line's own cost. The network closes itself when ctx is
+// done; call Close in any case.
+func New(ctx context.Context, opts Options) (*Network, error) {
+	if opts.Prefix == "" {
+		opts.Prefix = DefaultPrefix
+	}
+	if err := checkPrefix(opts.Prefix); err != nil {
+		return nil, err
+	}
+	if opts.Profile.IsLoopback() {
+		return nil, errors.New("network: the loopback profile has no emulated network; do not create one")
+	}
+	if opts.QueueLimit <= 0 {
+		opts.QueueLimit = 8192
+	}
+	if opts.CalibrationSamples <= 0 {
+		opts.CalibrationSamples = 300
+	}
+	if opts.Seed == 0 {
+		opts.Seed = rand.Uint64()
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if err := checkHost(); err != nil {
+		return nil, err
+	}
+	n := &Network{opts: opts, prefix: opts.Prefix, log: opts.Logger, byName: map[string]*Host{}}
+	if removed, err := Sweep(opts.Prefix); err != nil {
+		return nil, err
+	} else if len(removed) > 0 {
+		n.log.Info("network: removed what killed runs left", "objects", removed)
+	}
+	if err := n.takeSubnet(); err != nil {
+		return nil, err
+	}
+	var err error
+	n.line, err = startLine(n.lock, lineConfig{Subnet: subnetOf(n.run), Seed: opts.Seed,
+		QueueLimit: opts.QueueLimit, Spin: int64(opts.Spin), RealTime: !opts.NoRealTime && opts.Spin == 0})
+	if err != nil {
+		n.lock.release()
+		return nil, err
+	}
+	if err := n.setUp(ctx); err != nil {
+		n.Close()
+		return nil, err
+	}
+	stop := context.AfterFunc(ctx, func() { n.Close() })
+	n.mu.Lock()
+	n.stopAt = stop
+	n.mu.Unlock()
+	return n, nil
+}
+
+func subnetOf(run int) [3]byte {
+	a := runAddr(run, 0).As4()
+	return [3]byte{a[0], a[1], a[2]}
+}
+
+// takeSubnet locks the first free run slot whose subnet nobody routes.
+func (n *Network) takeSubnet() error {
+	for k := range runSlots {
+		l, err := tryLock(n.prefix, k)
+		if errors.Is(err, errBusy) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		inUse, err := subnetInUse(k)
+		if err != nil || inUse {
+			l.release()
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := sweepRun(n.prefix, k, n.log); err != nil {
+			l.release()
+			return err
+		}
+		n.run, n.lock = k, l
+		return nil
+	}
+	return fmt.Errorf("network: all %d subnets of 198.18.0.0/15 are in use", runSlots)
+}
+
+// setUp creates the bench's device and measures the line's own cost.
+func (n *Network) setUp(ctx context.Context) error {
+	sources := n.BenchSources()
+	fd, err := newBenchTUN(benchLinkName(n.prefix, n.run), n.BenchIP(), sources[1:])
+	if err != nil {
+		return err
+	}
+	_, err = n.line.call(request{Op: "link", Index: 0}, fd)
+	unix.Close(fd)
+	if err != nil {
+		return err
+	}
+	n.zero, err = n.addHost(ctx, "calibration", Profile{}, nil, true)
+	if err != nil {
+		return err
+	}
+	return n.calibrate(ctx)
+}
+
+// BenchIP returns the bench's address on the network: the source of its
+// clients' connections.
+func (n *Network) BenchIP() netip.Addr { return runAddr(n.run, 1) }
+
+// BenchSources returns every address of the bench on the network,
+// BenchIP first: 64 addresses to spread its clients' connections over
+// (spreaddial.Dialer's Sources), so that many short connections do not
+// run out of ephemeral ports. Off loopback the kernel's default
+// (net.ipv4.tcp_tw_reuse = 2) does not reuse a port in TIME_WAIT, so one
+// source address allows about 28k connections per minute to one server
+// port; 64 allow about 30k a second.
+func (n *Network) BenchSources() []netip.Addr {
+	addrs := []netip.Addr{n.BenchIP()}
+	for i := benchSourcesFrom; i <= 254; i++ {
+		addrs = append(addrs, runAddr(n.run, i))
+	}
+	return addrs
+}
+
+// Subnet returns the /24 the network's addresses are taken from.
+func (n *Network) Subnet() netip.Prefix { return netip.PrefixFrom(runAddr(n.run, 0), 24) }
+
+// Profile returns the network's default profile.
+func (n *Network) Profile() Profile { return n.opts.Profile }
+
+// Calibration returns the line's own cost as measured by New.
+func (n *Network) Calibration() Calibration { return n.calib }
+
+// HostOptions configure one host.
+type HostOptions struct {
+	// Profile, when set, is the host's link; default the network's
+	// Options.Hosts entry for the name, else Options.Profile.
+	Profile *Profile
+}
+
+// AddHost creates a host: a new network namespace named
+// <prefix><run>-<name> (under /run/netns, so `ip netns exec` reaches it)
+// with one link to the line and the next free address. Start its
+// processes with Host.Command.
+func (n *Network) AddHost(ctx context.Context, name string, o HostOptions) (*Host, error) {
+	p, err := n.profileFor(name, o)
+	if err != nil {
+		return nil, err
+	}
+	return n.addHost(ctx, name, p, nil, false)
+}
+
+// AttachNamespace makes a host of the network namespace of process pid,
+// such as a Docker container started with --network none
+// (its State.Pid): the container gets one link to the line and the next
+// free address, and is reached there.
+func (n *Network) AttachNamespace(ctx context.Context, name string, pid int, o HostOptions) (*Host, error) {
+	p, err := n.profileFor(name, o)
+	if err != nil {
+		return nil, err
+	}
+	return n.addHost(ctx, name, p, &pid, false)
+}
+
+func (n *Network) profileFor(name string, o HostOptions) (Profile, error) {
+	if err := checkHostName(name); err != nil {
+		return Profile{}, fmt.Errorf("network: %w", err)
+	}
+	p := n.opts.Profile
+	if hp, ok := n.opts.Hosts[name]; ok {
+		p = hp
+	}
+	if o.Profile != nil {
+		p = *o.Profile
+	}
+	if p.IsLoopback() {
+		return Profile{}, fmt.Errorf("network: host %s: a host on an emulated network cannot be loopback", name)
+	}
+	return p, nil
+}
+
+func (n *Network) addHost(ctx context.Context, name string, p Profile, pid *int, internal bool) (*Host, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	params, err := n.params(p)
+	if err != nil {
+		return nil, fmt.Errorf("network: host %s: %w", name, err)
+	}
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if _, dup := n.byName[name]; dup {
+		n.mu.Unlock()
+		return nil, fmt.Errorf("network: host %s exists already", name)
+	}
+	index := 0
+	for i := 1; i <= maxHosts; i++ {
+		if n.hosts[i] == nil {
+			index = i
+			break
+		}
+	}
+	if index == 0 {
+		n.mu.Unlock()
+		return nil, fmt.Errorf("network: no room for host %s: %d hosts at most", name, maxHosts-1)
+	}
+	h := &Host{net: n, name: name, index: index, ip: runAddr(n.run, index+1), profile: p, nsFD: -1, internal: internal}
+	n.hosts[index] = h // reserved; removed again on failure
+	n.byName[name] = h
+	n.mu.Unlock()
+
+	if err := h.setUp(pid, params); err != nil {
+		h.tearDown()
+		n.forget(h)
+		return nil, err
+	}
+	return h, nil
+}
+
+func (n *Network) forget(h *Host) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.hosts[h.index] == h {
+		n.hosts[h.index] = nil
+		delete(n.byName, h.name)
+	}
+}
+
+// params turns a profile into what the line applies: each direction
+// holds half the asked RTT less half the line's own round trip.
+func (n *Network) params(p Profile) (linkParams, error) {
+	own := n.calib.OwnRTT
+	if p.RTT > 0 && p.RTT < own {
+		return linkParams{}, fmt.Errorf("profile %s asks an RTT below the line's own round trip of %v (measured at start): the smallest RTT it can emulate; use loopback below it", p, own.Round(time.Microsecond))
+	}
+	hold := max(p.RTT-own, 0) / 2
+	return linkParams{RTT: int64(p.RTT), Hold: int64(hold), Jitter: int64(p.Jitter), Loss: p.Loss, Rate: p.Rate}, nil
+}
+
+// Host returns the host named name, or nil.
+func (n *Network) Host(name string) *Host {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if h := n.byName[name]; h != nil && !h.internal {
+		return h
+	}
+	return nil
+}
+
+// Hosts returns the hosts in the order of their addresses.
+func (n *Network) Hosts() []*Host {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var hs []*Host
+	for _, h := range n.hosts {
+		if h != nil && !h.internal {
+			hs = append(hs, h)
+		}
+	}
+	return hs
+}
+
+// Partition drops (cut true) or delivers again (cut false) the packets
+// from one host to another, in that direction only; nil stands for the
+// bench. Packets held in the line when the cut begins are dropped too.
+func (n *Network) Partition(from, to *Host, cut bool) error {
+	i, j := 0, 0
+	if from != nil {
+		i = from.index
+	}
+	if to != nil {
+		j = to.index
+	}
+	if i == j {
+		return errors.New("network: a partition needs two different hosts")
+	}
+	if n.isClosed() {
+		return ErrClosed
+	}
+	_, err := n.line.call(request{Op: "path", Index: i, To: j, Blocked: cut}, -1)
+	return err
+}
+
+func (n *Network) isClosed() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.closed
+}
+
+// Close removes every host (its namespace, its link), stops the line and
+// frees the subnet. Processes still running in a host's namespace keep
+// it alive, unnamed and unreachable, until they exit: stop them first.
+// Close is safe to call more than once and concurrently; every call
+// returns once the network is gone.
+func (n *Network) Close() error {
+	n.closeOnce.Do(func() { n.closeErr = n.close() })
+	return n.closeErr
+}
+
+func (n *Network) close() error {
+	n.mu.Lock()
+	n.closed = true
+	stopAt := n.stopAt
+	var hosts []*Host
+	for _, h := range n.hosts {
+		if h != nil {
+			hosts = append(hosts, h)
+		}
+	}
+	n.mu.Unlock()
+	if stopAt != nil {
+		stopAt()
+	}
+	var errs []error
+	n.line.stop() // its devices vanish with it
+	for _, h := range hosts {
+		errs = append(errs, h.tearDown())
+	}
+	n.lock.release()
+	return errors.Join(errs...)
+}
+
+// checkHost says what this process lacks to build a network.
+func checkHost() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("%w: read capabilities: %v", ErrUnavailable, err)
+	}
+	has := func(c int) bool { return data[c/32].Effective&(1<<(c%32)) != 0 }
+	_, tunErr := os.Stat("/dev/net/tun")
+	return unavailable(has(unix.CAP_NET_ADMIN) && has(unix.CAP_SYS_ADMIN), tunErr)
+}
+
+// unavailable words what is missing: the privileges, the TUN device or
+// both; nil when nothing is.
+func unavailable(privileged bool, tunErr error) error {
+	var missing []string
+	if !privileged {
+		missing = append(missing, "root (CAP_NET_ADMIN and CAP_SYS_ADMIN, to create network namespaces and TUN devices)")
+	}
+	if tunErr != nil {
+		missing = append(missing, "/dev/net/tun (the kernel's TUN driver: modprobe tun; inside a container, --device /dev/net/tun)")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: it needs %s; run as root or use --network loopback", ErrUnavailable, strings.Join(missing, " and "))
+}
+
+// Sweep removes what runs of the bench with this prefix left behind when
+// they were killed: named namespaces, devices and lock files of run slots
+// that no live process holds. Objects of live runs are left alone. It
+// returns the names it removed. New calls it.
+func Sweep(prefix string) ([]string, error) {
+	if err := checkPrefix(prefix); err != nil {
+		return nil, err
+	}
+	runs := map[int]bool{}
+	entries, err := os.ReadDir(netnsDir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("network: %w", err)
+	}
+	for _, e := range entries {
+		if k, ok := runOfName(prefix, e.Name()); ok {
+			runs[k] = true
+		}
+	}
+	links, err := retryDump(netlink.LinkList)
+	if err != nil {
+		return nil, fmt.Errorf("network: list devices: %w", err)
+	}
+	for _, l := range links {
+		if k, ok := runOfName(prefix, l.Attrs().Name); ok {
+			runs[k] = true
+		}
+	}
+	locks, err := os.ReadDir(lockDir(prefix))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("network: %w", err)
+	}
+	for _, e := range locks {
+		if k, ok := runOfName(prefix, prefix+strings.TrimSuffix(e.Name(), ".lock")); ok {
+			runs[k] = true
+		}
+	}
+	var removed []string
+	var errs []error
+	for k := range runs {
+		l, err := tryLock(prefix, k)
+		if errors.Is(err, errBusy) {
+			continue // a live run's
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		r, err := sweepRun(prefix, k, slog.Default())
+		removed = append(removed, r...)
+		errs = append(errs, err)
+		l.release()
+		removed = append(removed, l.path)
+	}
+	return removed, errors.Join(errs...)
+}
+
+// sweepRun removes the namespaces and devices of run k, whose lock the
+// caller holds.
+func sweepRun(prefix string, k int, log *slog.Logger) ([]string, error) {
+	var removed []string
+	var errs []error
+	entries, _ := os.ReadDir(netnsDir)
+	for _, e := range entries {
+		if kk, ok := runOfName(prefix, e.Name()); ok && kk == k {
+			if pids := pidsInNamespace(netnsDir + "/" + e.Name()); len(pids) > 0 {
+				log.Warn("network: processes of a killed run still run in its namespace; it is unnamed now and unreachable", "namespace", e.Name(), "pids", pids)
+			}
+			if err := removeNamespace(e.Name()); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			removed = append(removed, netnsDir+"/"+e.Name())
+		}
+	}
+	name := benchLinkName(prefix, k)
+	if _, err := netlink.LinkByName(name); err == nil {
+		if err := removeLink(name); err != nil {
+			errs = append(errs, err)
+		} else {
+			removed = append(removed, name)
+		}
+	}
+	return removed, errors.Join(errs...)
+}
+
+// pidsInNamespace lists the processes whose network namespace is the one
+// bound at path.
+func pidsInNamespace(path string) []int {
+	var want unix.Stat_t
+	if unix.Stat(path, &want) != nil {
+		return nil
+	}
+	procs, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, p := range procs {
+		var pid int
+		if _, err := fmt.Sscan(p.Name(), &pid); err != nil {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Stat("/proc/"+p.Name()+"/ns/net", &st) == nil && st.Ino == want.Ino && st.Dev == want.Dev {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
