@@ -65,9 +65,11 @@ var mayImport = map[string][]string{
 	"clockshift": {"assets"},
 	"run":        {"core", "results"},
 	"load":       {"core", "results", "host", "internal"},
-	"faults":     {"core", "results", "host", "backend", "load", "clockshift", "assets", "internal"},
-	"network":    {"core", "results", "host", "backend", "load", "faults", "clockshift", "internal"},
-	"check":      {"core", "results", "host", "backend", "load", "faults", "clockshift", "network", "internal"},
+	// The checkers read histories only; the nemesis records its faults
+	// into one.
+	"check":   {"core", "results", "internal"},
+	"faults":  {"core", "results", "host", "backend", "load", "clockshift", "check", "assets", "internal"},
+	"network": {"core", "results", "host", "backend", "load", "faults", "clockshift", "internal"},
 	// Test support: servers on a backend for the tests of other groups.
 	"benchtest": {"core", "results", "host", "backend", "load", "internal"},
 	"scenarios": {"core", "results", "host", "run", "load", "faults", "clockshift", "check", "network", "internal"},

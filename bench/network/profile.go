@@ -139,7 +139,7 @@ func ParseOverride(s string) (host string, p Profile, err error) {
 	host, spec, ok := strings.Cut(s, "=")
 	host = strings.TrimSpace(host)
 	if !ok || host == "" {
-		return "", Profile{}, fmt.Errorf("%w: override %q: want host=profile, e.g. redlock-4=region", ErrProfile, s)
+		return "", Profile{}, fmt.Errorf("%w: override %q: want host=profile, e.g. db-2=region", ErrProfile, s)
 	}
 	if err := checkHostName(host); err != nil {
 		return "", Profile{}, fmt.Errorf("%w: override %q: %w", ErrProfile, s, err)

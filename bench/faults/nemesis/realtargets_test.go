@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/monolock/monolock-bench/bench/backend/local"
 	"github.com/monolock/monolock-bench/bench/check"
-	"github.com/monolock/monolock-bench/bench/faultproxy"
-	"github.com/monolock/monolock-bench/bench/local"
+	"github.com/monolock/monolock-bench/bench/faults/faultproxy"
 )
 
 // childEnv makes the test binary an echo child: every line on stdin is
