@@ -71,8 +71,8 @@ func (t Timeouts) withDefaults() Timeouts {
 	return t
 }
 
-// settings records t in s.
-func (t Timeouts) settings(s results.Settings) {
+// Settings records t in s.
+func (t Timeouts) Settings(s results.Settings) {
 	t = t.withDefaults()
 	s["dial_timeout"] = t.Dial.String()
 	s["read_timeout"] = t.Read.String()
@@ -149,7 +149,7 @@ func (c Config) Settings() results.Settings {
 	if c.Token == TokenIncr {
 		s["token"] = "INCR of a per-key counter on the same Redis right after SET NX succeeded (the best a careful user can add to a single Redis; the counter lives and dies with that server's data)"
 	}
-	c.Timeouts.settings(s)
+	c.Timeouts.Settings(s)
 	return s
 }
 

@@ -87,7 +87,7 @@ func (c RedlockConfig) Settings() results.Settings {
 		"key_prefix":     c.KeyPrefix,
 		"token":          "none: five independent masters have no ordered counter, so Redlock cannot be fenced by a token taken at acquire",
 	}
-	c.Timeouts.settings(s)
+	c.Timeouts.Settings(s)
 	return s
 }
 
