@@ -1,0 +1,219 @@
+package redissonlock_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/benchtest"
+	"github.com/monolock/monolock-bench/redisbench"
+	"github.com/monolock/monolock-bench/redisbench/internal/redissonlock"
+	"github.com/monolock/monolock-bench/redisbench/redisson"
+	"github.com/monolock/monolock-bench/redisbench/redissonfair"
+)
+
+// lockers are both Redisson locks, opened as their contenders open them.
+var lockers = []struct {
+	name string
+	open func(cfg redissonlock.Config) (bench.Locker, error)
+}{
+	{"redisson", func(cfg redissonlock.Config) (bench.Locker, error) { return redisson.New(cfg) }},
+	{"redisson-fair", func(cfg redissonlock.Config) (bench.Locker, error) {
+		return redissonfair.New(redissonfair.Config{Config: cfg})
+	}},
+}
+
+func open(t *testing.T, open func(redissonlock.Config) (bench.Locker, error), cfg redissonlock.Config) bench.Locker {
+	t.Helper()
+	l, err := open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+type grant struct {
+	held bench.Held
+	at   time.Time
+	err  error
+}
+
+// TestWokenByMessage shows a waiter that does not poll: while it waits a
+// second for a held lock, the server serves no command but the holder's
+// renewals and at most the one try the waiter makes right after its
+// subscription is confirmed; the release's message grants it well before
+// the remaining TTL, at which it would otherwise try again.
+func TestWokenByMessage(t *testing.T) {
+	servers := benchtest.Start(t, redisbench.Server).Servers(redisbench.Server.Name)
+	// At ttl 6s the watchdog renews every 2s, so a refused try is told at
+	// least 4s: a waiter not woken by the message could not be granted
+	// within grantBound of the release.
+	const ttl = 6 * time.Second
+	const grantBound = 2 * time.Second
+	for _, lk := range lockers {
+		t.Run(lk.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cfg := redissonlock.Config{Addr: servers[0].Addr(), TTL: ttl}
+			holder, waiter := open(t, lk.open, cfg), open(t, lk.open, cfg)
+			probe, err := redissonlock.NewCounters(servers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer probe.Close()
+			key := "woken-" + lk.name
+			h, err := holder.Acquire(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := counts(t, probe)
+			granted := make(chan grant, 1)
+			go func() {
+				held, err := waiter.Acquire(ctx, key)
+				granted <- grant{held, time.Now(), err}
+			}()
+			for counts(t, probe).Waiting == base.Waiting {
+				select {
+				case g := <-granted:
+					t.Fatalf("waiter returned before it subscribed: %v", g.err)
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+			before := counts(t, probe)
+			time.Sleep(time.Second)
+			after := counts(t, probe)
+			renewals := after.KeepAlives - before.KeepAlives
+			// A renewal is EVALSHA, HEXISTS and PEXPIRE; a try is at most
+			// 12 commands (the fair lock's enqueueing path).
+			other := (after.Commands - before.Commands) - 3*renewals
+			if tries := after.Attempts - before.Attempts; tries > 1 {
+				t.Errorf("%d tries while the waiter waited 1s for a held lock, want at most 1 (the try after subscribing)", tries)
+			}
+			if renewals > 1 {
+				t.Errorf("%d renewals in 1s at ttl %v, want at most 1", renewals, ttl)
+			}
+			if other > 12 {
+				t.Errorf("%d commands besides renewals while the waiter waited 1s, want at most 12 (one try)", other)
+			}
+			t.Logf("while waiting 1s: %d commands, %d tries, %d renewals", after.Commands-before.Commands, after.Attempts-before.Attempts, renewals)
+
+			released := time.Now()
+			if err := h.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case g := <-granted:
+				if g.err != nil {
+					t.Fatal(g.err)
+				}
+				defer g.held.Release(ctx)
+				if d := g.at.Sub(released); d > grantBound {
+					t.Errorf("granted %v after the release, want within %v (the unlock message)", d, grantBound)
+				} else {
+					t.Logf("granted %v after the release", d)
+				}
+			case <-time.After(grantBound):
+				t.Fatalf("waiter not granted within %v of the release", grantBound)
+			}
+		})
+	}
+}
+
+func counts(t *testing.T, p bench.Coordinator) bench.Counts {
+	t.Helper()
+	c, err := p.Counts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestWatchdog checks the holder's side of the TTL: the watchdog keeps a
+// lock held for several TTLs; a renewal refused (the hash deleted) closes
+// Lost; renewals that get no answer (the server paused) close Lost at
+// 0.8 × TTL after the last confirmed one, before the lock could expire.
+func TestWatchdog(t *testing.T) {
+	servers := benchtest.Start(t, redisbench.Server).Servers(redisbench.Server.Name)
+	addr := servers[0].Addr()
+	probe := redis.NewClient(&redis.Options{Addr: addr})
+	defer probe.Close()
+	const ttl = 900 * time.Millisecond
+	for _, lk := range lockers {
+		t.Run(lk.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			l := open(t, lk.open, redissonlock.Config{Addr: addr, TTL: ttl})
+			key := "watchdog-" + lk.name
+			lockKey := redisbench.DefaultKeyPrefix + key
+
+			h, err := l.Acquire(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(4 * ttl) // only the watchdog keeps the hash
+			if n, err := probe.HLen(ctx, lockKey).Result(); err != nil || n != 1 {
+				t.Fatalf("after 4×TTL: HLEN = %d, %v; want the holder's field", n, err)
+			}
+			select {
+			case <-h.Lost():
+				t.Fatal("Lost closed while the watchdog kept the lock")
+			default:
+			}
+			if err := h.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := probe.Exists(ctx, lockKey).Result(); n != 0 {
+				t.Fatal("lock still exists after Release")
+			}
+
+			// Refused: the hash is gone at the next renewal.
+			h, err = l.Acquire(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := probe.Del(ctx, lockKey).Err(); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-h.Lost():
+			case <-time.After(3 * ttl):
+				t.Fatal("Lost not closed after the lock was deleted")
+			}
+			if err := h.Release(ctx); !errors.Is(err, redisbench.ErrNotHeld) {
+				t.Fatalf("Release after loss = %v, want ErrNotHeld", err)
+			}
+
+			// Silent: the server paused, renewals unanswered.
+			h, err = l.Acquire(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := servers[0].Pause(ctx); err != nil {
+				t.Fatal(err)
+			}
+			paused := time.Now()
+			defer servers[0].Unpause(ctx)
+			// The last confirmed renewal was sent at most ttl/3 before the
+			// pause: Lost closes between 0.8×ttl − ttl/3 and 0.8×ttl after
+			// it (plus scheduling).
+			giveUp := time.Duration(redisbench.GiveUpFactor * float64(ttl))
+			select {
+			case <-h.Lost():
+				if d := time.Since(paused); d < giveUp-ttl/3-50*time.Millisecond {
+					t.Errorf("Lost closed %v after the pause, before 0.8×TTL − TTL/3", d)
+				}
+			case <-time.After(giveUp + 500*time.Millisecond):
+				t.Fatalf("Lost not closed %v after the pause, want by 0.8 × TTL (%v)", giveUp+500*time.Millisecond, giveUp)
+			}
+			if err := servers[0].Unpause(ctx); err != nil {
+				t.Fatal(err)
+			}
+			_ = h.Release(ctx)
+		})
+	}
+}
