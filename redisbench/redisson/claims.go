@@ -46,20 +46,21 @@ func SignalHandover(contender, label string) results.ClaimRule {
 }
 
 // QuietQueue is the rule "waiting puts no load on the server" for a
-// Redisson lock, on the bound of monolock's scale-quiet-waiting rule.
-// Redisson's waiters try again when the remaining TTL they were told has
-// passed, so the rule is expected to fail: the evidence shows by how much
-// beside the polling redis contender and monolock.
+// Redisson lock, on the bound of monolock's scale-quiet-waiting rule (with
+// the renewal scripts' extra commands). The
+// scenario's window ends before the waiters' first retry at the remaining
+// TTL, so the rule judges the waiting between those retries; the
+// statement says so.
 func QuietQueue(contender, label string) results.ClaimRule {
 	return results.ClaimRule{
 		ID:        contender + "-no-poll-queue",
 		Claim:     "Redisson sends a signal to the waiters through pub/sub and does not poll.",
-		Statement: "1,000 clients waiting on one held lock (scale, queue-1k): the Redis server serves no command beyond the holder's keep-alives while they wait. " + label + "'s waiters wait for the unlock message or the lock's remaining TTL, whichever comes first, and then try again: while the watchdog keeps renewing the lock that is one try per waiter per ⅔–1 TTL, so the rule is expected to fail by the algorithm's own fallback.",
-		Threshold: "holds when commands other than keep-alives ≤ 1 per second in every repetition; fails when above in every repetition",
+		Statement: "1,000 clients waiting on one held lock (scale, queue-1k): the Redis server serves no command beyond the holder's keep-alives while they wait, over the scenario's window (whole lease/4 periods from the moment the queue is full). " + label + "'s waiters are silent until the remaining TTL they were told has passed, ⅔–1 TTL after they queued while the watchdog renews the lock, and then each tries once: the window ends before that, so a hold says they do not poll between those retries, not that waiting costs nothing (one try per waiter per ⅔–1 TTL).",
+		Threshold: "holds when commands other than keep-alives ≤ 2 per second in every repetition: monolock's 1/s, plus the EVALSHA and PEXPIRE of each renewal script, which the keep-alive counter (one per renewal, its HEXISTS) leaves in — one renewal per ttl/3 adds 6/lease per second, 1/s at the quick lease of 6 s; fails when above in every repetition",
 		Scenario:  "scale", Variant: "queue-1k", Subject: contender, Metric: "waiting_ops_per_sec",
 		Label: "commands/s beyond keep-alives while 1,000 wait",
-		Op:    results.AtMost, Than: results.ClaimBound{Value: 1},
+		Op:    results.AtMost, Than: results.ClaimBound{Value: 2},
 		Spread: results.SpreadRange,
-		Quote:  []results.ClaimQuote{{Contender: "redis"}, {Contender: "monolock"}},
+		Quote:  []results.ClaimQuote{{Metric: "heartbeats_per_sec"}, {Contender: "redis"}, {Contender: "monolock"}},
 	}
 }

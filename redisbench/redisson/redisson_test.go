@@ -80,3 +80,25 @@ func TestScripts(t *testing.T) {
 		t.Fatalf("unlock of a free lock = %v, want nil", err)
 	}
 }
+
+// TestContender checks what the row describes besides the lock: its
+// settings name the wait strategy and the simplifications, its claims are
+// about it and none says it is fair.
+func TestContender(t *testing.T) {
+	c := Contender()
+	for _, k := range []string{"ttl", "wait", "watchdog_interval", "lost_after", "pool_size", "counters", "simplified", "fair"} {
+		if c.Settings[k] == "" {
+			t.Errorf("setting %q missing", k)
+		}
+	}
+	ids := map[string]bool{}
+	for _, r := range c.Claims {
+		if r.Subject != Name || ids[r.ID] {
+			t.Errorf("claim %s: subject %q (want %q), id repeated %v", r.ID, r.Subject, Name, ids[r.ID])
+		}
+		ids[r.ID] = true
+		if r.Metric == "fifo_inversions_per_1k" {
+			t.Errorf("claim %s: the lock is not fair", r.ID)
+		}
+	}
+}

@@ -236,3 +236,26 @@ type grant struct {
 	at   time.Time
 	err  error
 }
+
+// TestContender checks what the row describes besides the lock: its
+// settings name the queue, the wait timeout and the simplifications, and
+// its claims are about it, the FIFO one among them.
+func TestContender(t *testing.T) {
+	c := Contender()
+	for _, k := range []string{"ttl", "wait", "watchdog_interval", "lost_after", "pool_size", "counters", "simplified", "queue", "wait_timeout", "give_up_cleanup"} {
+		if c.Settings[k] == "" {
+			t.Errorf("setting %q missing", k)
+		}
+	}
+	ids, fifo := map[string]bool{}, false
+	for _, r := range c.Claims {
+		if r.Subject != Name || ids[r.ID] {
+			t.Errorf("claim %s: subject %q (want %q), id repeated %v", r.ID, r.Subject, Name, ids[r.ID])
+		}
+		ids[r.ID] = true
+		fifo = fifo || r.Metric == "fifo_inversions_per_1k"
+	}
+	if !fifo {
+		t.Error("no claim on FIFO inversions")
+	}
+}
