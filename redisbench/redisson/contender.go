@@ -35,7 +35,7 @@ func Contender() bench.Contender {
 // Settings describes the lock for results.json: what both Redisson locks
 // share (with what the reproduction simplifies) and this lock's scripts.
 func Settings() results.Settings {
-	s := Config{}.Settings()
+	s := Config{KeyPrefix: DefaultKeyPrefix}.Settings()
 	s["acquire"] = "one Lua script (tryLockInner): EXISTS key; free, or the thread's field present (HGET) → HINCRBY field 1, PEXPIRE ttl, nil (granted); else PTTL (the remaining TTL)"
 	s["release"] = "one Lua script (unlockInner): the thread's field absent → nil (ErrNotHeld); HINCRBY field -1; above 0 → PEXPIRE ttl; else DEL and PUBLISH 0 on redisson_lock__channel:{key}"
 	s["fair"] = "no: an unlock message wakes one waiting thread of every subscribed client and the first try wins, so grants do not follow request order"

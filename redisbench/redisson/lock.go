@@ -21,6 +21,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/redisbench"
 	"github.com/monolock/monolock-bench/redisbench/internal/redissonlock"
 )
 
@@ -61,8 +62,13 @@ redis.call('publish', KEYS[2], ARGV[3])
 return 1`)
 
 // Config configures a Locker: the Redis, the TTL (= lease), the pool, the
-// key prefix, the timeouts and the dialer.
+// key prefix (default DefaultKeyPrefix), the timeouts and the dialer.
 type Config = redissonlock.Config
+
+// DefaultKeyPrefix is the default Config.KeyPrefix: the other Redis
+// contenders on the same server use other keys (the redis contender's
+// strings under the same names would be the wrong type here).
+const DefaultKeyPrefix = redisbench.DefaultKeyPrefix + "redisson:"
 
 // Locker is one Redisson client's lock on one Redis; each Acquire is a
 // thread of its own. It implements bench.Locker and is safe for
@@ -71,6 +77,9 @@ type Locker struct{ c *redissonlock.Client }
 
 // New returns a Locker; it does not connect until first use.
 func New(cfg Config) (*Locker, error) {
+	if cfg.KeyPrefix == "" {
+		cfg.KeyPrefix = DefaultKeyPrefix
+	}
 	c, err := redissonlock.NewClient(cfg)
 	if err != nil {
 		return nil, err

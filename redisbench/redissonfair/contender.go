@@ -40,7 +40,7 @@ func Contender() bench.Contender {
 // locks share (with what the reproduction simplifies) and this lock's
 // queue and scripts.
 func Settings() results.Settings {
-	s := Config{}.Config.Settings()
+	s := Config{}.withDefaults().Config.Settings()
 	s["queue"] = "list redisson_lock_queue:{key} of the waiting threads in request order, sorted set redisson_lock_timeout:{key} of their timeouts (ms on the client's wall clock, as Redisson passes System.currentTimeMillis)"
 	s["wait_timeout"] = DefaultWaitTimeout.String() + " (Redisson's fairLockWaitTimeout default in its code; its documentation says 5 seconds): a thread keeps its place until the thread before it should have been served plus this; every grant moves every waiter's timeout one wait closer"
 	s["stale_waiters"] = "every script first drops the threads at the front of the queue whose timeout passed: a waiter that vanished holds the queue until then"

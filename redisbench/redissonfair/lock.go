@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/redisbench"
 	"github.com/monolock/monolock-bench/redisbench/internal/redissonlock"
 )
 
@@ -145,10 +146,15 @@ end
 redis.call('zrem', KEYS[2], ARGV[1])
 redis.call('lrem', KEYS[1], 0, ARGV[1])`)
 
+// DefaultKeyPrefix is the default KeyPrefix: the other Redis contenders on
+// the same server use other keys.
+const DefaultKeyPrefix = redisbench.DefaultKeyPrefix + "redisson-fair:"
+
 // Config configures a Locker.
 type Config struct {
-	// Config is the Redis, the TTL (= lease), the pool, the key prefix,
-	// the timeouts and the dialer, as for redisbench/redisson.
+	// Config is the Redis, the TTL (= lease), the pool, the key prefix
+	// (default DefaultKeyPrefix), the timeouts and the dialer, as for
+	// redisbench/redisson.
 	redissonlock.Config
 	// WaitTimeout is how long a waiter keeps its place beyond the time
 	// the waiter before it should have been served (Redisson's
@@ -159,6 +165,9 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	if c.WaitTimeout <= 0 {
 		c.WaitTimeout = DefaultWaitTimeout
+	}
+	if c.KeyPrefix == "" {
+		c.KeyPrefix = DefaultKeyPrefix
 	}
 	return c
 }

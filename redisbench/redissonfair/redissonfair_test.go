@@ -53,7 +53,7 @@ func (f *fixture) locker(t *testing.T, addr string, ttl, wait time.Duration) *Lo
 }
 
 func queueName(key string) string {
-	return redissonlock.Name(queuePrefix, redisbench.DefaultKeyPrefix+key)
+	return redissonlock.Name(queuePrefix, DefaultKeyPrefix+key)
 }
 
 // awaitQueue waits until the queue of key holds n threads.
@@ -148,7 +148,7 @@ func TestLeavesQueueOnCancel(t *testing.T) {
 		t.Fatalf("cancelled Acquire = %v, want context.Canceled", err)
 	}
 	f.awaitQueue(t, key, 0)
-	if n, _ := f.probe.ZCard(ctx, redissonlock.Name(timeoutsPrefix, redisbench.DefaultKeyPrefix+key)).Result(); n != 0 {
+	if n, _ := f.probe.ZCard(ctx, redissonlock.Name(timeoutsPrefix, DefaultKeyPrefix+key)).Result(); n != 0 {
 		t.Fatalf("timeouts hold %d threads after the waiter left, want 0", n)
 	}
 }
@@ -195,7 +195,7 @@ func TestStaleWaiter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	score, err := f.probe.ZScore(ctx, redissonlock.Name(timeoutsPrefix, redisbench.DefaultKeyPrefix+key), front).Result()
+	score, err := f.probe.ZScore(ctx, redissonlock.Name(timeoutsPrefix, DefaultKeyPrefix+key), front).Result()
 	if err != nil {
 		t.Fatal(err)
 	}

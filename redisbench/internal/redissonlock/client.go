@@ -39,8 +39,9 @@ type Config struct {
 	// redisbench.DefaultPoolSize. The subscription connection comes on
 	// top of it.
 	PoolSize int
-	// KeyPrefix is put before every lock key; default
-	// redisbench.DefaultKeyPrefix.
+	// KeyPrefix is put before every lock key. The contender packages
+	// default it to a prefix of their own (their DefaultKeyPrefix), so
+	// that contenders sharing the server never share a key.
 	KeyPrefix string
 	// Timeouts are the connection timeouts; zero fields take
 	// redisbench's defaults.
@@ -53,9 +54,6 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	if c.PoolSize <= 0 {
 		c.PoolSize = redisbench.DefaultPoolSize
-	}
-	if c.KeyPrefix == "" {
-		c.KeyPrefix = redisbench.DefaultKeyPrefix
 	}
 	return c
 }

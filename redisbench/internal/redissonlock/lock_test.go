@@ -18,11 +18,12 @@ import (
 
 // lockers are both Redisson locks, opened as their contenders open them.
 var lockers = []struct {
-	name string
-	open func(cfg redissonlock.Config) (bench.Locker, error)
+	name   string
+	prefix string // the default key prefix
+	open   func(cfg redissonlock.Config) (bench.Locker, error)
 }{
-	{"redisson", func(cfg redissonlock.Config) (bench.Locker, error) { return redisson.New(cfg) }},
-	{"redisson-fair", func(cfg redissonlock.Config) (bench.Locker, error) {
+	{"redisson", redisson.DefaultKeyPrefix, func(cfg redissonlock.Config) (bench.Locker, error) { return redisson.New(cfg) }},
+	{"redisson-fair", redissonfair.DefaultKeyPrefix, func(cfg redissonlock.Config) (bench.Locker, error) {
 		return redissonfair.New(redissonfair.Config{Config: cfg})
 	}},
 }
@@ -149,7 +150,7 @@ func TestWatchdog(t *testing.T) {
 			defer cancel()
 			l := open(t, lk.open, redissonlock.Config{Addr: addr, TTL: ttl})
 			key := "watchdog-" + lk.name
-			lockKey := redisbench.DefaultKeyPrefix + key
+			lockKey := lk.prefix + key
 
 			h, err := l.Acquire(ctx, key)
 			if err != nil {
