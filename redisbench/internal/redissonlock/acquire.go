@@ -31,7 +31,9 @@ type Attempt struct {
 
 // Acquire runs Redisson's lock(): a try; when refused, subscribe to the
 // channel, then try again and wait for an unlock message or the remaining
-// TTL, until granted or ctx ends. It returns when the granting try was
+// TTL, until granted or ctx ends. After the first try in vain once
+// subscribed, the thread sends one PING on the subscription connection:
+// the server's count of them is the waiting counter (see CountersSource). It returns when the granting try was
 // sent (the TTL runs from no earlier than that).
 func (c *Client) Acquire(ctx context.Context, a Attempt) (time.Time, error) {
 	sent := time.Now()
@@ -53,11 +55,15 @@ func (c *Client) Acquire(ctx context.Context, a Attempt) (time.Time, error) {
 		c.leave(ctx, a)
 		return time.Time{}, err
 	}
-	for {
+	for waiting := false; ; waiting = true {
 		sent = time.Now()
 		granted, ttl, err = c.try(ctx, a)
 		if granted || err != nil {
 			return sent, err
+		}
+		if !waiting {
+			// From now on the thread only waits: let the server count it.
+			c.pubsub.ping(ctx)
 		}
 		if err := sub.wait(ctx, ttl); err != nil {
 			c.leave(ctx, a)

@@ -67,7 +67,7 @@ func (c Config) Settings() results.Settings {
 		"ttl":               "= lease (Redisson's lockWatchdogTimeout, 30s by default, set to the lease for parity)",
 		"lock_name":         "hash <key prefix><key>, field <client id>:<thread id> holding the reentrancy count; client id: 128 random bits per Locker (one Locker is one Redisson client); thread id: a new one per Acquire call",
 		"wait":              "pub/sub wake-up, retry at the remaining TTL: a refused try returns the lock's remaining TTL; the waiter SUBSCRIBEs, waits for the confirmation, tries again, then waits for an unlock message or that TTL, whichever comes first, and tries again (Redisson's lock())",
-		"subscriptions":     "one subscription connection per Locker, opened at the first wait; one entry per channel shared by the Locker's waiting threads (Redisson's LockPubSub); an unlock message wakes one of them (a semaphore permit, kept when none waits); UNSUBSCRIBE when the last leaves; no PINGs on it",
+		"subscriptions":     "one subscription connection per Locker, opened at the first wait; one entry per channel shared by the Locker's waiting threads (Redisson's LockPubSub): the first SUBSCRIBEs, the last UNSUBSCRIBEs; an unlock message wakes one of them (a semaphore permit, kept when none waits); no periodic PINGs: each thread sends one PING on it when it starts to wait (the waiting counter)",
 		"watchdog":          "renewal script (HEXISTS field, then PEXPIRE ttl) every ttl/3 per held lock, each call bounded by ttl/3",
 		"watchdog_interval": "ttl/3",
 		"lost_after":        "a refused renewal, or 0.8 × ttl after the last confirmed renewal was sent (monolock's client rule, as the redis contender; Redisson itself only stops renewing)",
@@ -86,8 +86,8 @@ func (c Config) Settings() results.Settings {
 // simplified says where the reproduction differs from Redisson's Java
 // client, for both locks.
 const simplified = "each Acquire is a thread of its own, so re-entry is in the scripts but never happens through the seam; " +
-	"one subscription connection per Locker (Redisson: a pool of them, 50 connections × 5 channels by default) without its PINGs; " +
-	"every waiting thread sends its own SUBSCRIBE (Redisson: one per client and channel), so INFO commandstats counts each waiter; " +
+	"one subscription connection per Locker (Redisson: a pool of them, 50 connections × 5 channels by default) without its PINGs every 30s; " +
+	"instead each thread sends one PING on it when it starts to wait, so that INFO commandstats counts the waiters (one command per wait, not per try); " +
 	"the watchdog renews each lock with its own script call (Redisson batches up to 100 locks of a client per call) and declares the lock lost 0.8 × ttl after its last confirmed renewal (Redisson only stops renewing); " +
 	"no unlock-latch key (Redisson's guard for retried unlocks: go-redis retries are off here); " +
 	"no replica-sync WAIT (checkLockSyncedSlaves: one master without replicas skips it in Redisson too); " +

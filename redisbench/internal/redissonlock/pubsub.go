@@ -21,19 +21,16 @@ const permits = 64
 const reconnectPause = 100 * time.Millisecond
 
 // pubSub is a client's subscriptions over one connection, as Redisson's
-// LockPubSub: one entry per channel, counted by the threads that wait on
-// it. Every waiting thread sends its own SUBSCRIBE, so that the server
-// counts each waiter (Redisson sends one per client and channel: the
-// repeat is a no-op on the connection beyond the command); the channel is
-// unsubscribed when the last thread leaves. Its methods are safe for
-// concurrent use.
+// LockPubSub: one entry per channel, shared by the threads that wait on
+// it; the first subscribes, the last unsubscribes. Its methods are safe
+// for concurrent use.
 type pubSub struct {
 	ps *redis.PubSub
 
 	mu      sync.Mutex // guards the fields below and orders writes with their replies
 	entries map[string]*entry
-	// stale counts, per channel, the replies still due to SUBSCRIBEs of
-	// entries already removed: they confirm nothing of a later entry.
+	// stale counts, per channel, the confirmations still due to
+	// SUBSCRIBEs of entries already removed: they confirm no later entry.
 	stale   map[string]int
 	started bool // the receive loop runs
 	closed  bool
@@ -47,9 +44,10 @@ type entry struct {
 	refs int
 	// wake holds the unlock messages not yet taken by a waiting thread.
 	wake chan struct{}
-	// pending has one channel per SUBSCRIBE sent and not yet confirmed,
-	// oldest first; a confirmation closes the oldest.
-	pending []chan struct{}
+	// ready is closed once the SUBSCRIBE is confirmed (or its
+	// confirmation was lost with the connection).
+	ready     chan struct{}
+	confirmed bool
 }
 
 func newPubSub(rc *redis.Client) *pubSub {
@@ -65,68 +63,70 @@ func newPubSub(rc *redis.Client) *pubSub {
 
 // subscription is one thread's hold on an entry.
 type subscription struct {
-	p         *pubSub
-	channel   string
-	e         *entry
-	confirmed chan struct{}
+	p       *pubSub
+	channel string
+	e       *entry
 }
 
-// subscribe sends SUBSCRIBE channel for one thread. The subscription is
-// in force once confirmed is closed.
+// subscribe takes a hold on channel's entry for one thread, sending
+// SUBSCRIBE if the channel has none. The subscription is in force once
+// the entry is ready.
 func (p *pubSub) subscribe(ctx context.Context, channel string) (*subscription, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil, errors.New("redissonlock: client closed")
 	}
-	e := p.entries[channel]
-	if e == nil {
-		e = &entry{wake: make(chan struct{}, permits)}
-		p.entries[channel] = e
+	if e := p.entries[channel]; e != nil {
+		e.refs++
+		return &subscription{p: p, channel: channel, e: e}, nil
 	}
-	e.refs++
 	if err := p.ps.Subscribe(ctx, channel); err != nil {
-		p.leave(channel, e)
+		// go-redis keeps the channel for its next connection: forget it.
+		_ = p.ps.Unsubscribe(context.Background(), channel)
 		return nil, fmt.Errorf("redissonlock: SUBSCRIBE %s: %w", channel, err)
 	}
-	s := &subscription{p: p, channel: channel, e: e, confirmed: make(chan struct{})}
-	e.pending = append(e.pending, s.confirmed)
+	e := &entry{refs: 1, wake: make(chan struct{}, permits), ready: make(chan struct{})}
+	p.entries[channel] = e
 	if !p.started {
 		p.started = true
 		go p.receive()
 	}
-	return s, nil
+	return &subscription{p: p, channel: channel, e: e}, nil
 }
 
 // close ends the thread's hold; the last one unsubscribes the channel.
 func (s *subscription) close() {
-	s.p.mu.Lock()
-	defer s.p.mu.Unlock()
-	s.p.leave(s.channel, s.e)
-}
-
-// leave drops one hold on e; p.mu is held.
-func (p *pubSub) leave(channel string, e *entry) {
-	if e.refs--; e.refs > 0 {
+	p := s.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if s.e.refs--; s.e.refs > 0 {
 		return
 	}
-	delete(p.entries, channel)
-	if n := len(e.pending); n > 0 {
-		p.stale[channel] += n
+	delete(p.entries, s.channel)
+	if !s.e.confirmed {
+		p.stale[s.channel]++
 	}
 	// A failed UNSUBSCRIBE leaves a channel nobody listens to until the
 	// connection is replaced (go-redis forgets it at once): harmless.
-	_ = p.ps.Unsubscribe(context.Background(), channel)
+	_ = p.ps.Unsubscribe(context.Background(), s.channel)
 }
 
-// await waits until the subscription is confirmed, at most bound: a
-// confirmation that does not come (the connection was replaced) leaves
-// the thread to its timed retries.
+// ping sends PING on the subscription connection (Redisson pings its
+// subscription connections every 30 s by default). A thread sends one when
+// it starts to wait, so that INFO commandstats counts the waiters; a
+// failed one only goes uncounted.
+func (p *pubSub) ping(ctx context.Context) {
+	_ = p.ps.Ping(ctx)
+}
+
+// await waits until the subscription is in force, at most bound: a
+// confirmation that does not come leaves the thread to its timed retries.
 func (s *subscription) await(ctx context.Context, bound time.Duration) error {
 	t := time.NewTimer(bound)
 	defer t.Stop()
 	select {
-	case <-s.confirmed:
+	case <-s.e.ready:
 	case <-t.C:
 	case <-ctx.Done():
 		return ctx.Err()
@@ -202,12 +202,10 @@ func (p *pubSub) confirm(channel string) {
 		}
 		return
 	}
-	e := p.entries[channel]
-	if e == nil || len(e.pending) == 0 {
-		return // a resubscription after a reconnect
-	}
-	close(e.pending[0])
-	e.pending = e.pending[1:]
+	if e := p.entries[channel]; e != nil && !e.confirmed {
+		e.confirmed = true
+		close(e.ready)
+	} // else a resubscription after a reconnect
 }
 
 func (p *pubSub) wakeOne(channel string) {
@@ -221,17 +219,17 @@ func (p *pubSub) wakeOne(channel string) {
 	}
 }
 
-// lost is called when the connection failed: the replies still due are
-// lost with it, and go-redis resubscribes every channel on the next
-// connection, so the threads awaiting a confirmation go on now.
+// lost is called when the connection failed: the confirmations still due
+// are lost with it, and go-redis resubscribes every channel on the next
+// connection, so the threads awaiting one go on now.
 func (p *pubSub) lost() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, e := range p.entries {
-		for _, c := range e.pending {
-			close(c)
+		if !e.confirmed {
+			e.confirmed = true
+			close(e.ready)
 		}
-		e.pending = nil
 	}
 	clear(p.stale)
 }
