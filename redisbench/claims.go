@@ -29,8 +29,8 @@ func Claims() []results.ClaimRule {
 			Op: results.AtLeast, Than: results.ClaimBound{Contender: "monolock", Factor: 1.05},
 			Spread: results.SpreadRange,
 		},
-		crashTTL("redis", "Redis"),
-		crashTTL("redlock", "Redlock"),
+		CrashTTL("redis", "Redis"),
+		CrashTTL("redlock", "Redlock"),
 		{
 			ID:        "redlock-clock-safety",
 			Claim:     "Redlock's safety depends on clocks.",
@@ -64,11 +64,11 @@ func Claims() []results.ClaimRule {
 	}
 }
 
-// crashTTL is the rule "a crashed holder's key lives until its TTL runs
+// CrashTTL is the rule "a crashed holder's key lives until its TTL runs
 // out". The TTL counts from the watchdog's last extension, at most ttl/3
 // before the crash, so the handover is at least TTL − ttl/3: the threshold
 // is 2/3 of the TTL less 10% for timing.
-func crashTTL(contender, label string) results.ClaimRule {
+func CrashTTL(contender, label string) results.ClaimRule {
 	return results.ClaimRule{
 		ID:        contender + "-crash-ttl",
 		Claim:     label + " keeps a crashed holder's lock until its TTL expires.",

@@ -78,10 +78,10 @@ func redlockContender(name string, wait Wait, contendedOnly bool, colour string)
 
 func withCounters(s results.Settings) results.Settings {
 	s["counters"] = countersSource
-	s["persistence"] = persistence
+	s["persistence"] = Persistence
 	return s
 }
 
-// persistence states what serverArgs give every Redis: a restarted server
+// Persistence states what serverArgs give every Redis: a restarted server
 // comes back empty (the failover scenario's restart-unsafe relies on it).
-const persistence = `none (--save "" --appendonly no): a restarted server has lost every key`
+const Persistence = `none (--save "" --appendonly no): a restarted server has lost every key`

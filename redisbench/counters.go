@@ -16,25 +16,45 @@ const countersSource = "INFO commandstats of every server: commands = calls of e
 	"attempts = SET calls / servers (one attempt reaches every master); waiting = attempts (waiters poll); " +
 	"keep-alives = PEXPIRE calls (Redis 7 counts the commands a script runs: the watchdog's extension script runs one PEXPIRE per extension, and nothing else does)"
 
-// counters reads INFO commandstats on every server of a contender.
-type counters struct{ clients []*redis.Client }
-
-// NewCounters returns the coordinator counters of servers.
+// NewCounters returns the coordinator counters of servers for the SET NX
+// locks (redis, redlock): see countersSource.
 func NewCounters(servers []bench.Server) (bench.Coordinator, error) {
+	return CommandCounters(servers, func(calls map[string]int64, servers int) bench.Counts {
+		attempts := calls["set"] / int64(servers)
+		return bench.Counts{Attempts: attempts, Waiting: attempts, KeepAlives: calls["pexpire"]}
+	})
+}
+
+// CountFunc derives a contender's counters from the calls per command
+// ("set", "evalsha", ...) summed over its servers, of which there are
+// servers. It fills Attempts, Waiting and KeepAlives; Commands is every
+// call but INFO's, for every Redis contender alike.
+type CountFunc func(calls map[string]int64, servers int) bench.Counts
+
+// CommandCounters returns coordinator counters that read INFO
+// commandstats on every server and derive bench.Counts from the calls by
+// count. Redis 7 counts the commands a script runs too, so a contender
+// can tell its scripts apart by a command only one of them runs.
+func CommandCounters(servers []bench.Server, count CountFunc) (bench.Coordinator, error) {
 	if len(servers) == 0 {
 		return nil, fmt.Errorf("%w: no servers", bench.ErrNoCounters)
 	}
-	c := &counters{}
+	c := &counters{count: count}
 	for _, s := range servers {
 		c.clients = append(c.clients, NewClientWith(s.Addr(), 1, probeTimeouts))
 	}
 	return c, nil
 }
 
+// counters reads INFO commandstats on every server of a contender.
+type counters struct {
+	clients []*redis.Client
+	count   CountFunc
+}
+
 // Counts implements bench.Coordinator.
 func (c *counters) Counts(ctx context.Context) (bench.Counts, error) {
-	var n bench.Counts
-	var sets int64
+	sum := map[string]int64{}
 	for _, r := range c.clients {
 		info, err := r.Info(ctx, "commandstats").Result()
 		if err != nil {
@@ -45,15 +65,16 @@ func (c *counters) Counts(ctx context.Context) (bench.Counts, error) {
 			return bench.Counts{}, err
 		}
 		for cmd, k := range calls {
-			if cmd != "info" {
-				n.Commands += k
-			}
+			sum[cmd] += k
 		}
-		sets += calls["set"]
-		n.KeepAlives += calls["pexpire"]
 	}
-	n.Attempts = sets / int64(len(c.clients))
-	n.Waiting = n.Attempts
+	n := c.count(sum, len(c.clients))
+	n.Commands = 0 // every call but INFO's, whatever count filled in
+	for cmd, k := range sum {
+		if cmd != "info" {
+			n.Commands += k
+		}
+	}
 	return n, nil
 }
 

@@ -72,8 +72,8 @@ func (t Timeouts) withDefaults() Timeouts {
 	return t
 }
 
-// settings records t in s.
-func (t Timeouts) settings(s results.Settings) {
+// Settings records t in s.
+func (t Timeouts) Settings(s results.Settings) {
 	t = t.withDefaults()
 	s["dial_timeout"] = t.Dial.String()
 	s["read_timeout"] = t.Read.String()
@@ -150,7 +150,7 @@ func (c Config) Settings() results.Settings {
 	if c.Token == TokenIncr {
 		s["token"] = "INCR of a per-key counter on the same Redis right after SET NX succeeded (the best a careful user can add to a single Redis; the counter lives and dies with that server's data)"
 	}
-	c.Timeouts.settings(s)
+	c.Timeouts.Settings(s)
 	return s
 }
 
@@ -169,7 +169,7 @@ func NewRedis(cfg Config) (*Redis, error) {
 	if cfg.Token != TokenNone && cfg.Token != TokenIncr {
 		return nil, fmt.Errorf("redisbench: unknown token mode %q", cfg.Token)
 	}
-	return &Redis{cfg: cfg, client: newClient(cfg.Addr, cfg.PoolSize, cfg.Timeouts, cfg.Dialer)}, nil
+	return &Redis{cfg: cfg, client: NewClientDialer(cfg.Addr, cfg.PoolSize, cfg.Timeouts, cfg.Dialer)}, nil
 }
 
 // NewClient returns a go-redis client with the default Timeouts (see
@@ -189,12 +189,12 @@ var probeTimeouts = Timeouts{Dial: 5 * time.Second, Read: 5 * time.Second, Write
 // no CLIENT SETINFO on connect, so that the server sees nothing but the
 // lock's own commands.
 func NewClientWith(addr string, poolSize int, t Timeouts) *redis.Client {
-	return newClient(addr, poolSize, t, nil)
+	return NewClientDialer(addr, poolSize, t, nil)
 }
 
-// newClient is NewClientWith dialing with d when d is not nil (the scale
-// scenario spreads connections over several addresses).
-func newClient(addr string, poolSize int, t Timeouts, d bench.Dialer) *redis.Client {
+// NewClientDialer is NewClientWith dialing with d when d is not nil (the
+// scale scenario spreads connections over several addresses).
+func NewClientDialer(addr string, poolSize int, t Timeouts, d bench.Dialer) *redis.Client {
 	t = t.withDefaults()
 	o := &redis.Options{
 		Addr:                  addr,
@@ -254,7 +254,7 @@ func (r *Redis) Close() error { return r.client.Close() }
 // hold starts the watchdog of a key granted by a SET sent at granted.
 func (r *Redis) hold(key, value string, granted time.Time) *redisHeld {
 	h := &redisHeld{r: r, key: key, value: value}
-	h.watchdog = startWatchdog(r.cfg.TTL, granted, func(ctx context.Context) (bool, error) {
+	h.Watchdog = StartWatchdog(r.cfg.TTL, granted, func(ctx context.Context) (bool, error) {
 		n, err := extendScript.Run(ctx, r.client, []string{key}, value, r.cfg.TTL.Milliseconds()).Int64()
 		return err == nil && n == 1, err
 	})
@@ -262,7 +262,7 @@ func (r *Redis) hold(key, value string, granted time.Time) *redisHeld {
 }
 
 type redisHeld struct {
-	*watchdog
+	*Watchdog
 	r          *Redis
 	key, value string
 	token      uint64
@@ -286,8 +286,8 @@ func (h *redisHeld) Token() (uint64, bool) { return h.token, h.hasToken }
 
 // Release stops the watchdog and deletes the key if it is still ours.
 func (h *redisHeld) Release(ctx context.Context) error {
-	h.halt()
-	defer h.markLost()
+	h.Halt()
+	defer h.MarkLost()
 	n, err := releaseScript.Run(ctx, h.r.client, []string{h.key}, h.value).Int64()
 	if err != nil {
 		return fmt.Errorf("redisbench: release: %w", err)

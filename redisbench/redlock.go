@@ -87,7 +87,7 @@ func (c RedlockConfig) Settings() results.Settings {
 		"key_prefix":     c.KeyPrefix,
 		"token":          "none: five independent masters have no ordered counter, so Redlock cannot be fenced by a token taken at acquire",
 	}
-	c.Timeouts.settings(s)
+	c.Timeouts.Settings(s)
 	return s
 }
 
@@ -111,7 +111,7 @@ func NewRedlock(cfg RedlockConfig) (*Redlock, error) {
 	r := &Redlock{cfg: cfg}
 	var pools []redsyncredis.Pool
 	for _, a := range cfg.Addrs {
-		c := newClient(a, cfg.PoolSize, cfg.Timeouts, cfg.Dialer)
+		c := NewClientDialer(a, cfg.PoolSize, cfg.Timeouts, cfg.Dialer)
 		r.clients = append(r.clients, c)
 		pools = append(pools, goredis.NewPool(c))
 	}
@@ -137,11 +137,11 @@ func (r *Redlock) Acquire(ctx context.Context, key string) (bench.Held, error) {
 	// The watchdog extends on a quorum every ttl/3; a failed Extend means
 	// the quorum no longer confirms the lock. redsync's validity (Until)
 	// starts from the successful try's start less the drift.
-	wd := startWatchdog(r.cfg.TTL, m.Until().Add(-r.cfg.TTL), func(ctx context.Context) (bool, error) {
+	wd := StartWatchdog(r.cfg.TTL, m.Until().Add(-r.cfg.TTL), func(ctx context.Context) (bool, error) {
 		ok, err := m.ExtendContext(ctx)
 		return ok && err == nil, nil
 	})
-	return &redlockHeld{watchdog: wd, m: m}, nil
+	return &redlockHeld{Watchdog: wd, m: m}, nil
 }
 
 // Close implements bench.Locker.
@@ -154,7 +154,7 @@ func (r *Redlock) Close() error {
 }
 
 type redlockHeld struct {
-	*watchdog
+	*Watchdog
 	m *redsync.Mutex
 }
 
@@ -162,8 +162,8 @@ func (h *redlockHeld) Token() (uint64, bool) { return 0, false }
 
 // Release stops the watchdog and unlocks on every master.
 func (h *redlockHeld) Release(ctx context.Context) error {
-	h.halt()
-	defer h.markLost()
+	h.Halt()
+	defer h.MarkLost()
 	ok, err := h.m.UnlockContext(ctx)
 	if err != nil {
 		return fmt.Errorf("redisbench: redlock release: %w", err)

@@ -6,13 +6,13 @@ import (
 	"time"
 )
 
-// watchdog keeps a held Redis lock alive, as Redisson does: it extends the
+// Watchdog keeps a held Redis lock alive, as Redisson does: it extends the
 // lock every ttl/3 until stopped. The lock counts as lost when an extension
 // is refused, or when GiveUpFactor × ttl passed since the start of the last
 // confirmed extension (monolock's client rule, 0.8 × lease) — a timer, so
 // silence is noticed at that moment and not at the next tick. Either closes
-// Lost and ends the watchdog.
-type watchdog struct {
+// Lost and ends the watchdog. Its methods are safe for concurrent use.
+type Watchdog struct {
 	lost     chan struct{}
 	lostOnce sync.Once
 	stop     chan struct{}
@@ -20,20 +20,20 @@ type watchdog struct {
 	done     chan struct{}
 }
 
-// extendFunc extends the lock within ctx: confirmed when the server(s)
+// ExtendFunc extends the lock within ctx: confirmed when the server(s)
 // extended it, refused (confirmed false, err nil) when the lock is no
 // longer ours, an error when the answer did not come.
-type extendFunc func(ctx context.Context) (confirmed bool, err error)
+type ExtendFunc func(ctx context.Context) (confirmed bool, err error)
 
-// startWatchdog starts the watchdog of a lock granted by a request sent at
+// StartWatchdog starts the watchdog of a lock granted by a request sent at
 // granted (the TTL runs from no earlier than that).
-func startWatchdog(ttl time.Duration, granted time.Time, extend extendFunc) *watchdog {
-	w := &watchdog{lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+func StartWatchdog(ttl time.Duration, granted time.Time, extend ExtendFunc) *Watchdog {
+	w := &Watchdog{lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	go w.run(ttl, granted, extend)
 	return w
 }
 
-func (w *watchdog) run(ttl time.Duration, confirmed time.Time, extend extendFunc) {
+func (w *Watchdog) run(ttl time.Duration, confirmed time.Time, extend ExtendFunc) {
 	defer close(w.done)
 	giveUp := time.Duration(GiveUpFactor * float64(ttl))
 	tick := time.NewTicker(ttl / 3)
@@ -45,7 +45,7 @@ func (w *watchdog) run(ttl time.Duration, confirmed time.Time, extend extendFunc
 		case <-w.stop:
 			return
 		case <-expire.C:
-			w.markLost()
+			w.MarkLost()
 			return
 		case <-tick.C:
 		}
@@ -63,24 +63,25 @@ func (w *watchdog) run(ttl time.Duration, confirmed time.Time, extend extendFunc
 			confirmed = start
 			expire.Reset(time.Until(confirmed.Add(giveUp)))
 		case err == nil: // refused
-			w.markLost()
+			w.MarkLost()
 			return
 		}
 		if time.Since(confirmed) >= giveUp {
-			w.markLost()
+			w.MarkLost()
 			return
 		}
 	}
 }
 
 // Lost is closed when the lock is lost and after Release.
-func (w *watchdog) Lost() <-chan struct{} { return w.lost }
+func (w *Watchdog) Lost() <-chan struct{} { return w.lost }
 
-func (w *watchdog) markLost() { w.lostOnce.Do(func() { close(w.lost) }) }
+// MarkLost closes Lost (once); a Release calls it when it is done.
+func (w *Watchdog) MarkLost() { w.lostOnce.Do(func() { close(w.lost) }) }
 
-// halt stops the watchdog and waits until no extension is in flight, so a
+// Halt stops the watchdog and waits until no extension is in flight, so a
 // release never races with an extension.
-func (w *watchdog) halt() {
+func (w *Watchdog) Halt() {
 	w.stopOnce.Do(func() { close(w.stop) })
 	<-w.done
 }

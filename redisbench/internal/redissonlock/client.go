@@ -1,0 +1,155 @@
+// Package redissonlock is what Redisson's lock (RLock) and fair lock
+// share, reproduced in Go on go-redis for the redisson and redissonfair
+// contenders: a client with its own id, a connection pool and one
+// subscription connection (Client); the wake-up by unlock message
+// (Redisson's LockPubSub: one entry per channel, shared by the client's
+// waiting threads, one of them woken per message); the wait loop of
+// RedissonLock.lock() (Client.Acquire); the held lock kept alive by the
+// watchdog (Held); and the coordinator counters (NewCounters).
+//
+// The lock scripts themselves belong to each contender: an Attempt
+// carries them into the wait loop.
+package redissonlock
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/redisbench"
+)
+
+// Config configures a Client.
+type Config struct {
+	// Addr is the Redis host:port.
+	Addr string
+	// TTL is the lock's time to live, Redisson's lockWatchdogTimeout
+	// (default 30s there). Required: parity with the monolock lease.
+	TTL time.Duration
+	// PoolSize is the command connection pool's size; default
+	// redisbench.DefaultPoolSize. The subscription connection comes on
+	// top of it.
+	PoolSize int
+	// KeyPrefix is put before every lock key. The contender packages
+	// default it to a prefix of their own (their DefaultKeyPrefix), so
+	// that contenders sharing the server never share a key.
+	KeyPrefix string
+	// Timeouts are the connection timeouts; zero fields take
+	// redisbench's defaults.
+	Timeouts redisbench.Timeouts
+	// Dialer, when set, makes every connection (the scale scenario
+	// spreads connections over several addresses); default go-redis's.
+	Dialer bench.Dialer
+}
+
+func (c Config) withDefaults() Config {
+	if c.PoolSize <= 0 {
+		c.PoolSize = redisbench.DefaultPoolSize
+	}
+	return c
+}
+
+// Settings describes what both Redisson locks share, for results.json;
+// each contender adds its scripts.
+func (c Config) Settings() results.Settings {
+	c = c.withDefaults()
+	s := results.Settings{
+		"client":            "go-redis v9 running Redisson's lock algorithm, reproduced in Go from redisson/redisson (RedissonLock, RedissonBaseLock, LockPubSub); not the Java client",
+		"ttl":               "= lease (Redisson's lockWatchdogTimeout, 30s by default, set to the lease for parity)",
+		"lock_name":         "hash <key prefix><key>, field <client id>:<thread id> holding the reentrancy count; client id: 128 random bits per Locker (one Locker is one Redisson client); thread id: a new one per Acquire call",
+		"wait":              "pub/sub wake-up, retry at the remaining TTL: a refused try returns the lock's remaining TTL; the waiter SUBSCRIBEs, waits for the confirmation, tries again, then waits for an unlock message or that TTL, whichever comes first, and tries again (Redisson's lock())",
+		"subscriptions":     "one subscription connection per Locker, opened at the first wait; one entry per channel shared by the Locker's waiting threads (Redisson's LockPubSub): the first SUBSCRIBEs, the last UNSUBSCRIBEs; an unlock message wakes one of them (a semaphore permit, kept when none waits); no periodic PINGs: each thread sends one PING on it when it starts to wait (the waiting counter)",
+		"watchdog":          "renewal script (HEXISTS field, then PEXPIRE ttl) every ttl/3 per held lock, each call bounded by ttl/3",
+		"watchdog_interval": "ttl/3",
+		"lost_after":        "a refused renewal, or 0.8 × ttl after the last confirmed renewal was sent (monolock's client rule, as the redis contender; Redisson itself only stops renewing)",
+		"give_up":           "never (waits until the harness cancels)",
+		"pool_size":         strconv.Itoa(c.PoolSize),
+		"key_prefix":        c.KeyPrefix,
+		"token":             "none (Redisson's RLock and fair lock hand out no fencing token; its RFencedLock would, by INCR in the acquire script)",
+		"counters":          CountersSource,
+		"persistence":       redisbench.Persistence,
+		"simplified":        simplified,
+	}
+	c.Timeouts.Settings(s)
+	return s
+}
+
+// simplified says where the reproduction differs from Redisson's Java
+// client, for both locks.
+const simplified = "each Acquire is a thread of its own, so re-entry is in the scripts but never happens through the seam; " +
+	"one subscription connection per Locker (Redisson: a pool of them, 50 connections × 5 channels by default) without its PINGs every 30s; " +
+	"instead each thread sends one PING on it when it starts to wait, so that INFO commandstats counts the waiters (one command per wait, not per try); " +
+	"the watchdog renews each lock with its own script call (Redisson batches up to 100 locks of a client per call) and declares the lock lost 0.8 × ttl after its last confirmed renewal (Redisson only stops renewing); " +
+	"no unlock-latch key (Redisson's guard for retried unlocks: go-redis retries are off here); " +
+	"no replica-sync WAIT (checkLockSyncedSlaves: one master without replicas skips it in Redisson too); " +
+	"HGET stands for HEXISTS in the acquire and unlock scripts (and HLEN for EXISTS in the fair unlock), so that each counter is one command; the semantics are Redisson's"
+
+// Client is one Redisson client: its id, its command pool and its
+// subscriptions. It is safe for concurrent use.
+type Client struct {
+	// Redis is the command connection pool.
+	Redis *redis.Client
+	// TTL is the lock's time to live.
+	TTL time.Duration
+	// Prefix is put before every lock key.
+	Prefix string
+
+	id      string
+	threads atomic.Uint64
+	pubsub  *pubSub
+}
+
+// NewClient returns a client; it does not connect until first use.
+func NewClient(cfg Config) (*Client, error) {
+	cfg = cfg.withDefaults()
+	if cfg.Addr == "" {
+		return nil, errors.New("redissonlock: no Redis address")
+	}
+	if cfg.TTL < 3*time.Millisecond {
+		return nil, fmt.Errorf("redissonlock: TTL %v must be at least 3ms (the watchdog runs every ttl/3)", cfg.TTL)
+	}
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, fmt.Errorf("redissonlock: client id: %w", err)
+	}
+	rc := redisbench.NewClientDialer(cfg.Addr, cfg.PoolSize, cfg.Timeouts, cfg.Dialer)
+	return &Client{
+		Redis: rc, TTL: cfg.TTL, Prefix: cfg.KeyPrefix,
+		id:     hex.EncodeToString(b[:]),
+		pubsub: newPubSub(rc),
+	}, nil
+}
+
+// Thread returns the lock name of a new thread, "<client id>:<thread id>"
+// (Redisson's getLockName): each Acquire is a thread of its own.
+func (c *Client) Thread() string {
+	return c.id + ":" + strconv.FormatUint(c.threads.Add(1), 10)
+}
+
+// Close closes the subscription connection and the pool.
+func (c *Client) Close() error {
+	return errors.Join(c.pubsub.close(), c.Redis.Close())
+}
+
+// Name returns Redisson's name of a key beside the lock key (prefixName):
+// prefix, ":", and the lock key in braces unless it has a hash tag of its
+// own, e.g. the channel redisson_lock__channel:{key}.
+func Name(prefix, key string) string {
+	if strings.Contains(key, "{") {
+		return prefix + ":" + key
+	}
+	return prefix + ":{" + key + "}"
+}
+
+// UnlockMessage is what an unlock publishes (Redisson's
+// LockPubSub.UNLOCK_MESSAGE).
+const UnlockMessage = "0"

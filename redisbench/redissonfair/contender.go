@@ -1,0 +1,63 @@
+package redissonfair
+
+import (
+	"context"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/redisbench"
+	"github.com/monolock/monolock-bench/redisbench/internal/redissonlock"
+)
+
+// Name is the contender id.
+const Name = "redisson-fair"
+
+// Contender returns the redisson-fair row of the contender table:
+// Redisson's fair lock on the single Redis the redis contender uses (the
+// same server).
+func Contender() bench.Contender {
+	open := func(addrs []string, lease time.Duration, d bench.Dialer) (bench.Locker, error) {
+		return New(Config{Config: redissonlock.Config{Addr: addrs[0], TTL: lease, Dialer: d}})
+	}
+	return bench.Contender{
+		Name: Name, Label: "Redisson fair lock", Family: "redis", Colour: "#a6761d",
+		Server:   redisbench.Server,
+		Settings: Settings(),
+		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
+			return open(addrs, lease, nil)
+		},
+		OpenWith: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
+			return open(addrs, lease, o.Dialer)
+		},
+		Counters: redissonlock.NewCounters,
+		Claims:   Claims(),
+		Notes:    Notes(),
+	}
+}
+
+// Settings describes the fair lock for results.json: what both Redisson
+// locks share (with what the reproduction simplifies) and this lock's
+// queue and scripts.
+func Settings() results.Settings {
+	s := Config{}.withDefaults().Config.Settings()
+	s["queue"] = "list redisson_lock_queue:{key} of the waiting threads in request order, sorted set redisson_lock_timeout:{key} of their timeouts (ms on the client's wall clock, as Redisson passes System.currentTimeMillis)"
+	s["wait_timeout"] = DefaultWaitTimeout.String() + " (Redisson's fairLockWaitTimeout default in its code; its documentation says 5 seconds): a thread keeps its place until the thread before it should have been served plus this; every grant moves every waiter's timeout one wait closer"
+	s["stale_waiters"] = "every script first drops the threads at the front of the queue whose timeout passed: a waiter that vanished holds the queue until then"
+	s["acquire"] = "one Lua script (tryLockInner): drop stale waiters; EXISTS key; free and the thread at the front (or nobody waiting) → leave the queue, ZINCRBY -wait every waiter's timeout, HINCRBY field 1, PEXPIRE ttl, nil (granted); the thread's field present → re-entry; queued already → the lock's remaining TTL, 0 when it is free but not this thread's turn; else join at the back (ZADD timeout, RPUSH) and return the time until the thread before it times out"
+	s["release"] = "one Lua script (unlockInner): drop stale waiters; the thread's field absent → nil (ErrNotHeld), still waking the front thread if the lock is free; HINCRBY field -1; above 0 → PEXPIRE ttl; else DEL and PUBLISH 0 on redisson_lock__channel:{key}:<front thread>"
+	s["wake_up"] = "each waiting thread subscribes to its own channel redisson_lock__channel:{key}:<thread>; a release wakes the front thread only"
+	s["give_up_cleanup"] = "when ctx ends before the grant, the thread leaves the queue and moves everyone behind it one wait closer (Redisson's acquireFailed, run by tryLock when its wait runs out; lock() leaves a dead thread to time out)"
+	s["fair"] = "yes: a free lock goes only to the thread at the front of the queue"
+	return s
+}
+
+// Notes are trade-offs of the fair lock that a run does not measure.
+func Notes() []string {
+	return []string{
+		"Redisson's fair lock is reproduced in Go (go-redis): the scripts, the queue, the timeouts and the per-thread channels follow Redisson's source (RedissonFairLock); the Java client itself is not measured. Simplifications are listed in the contender's settings (simplified, give_up_cleanup).",
+		"Every grant and every waiter that gives up rewrites the timeout of every waiter behind (ZINCRBY per waiter, inside the script): the server's work per grant grows with the queue.",
+		"A waiter that vanished without leaving (its process killed) keeps its place until its timeout, 5 minutes by default; meanwhile the threads behind it, told 0 ms while the lock is free, try again at once (Redisson's script returns max(0, PTTL)). Waiter timeouts run on the clients' wall clocks.",
+		"No fencing token, as Redisson's lock.",
+	}
+}
