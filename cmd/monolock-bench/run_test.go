@@ -285,8 +285,8 @@ func TestParseRunFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.backend != "external" || len(o.contenders) != 4 || o.repetitions != defaultRepetitions {
-		t.Fatalf("external with a Redis: backend %q, %d contenders (want redis, redis-spin, redis-incr, redis-floor), %d repetitions",
+	if o.backend != "external" || len(o.contenders) != 6 || o.repetitions != defaultRepetitions {
+		t.Fatalf("external with a Redis: backend %q, %d contenders (want redis, redisson, redisson-fair, redis-spin, redis-incr, redis-floor), %d repetitions",
 			o.backend, len(o.contenders), o.repetitions)
 	}
 }

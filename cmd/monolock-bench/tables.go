@@ -9,6 +9,8 @@ import (
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/scenarios"
 	"github.com/monolock/monolock-bench/redisbench"
+	"github.com/monolock/monolock-bench/redisbench/redisson"
+	"github.com/monolock/monolock-bench/redisbench/redissonfair"
 )
 
 // The two tables of the suite. Nothing but this command imports the
@@ -40,6 +42,8 @@ func contenderTable() []bench.Contender {
 		monolock.FastOpenContender(),
 		redisbench.RedisContender(),
 		redisbench.RedlockContender(),
+		redisson.Contender(),
+		redissonfair.Contender(),
 		etcd.Contender(),
 		postgres.Contender(),
 		postgres.KeepaliveContender(),

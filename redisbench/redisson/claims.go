@@ -1,7 +1,7 @@
 package redisson
 
 import (
-	"github.com/monolock/monolock-bench/bench/results"
+	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/redisbench"
 )
 

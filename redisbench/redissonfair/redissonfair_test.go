@@ -10,7 +10,7 @@ import (
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/benchtest"
-	"github.com/monolock/monolock-bench/bench/faultproxy"
+	"github.com/monolock/monolock-bench/bench/faults/faultproxy"
 	"github.com/monolock/monolock-bench/redisbench"
 	"github.com/monolock/monolock-bench/redisbench/internal/redissonlock"
 )
