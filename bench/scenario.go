@@ -3,29 +3,51 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
-// Better directions of a metric (results.Row.Better).
+// Better directions of a metric (results.MetricSpec.Better).
 const (
-	LowerIsBetter  = "lower"
-	HigherIsBetter = "higher"
+	LowerIsBetter  = results.BetterLower
+	HigherIsBetter = results.BetterHigher
 )
 
 // Scenario is one row of the scenario table wired by cmd/monolock-bench. A
 // new scenario is a new Scenario value added to that table; nothing
 // registers itself.
+//
+// A scenario declares its figures once: every metric it reports in
+// Metrics (name, unit, better direction, label, kind) and the parameters
+// of each variant in Variant.Params. The runner records both in
+// results.json (scenario_info) and fills each metric's better direction
+// from its declaration; report, claims and compare read them instead of
+// names. A scenario written with the former map of better directions
+// converts mechanically: each entry
+//
+//	Better: map[string]string{"wait_p99": bench.LowerIsBetter, ...}
+//
+// becomes one MetricSpec with the unit its records carry,
+//
+//	Metrics: []results.MetricSpec{{Name: "wait_p99", Unit: "ms", Better: results.BetterLower, Label: "wait p99", Kind: results.KindLatency}, ...}
+//
+// and every other metric its records carry gets a MetricSpec without
+// Better; a variant whose name spells a parameter ("distinct-w16",
+// "idle-10k-lease2s") sets it in Params as well (Workers: 16; Sessions:
+// 10000, Lease: "2s"). TestScenariosDeclareTheirMetrics (bench/scenarios)
+// fails for a record's metric that its scenario does not declare.
 type Scenario struct {
 	// Name is the scenario name in results ("latency", "throughput", ...).
 	Name string
+	// Title names the scenario for readers; empty prints Name.
+	Title string
 	// Floors says whether floor contenders take part.
 	Floors bool
-	// Better gives the better direction of each metric the scenario
-	// reports (LowerIsBetter, HigherIsBetter); a metric it does not list
-	// has none.
-	Better map[string]string
+	// Metrics declares every metric the scenario reports, in the order a
+	// report shows them (see results.MetricSpec).
+	Metrics []results.MetricSpec
 	// Settings returns every parameter of the scenario for results.json.
 	Settings func(quick bool) results.Settings
 	// ContenderSettings, when set, returns what the scenario records in
@@ -42,8 +64,13 @@ type Variant struct {
 	// Name is the variant name in results ("w1", "distinct-w16", ...).
 	Name string
 	// Contended is true when workers share keys; contenders marked
-	// ContendedOnly run only in contended variants.
+	// ContendedOnly run only in contended variants. The runner records it
+	// in the variant's params.
 	Contended bool
+	// Params are the variant's parameters as data (workers, keys, load,
+	// sessions, lease, fault, ...), recorded in results.json; a report
+	// reads them, never the variant's name.
+	Params results.VariantParams
 	// Estimate is the expected wall time of one run, for the ETA.
 	Estimate time.Duration
 	// Claims, when positive, is the most claims the variant holds at once:
@@ -72,6 +99,32 @@ type Variant struct {
 	// the variant does not apply to gets a record with Skipped); Estimate
 	// is then per contender.
 	Interleaved func(ctx context.Context, envs []*Env) ([]results.Raw, []error)
+}
+
+// Info returns what results.json records of the scenario: its
+// declaration and the parameters of the variants it runs when quick is
+// as given.
+func (s Scenario) Info(quick bool) results.ScenarioInfo {
+	info := results.ScenarioInfo{Name: s.Name, Title: s.Title, Metrics: slices.Clone(s.Metrics)}
+	if s.Variants != nil {
+		for _, v := range s.Variants(quick) {
+			p := v.Params
+			p.Contended = p.Contended || v.Contended
+			info.Variants = append(info.Variants, results.VariantInfo{Name: v.Name, VariantParams: p})
+		}
+	}
+	return info
+}
+
+// Better returns the declared better direction of a metric, "" when it
+// has none or is not declared.
+func (s Scenario) Better(metric string) string {
+	for _, m := range s.Metrics {
+		if m.Name == metric {
+			return m.Better
+		}
+	}
+	return ""
 }
 
 // Env is what a Variant's Run gets: the contender, its servers and the

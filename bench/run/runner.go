@@ -67,8 +67,8 @@ type plannedStep struct {
 	together []bench.Contender
 }
 
-// Run fills res.Parameters, res.Contenders, res.Claims, res.Raw, res.Summary and
-// res.Notes. When ctx ends it stops at once, marks res partial and returns
+// Run fills res.Parameters, res.Contenders, res.Claims, res.Scenarios,
+// res.Raw, res.Summary and res.Notes. When ctx ends it stops at once, marks res partial and returns
 // ctx.Err(); the repetitions finished so far stay in res. A record with
 // Skipped set (the variant does not apply to the contender, or the backend
 // cannot run it) is kept as data, like any record. A failing step is
@@ -87,6 +87,7 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 	for _, s := range r.Scenarios {
 		res.Parameters.Scenarios = append(res.Parameters.Scenarios, s.Name)
 		res.Parameters.Scenario[s.Name] = s.Settings(r.Quick)
+		res.Scenarios = append(res.Scenarios, s.Info(r.Quick))
 	}
 	for _, c := range r.Contenders {
 		res.Parameters.Contenders = append(res.Parameters.Contenders, c.Name)
@@ -157,7 +158,7 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 			}
 			raw.Scenario, raw.Variant, raw.Repetition = st.Scenario, st.Variant, st.Repetition
 			for i := range raw.Metrics {
-				raw.Metrics[i].Better = st.scenario.Better[raw.Metrics[i].Name]
+				raw.Metrics[i].Better = st.scenario.Better(raw.Metrics[i].Name)
 			}
 			raw.StartedAt = begin.UTC()
 			res.Raw = append(res.Raw, raw)

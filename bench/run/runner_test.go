@@ -105,7 +105,7 @@ func TestRunnerPlansRecordsAndStopsPartial(t *testing.T) {
 			}}
 	}
 	scen := []bench.Scenario{
-		{Name: "s1", Floors: true, Better: map[string]string{"m": bench.HigherIsBetter},
+		{Name: "s1", Floors: true, Metrics: []results.MetricSpec{{Name: "m", Unit: "u", Better: results.BetterHigher}},
 			ContenderSettings: func(c bench.Contender) results.Settings { return results.Settings{"stop": "by " + c.Name} },
 			Settings:          func(bool) results.Settings { return results.Settings{"k": "v"} },
 			Variants:          func(bool) []bench.Variant { return []bench.Variant{variant("broken", false), variant("shared", true)} }},
@@ -134,6 +134,10 @@ func TestRunnerPlansRecordsAndStopsPartial(t *testing.T) {
 	}
 	if len(res.Summary) != 4 || res.Summary[0].Scenario != "s1" || res.Summary[0].Better != bench.HigherIsBetter {
 		t.Fatalf("summary %+v", res.Summary)
+	}
+	if len(res.Scenarios) != 2 || res.Scenarios[0].Name != "s1" || len(res.Scenarios[0].Metrics) != 1 ||
+		!reflect.DeepEqual(res.Scenarios[0].Variants, []results.VariantInfo{{Name: "broken"}, {Name: "shared", VariantParams: results.VariantParams{Contended: true}}}) {
+		t.Fatalf("scenario info %+v", res.Scenarios)
 	}
 	want0 := results.ContenderInfo{Name: "a", Label: "A", Family: "fa", Colour: "#010203"}
 	if len(res.Contenders) != 3 || !reflect.DeepEqual(res.Contenders[0], want0) || !res.Contenders[1].ContendedOnly ||

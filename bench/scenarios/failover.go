@@ -138,14 +138,27 @@ func (c FailoverConfig) withDefaults(quick bool) FailoverConfig {
 // graceful-restart, minority-down, restart-unsafe and restart-delayed
 // with the metrics of the spec's failover row. Floors do not take part.
 func (cfg FailoverConfig) Scenario() bench.Scenario {
-	lower, higher := bench.LowerIsBetter, bench.HigherIsBetter
+	lower, higher := results.BetterLower, results.BetterHigher
 	return bench.Scenario{
-		Name: "failover",
-		Better: map[string]string{
-			"unavailable_ms": lower, "zero_grant_ms": lower, "recovery_ms": lower,
-			"failed_attempts": lower, "lost_holders": lower, "double_grants": lower,
-			"unsafe_writes": lower, "acquire_p99_during_fault": lower, "release_p99_during_fault": lower,
-			"grant_rate_ratio": higher, "tokens_monotonic": higher,
+		Name:  "failover",
+		Title: "Failover of the coordinator",
+		Metrics: []results.MetricSpec{
+			{Name: "unavailable_ms", Unit: "ms", Better: lower, Label: "longest stretch without a grant", Kind: results.KindLatency, Key: true},
+			{Name: "zero_grant_ms", Unit: "ms", Better: lower, Label: "time in empty 100-ms buckets after the fault", Kind: results.KindLatency},
+			{Name: "recovery_ms", Unit: "ms", Better: lower, Label: "recovery after the restart began", Kind: results.KindLatency, Key: true},
+			{Name: "failed_attempts", Unit: "count", Better: lower, Label: "failed attempts", Kind: results.KindCount, Key: true},
+			{Name: "lost_holders", Unit: "count", Better: lower, Label: "holders that lost their lock", Kind: results.KindCount},
+			{Name: "double_grants", Unit: "count", Better: lower, Label: "double grants", Kind: results.KindCount, Key: true},
+			{Name: "unsafe_writes", Unit: "count", Better: lower, Label: "stale writes accepted", Kind: results.KindCount},
+			{Name: "acquire_p99_during_fault", Unit: "us", Better: lower, Label: "acquire p99 during the fault", Kind: results.KindLatency},
+			{Name: "release_p99_during_fault", Unit: "ms", Better: lower, Label: "release p99 during the fault", Kind: results.KindLatency},
+			{Name: "grant_rate_ratio", Unit: "ratio", Better: higher, Label: "grant rate after the fault / before", Kind: results.KindRatio},
+			{Name: "tokens_monotonic", Unit: "bool", Better: higher, Label: "tokens after the fault exceed all before", Kind: results.KindVerdict, Key: true},
+			{Name: "grants_while_down", Unit: "count", Label: "grants while the servers were down", Kind: results.KindCount},
+			{Name: "lost_after_ms", Unit: "ms", Label: "time from the fault until holders learned of the loss", Kind: results.KindLatency},
+			{Name: "restart_ms", Unit: "ms", Label: "time the restart took", Kind: results.KindParameter},
+			{Name: "token_gap", Unit: "count", Label: "gap between the last token before and the first after", Kind: results.KindCount},
+			{Name: "b_granted", Unit: "count", Label: "trials where the second client was granted", Kind: results.KindCount},
 		},
 		// The graceful-restart variant stops a contender's servers with
 		// their spec's signal: recorded with the contender.
@@ -181,19 +194,19 @@ func (cfg FailoverConfig) Scenario() bench.Scenario {
 			minority := (c.Before + c.Pause + c.After) / 4
 			split := time.Duration(c.Trials) * assumedLease / 2
 			return []bench.Variant{
-				{Name: FailoverRestart, MaxRepetitions: failoverRepetitions, Estimate: steady, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+				{Name: FailoverRestart, Params: results.VariantParams{Workers: c.Workers, Fault: results.FaultServerKill}, MaxRepetitions: failoverRepetitions, Estimate: steady, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runFailover(ctx, env, c, FailoverRestart)
 				}},
-				{Name: FailoverGraceful, MaxRepetitions: failoverRepetitions, Estimate: steady, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+				{Name: FailoverGraceful, Params: results.VariantParams{Workers: c.Workers, Fault: results.FaultServerStop}, MaxRepetitions: failoverRepetitions, Estimate: steady, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runFailover(ctx, env, c, FailoverGraceful)
 				}},
-				{Name: FailoverMinority, MaxRepetitions: failoverRepetitions, Estimate: minority, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+				{Name: FailoverMinority, Params: results.VariantParams{Workers: c.Workers, Fault: results.FaultMinorityDown}, MaxRepetitions: failoverRepetitions, Estimate: minority, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runFailover(ctx, env, c, FailoverMinority)
 				}},
-				{Name: FailoverUnsafe, MaxRepetitions: failoverRepetitions, Estimate: split, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+				{Name: FailoverUnsafe, Params: results.VariantParams{Workers: 2, Keys: 1, Fault: results.FaultSplitUnsafe}, MaxRepetitions: failoverRepetitions, Estimate: split, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runSplit(ctx, env, c, false)
 				}},
-				{Name: FailoverDelayed, MaxRepetitions: failoverRepetitions, Estimate: split + time.Duration(c.Trials)*assumedLease/4, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+				{Name: FailoverDelayed, Params: results.VariantParams{Workers: 2, Keys: 1, Fault: results.FaultSplitDelayed}, MaxRepetitions: failoverRepetitions, Estimate: split + time.Duration(c.Trials)*assumedLease/4, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runSplit(ctx, env, c, true)
 				}},
 			}

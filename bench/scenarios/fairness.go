@@ -87,14 +87,22 @@ func (c FairnessConfig) withDefaults(quick bool) FairnessConfig {
 // plus attempts_per_grant and server_cpu_ms_per_sec, and a per-client
 // table. Floors do not take part; waiting-strategy variants do.
 func (cfg FairnessConfig) Scenario() bench.Scenario {
-	lower := bench.LowerIsBetter
+	lower := results.BetterLower
 	return bench.Scenario{
-		Name: "fairness",
-		Better: map[string]string{
-			"jain_index": bench.HigherIsBetter, "fifo_inversions_per_1k": lower,
-			"wait_p50": lower, "wait_p99": lower, "wait_max": lower,
-			"server_ops_per_sec": lower, "server_ops_per_grant": lower, "attempts_per_grant": lower,
-			"server_cpu_ms_per_sec": lower,
+		Name:  "fairness",
+		Title: "Fairness under contention",
+		Metrics: []results.MetricSpec{
+			{Name: "jain_index", Unit: "ratio", Better: results.BetterHigher, Label: "Jain index", Kind: results.KindRatio, Key: true},
+			{Name: "fifo_inversions_per_1k", Unit: "count", Better: lower, Label: "FIFO inversions per 1,000 grants", Kind: results.KindCount, Key: true},
+			{Name: "wait_p50", Unit: "ms", Better: lower, Label: "wait p50", Kind: results.KindLatency},
+			{Name: "wait_p99", Unit: "ms", Better: lower, Label: "wait p99", Kind: results.KindLatency, Key: true},
+			{Name: "wait_max", Unit: "ms", Better: lower, Label: "longest wait", Kind: results.KindLatency},
+			{Name: "server_ops_per_sec", Unit: "1/s", Better: lower, Label: "coordinator commands/s while clients wait", Kind: results.KindRate, Key: true},
+			{Name: "server_ops_per_grant", Unit: "count", Better: lower, Label: "coordinator commands per grant", Kind: results.KindCount},
+			{Name: "attempts_per_grant", Unit: "count", Better: lower, Label: "acquire attempts per grant", Kind: results.KindCount},
+			{Name: "server_cpu_ms_per_sec", Unit: "ms/s", Better: lower, Label: "coordinator CPU", Kind: results.KindCPU},
+			{Name: "utilisation", Unit: "ratio", Label: "share of time the lock was held", Kind: results.KindRatio},
+			{Name: "grants", Unit: "count", Label: "grants", Kind: results.KindCount},
 		},
 		Settings: func(quick bool) results.Settings {
 			c := cfg.withDefaults(quick)
@@ -122,6 +130,7 @@ func (cfg FairnessConfig) Scenario() bench.Scenario {
 			return []bench.Variant{{
 				Name:      "n" + strconv.Itoa(c.Clients),
 				Contended: true,
+				Params:    results.VariantParams{Workers: c.Clients, Keys: 1, Load: results.LoadClosed},
 				Estimate:  c.Warmup + c.Duration + 200*time.Millisecond, // opening and closing the clients' lockers
 				Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runFairness(ctx, env, c)

@@ -119,10 +119,17 @@ func (c HandoverConfig) trials(quick bool, mode string) int {
 // take part; waiting-strategy variants do.
 func (cfg HandoverConfig) Scenario() bench.Scenario {
 	modes := []string{Graceful, Crash, Freeze, HostLoss}
-	lower := bench.LowerIsBetter
+	faults := map[string]string{Graceful: results.FaultRelease, Crash: results.FaultKill, Freeze: results.FaultFreeze, HostLoss: results.FaultHostLoss}
+	lower := results.BetterLower
 	return bench.Scenario{
-		Name:   "handover",
-		Better: map[string]string{"p50": lower, "p95": lower, "max": lower, "failed": lower},
+		Name:  "handover",
+		Title: "Handover",
+		Metrics: []results.MetricSpec{
+			{Name: "p50", Unit: "ms", Better: lower, Label: "handover p50", Kind: results.KindLatency, Key: true},
+			{Name: "p95", Unit: "ms", Better: lower, Label: "handover p95", Kind: results.KindLatency},
+			{Name: "max", Unit: "ms", Better: lower, Label: "slowest handover", Kind: results.KindLatency, Key: true},
+			{Name: "failed", Unit: "count", Better: lower, Label: "failed trials", Kind: results.KindCount, Key: true},
+		},
 		Settings: func(quick bool) results.Settings {
 			return results.Settings{
 				"trials_graceful":  strconv.Itoa(cfg.trials(quick, Graceful)),
@@ -164,6 +171,7 @@ func (cfg HandoverConfig) Scenario() bench.Scenario {
 				vs = append(vs, bench.Variant{
 					Name:           mode,
 					Contended:      true,
+					Params:         results.VariantParams{Workers: 2, Keys: 1, Fault: faults[mode], GrantBound: &grantBoundRule},
 					Estimate:       time.Duration(n) * per,
 					MaxRepetitions: reps,
 					Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
@@ -415,8 +423,11 @@ func (t *handoverTrial) waitReady(ctx context.Context, base bench.Counts, grante
 // session stays open, its kernel or the proxy still answering keepalives)
 // and pays the whole bound per trial.
 func grantBound(lease time.Duration) time.Duration {
-	return max(2*lease+time.Second, minGrantBound)
+	return grantBoundRule.At(lease)
 }
+
+// grantBoundRule is grantBound as data, recorded with the variants.
+var grantBoundRule = results.Bound{Leases: 2, Plus: time.Second.String(), Min: minGrantBound.String()}
 
 // phaseBound is the upper bound of the random pause before t0.
 func phaseBound(lease time.Duration) time.Duration { return max(phaseMin, lease/3) }

@@ -66,16 +66,11 @@ func Latency() bench.Scenario { return LatencyConfig{}.Scenario() }
 // interval of the median (acquire_p50_ci_lo … _hi). The open-loop
 // variants follow (see OpenLoopConfig). Floors take part.
 func (c LatencyConfig) Scenario() bench.Scenario {
-	better := map[string]string{"failures": bench.LowerIsBetter, "achieved_per_sec": bench.HigherIsBetter}
-	for _, op := range []string{"acquire", "cycle"} {
-		for _, q := range []string{"p50", "p90", "p99", "p999", "max", "p50_ci_lo", "p50_ci_hi"} {
-			better[op+"_"+q] = bench.LowerIsBetter
-		}
-	}
 	return bench.Scenario{
-		Name:   "latency",
-		Floors: true,
-		Better: better,
+		Name:    "latency",
+		Title:   "Latency (uncontended)",
+		Floors:  true,
+		Metrics: latencyMetrics(),
 		Settings: func(quick bool) results.Settings {
 			p := c.withDefaults(quick)
 			w1, w8 := p.Blocks*max(p.Iterations/p.Blocks, 1), p.Blocks*max(p.IterationsW8/p.Blocks, 1)
@@ -102,13 +97,42 @@ func (c LatencyConfig) Scenario() bench.Scenario {
 	}
 }
 
+// latencyMetrics declares the latency scenario's figures: the closed-loop
+// percentiles of acquire and of acquire + release, the interval of the
+// median from the per-block medians, and the open-loop figures.
+func latencyMetrics() []results.MetricSpec {
+	var ms []results.MetricSpec
+	for _, op := range []struct{ name, label string }{{"acquire", "acquire"}, {"cycle", "acquire + release"}} {
+		for _, q := range []struct {
+			suffix, label string
+			key           bool
+		}{
+			{"p50", "p50", true}, {"p90", "p90", false}, {"p99", "p99", true}, {"p999", "p99.9", op.name == "acquire"}, {"max", "max", false},
+			{"p50_ci_lo", "p50, low end of its 95% interval", false}, {"p50_ci_hi", "p50, high end of its 95% interval", false},
+		} {
+			ms = append(ms, results.MetricSpec{Name: op.name + "_" + q.suffix, Unit: "us", Better: results.BetterLower,
+				Label: op.label + " " + q.label, Kind: results.KindLatency, Key: q.key})
+		}
+	}
+	return append(ms,
+		results.MetricSpec{Name: "failures", Unit: "count", Better: results.BetterLower, Label: "failed cycles", Kind: results.KindCount},
+		results.MetricSpec{Name: "offered_per_sec", Unit: "1/s", Label: "offered rate", Kind: results.KindRate},
+		results.MetricSpec{Name: "achieved_per_sec", Unit: "1/s", Better: results.BetterHigher, Label: "achieved rate", Kind: results.KindRate},
+		results.MetricSpec{Name: "target_per_sec", Unit: "1/s", Label: "target rate", Kind: results.KindParameter},
+		results.MetricSpec{Name: "closed_loop_max_per_sec", Unit: "1/s", Label: "closed-loop maximum", Kind: results.KindParameter},
+		results.MetricSpec{Name: "workers", Unit: "count", Label: "workers", Kind: results.KindParameter},
+		results.MetricSpec{Name: "blocks", Unit: "count", Label: "blocks", Kind: results.KindParameter},
+	)
+}
+
 // tailNote says what a tail percentile rests on.
 const tailNote = "p99 is the value with 1% of them above it, p99.9 with 0.1%: from fewer than 1,000 samples the p99.9 is close to the maximum, and from fewer than 100 the p99 is"
 
 func latencyVariant(name string, workers, iterations, blocks int, warmup time.Duration) bench.Variant {
 	per := max(iterations/blocks, 1)
 	return bench.Variant{
-		Name: name,
+		Name:   name,
+		Params: results.VariantParams{Workers: workers, Load: results.LoadClosed},
 		// Per contender: ~1ms per cycle on two cores, averaged over the
 		// table (etcd's ~10ms mean weighs most), plus opening and closing
 		// (~60ms) and the warm-up in every block.

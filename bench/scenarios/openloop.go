@@ -78,10 +78,14 @@ func (c OpenLoopConfig) variants() []bench.Variant {
 	var vs []bench.Variant
 	for _, f := range c.Fractions {
 		name := fmt.Sprintf("open-%dpct", int(math.Round(f*100)))
-		vs = append(vs, c.variant(name, cal, func(max float64) float64 { return f * max }))
+		v := c.variant(name, cal, func(max float64) float64 { return f * max })
+		v.Params.RateShare = f
+		vs = append(vs, v)
 	}
 	name := "open-" + strconv.FormatFloat(c.Rate, 'f', -1, 64)
-	return append(vs, c.variant(name, nil, func(float64) float64 { return c.Rate }))
+	v := c.variant(name, nil, func(float64) float64 { return c.Rate })
+	v.Params.Rate = c.Rate
+	return append(vs, v)
 }
 
 // calibrations keeps each contender's closed-loop maximum once measured.
@@ -99,6 +103,7 @@ func (c OpenLoopConfig) variant(name string, cal *calibrations, rateOf func(max 
 	}
 	return bench.Variant{
 		Name:     name,
+		Params:   results.VariantParams{Workers: c.Workers, Load: results.LoadOpen},
 		Estimate: est,
 		Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 			var maxRate float64

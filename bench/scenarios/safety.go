@@ -109,13 +109,22 @@ func (c SafetyConfig) trials(quick bool) int {
 // proxy_overhead_p50 (us, what one proxy link adds to a round trip).
 // Floors and waiting-strategy variants do not take part.
 func (cfg SafetyConfig) Scenario() bench.Scenario {
-	lower, higher := bench.LowerIsBetter, bench.HigherIsBetter
+	lower, higher := results.BetterLower, results.BetterHigher
+	faults := map[string]string{Pause: results.FaultPause, HostLoss: results.FaultHostLoss, ClockJump: results.FaultClockJump, ClockJumpQuorum: results.FaultClockJumpQuorum}
 	return bench.Scenario{
-		Name: "safety",
-		Better: map[string]string{
-			"double_grants": lower, "unsafe_writes_unfenced": lower, "unsafe_writes_fenced": lower,
-			"learn_first_margin_p50": higher, "learn_first_margin_min": higher,
-			"never_learned": lower,
+		Name:  "safety",
+		Title: "Safety: pauses, host loss, clock jumps, fencing",
+		Metrics: []results.MetricSpec{
+			{Name: "trials", Unit: "count", Label: "trials", Kind: results.KindParameter},
+			{Name: "not_granted", Unit: "count", Label: "trials where the second client was never granted", Kind: results.KindCount},
+			{Name: "never_learned", Unit: "count", Better: lower, Label: "trials where the old holder never learned it lost the lock", Kind: results.KindCount},
+			{Name: "double_grants", Unit: "count", Better: lower, Label: "grants while the old holder still believed it held the lock", Kind: results.KindCount, Key: true},
+			{Name: "unsafe_writes_unfenced", Unit: "count", Better: lower, Label: "stale writes accepted by the unfenced store", Kind: results.KindCount, Key: true},
+			{Name: "unsafe_writes_fenced", Unit: "count", Better: lower, Label: "stale writes accepted by the fenced store", Kind: results.KindCount, Key: true},
+			{Name: "fenced_rejections", Unit: "count", Label: "stale writes the fenced store rejected", Kind: results.KindCount},
+			{Name: "learn_first_margin_p50", Unit: "ms", Better: higher, Label: "learn-first margin p50", Kind: results.KindLatency, Key: true},
+			{Name: "learn_first_margin_min", Unit: "ms", Better: higher, Label: "smallest learn-first margin", Kind: results.KindLatency, Key: true},
+			{Name: "proxy_overhead_p50", Unit: "us", Label: "what one fault-proxy link adds to a round trip (p50)", Kind: results.KindParameter},
 		},
 		Settings: func(quick bool) results.Settings {
 			return results.Settings{
@@ -153,6 +162,7 @@ func (cfg SafetyConfig) Scenario() bench.Scenario {
 				}
 				vs = append(vs, bench.Variant{
 					Name:           v,
+					Params:         results.VariantParams{Workers: 2, Keys: 1, Fault: faults[v], GrantBound: &grantBoundRule},
 					Estimate:       time.Duration(n) * per,
 					MaxRepetitions: reps,
 					Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {

@@ -254,16 +254,11 @@ func Scale() bench.Scenario { return ScaleConfig{}.Scenario() }
 // Scenario returns the scale scenario (see the file comment). Floors do not
 // take part; waiting-strategy variants take part in queue and churn.
 func (cfg ScaleConfig) Scenario() bench.Scenario {
-	lower := bench.LowerIsBetter
 	st := &scaleState{saturated: map[string]string{}}
 	return bench.Scenario{
-		Name: "scale",
-		Better: map[string]string{
-			"sessions_reached": bench.HigherIsBetter, "server_bytes_per_session": lower, "client_bytes_per_lock": lower,
-			"server_cpu_ms_per_sec": lower, "bench_cpu_ms_per_sec": lower, "server_ops_per_sec": lower, "heartbeats_per_sec": lower,
-			"promotion_p50": lower, "promotion_p99": lower, "queue_fill_ms": lower, "waiting_ops_per_sec": lower,
-			"grants_per_sec": bench.HigherIsBetter, "wait_p50": lower, "wait_p99": lower, "server_cpu_ms_per_1k": lower,
-		},
+		Name:    "scale",
+		Title:   "Scale",
+		Metrics: scaleMetrics,
 		Settings: func(quick bool) results.Settings {
 			c := cfg.withDefaults(quick)
 			s := results.Settings{
@@ -303,6 +298,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 					est := lease/3 + c.window(lease) + 5*time.Second + openCost(claims, lease)
 					vs = append(vs, bench.Variant{
 						Name: "idle-" + countName(n) + c.leaseSuffix(lease), Claims: claims, MaxRepetitions: scaleRepetitions,
+						Params:   results.VariantParams{Load: results.LoadIdle, Sessions: n, SessionsMax: n == MaxSessions, Keys: n, Lease: lease.String()},
 						Estimate: planEstimate(claims, most, est),
 						Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 							return runIdle(ctx, env, c, n, lease)
@@ -314,6 +310,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 				est := c.window(c.QueueLease) + 5*time.Second + c.PromotionTime/2 + openCost(n, c.QueueLease)
 				vs = append(vs, bench.Variant{
 					Name: "queue-" + countName(n), Contended: true, Claims: n + 1, MaxRepetitions: scaleRepetitions,
+					Params:   results.VariantParams{Load: results.LoadQueue, Depth: n, Keys: 1, Lease: c.QueueLease.String()},
 					Estimate: planEstimate(n+1, most, est),
 					Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 						return runQueue(ctx, env, c, n, st)
@@ -323,6 +320,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 			for _, n := range c.Churn {
 				vs = append(vs, bench.Variant{
 					Name: "churn-" + countName(n), Contended: true, Claims: n, MaxRepetitions: scaleRepetitions,
+					Params:   results.VariantParams{Load: results.LoadChurn, Sessions: n, Keys: max(n/10, 1)},
 					Estimate: planEstimate(n, most, churnWarmup+c.MinWindow+5*time.Second),
 					Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 						return runChurn(ctx, env, c, n)
@@ -333,6 +331,38 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 		},
 	}
 }
+
+// scaleMetrics declares the scale scenario's figures.
+var scaleMetrics = func() []results.MetricSpec {
+	lower, higher := results.BetterLower, results.BetterHigher
+	return []results.MetricSpec{
+		{Name: "sessions_reached", Unit: "count", Better: higher, Label: "sessions held", Kind: results.KindCount, Key: true},
+		{Name: "sessions", Unit: "count", Label: "sessions opened", Kind: results.KindParameter},
+		{Name: "server_bytes_per_session", Unit: "bytes", Better: lower, Label: "server memory per session", Kind: results.KindBytes, Key: true},
+		{Name: "server_total_bytes_per_session", Unit: "bytes", Label: "server memory per session, whole process", Kind: results.KindBytes},
+		{Name: "server_bytes_per_session_slope", Unit: "bytes", Label: "server memory per session, slope while opening", Kind: results.KindBytes},
+		{Name: "server_bytes_slope_r2", Unit: "ratio", Label: "R² of the memory slope", Kind: results.KindRatio},
+		{Name: "client_bytes_per_lock", Unit: "bytes", Better: lower, Label: "client memory per lock", Kind: results.KindBytes},
+		{Name: "server_cpu_ms_per_sec", Unit: "ms/s", Better: lower, Label: "coordinator CPU", Kind: results.KindCPU, Key: true},
+		{Name: "bench_cpu_ms_per_sec", Unit: "ms/s", Better: lower, Label: "bench CPU", Kind: results.KindCPU},
+		{Name: "server_ops_per_sec", Unit: "1/s", Better: lower, Label: "coordinator commands/s", Kind: results.KindRate},
+		{Name: "heartbeats_per_sec", Unit: "1/s", Better: lower, Label: "keep-alives/s", Kind: results.KindRate},
+		{Name: "server_cpu_us_per_heartbeat", Unit: "us", Label: "coordinator CPU per keep-alive", Kind: results.KindCPU},
+		{Name: "open_seconds", Unit: "s", Label: "time to open the sessions", Kind: results.KindParameter},
+		{Name: "depth", Unit: "count", Label: "waiters queued", Kind: results.KindParameter},
+		{Name: "queue_fill_ms", Unit: "ms", Better: lower, Label: "time until all waiters were queued", Kind: results.KindLatency},
+		{Name: "waiting_ops_per_sec", Unit: "1/s", Better: lower, Label: "coordinator commands/s of the waiting", Kind: results.KindRate, Key: true},
+		{Name: "promotion_p50", Unit: "us", Better: lower, Label: "promotion p50", Kind: results.KindLatency, Key: true},
+		{Name: "promotion_p99", Unit: "us", Better: lower, Label: "promotion p99", Kind: results.KindLatency},
+		{Name: "promotions", Unit: "count", Label: "promotions sampled", Kind: results.KindCount},
+		{Name: "saturated", Unit: "count", Label: "coordinator saturated (1 = yes)", Kind: results.KindVerdict},
+		{Name: "grants_per_sec", Unit: "1/s", Better: higher, Label: "grants per second", Kind: results.KindRate},
+		{Name: "wait_p50", Unit: "ms", Better: lower, Label: "wait p50", Kind: results.KindLatency},
+		{Name: "wait_p99", Unit: "ms", Better: lower, Label: "wait p99", Kind: results.KindLatency},
+		{Name: "server_cpu_ms_per_1k", Unit: "ms", Better: lower, Label: "coordinator CPU per 1,000 locks", Kind: results.KindCPU},
+		{Name: "failures", Unit: "count", Better: lower, Label: "failed cycles", Kind: results.KindCount},
+	}
+}()
 
 func names(ns []int) []string {
 	out := make([]string, len(ns))

@@ -58,5 +58,10 @@ func runScenario(ctx context.Context, t *testing.T, s bench.Scenario, cs []bench
 	if err := res.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	for _, raw := range res.Raw {
+		if err := results.Declared(res.Scenarios, raw); err != nil {
+			t.Error(err)
+		}
+	}
 	return res
 }

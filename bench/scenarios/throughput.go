@@ -57,13 +57,19 @@ func Throughput() bench.Scenario { return ThroughputConfig{}.Scenario() }
 // per second, cycle p99, and server and client CPU per 1,000 locks. Floors
 // take part.
 func (c ThroughputConfig) Scenario() bench.Scenario {
-	lower := bench.LowerIsBetter
+	lower := results.BetterLower
 	return bench.Scenario{
 		Name:   "throughput",
+		Title:  "Throughput of short locks",
 		Floors: true,
-		Better: map[string]string{
-			"cycles_per_sec": bench.HigherIsBetter, "cycle_p50": lower, "cycle_p99": lower,
-			"client_cpu_ms_per_1k": lower, "server_cpu_ms_per_1k": lower, "failures": lower,
+		Metrics: []results.MetricSpec{
+			{Name: "cycles_per_sec", Unit: "1/s", Better: results.BetterHigher, Label: "locks per second", Kind: results.KindRate, Key: true},
+			{Name: "cycle_p50", Unit: "us", Better: lower, Label: "acquire + release p50", Kind: results.KindLatency},
+			{Name: "cycle_p99", Unit: "us", Better: lower, Label: "acquire + release p99", Kind: results.KindLatency, Key: true},
+			{Name: "server_cpu_ms_per_1k", Unit: "ms", Better: lower, Label: "coordinator CPU per 1,000 locks", Kind: results.KindCPU, Key: true},
+			{Name: "client_cpu_ms_per_1k", Unit: "ms", Better: lower, Label: "client CPU per 1,000 locks", Kind: results.KindCPU},
+			{Name: "failures", Unit: "count", Better: lower, Label: "failed cycles", Kind: results.KindCount},
+			{Name: "workers", Unit: "count", Label: "workers", Kind: results.KindParameter},
 		},
 		Settings: func(quick bool) results.Settings {
 			p := c.withDefaults(quick)
@@ -82,19 +88,22 @@ func (c ThroughputConfig) Scenario() bench.Scenario {
 			p := c.withDefaults(quick)
 			var vs []bench.Variant
 			for _, n := range p.DistinctWorkers {
-				vs = append(vs, throughputVariant("distinct-w"+strconv.Itoa(n), n, false, DistinctKey, p.Warmup, p.Duration))
+				vs = append(vs, throughputVariant("distinct-w"+strconv.Itoa(n), results.VariantParams{Workers: n}, DistinctKey, p.Warmup, p.Duration))
 			}
 			shared := func(i int) string { return SharedKey(i, p.SharedKeys) }
-			vs = append(vs, throughputVariant("shared-w"+strconv.Itoa(p.SharedWorkers), p.SharedWorkers, true, shared, p.Warmup, p.Duration))
+			vs = append(vs, throughputVariant("shared-w"+strconv.Itoa(p.SharedWorkers), results.VariantParams{Workers: p.SharedWorkers, Keys: p.SharedKeys, Contended: true}, shared, p.Warmup, p.Duration))
 			return vs
 		},
 	}
 }
 
-func throughputVariant(name string, workers int, contended bool, key func(int) string, warmup, duration time.Duration) bench.Variant {
+func throughputVariant(name string, params results.VariantParams, key func(int) string, warmup, duration time.Duration) bench.Variant {
+	params.Load = results.LoadClosed
+	workers := params.Workers
 	return bench.Variant{
 		Name:      name,
-		Contended: contended,
+		Contended: params.Contended,
+		Params:    params,
 		Estimate:  warmup + duration + 100*time.Millisecond, // opening, closing (measured ~70ms)
 		Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 			m, err := load.Measure(ctx, env, load.Workload{

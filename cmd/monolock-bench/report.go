@@ -64,22 +64,19 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// fillDefaults completes a results file written before contenders
-// described themselves in it (contender info, claim rules, better
-// directions) from today's contender and scenario tables, so an old run
-// renders and compares like a new one. What the file has is kept.
+// fillDefaults completes a results file written before contenders and
+// scenarios described themselves in it (contender info, claim rules,
+// scenario declarations, better directions) from today's contender and
+// scenario tables, so an old run renders and compares like a new one.
+// What the file has is kept.
 func fillDefaults(r *results.Results) {
 	d := results.Defaults{}
 	for _, c := range contenderTable() {
 		d.Contenders = append(d.Contenders, c.Info())
 		d.Claims = append(d.Claims, c.Claims...)
 	}
-	better := map[[2]string]string{}
 	for _, s := range scenarioTable(holder.Command{}) {
-		for metric, dir := range s.Better {
-			better[[2]string{s.Name, metric}] = dir
-		}
+		d.Scenarios = append(d.Scenarios, s.Info(r.Parameters.Quick))
 	}
-	d.Better = func(scenario, metric string) string { return better[[2]string{scenario, metric}] }
 	r.FillDefaults(d)
 }

@@ -96,26 +96,21 @@ func samples(r *results.Results) ([]key, map[key][]float64, map[key]string) {
 	return order, vals, units
 }
 
-// better returns the direction in which a figure improves: its summary
-// row's Better in the new run, else in the old; a file without it (written
-// before it existed) falls back to the one generic rule there is, that
-// times are better lower. Other figures get no direction.
+// better returns the direction in which a figure improves: its scenario's
+// declaration in the new run, else in the old, else its summary row's
+// Better (a file without declarations: FillDefaults gives it today's).
 func better(old, new *results.Results, k key) string {
 	for _, r := range []*results.Results{new, old} {
-		for _, x := range r.Summary {
-			if x.Scenario == k.scenario && x.Variant == k.variant && x.Contender == k.contender && x.Metric == k.metric && x.Better != "" {
-				return x.Better
+		if s, ok := r.Scenario(k.scenario); ok {
+			if m, ok := s.Metric(k.metric); ok {
+				return m.Better
 			}
 		}
 	}
 	for _, r := range []*results.Results{new, old} {
 		for _, x := range r.Summary {
-			if x.Scenario == k.scenario && x.Metric == k.metric {
-				switch x.Unit {
-				case "ns", "us", "ms", "s":
-					return results.BetterLower
-				}
-				return ""
+			if x.Scenario == k.scenario && x.Variant == k.variant && x.Contender == k.contender && x.Metric == k.metric && x.Better != "" {
+				return x.Better
 			}
 		}
 	}

@@ -171,15 +171,17 @@ func TestDirection(t *testing.T) {
 		unit, better  string
 		old, new      []float64
 		wantDirection string
+		declared      *results.MetricSpec
 	}{
-		{"lower is better: down", "us", "lower", hi, lo, "better"},
-		{"lower is better: up", "us", "lower", lo, hi, "worse"},
-		{"higher is better: up", "1/s", "higher", lo, hi, "better"},
-		{"higher is better: down", "1/s", "higher", hi, lo, "worse"},
-		{"no direction", "count", "", lo, hi, ""},
-		{"same is no change", "us", "lower", lo, lo, ""},
-		{"old file: a time is better lower", "ms", "", lo, hi, "worse"},
-		{"old file: a rate has no direction", "1/s", "", lo, hi, ""},
+		{"lower is better: down", "us", "lower", hi, lo, "better", nil},
+		{"lower is better: up", "us", "lower", lo, hi, "worse", nil},
+		{"higher is better: up", "1/s", "higher", lo, hi, "better", nil},
+		{"higher is better: down", "1/s", "higher", hi, lo, "worse", nil},
+		{"no direction", "count", "", lo, hi, "", nil},
+		{"same is no change", "us", "lower", lo, lo, "", nil},
+		{"declared better lower", "ms", "", lo, hi, "worse", &results.MetricSpec{Name: "m", Unit: "ms", Better: "lower"}},
+		{"declared without a direction", "1/s", "higher", lo, hi, "", &results.MetricSpec{Name: "m", Unit: "1/s"}},
+		{"neither declared nor in the rows", "ms", "", lo, hi, "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -193,7 +195,11 @@ func TestDirection(t *testing.T) {
 				for i := range rows {
 					rows[i].Better = tt.better
 				}
-				return &results.Results{RunID: id, Raw: raw, Summary: rows}
+				r := &results.Results{RunID: id, Raw: raw, Summary: rows}
+				if tt.declared != nil {
+					r.Scenarios = []results.ScenarioInfo{{Name: "s", Metrics: []results.MetricSpec{*tt.declared}}}
+				}
+				return r
 			}
 			c := Compare(mk("a", tt.old), mk("b", tt.new), 0)
 			if len(c.Figures) != 1 || c.Figures[0].Direction != tt.wantDirection {

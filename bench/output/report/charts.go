@@ -296,11 +296,8 @@ func (f *figures) throughputChart() ([]byte, error) {
 	for _, c := range f.scenarioContenders("throughput") {
 		var xys plotter.XYs
 		var errs plotter.YErrors
-		for _, v := range f.variants("throughput") {
-			w, ok := workersOf(v)
-			if !ok || !strings.HasPrefix(v, "distinct-") {
-				continue
-			}
+		for _, v := range f.variantsWhere("throughput", closedDistinct) {
+			w := f.params("throughput", v).Workers
 			x, ok := f.row("throughput", c, v, "cycles_per_sec")
 			if !ok {
 				continue

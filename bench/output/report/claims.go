@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -225,8 +224,7 @@ func (f *figures) quote(rule results.ClaimRule, q results.ClaimQuote, variant st
 func (f *figures) pickVariant(rule results.ClaimRule, compared []string) string {
 	best, bestN := "", math.Inf(-1)
 	for _, v := range f.variants(rule.Scenario) {
-		wild, ok := matchVariant(rule.Variant, v)
-		if !ok {
+		if !matchVariant(rule.Variant, v) {
 			continue
 		}
 		all := true
@@ -246,7 +244,7 @@ func (f *figures) pickVariant(rule results.ClaimRule, compared []string) string 
 		if rule.Pick != results.PickLargest {
 			return v
 		}
-		if n, err := strconv.ParseFloat(wild, 64); err == nil && n > bestN {
+		if n := float64(f.params(rule.Scenario, v).Size()); n > bestN {
 			best, bestN = v, n
 		}
 	}
@@ -263,16 +261,13 @@ func boundRule(rule results.ClaimRule) results.ClaimRule {
 }
 
 // matchVariant matches a variant against a pattern with at most one "*"
-// (any non-empty text) and returns what the "*" stands for.
-func matchVariant(pattern, v string) (string, bool) {
+// (any non-empty text).
+func matchVariant(pattern, v string) bool {
 	prefix, suffix, wild := strings.Cut(pattern, "*")
 	if !wild {
-		return "", v == pattern
+		return v == pattern
 	}
-	if len(v) <= len(prefix)+len(suffix) || !strings.HasPrefix(v, prefix) || !strings.HasSuffix(v, suffix) {
-		return "", false
-	}
-	return v[len(prefix) : len(v)-len(suffix)], true
+	return len(v) > len(prefix)+len(suffix) && strings.HasPrefix(v, prefix) && strings.HasSuffix(v, suffix)
 }
 
 // quantity collects a rule's figure for one contender and variant, one

@@ -56,7 +56,7 @@ func synthetic(figs []fig, extra func(raw []results.Raw)) *results.Results {
 	if extra != nil {
 		extra(raw)
 	}
-	return &results.Results{
+	return declared(&results.Results{
 		RunID:  "synthetic",
 		Claims: claimRules(),
 		Parameters: results.Parameters{Repetitions: 3, Contender: map[string]results.Settings{
@@ -64,7 +64,7 @@ func synthetic(figs []fig, extra func(raw []results.Raw)) *results.Results {
 		}},
 		Summary: results.Summarize(raw),
 		Raw:     raw,
-	}
+	})
 }
 
 func TestClaimVerdicts(t *testing.T) {
@@ -222,7 +222,7 @@ func TestReferenceRunVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.FillDefaults(results.Defaults{Claims: claimRules()})
+	r.FillDefaults(results.Defaults{Claims: claimRules(), Scenarios: declarations(r.Parameters.Quick)})
 	want := map[string]Verdict{
 		"acquire-latency": Fails, "short-lock-throughput": Holds, "graceful-immediate": Holds,
 		"crash-one-lease": Holds, "freeze-one-lease": Holds, "redis-crash-ttl": Holds, "redlock-crash-ttl": Holds,

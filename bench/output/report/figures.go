@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -163,19 +162,38 @@ func (f *figures) histogram(scenario, contender, variant, name string) (*hdrhist
 	return merged, unit, nil
 }
 
-// workersOf returns the worker count of a variant named like
-// "distinct-w16".
-func workersOf(variant string) (int, bool) {
-	i := strings.LastIndex(variant, "-w")
-	if i < 0 {
-		if strings.HasPrefix(variant, "w") {
-			i = -1
-		} else {
-			return 0, false
+// params returns the recorded parameters of a scenario's variant (zero
+// when the run declares none).
+func (f *figures) params(scenario, variant string) results.VariantParams {
+	s, _ := f.r.Scenario(scenario)
+	p, _ := s.Variant(variant)
+	return p
+}
+
+// variantsWhere lists the variants of a scenario, in order of first
+// appearance, whose parameters keep accepts.
+func (f *figures) variantsWhere(scenario string, keep func(results.VariantParams) bool) []string {
+	var out []string
+	for _, v := range f.variants(scenario) {
+		if keep(f.params(scenario, v)) {
+			out = append(out, v)
 		}
 	}
-	n, err := strconv.Atoi(variant[i+2:])
-	return n, err == nil && n > 0
+	return out
+}
+
+// closedDistinct accepts the closed-loop variants on distinct keys that
+// have a worker count: the throughput curve.
+func closedDistinct(p results.VariantParams) bool {
+	return p.Load == results.LoadClosed && !p.Contended && p.Workers > 0
+}
+
+// title names a scenario for readers.
+func (f *figures) title(scenario string) string {
+	if s, ok := f.r.Scenario(scenario); ok && s.Title != "" {
+		return s.Title
+	}
+	return scenario
 }
 
 // num prints a figure with a precision that suits its size: whole numbers
@@ -233,9 +251,9 @@ func ratio(a, b float64) string {
 // workers that any lock (not a floor) ran.
 func (f *figures) mostWorkers() (string, int) {
 	best, bestW := "", 0
-	for _, v := range f.variants("throughput") {
-		w, ok := workersOf(v)
-		if !ok || !strings.HasPrefix(v, "distinct-") || w <= bestW {
+	for _, v := range f.variantsWhere("throughput", closedDistinct) {
+		w := f.params("throughput", v).Workers
+		if w <= bestW {
 			continue
 		}
 		for _, c := range f.locks("throughput") {

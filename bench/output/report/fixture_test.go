@@ -244,7 +244,7 @@ func fixture(t testing.TB) *results.Results {
 				StartedAt: start.Add(time.Duration(len(raw)) * time.Second), Seconds: 8,
 				Metrics: []results.Metric{
 					{Name: "jain_index", Unit: "ratio", Value: math.Min(1, jitter(fx.jain, 0.01))},
-					{Name: "fifo_inversions_per_1k", Unit: "per 1k", Value: jitter(fx.inv, 0.1)},
+					{Name: "fifo_inversions_per_1k", Unit: "count", Value: jitter(fx.inv, 0.1)},
 					{Name: "wait_p50", Unit: "ms", Value: jitter(fx.waitMS, 0.05)},
 					{Name: "wait_p99", Unit: "ms", Value: jitter(fx.waitMS*3, 0.05)},
 					{Name: "wait_max", Unit: "ms", Value: jitter(fx.waitMS*6, 0.05)},
@@ -260,7 +260,7 @@ func fixture(t testing.TB) *results.Results {
 			})
 		}
 	}
-	return &results.Results{
+	return declared(&results.Results{
 		SchemaVersion: results.SchemaVersion,
 		RunID:         "test-fixture",
 		StartedAt:     start,
@@ -322,7 +322,7 @@ func fixture(t testing.TB) *results.Results {
 		Raw: append(raw, results.Raw{Scenario: "safety", Variant: "clock-jump", Contender: "monolock", Repetition: 1,
 			StartedAt: start, Skipped: "TEST FIXTURE reason"}),
 		Notes: []string{"TEST FIXTURE: every number in this file is synthetic, made up to test the renderers. It is not a measurement."},
-	}
+	})
 }
 
 // withBetter sets the better direction of the fixture's metrics the way a

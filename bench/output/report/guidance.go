@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/monolock/monolock-bench/bench/output/results"
 	"slices"
 	"strings"
 )
@@ -19,11 +20,9 @@ func (f *figures) situations() []situation {
 	if v, w := f.mostWorkers(); v != "" {
 		out = append(out, situation{fmt.Sprintf("Very many very short locks (hold 0, %d workers on distinct keys, cycles/s)", w), "throughput", v, "cycles_per_sec", true})
 	}
-	for _, v := range f.variants("throughput") {
-		if strings.HasPrefix(v, "shared-") {
-			out = append(out, situation{fmt.Sprintf("Short locks on a small shared key set (%s, cycles/s)", v), "throughput", v, "cycles_per_sec", true})
-			break
-		}
+	for _, v := range f.variantsWhere("throughput", func(p results.VariantParams) bool { return p.Contended }) {
+		out = append(out, situation{fmt.Sprintf("Short locks on a small shared key set (%s, cycles/s)", v), "throughput", v, "cycles_per_sec", true})
+		break
 	}
 	out = append(out,
 		situation{"Hot locks passed from worker to worker (handover after a release, p50)", "handover", "graceful", "p50", false},

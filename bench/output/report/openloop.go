@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/monolock/monolock-bench/bench/output/results"
 	"math"
 	"slices"
 	"strings"
@@ -9,10 +10,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 )
-
-// openLoop reports whether a latency variant is an open-loop one (requests
-// due at a fixed rate, latency from the due time).
-func openLoop(variant string) bool { return strings.HasPrefix(variant, "open-") }
 
 // openLoopQuantiles are the percentiles the open-loop chart draws.
 var openLoopQuantiles = []struct{ metric, label string }{
@@ -22,12 +19,7 @@ var openLoopQuantiles = []struct{ metric, label string }{
 // openLoopSection charts each open-loop percentile against the offered
 // rate and reads the p99 at every rate.
 func (f *figures) openLoopSection(d *document) error {
-	var vs []string
-	for _, v := range f.variants("latency") {
-		if openLoop(v) {
-			vs = append(vs, v)
-		}
-	}
+	vs := f.variantsWhere("latency", func(p results.VariantParams) bool { return p.Load == results.LoadOpen })
 	if len(vs) == 0 {
 		return nil
 	}

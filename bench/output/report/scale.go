@@ -2,9 +2,11 @@ package report
 
 import (
 	"fmt"
+	"github.com/monolock/monolock-bench/bench/output/results"
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -20,14 +22,14 @@ const scale = "scale"
 type point struct{ x, y, lo, hi float64 }
 
 // scaleSeries collects, per contender, the figure metric of the variants
-// with prefix (and without a lease suffix unless suffix says so) against
+// of one load (results.LoadIdle, LoadQueue) at its longest lease against
 // the x metric of the same variant.
-func (f *figures) scaleSeries(prefix, suffix, xMetric, metric string) map[string][]point {
+func (f *figures) scaleSeries(load, xMetric, metric string) map[string][]point {
 	out := map[string][]point{}
+	long := f.longestLease(load)
 	for _, c := range f.locks(scale) {
 		for _, v := range f.variants(scale) {
-			rest, ok := strings.CutPrefix(v, prefix)
-			if !ok || strings.Contains(rest, "-") != (suffix != "") || (suffix != "" && !strings.HasSuffix(rest, suffix)) {
+			if p := f.params(scale, v); p.Load != load || p.Lease != long {
 				continue
 			}
 			x, okx := f.row(scale, c, v, xMetric)
@@ -40,6 +42,20 @@ func (f *figures) scaleSeries(prefix, suffix, xMetric, metric string) map[string
 		slices.SortFunc(out[c], func(a, b point) int { return int(a.x - b.x) })
 	}
 	return out
+}
+
+// longestLease returns the longest lease among the scale variants of a
+// load, as recorded ("30s"); "" when none records one.
+func (f *figures) longestLease(load string) string {
+	best, bestD := "", time.Duration(-1)
+	for _, v := range f.variants(scale) {
+		p := f.params(scale, v)
+		d, err := time.ParseDuration(p.Lease)
+		if p.Load == load && err == nil && d > bestD {
+			best, bestD = p.Lease, d
+		}
+	}
+	return best
 }
 
 // seriesChart draws one line per contender on log-scaled axes (y linear
@@ -123,29 +139,29 @@ func fitLine(pts []point) (line, bool) {
 func (f *figures) scaleSection(d *document) error {
 	type chartSpec struct {
 		name, title, yLabel, caption string
-		prefix, x, metric            string
+		load, x, metric              string
 		linearY                      bool
 	}
 	charts := []chartSpec{
 		{"scale-memory", "Server memory per idle session", "bytes per session (log scale)",
 			"Anonymous memory of the servers above the empty server, divided by the sessions, against the idle holders at the long lease; error bars span the repetitions.",
-			"idle-", "sessions", "server_bytes_per_session", false},
+			results.LoadIdle, "sessions", "server_bytes_per_session", false},
 		{"scale-ops", "Coordinator commands per second, idle holders", "commands/s (log scale)",
 			"Commands the coordinator served per second while C sessions held a lock each (their keep-alives), from its own counters.",
-			"idle-", "sessions", "server_ops_per_sec", false},
+			results.LoadIdle, "sessions", "server_ops_per_sec", false},
 		{"scale-cpu", "Coordinator CPU, idle holders", "server CPU (ms per second)",
 			"CPU the servers spent per second of wall time while C sessions held a lock each: the cost of keep-alives.",
-			"idle-", "sessions", "server_cpu_ms_per_sec", true},
+			results.LoadIdle, "sessions", "server_cpu_ms_per_sec", true},
 		{"scale-queue-ops", "Coordinator commands per second, waiting clients", "commands/s (log scale)",
 			"Commands the coordinator served per second while N clients waited on one held lock: polling shows as load that grows with N.",
-			"queue-", "depth", "server_ops_per_sec", false},
+			results.LoadQueue, "depth", "server_ops_per_sec", false},
 		{"scale-promotion", "Promotion latency against queue depth", "release → next grant, p50 (us, log scale)",
 			"Time from the release of the holder to the grant of the next waiter, sampled at the front of a queue of N waiters (median of the trials).",
-			"queue-", "depth", "promotion_p50", false},
+			results.LoadQueue, "depth", "promotion_p50", false},
 	}
 	for _, c := range charts {
 		svg, err := f.seriesChart(c.title, map[string]string{"sessions": "sessions C (log scale)", "depth": "waiters N (log scale)"}[c.x], c.yLabel,
-			f.scaleSeries(c.prefix, "", c.x, c.metric), c.linearY)
+			f.scaleSeries(c.load, c.x, c.metric), c.linearY)
 		if err != nil {
 			return err
 		}
@@ -155,8 +171,8 @@ func (f *figures) scaleSection(d *document) error {
 	}
 	var parts []string
 	for _, c := range f.locks(scale) {
-		mem := f.scaleSeries("idle-", "", "sessions", "server_bytes_per_session")[c]
-		cpu := f.scaleSeries("idle-", "", "sessions", "server_cpu_ms_per_sec")[c]
+		mem := f.scaleSeries(results.LoadIdle, "sessions", "server_bytes_per_session")[c]
+		cpu := f.scaleSeries(results.LoadIdle, "sessions", "server_cpu_ms_per_sec")[c]
 		var fs []string
 		if len(mem) > 0 {
 			// Total bytes against C: the slope is the bytes per session.
@@ -194,7 +210,7 @@ func (f *figures) scaleSection(d *document) error {
 func (f *figures) scaleShortLease(d *document) {
 	var parts []string
 	for _, v := range f.variants(scale) {
-		if !strings.HasPrefix(v, "idle-") || !strings.Contains(v, "-lease") {
+		if p := f.params(scale, v); p.Load != results.LoadIdle || p.Lease == f.longestLease(results.LoadIdle) {
 			continue
 		}
 		var cs []string
@@ -229,7 +245,7 @@ func (f *figures) scaleLoad(d *document) {
 	deepest := ""
 	depth := 0.0
 	for _, v := range f.variants(scale) {
-		if !strings.HasPrefix(v, "queue-") {
+		if f.params(scale, v).Load != results.LoadQueue {
 			continue
 		}
 		for _, c := range f.locks(scale) {
@@ -247,7 +263,7 @@ func (f *figures) scaleLoad(d *document) {
 		s += " Promotion p50, fastest first: " + line + "."
 	}
 	var ratios []string
-	for c, pts := range f.scaleSeries("queue-", "", "depth", "promotion_p50") {
+	for c, pts := range f.scaleSeries(results.LoadQueue, "depth", "promotion_p50") {
 		if len(pts) > 1 && pts[0].x == 1 && pts[0].y > 0 {
 			last := pts[len(pts)-1]
 			ratios = append(ratios, fmt.Sprintf("%s %s at depth %s", c, ratio(last.y, pts[0].y), num(last.x)))

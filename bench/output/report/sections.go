@@ -175,12 +175,10 @@ func (f *figures) glanceGroups() []glanceGroup {
 			col(fmt.Sprintf("coordinator CPU per 1,000 locks, %d workers", w), "throughput", v, "server_cpu_ms_per_1k", "ms"),
 			col(fmt.Sprintf("client CPU per 1,000 locks, %d workers", w), "throughput", v, "client_cpu_ms_per_1k", "ms"))
 	}
-	for _, v := range f.variants("throughput") {
-		if strings.HasPrefix(v, "shared-") {
-			w, _ := workersOf(v)
-			speed = append(speed, col(fmt.Sprintf("short locks, %d workers, shared keys", w), "throughput", v, "cycles_per_sec", "1/s"))
-			break
-		}
+	for _, v := range f.variantsWhere("throughput", func(p results.VariantParams) bool { return p.Contended }) {
+		w := f.params("throughput", v).Workers
+		speed = append(speed, col(fmt.Sprintf("short locks, %d workers, shared keys", w), "throughput", v, "cycles_per_sec", "1/s"))
+		break
 	}
 	groups := []glanceGroup{
 		{"Speed", speed},
@@ -255,23 +253,8 @@ func tally(claims []Claim) (holds, fails, inconclusive int) {
 	return holds, fails, inconclusive
 }
 
-// scenarioTitles names the known scenarios.
-var scenarioTitles = map[string]string{
-	"latency":    "Latency (uncontended)",
-	"throughput": "Throughput of short locks",
-	"handover":   "Handover",
-	"fairness":   "Fairness under contention",
-	"safety":     "Safety: pauses, host loss, clock jumps, fencing",
-	"failover":   "Failover of the coordinator",
-	"scale":      "Scale",
-}
-
 func (f *figures) scenarioSection(d *document, s string) error {
-	title := scenarioTitles[s]
-	if title == "" {
-		title = s
-	}
-	d.h2(title)
+	d.h2(f.title(s))
 	if set := f.r.Parameters.Scenario[s]; len(set) > 0 {
 		d.p("Parameters: " + settingsText(set) + ".")
 	}
@@ -436,7 +419,7 @@ func (f *figures) ranked(s, variant, metric string, contenders []string, higherI
 
 func (f *figures) latencySection(d *document) error {
 	for _, v := range f.variants("latency") {
-		if openLoop(v) {
+		if f.params("latency", v).Load == results.LoadOpen {
 			continue // charted against the offered rate below
 		}
 		svg, err := f.percentileChart("Acquire latency by percentile ("+v+")", "latency", v, "acquire", "acquire latency (us, log scale)", "us")
@@ -474,11 +457,8 @@ func (f *figures) throughputSection(d *document) error {
 	var text []string
 	for _, c := range f.scenarioContenders("throughput") {
 		best, bestW := 0.0, 0
-		for _, v := range f.variants("throughput") {
-			w, ok := workersOf(v)
-			if !ok || !strings.HasPrefix(v, "distinct-") {
-				continue
-			}
+		for _, v := range f.variantsWhere("throughput", closedDistinct) {
+			w := f.params("throughput", v).Workers
 			if x, ok := f.row("throughput", c, v, "cycles_per_sec"); ok && x.Median > best {
 				best, bestW = x.Median, w
 			}
@@ -502,11 +482,9 @@ func (f *figures) throughputSection(d *document) error {
 			s += " Coordinator CPU per 1,000 locks: " + cpu + "."
 		}
 	}
-	for _, v := range f.variants("throughput") {
-		if strings.HasPrefix(v, "shared-") {
-			if line := f.listFigures("throughput", v, "cycles_per_sec", f.locks("throughput")); line != "" {
-				s += fmt.Sprintf(" On a small shared key set (%s), where claims wait for each other: %s.", v, line)
-			}
+	for _, v := range f.variantsWhere("throughput", func(p results.VariantParams) bool { return p.Contended }) {
+		if line := f.listFigures("throughput", v, "cycles_per_sec", f.locks("throughput")); line != "" {
+			s += fmt.Sprintf(" On a small shared key set (%s), where claims wait for each other: %s.", v, line)
 		}
 	}
 	d.p(s)

@@ -38,8 +38,8 @@ type ClaimRule struct {
 	// contender the rule compares has the figure.
 	Variant string `json:"variant"`
 	// Pick is PickFirst (default: the first such variant in the run's
-	// order) or PickLargest (the one whose "*" stands for the largest
-	// number, e.g. the most workers of "distinct-w*").
+	// order) or PickLargest (the one of the largest size by its recorded
+	// parameters, VariantParams.Size: the most workers of "distinct-w*").
 	Pick    string `json:"pick,omitempty"`
 	Subject string `json:"subject"`
 	Metric  string `json:"metric"`
@@ -137,22 +137,27 @@ type ClaimQuote struct {
 }
 
 // Defaults are what FillDefaults adds to a results file written before
-// contender_info, claim_rules and better existed.
+// contender_info, claim_rules, scenario_info and better existed.
 type Defaults struct {
 	Contenders []ContenderInfo
 	Claims     []ClaimRule
-	// Better gives a metric's better direction ("" for none).
-	Better func(scenario, metric string) string
+	// Scenarios are today's scenario declarations (for the file's quick
+	// setting).
+	Scenarios []ScenarioInfo
 }
 
-// FillDefaults completes an old results file from today's contender table
-// so that it renders like a new one: when r has no contender info it gets
-// the entries of d.Contenders for the contenders it ran; when it has no
-// claim rules, the rules of d.Claims whose subject it ran; summary rows
-// without a better direction get d.Better's; a note of a skipped variant
-// ("scenario/variant/contender skipped: reason", how runs recorded it
-// before Raw.Skipped) becomes a record with Skipped. Whatever r already
-// has is kept. `monolock-bench report` and `compare` call it after Load.
+// FillDefaults completes an old results file from today's contender and
+// scenario tables so that it renders like a new one: when r has no
+// contender info it gets the entries of d.Contenders for the contenders it
+// ran; when it has no claim rules, the rules of d.Claims whose subject it
+// ran; when it has no scenario info, d.Scenarios' declarations of the
+// scenarios it ran, with the variants it ran (a variant today's table no
+// longer has keeps its name and no parameters); summary rows without a
+// better direction get their declaration's; a note of a
+// skipped variant ("scenario/variant/contender skipped: reason", how runs
+// recorded it before Raw.Skipped) becomes a record with Skipped. Whatever
+// r already has is kept. `monolock-bench report` and `compare` call it
+// after Load.
 func (r *Results) FillDefaults(d Defaults) {
 	r.Notes = slices.DeleteFunc(r.Notes, func(n string) bool {
 		at, reason, ok := strings.Cut(n, " skipped: ")
@@ -184,11 +189,48 @@ func (r *Results) FillDefaults(d Defaults) {
 			}
 		}
 	}
-	if d.Better != nil {
-		for i, x := range r.Summary {
-			if x.Better == "" {
-				r.Summary[i].Better = d.Better(x.Scenario, x.Metric)
-			}
+	if len(r.Scenarios) == 0 {
+		r.Scenarios = r.declared(d.Scenarios)
+	}
+	better := func(scenario, metric string) string {
+		s, _ := r.Scenario(scenario)
+		m, _ := s.Metric(metric)
+		return m.Better
+	}
+	for i, x := range r.Summary {
+		if x.Better == "" {
+			r.Summary[i].Better = better(x.Scenario, x.Metric)
 		}
 	}
+}
+
+// declared returns today's declarations of the scenarios r has records
+// of, each with the variants r has, in r's order.
+func (r *Results) declared(today []ScenarioInfo) []ScenarioInfo {
+	var out []ScenarioInfo
+	variants := map[string][]string{}
+	var order []string
+	for _, x := range r.Raw {
+		if !slices.Contains(order, x.Scenario) {
+			order = append(order, x.Scenario)
+		}
+		if !slices.Contains(variants[x.Scenario], x.Variant) {
+			variants[x.Scenario] = append(variants[x.Scenario], x.Variant)
+		}
+	}
+	for _, name := range order {
+		i := slices.IndexFunc(today, func(s ScenarioInfo) bool { return s.Name == name })
+		if i < 0 {
+			continue
+		}
+		s := today[i]
+		s.Metrics = slices.Clone(s.Metrics)
+		s.Variants = nil
+		for _, v := range variants[name] {
+			p, _ := today[i].Variant(v)
+			s.Variants = append(s.Variants, VariantInfo{Name: v, VariantParams: p})
+		}
+		out = append(out, s)
+	}
+	return out
 }

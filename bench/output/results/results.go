@@ -49,6 +49,10 @@ type Results struct {
 	// rules a report evaluates against the figures. Absent in files
 	// written before it existed; see FillDefaults.
 	Claims []ClaimRule `json:"claim_rules,omitempty"`
+	// Scenarios declares each scenario's metrics and variant parameters
+	// (see ScenarioInfo). Absent in files written before it existed; see
+	// FillDefaults.
+	Scenarios []ScenarioInfo `json:"scenario_info,omitempty"`
 }
 
 // ContenderInfo is how a contender describes itself to a report.

@@ -69,6 +69,10 @@ func sample(t *testing.T) *Results {
 			{Name: "redis-floor", Family: "floor", Floor: true},
 		},
 		Claims: []ClaimRule{sampleRule()},
+		Scenarios: []ScenarioInfo{{Name: "latency", Metrics: []MetricSpec{
+			{Name: "cycle_p50", Unit: "us", Better: BetterLower, Kind: KindLatency},
+			{Name: "cycle_p99", Unit: "us", Better: BetterLower, Kind: KindLatency},
+		}, Variants: []VariantInfo{{Name: "w1", VariantParams: VariantParams{Workers: 1, Load: LoadClosed}}}}},
 	}
 }
 
@@ -194,7 +198,7 @@ func TestValidateRejects(t *testing.T) {
 // it ran and the better directions it lacks; what it has is kept.
 func TestFillDefaults(t *testing.T) {
 	r := sample(t)
-	r.Contenders, r.Claims = nil, nil
+	r.Contenders, r.Claims, r.Scenarios = nil, nil, nil
 	for i := range r.Summary {
 		r.Summary[i].Better = ""
 	}
@@ -203,11 +207,10 @@ func TestFillDefaults(t *testing.T) {
 	d := Defaults{
 		Contenders: []ContenderInfo{{Name: "etcd"}, {Name: "redis", Family: "redis"}},
 		Claims:     []ClaimRule{other, sampleRule()},
-		Better: func(scenario, metric string) string {
-			if metric == "cycle_p50" {
-				return BetterLower
-			}
-			return ""
+		Scenarios: []ScenarioInfo{
+			{Name: "throughput", Metrics: []MetricSpec{{Name: "cycles_per_sec", Unit: "1/s", Better: BetterHigher}}},
+			{Name: "latency", Title: "Latency", Metrics: []MetricSpec{{Name: "cycle_p50", Unit: "us", Better: BetterLower}, {Name: "cycle_p99", Unit: "us"}},
+				Variants: []VariantInfo{{Name: "w8", VariantParams: VariantParams{Workers: 8}}, {Name: "w1", VariantParams: VariantParams{Workers: 1}}}},
 		},
 	}
 	// Before Raw.Skipped, the runner noted a skipped variant.
@@ -228,6 +231,11 @@ func TestFillDefaults(t *testing.T) {
 	}
 	if r.Summary[0].Better != BetterLower || r.Summary[1].Better != "" {
 		t.Errorf("better %q, %q", r.Summary[0].Better, r.Summary[1].Better)
+	}
+	// The scenarios it ran, with the variants it ran and their parameters.
+	if got := r.Scenarios; len(got) != 1 || got[0].Name != "latency" || got[0].Title != "Latency" ||
+		!reflect.DeepEqual(got[0].Variants, []VariantInfo{{Name: "w1", VariantParams: VariantParams{Workers: 1}}}) {
+		t.Errorf("scenario info %+v, want latency with w1 only", got)
 	}
 	if err := r.Validate(); err != nil {
 		t.Fatal(err)

@@ -134,6 +134,9 @@ func (r *Results) Validate() error {
 	if err := checkContenders(r.Contenders); err != nil {
 		return bad("%v", err)
 	}
+	if err := checkScenarios(r.Scenarios); err != nil {
+		return bad("%v", err)
+	}
 	for i, c := range r.Claims {
 		if err := checkClaimRule(c); err != nil {
 			return bad("claim_rules[%d] %s: %v", i, c.ID, err)

@@ -1,0 +1,30 @@
+package report
+
+import (
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/faults/holder"
+	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/scenarios"
+)
+
+// declarations returns today's scenario declarations, as the CLI's
+// fillDefaults gives them to a file written without them (the tests'
+// synthetic results are such files).
+func declarations(quick bool) []results.ScenarioInfo {
+	var out []results.ScenarioInfo
+	cmd := holder.Command{}
+	for _, s := range []bench.Scenario{
+		scenarios.Latency(), scenarios.Throughput(), scenarios.HandoverConfig{Holder: cmd}.Scenario(),
+		scenarios.FairnessConfig{}.Scenario(), scenarios.SafetyConfig{Holder: cmd}.Scenario(),
+		scenarios.FailoverConfig{}.Scenario(), scenarios.Scale(),
+	} {
+		out = append(out, s.Info(quick))
+	}
+	return out
+}
+
+// declared completes r with today's declarations and returns it.
+func declared(r *results.Results) *results.Results {
+	r.FillDefaults(results.Defaults{Scenarios: declarations(r.Parameters.Quick)})
+	return r
+}

@@ -1,0 +1,73 @@
+package scenarios
+
+import (
+	"testing"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/faults/holder"
+	"github.com/monolock/monolock-bench/bench/output/results"
+)
+
+// every returns every scenario of this package with default parameters.
+func every() []bench.Scenario {
+	return []bench.Scenario{
+		Latency(), Throughput(), HandoverConfig{Holder: holder.Command{}}.Scenario(), FairnessConfig{}.Scenario(),
+		SafetyConfig{Holder: holder.Command{}}.Scenario(), FailoverConfig{}.Scenario(), Scale(),
+	}
+}
+
+// Every metric of the full reference run is declared by its scenario with
+// the unit it carries, and every declaration is valid: the report of a
+// run reads the declarations, so a metric a scenario forgets to declare
+// loses its label, kind and direction. (The smoke tests check the records
+// they make through runScenario as well.)
+func TestScenariosDeclareTheirMetrics(t *testing.T) {
+	r, err := results.Load("../../reports/20261201T002715Z/results.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info []results.ScenarioInfo
+	for _, s := range every() {
+		i := s.Info(false)
+		if i.Title == "" || len(i.Metrics) == 0 || len(i.Variants) == 0 {
+			t.Errorf("%s: title %q, %d metrics, %d variants", s.Name, i.Title, len(i.Metrics), len(i.Variants))
+		}
+		info = append(info, i)
+	}
+	check := results.Results{SchemaVersion: 1, RunID: "x", StartedAt: r.StartedAt, Environment: r.Environment, Parameters: r.Parameters, Scenarios: info}
+	if err := check.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range r.Raw {
+		if err := results.Declared(info, raw); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// Every variant states its parameters: a report reads them, never the
+// variant's name.
+func TestVariantsHaveParams(t *testing.T) {
+	for _, s := range every() {
+		for _, v := range s.Info(false).Variants {
+			if v.VariantParams == (results.VariantParams{}) {
+				t.Errorf("%s %s: no parameters", s.Name, v.Name)
+			}
+		}
+	}
+	ps := map[string]results.VariantParams{}
+	for _, v := range Throughput().Info(false).Variants {
+		ps[v.Name] = v.VariantParams
+	}
+	if p := ps["distinct-w64"]; p.Workers != 64 || p.Contended {
+		t.Errorf("distinct-w64: %+v", p)
+	}
+	if p := ps["shared-w16"]; p.Workers != 16 || !p.Contended || p.Keys != 4 {
+		t.Errorf("shared-w16: %+v", p)
+	}
+	for _, v := range Scale().Info(false).Variants {
+		if v.Name == "idle-10k-lease2s" && (v.Sessions != 10000 || v.Lease != "2s" || v.Load != results.LoadIdle) {
+			t.Errorf("%s: %+v", v.Name, v.VariantParams)
+		}
+	}
+}
