@@ -16,6 +16,8 @@ import (
 const (
 	// PathWrite takes a POSTed JSON Write and answers the JSON Entry.
 	PathWrite = "/write"
+	// PathRead takes a POSTed JSON Read and answers the JSON ReadResult.
+	PathRead = "/read"
 	// PathHistory answers GET with the JSON array of every Entry.
 	PathHistory = "/history"
 )
@@ -49,6 +51,7 @@ func Listen(addr string, fenced bool) (*Server, error) {
 	s := &Server{Store: NewStore(fenced), ln: ln, err: make(chan error, 1)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+PathWrite, s.handleWrite)
+	mux.HandleFunc("POST "+PathRead, s.handleRead)
 	mux.HandleFunc("GET "+PathHistory, s.handleHistory)
 	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { s.err <- s.srv.Serve(ln) }()
@@ -81,6 +84,21 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, s.Store.Apply(wr))
+}
+
+func (s *Server) handleRead(w http.ResponseWriter, r *http.Request) {
+	var rd Read
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rd); err != nil {
+		http.Error(w, "bad read: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if rd.Client == "" || rd.Lock == "" {
+		http.Error(w, "bad read: client and lock are required", http.StatusBadRequest)
+		return
+	}
+	writeJSON(w, s.Store.Read(rd))
 }
 
 func (s *Server) handleHistory(w http.ResponseWriter, _ *http.Request) {
@@ -125,6 +143,26 @@ func (c *Client) Write(ctx context.Context, w Write) (Entry, error) {
 		return Entry{}, fmt.Errorf("guardedstore: write: %w", err)
 	}
 	return e, nil
+}
+
+// Read sends r and returns the store's decision. A rejected read is a
+// ReadResult with Accepted false, not an error; errors are transport
+// failures and refusals of a malformed request. Bound it with ctx.
+func (c *Client) Read(ctx context.Context, r Read) (ReadResult, error) {
+	body, err := json.Marshal(r)
+	if err != nil {
+		return ReadResult{}, fmt.Errorf("guardedstore: read: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+PathRead, bytes.NewReader(body))
+	if err != nil {
+		return ReadResult{}, fmt.Errorf("guardedstore: read: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	var res ReadResult
+	if err := c.do(req, &res); err != nil {
+		return ReadResult{}, fmt.Errorf("guardedstore: read: %w", err)
+	}
+	return res, nil
 }
 
 // History fetches the server's whole history.
