@@ -2,6 +2,7 @@ package guardedstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -305,7 +306,7 @@ func TestServerRead(t *testing.T) {
 	if r, err := c.Read(ctx, Read{Client: "A", Lock: "k/register", Token: tok(3)}); err != nil || r.Accepted || r.Reason != ReasonStale {
 		t.Errorf("stale read = %+v, %v; want rejected as stale", r, err)
 	}
-	if _, err := c.Read(ctx, Read{Lock: "k/register"}); err == nil {
-		t.Error("a read without a client was answered")
+	if _, err := c.Read(ctx, Read{Lock: "k/register"}); !errors.Is(err, ErrRefused) {
+		t.Errorf("a read without a client: %v, want ErrRefused", err)
 	}
 }

@@ -110,6 +110,11 @@ func writeJSON(w http.ResponseWriter, v any) {
 	_ = json.NewEncoder(w).Encode(v) // a failed write means the client left
 }
 
+// ErrRefused is wrapped by a Client's errors when the server answered
+// with an error status (a malformed request): the request had no effect.
+// Other errors are transport failures, whose effect is unknown.
+var ErrRefused = errors.New("guardedstore: refused")
+
 // Client talks to a Server. It is safe for concurrent use.
 type Client struct {
 	base string
@@ -189,7 +194,7 @@ func (c *Client) do(req *http.Request, v any) error {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("%s: %s", resp.Status, bytes.TrimSpace(msg))
+		return fmt.Errorf("%w: %s: %s", ErrRefused, resp.Status, bytes.TrimSpace(msg))
 	}
 	return json.NewDecoder(resp.Body).Decode(v)
 }
