@@ -276,7 +276,7 @@ func runSuite(ctx context.Context, o *runOptions, stdout, stderr io.Writer) int 
 
 	runner := &run.Runner{
 		Scenarios: o.scenarios, Contenders: o.contenders, Deployment: d,
-		Repetitions: o.repetitions, Quick: o.quick, Lease: o.lease, Logger: log,
+		Repetitions: o.repetitions, Quick: o.quick, Lease: o.lease, OutDir: o.out, Logger: log,
 	}
 	closeProgress := func() {}
 	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
