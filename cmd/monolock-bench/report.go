@@ -75,7 +75,7 @@ func fillDefaults(r *results.Results) {
 		d.Claims = append(d.Claims, c.Claims...)
 	}
 	better := map[[2]string]string{}
-	for _, s := range scenarioTable(holder.Command{}) {
+	for _, s := range scenarioTable(holder.Command{}, 0, 0) {
 		for metric, dir := range s.Better {
 			better[[2]string{s.Name, metric}] = dir
 		}

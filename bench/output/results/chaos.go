@@ -29,6 +29,8 @@ type Chaos struct {
 	// Timeline is what the report draws: every client's acquires and
 	// holds as bars, every applied fault as a span.
 	Timeline ChaosTimeline `json:"timeline"`
+	// Notes say which figures were left out, and why.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // ChaosVerdict is every checker's verdict on one contender's history;
@@ -54,8 +56,9 @@ type ChaosVerdict struct {
 	Rate       ChaosRate            `json:"rate"`
 	RateByKind map[string]ChaosRate `json:"rate_by_kind,omitempty"`
 	// GrantGapMaxMS is the longest time between two consecutive grants
-	// while a client waited: how long the lock stayed away from every
-	// waiter (a frozen holder keeping it, a server down).
+	// (the clients always have a waiter): how long the lock stayed away
+	// from every waiter at worst (a frozen holder keeping it, a server
+	// down). A normal gap is a hold and a handover.
 	GrantGapMaxMS float64 `json:"grant_gap_max_ms"`
 }
 
