@@ -264,6 +264,7 @@ var scenarioTitles = map[string]string{
 	"safety":     "Safety: pauses, host loss, clock jumps, fencing",
 	"failover":   "Failover of the coordinator",
 	"scale":      "Scale",
+	"chaos":      "Chaos: random faults, recorded histories, checkers",
 }
 
 func (f *figures) scenarioSection(d *document, s string) error {
@@ -296,6 +297,8 @@ func (f *figures) scenarioSection(d *document, s string) error {
 		err = f.failoverSection(d)
 	case "scale":
 		err = f.scaleSection(d)
+	case "chaos":
+		err = f.chaosSection(d)
 	}
 	if err != nil {
 		return err
