@@ -53,8 +53,9 @@ const (
 	// chaosOverhead is what a step costs besides the schedule and the
 	// tail, for the ETA: starting and stopping the clients and any
 	// clock-shifted servers, merging and checking (measured in quick
-	// runs on the reference machine).
-	chaosOverhead = 5 * time.Second
+	// runs: under a second on the local backend, a few seconds where
+	// clock-shifted containers start).
+	chaosOverhead = 3 * time.Second
 	// HistoriesDir is the folder of the run folder that holds the merged
 	// histories and porcupine's visualisations.
 	HistoriesDir = "histories"
