@@ -128,7 +128,10 @@ func chaosKindMetric(k string) string { return strings.ReplaceAll(k, "-", "_") }
 // lost_updates (counts), linearizable_fenced, linearizable_unfenced (1 =
 // linearizable), violation_rate_hi (ratio), and besides double_holder_ms,
 // lost_updates_<store>, violation_rate_hi_<store>, grant_gap_max (ms),
-// and per fault kind faults_<kind> and violation_rate_hi_<kind>. Floors
+// faults_on_holder and lock_kept_through_fault (counts: client faults
+// that struck the holder, and those through which no other client was
+// granted), and per fault kind faults_<kind> and
+// violation_rate_hi_<kind>. Floors
 // do not take part; the waiting-strategy variants (ContendedOnly) are
 // skipped with the reason. One repetition at most.
 func (cfg ChaosConfig) Scenario() bench.Scenario {

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -77,7 +78,16 @@ func (s *chaosStep) record(h *check.History, sched nemesis.Schedule, outcomes []
 			results.Metric{Name: "faults_" + m, Unit: "count", Value: float64(rate.Trials)},
 			results.Metric{Name: "violation_rate_hi_" + m, Unit: "ratio", Value: rate.Hi})
 	}
-	raw.Metrics = append(raw.Metrics, results.Metric{Name: "grant_gap_max", Unit: "ms", Value: c.Verdict.GrantGapMaxMS})
+	kept := 0
+	for _, hf := range c.Verdict.HolderFaults {
+		if hf.Kept {
+			kept++
+		}
+	}
+	raw.Metrics = append(raw.Metrics,
+		results.Metric{Name: "grant_gap_max", Unit: "ms", Value: c.Verdict.GrantGapMaxMS},
+		results.Metric{Name: "faults_on_holder", Unit: "count", Value: float64(len(c.Verdict.HolderFaults))},
+		results.Metric{Name: "lock_kept_through_fault", Unit: "count", Value: float64(kept)})
 	raw.Counts = map[string]int64{
 		"faults_scheduled": int64(len(sched.Faults)),
 		"faults_skipped":   int64(len(h.Skipped)),
@@ -152,6 +162,45 @@ func (s *chaosStep) verdict(h *check.History, v check.Verdict) results.ChaosVerd
 		out.Stores = append(out.Stores, cs)
 	}
 	out.GrantGapMaxMS = grantGapMax(h)
+	out.HolderFaults = holderFaults(h)
+	return out
+}
+
+// clientFaultKinds are the fault kinds that act on a client.
+var clientFaultKinds = []string{string(nemesis.ClientPause), string(nemesis.ClientHostLoss), string(nemesis.ClientPartition)}
+
+// holderFaults finds the client faults that began while their target
+// held the lock, and how long the lock took to reach another client.
+func holderFaults(h *check.History) []results.ChaosHolderFault {
+	holds := check.Holds(h)
+	var grants []check.Operation // acquire ok, by completion
+	for _, op := range h.Ops {
+		if op.Invoke.F == check.Acquire && op.Outcome() == check.OK {
+			grants = append(grants, op)
+		}
+	}
+	slices.SortStableFunc(grants, func(a, b check.Operation) int { return cmp.Compare(a.Done.T, b.Done.T) })
+	var out []results.ChaosHolderFault
+	for _, f := range h.Faults {
+		if !slices.Contains(clientFaultKinds, f.Fault.Kind) {
+			continue
+		}
+		held := slices.ContainsFunc(holds, func(hd check.Hold) bool {
+			return hd.Process == f.Fault.Target && hd.From <= f.From && f.From < hd.To
+		})
+		if !held {
+			continue
+		}
+		hf := results.ChaosHolderFault{ID: f.ID, Kind: f.Fault.Kind, Target: f.Fault.Target, FaultMS: msOf(h, f.To) - msOf(h, f.From), HandoverMS: -1, Kept: true}
+		for _, g := range grants {
+			if g.Done.T > f.From && g.Invoke.Process != f.Fault.Target {
+				hf.HandoverMS = math.Round(float64(g.Done.T-f.From)/1e5) / 10
+				hf.Kept = g.Done.T >= f.To
+				break
+			}
+		}
+		out = append(out, hf)
+	}
 	return out
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,5 +171,100 @@ func TestChaosSoak(t *testing.T) {
 				t.Errorf("tokens %v, fenced figures %v", c.Tokens, fencedFigure)
 			}
 		})
+	}
+}
+
+// TestHolderFaults: of the client faults, those that began while their
+// target held the lock count, with the time to the next grant to another
+// client and whether the lock stayed with the target through the fault.
+func TestHolderFaults(t *testing.T) {
+	const ms = check.Mono(1_000_000)
+	var events []check.Event
+	ids := map[string]int64{}
+	op := func(p string, f check.Func, call, ret check.Mono, result check.Event) {
+		ids[p]++
+		events = append(events, check.Event{T: call * ms, Process: p, Type: check.Invoke, F: f, ID: ids[p]})
+		result.T, result.Process, result.Type, result.F, result.ID = ret*ms, p, check.OK, f, ids[p]
+		events = append(events, result)
+	}
+	fault := func(id int64, kind, target string, from, to check.Mono) {
+		fd := &check.Fault{Kind: kind, Target: target}
+		events = append(events,
+			check.Event{T: from * ms, Process: check.NemesisProcess, Type: check.Start, F: check.FuncFault, ID: id, Fault: fd},
+			check.Event{T: to * ms, Process: check.NemesisProcess, Type: check.End, F: check.FuncFault, ID: id, Fault: fd})
+	}
+	op("c1", check.Acquire, 1, 2, check.Event{})
+	op("c2", check.Acquire, 3, 40, check.Event{}) // waits through fault 1
+	fault(1, "client-pause", "c1", 10, 30)        // c1 holds: kept (c2 granted at 40, after the end)
+	op("c1", check.Release, 35, 36, check.Event{})
+	fault(2, "client-pause", "c1", 38, 60) // c1 no longer holds: not counted
+	fault(3, "client-host-loss", "c2", 45, 70)
+	op("c3", check.Acquire, 41, 50, check.Event{}) // granted during fault 3: handed over
+	op("c2", check.Release, 75, 76, check.Event{})
+	fault(4, "server-kill", "srv", 80, 90)         // not a client fault
+	h, err := check.NewHistory(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := holderFaults(h)
+	want := []results.ChaosHolderFault{
+		{ID: 1, Kind: "client-pause", Target: "c1", FaultMS: 20, HandoverMS: 30, Kept: true},
+		{ID: 3, Kind: "client-host-loss", Target: "c2", FaultMS: 25, HandoverMS: 5},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("holder faults\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestChaosSchedule: the schedule depends on the seed, the lease, the
+// clients and the counts alone (every contender of a run gets the same);
+// quick has one fault of each kind, full enough for the upper bound, and a
+// duration scales the span.
+func TestChaosSchedule(t *testing.T) {
+	cfg := ChaosConfig{Seed: 99}
+	a, err := cfg.schedule(2*time.Second, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := cfg.schedule(2*time.Second, false)
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Error("the same config planned two schedules")
+	}
+	count := func(s nemesis.Schedule) map[nemesis.Kind]int {
+		c := map[nemesis.Kind]int{}
+		for _, f := range s.Faults {
+			c[f.Kind]++
+		}
+		return c
+	}
+	full := count(a)
+	if got := len(a.Faults) - full[nemesis.ClockStep]; got < check.TrialsForUpperBound(nemesis.FullUpperBound) {
+		t.Errorf("full run: %d faults every contender can take, want at least %d", got, check.TrialsForUpperBound(nemesis.FullUpperBound))
+	}
+	q, _ := cfg.schedule(2*time.Second, true)
+	for _, k := range nemesis.Kinds {
+		if count(q)[k] != 1 {
+			t.Errorf("quick run: %d faults of %s, want 1", count(q)[k], k)
+		}
+	}
+	long := ChaosConfig{Seed: 99, Duration: 10 * time.Minute}
+	l, err := long.schedule(2*time.Second, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if span := l.Span(); span < 8*time.Minute || span > 12*time.Minute {
+		t.Errorf("a 10m duration planned a %v schedule", span)
+	}
+	s := cfg.Scenario()
+	vs := s.Variants(false)
+	if len(vs) != 1 || vs[0].Name != ChaosSoak || vs[0].MaxRepetitions != 1 || !vs[0].Contended || s.Floors {
+		t.Errorf("variants %+v, floors %v", vs, s.Floors)
+	}
+	if set := s.Settings(false)["seed"]; !strings.HasPrefix(set, "99 ") {
+		t.Errorf("seed setting %q", set)
+	}
+	one, other := (ChaosConfig{}).Scenario(), (ChaosConfig{}).Scenario()
+	if one.Settings(true)["seed"] == other.Settings(true)["seed"] {
+		t.Error("two scenarios without a seed drew the same one")
 	}
 }

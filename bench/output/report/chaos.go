@@ -67,6 +67,10 @@ func (f *figures) chaosSection(d *document) error {
 	if skips := chaosSkips(runs); len(skips) > 0 {
 		d.add(list{items: skips})
 	}
+	if t, ok := chaosHolderFaults(runs); ok {
+		d.p("Client faults that struck the client holding the lock, and what became of the lock: kept through the fault means no other client was granted it before the fault ended (safe, but every waiter waited); the time to the next grant runs from the fault's start.")
+		d.add(t)
+	}
 	for _, r := range runs {
 		f.chaosViolations(d, r)
 	}
@@ -420,4 +424,46 @@ func tickStep(span float64) float64 {
 		}
 	}
 	return 1200
+}
+
+// chaosHolderFaults tabulates, per contender and client-fault kind, the
+// faults that struck the holder: how many, how many kept the lock through
+// the fault, and the time to the next grant (median and largest).
+func chaosHolderFaults(runs []chaosRun) (table, bool) {
+	t := table{head: []string{"contender", "fault", "on the holder", "lock kept through the fault", "next grant after (median)", "next grant after (max)"}, labels: 2}
+	for _, r := range runs {
+		byKind := map[string][]results.ChaosHolderFault{}
+		for _, hf := range r.c.Verdict.HolderFaults {
+			byKind[hf.Kind] = append(byKind[hf.Kind], hf)
+		}
+		for _, k := range chaosKinds {
+			hfs := byKind[k]
+			if len(hfs) == 0 {
+				continue
+			}
+			kept := 0
+			var waits []float64
+			never := 0
+			for _, hf := range hfs {
+				if hf.Kept {
+					kept++
+				}
+				if hf.HandoverMS < 0 {
+					never++
+					continue
+				}
+				waits = append(waits, hf.HandoverMS)
+			}
+			median, most := "none", "none"
+			if len(waits) > 0 {
+				slices.Sort(waits)
+				median, most = withUnit(waits[(len(waits)-1)/2], "ms"), withUnit(waits[len(waits)-1], "ms")
+			}
+			if never > 0 {
+				most += fmt.Sprintf(" (%d never)", never)
+			}
+			t.rows = append(t.rows, []cell{{text: r.contender}, {text: k}, {text: fmt.Sprint(len(hfs))}, {text: fmt.Sprint(kept)}, {text: median}, {text: most}})
+		}
+	}
+	return t, len(t.rows) > 0
 }

@@ -65,6 +65,10 @@ func chaosFixture(t *testing.T) *results.Results {
 					LostUpdates: results.ChaosCheck{Valid: "valid"}, Acknowledged: 39, Final: &final},
 			},
 			GrantGapMaxMS: 2600,
+			HolderFaults: []results.ChaosHolderFault{
+				{ID: 1, Kind: "client-pause", Target: "c1", FaultMS: 2800, HandoverMS: 2900, Kept: true},
+				{ID: 3, Kind: "client-pause", Target: "c2", FaultMS: 2800, HandoverMS: 600},
+			},
 		},
 	}
 	r := &results.Results{
@@ -113,6 +117,7 @@ func TestChaosSection(t *testing.T) {
 		"- [beta: history](histories/beta.jsonl)",
 		"- [beta: unfenced register, porcupine visualisation](histories/beta-unfenced.html)",
 		"![beta: one lane per client",
+		"| beta | client-pause | 2 | 1 | 600 ms | 2900 ms |",
 	} {
 		if !strings.Contains(md, mdEscape(want)) && !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)

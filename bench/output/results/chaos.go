@@ -60,6 +60,26 @@ type ChaosVerdict struct {
 	// from every waiter at worst (a frozen holder keeping it, a server
 	// down). A normal gap is a hold and a handover.
 	GrantGapMaxMS float64 `json:"grant_gap_max_ms"`
+	// HolderFaults are the client faults that struck a client while it
+	// held the lock, with what became of the lock.
+	HolderFaults []ChaosHolderFault `json:"holder_faults,omitempty"`
+}
+
+// ChaosHolderFault is a client fault (pause, host loss, partition) that
+// began while its target held the lock.
+type ChaosHolderFault struct {
+	ID     int64  `json:"id"`
+	Kind   string `json:"kind"`
+	Target string `json:"target"`
+	// FaultMS is how long the fault lasted.
+	FaultMS float64 `json:"fault_ms"`
+	// HandoverMS is the time from the fault's start to the next grant to
+	// another client; -1 when none came before the history ended.
+	HandoverMS float64 `json:"handover_ms"`
+	// Kept says no other client was granted the lock until the fault
+	// ended: the faulted holder kept it, and the waiters waited, for the
+	// whole fault.
+	Kept bool `json:"kept"`
 }
 
 // ChaosStore is the verdict on one guarded store.
