@@ -201,7 +201,7 @@ func TestHolderFaults(t *testing.T) {
 	fault(3, "client-host-loss", "c2", 45, 70)
 	op("c3", check.Acquire, 41, 50, check.Event{}) // granted during fault 3: handed over
 	op("c2", check.Release, 75, 76, check.Event{})
-	fault(4, "server-kill", "srv", 80, 90)         // not a client fault
+	fault(4, "server-kill", "srv", 80, 90) // not a client fault
 	h, err := check.NewHistory(events)
 	if err != nil {
 		t.Fatal(err)
