@@ -191,7 +191,7 @@ func (cfg ChaosConfig) settings(quick bool) results.Settings {
 		"history":     "every invocation and completion on CLOCK_MONOTONIC, one file per client, merged into histories/<contender>.jsonl in the run folder (format in the README); a timeout is info (unknown outcome), a refusal fail",
 		"checkers":    "mutual exclusion (holds from grant to release invocation or lost notice), porcupine linearizability of each register against its store's model, stale writes accepted (after another client's newer grant), lost acknowledged increments; violations attributed to the faults active in their cause window; rates: faults with a violation of all applied faults, Wilson 95%",
 		"tail":        strconv.Itoa(chaosTailLeases) + " lease after the last fault healed, then the clients are stopped (SIGCONT, EOF on stdin, SIGKILL after " + holder.DefaultCloseGrace.String() + ") and the harness reads each counter",
-		"clock_steps": "contenders whose servers expire leases on a wall clock read through libc (Redis) run the whole step on servers started under the clockshift interposer; the others skip clock steps",
+		"clock_steps": "contenders whose servers expire leases on a wall clock read through libc run the whole step on servers started under the clockshift interposer; the others skip clock steps",
 		"repetitions": "1 (each step runs a whole schedule; a longer run is a longer schedule: --chaos-duration, make chaos DURATION=30m)",
 		"contenders":  "every lock; the waiting-strategy variants (-spin) are skipped: their lock and its safety are their base contender's, and each step costs a schedule",
 	}
