@@ -373,6 +373,21 @@ func TestStaleWrites(t *testing.T) {
 		t.Errorf("fenced: %+v", f)
 	}
 
+	// A grant delivered late: c2 was promoted with token 2 while frozen,
+	// its session expired and c3 was granted token 3; c2 resumes and
+	// learns of its old grant after c3's. c3's writes are not stale (its
+	// token is the newest); c2's write with token 2 is.
+	late := newBuilder()
+	late.acquire("c2", 1, 20, 2)
+	late.acquire("c3", 5, 10, 3)
+	late.write("c3", StoreUnfenced, "c", 3, 21, 22, OK, true)
+	late.write("c2", StoreUnfenced, "b", 2, 23, 24, OK, true)
+	late.release("c2", 25, 26)
+	late.release("c3", 27, 28)
+	if l := CheckStaleWrites(late.history(t), StoreUnfenced); l.Count != 1 || l.First == nil || !strings.Contains(l.First.What, "c2's write") {
+		t.Errorf("late grant: %d stale writes, first %+v; want c2's alone", l.Count, l.First)
+	}
+
 	// Only unknown outcomes: the verdict cannot say valid.
 	b2 := newBuilder()
 	b2.acquire("c1", 1, 2, 1)

@@ -95,8 +95,8 @@
 //     the lost notice) of different clients that overlap.
 //   - CheckLostUpdates: acknowledged increments missing from the counter's
 //     final value, and acknowledged increments that wrote the same value.
-//   - CheckStaleWrites: writes a store accepted after a newer grant had
-//     completed.
+//   - CheckStaleWrites: writes a store accepted after a newer grant (a
+//     higher token, or without tokens a later one) had completed.
 //
 // Each violation is attributed to the faults active during its cause
 // window, so rates can be given with faults as trials (Wilson), and the
