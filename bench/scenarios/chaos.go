@@ -8,7 +8,8 @@ package scenarios
 // client host loss and one-sided partitions (each client reaches the lock
 // servers through its own fault-proxy links), server kills with a
 // restart, server pauses, and wall-clock steps on servers that expire
-// leases on one. Every client records its operations into its own
+// leases on one; a client fault strikes the client that holds the lock
+// at its start (the clients say when they hold). Every client records its operations into its own
 // history file; the nemesis records the faults; the harness reads the
 // counters at the end. The files are merged into one history
 // (histories/<contender>.jsonl in the run folder) and checked (package
@@ -184,7 +185,7 @@ func (cfg ChaosConfig) settings(quick bool) results.Settings {
 	set := results.Settings{
 		"seed":        strconv.FormatUint(cfg.Seed, 10) + " (--chaos-seed; the schedule is the same for every contender of the run, and for any run with the same seed, lease, clients and counts)",
 		"clients":     strconv.Itoa(cfg.clients()) + " separate OS processes (the bench binary's holder subcommand in chaos mode) on one lock key; each reaches the lock servers through its own links of an embedded fault proxy, and the guarded stores directly",
-		"faults":      fmt.Sprintf("%d scheduled: %s; a kind the contender or backend cannot do is skipped and recorded so", total, strings.Join(parts, ", ")),
+		"faults":      fmt.Sprintf("%d scheduled: %s; a kind the contender or backend cannot do is skipped and recorded so; a client fault strikes the client holding the lock at its start (the schedule's client when none holds, or when another fault acts on the holder): a fault on a waiter tests little", total, strings.Join(parts, ", ")),
 		"schedule":    "nemesis.DefaultConfig: client pause, host loss, partition 1.25-1.75 leases; server kill down 0.25-0.75 leases then restart; server pause 0.5-1.5 leases; clock step +2-4 leases held 0.5-1 lease; settle 0.25-0.5 leases; 30% of faults start inside the previous one, at most 2 at once; the schedule spans " + span + " at a 2s lease",
 		"work":        "under the lock, on the fenced then the unfenced store: read the register, write <client>-<n> to it, increment the counter (read it, wait, write it plus one); every store operation carries the grant's token when the contender has one; Lost checked before each; hold 0.1-0.3 lease spread over the operations, think 0.05-0.15 lease after a release (seeded per client)",
 		"stores":      "two guarded stores in the bench (HTTP on 127.0.0.1), a register and a counter each, each with its own high-water mark: fenced (rejects a write, or a read, whose token is lower than the highest it took, and one without a token; a read's token raises the mark, so the new holder's first read fences the old holder out) and unfenced (takes everything)",
@@ -328,6 +329,7 @@ func (s *chaosStep) soak(ctx context.Context, cfg ChaosConfig, sched nemesis.Sch
 	}
 	defer stopClients()
 	var clients []nemesis.Client
+	holders := &holderTracker{held: map[int]int64{}}
 	for i := range cfg.clients() {
 		name := fmt.Sprintf("c%d", i+1)
 		view, err := proxy.View(name, t.addrs)
@@ -345,6 +347,7 @@ func (s *chaosStep) soak(ctx context.Context, cfg ChaosConfig, sched nemesis.Sch
 			return nil, fmt.Errorf("chaos: starting client %s: %w", name, err)
 		}
 		procs = append(procs, p)
+		p.Follow(holders.follow(i + 1))
 		links := make([]nemesis.Link, len(view.Links))
 		for j, l := range view.Links {
 			links[j] = l
@@ -357,7 +360,7 @@ func (s *chaosStep) soak(ctx context.Context, cfg ChaosConfig, sched nemesis.Sch
 		return nil, err
 	}
 	e := &nemesis.Executor{
-		Targets:  nemesis.Targets{Clients: clients, Servers: t.servers, Clocks: t.clocks, Cannot: t.cannot},
+		Targets:  nemesis.Targets{Clients: clients, Servers: t.servers, Clocks: t.clocks, Cannot: t.cannot, Holder: holders.holder},
 		Recorder: rec,
 	}
 	outcomes, runErr := e.Run(ctx, sched)
@@ -384,6 +387,43 @@ func (s *chaosStep) soak(ctx context.Context, cfg ChaosConfig, sched nemesis.Sch
 		}
 	}
 	return outcomes, s.finalReads()
+}
+
+// holderTracker knows which client holds the lock, from the clients'
+// "held" and "free" lines, so that client faults strike the holder.
+type holderTracker struct {
+	mu   sync.Mutex
+	seq  int64
+	held map[int]int64 // client (1-based) → the sequence number of its "held"
+}
+
+// follow returns the line handler of client c.
+func (t *holderTracker) follow(c int) func(string) {
+	return func(line string) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		switch line {
+		case "held":
+			t.seq++
+			t.held[c] = t.seq
+		case "free":
+			delete(t.held, c)
+		}
+	}
+}
+
+// holder returns the client that believes it holds the lock, the latest
+// granted when several do.
+func (t *holderTracker) holder() (int, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	best, at := 0, int64(0)
+	for c, seq := range t.held {
+		if seq > at {
+			best, at = c, seq
+		}
+	}
+	return best, best > 0
 }
 
 // finalReads records the harness's reads of each store's counter, once

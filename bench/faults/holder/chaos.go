@@ -36,8 +36,15 @@ import (
 // while the process was frozen by SIGSTOP included: the request may have
 // arrived).
 
-// lineReady is the chaos child's first line: it records and runs.
-const lineReady = "ready"
+// Lines of a chaos child on its stdout: "ready" first (it records and
+// runs), then "held" once each grant is recorded and "free" when it stops
+// believing it holds the lock (before it invokes release, or at the lost
+// notice), so that the bench can aim client faults at the holder
+// (Process.Follow).
+const (
+	lineReady = "ready"
+	lineFree  = "free"
+)
 
 // Timing of a chaos client, in leases.
 const (
@@ -95,7 +102,8 @@ func (s ChaosSpec) validate() error {
 }
 
 // StartChaos starts a chaos client child and returns once it runs (it has
-// opened its lock client and its history file). Close stops it: SIGCONT,
+// opened its lock client and its history file). Follow its lines
+// ("held", "free") or leave them to Close. Close stops it: SIGCONT,
 // EOF on stdin (it releases what it holds and exits), SIGKILL after
 // DefaultCloseGrace; ExitErr then says whether it ended cleanly. On error
 // the child is already reaped.
@@ -130,7 +138,7 @@ func RunChaos(ctx context.Context, l bench.Locker, s ChaosSpec, in io.Reader, ou
 		return err
 	}
 	c := &chaosClient{
-		spec: s, l: l, rec: rec.Client(s.Client),
+		spec: s, l: l, rec: rec.Client(s.Client), out: out,
 		fenced: guardedstore.NewClient(s.Fenced), unfenced: guardedstore.NewClient(s.Unfenced),
 		rng: rand.New(rand.NewPCG(s.Seed, 0x6368616f73)), // "chaos"
 	}
@@ -159,6 +167,17 @@ type chaosClient struct {
 	fenced, unfenced *guardedstore.Client
 	rng              *rand.Rand
 	writes           int // register writes so far: the values' numbers
+
+	outMu sync.Mutex // the loop and the lost watcher both say things
+	out   io.Writer
+}
+
+// say writes one line to the bench; a failed write is ignored (the
+// bench stops following at the end of the run).
+func (c *chaosClient) say(line string) {
+	c.outMu.Lock()
+	defer c.outMu.Unlock()
+	fmt.Fprintln(c.out, line)
 }
 
 // leases returns a duration drawn uniformly between lo and hi leases.
@@ -188,6 +207,7 @@ func (c *chaosClient) cycle(ctx context.Context) {
 		tok = &t
 	}
 	inv.OK(check.Event{Token: tok})
+	c.say(lineHeld)
 	w := c.watch(h)
 
 	hold := c.leases(chaosHoldMin, chaosHoldMax)
@@ -305,7 +325,8 @@ func complete(inv *check.Invocation, err error) {
 type lostWatcher struct {
 	c         *chaosClient
 	mu        sync.Mutex
-	releasing bool
+	releasing bool // release was invoked
+	freed     bool // "free" was said
 	done      chan struct{}
 }
 
@@ -317,6 +338,8 @@ func (c *chaosClient) watch(h bench.Held) *lostWatcher {
 			w.mu.Lock()
 			if !w.releasing {
 				c.rec.Lost()
+				c.say(lineFree)
+				w.freed = true
 			}
 			w.mu.Unlock()
 		case <-w.done:
@@ -330,6 +353,9 @@ func (c *chaosClient) watch(h bench.Held) *lostWatcher {
 func (w *lostWatcher) release(ctx context.Context, h bench.Held) {
 	w.mu.Lock()
 	w.releasing = true
+	if !w.freed {
+		w.c.say(lineFree)
+	}
 	inv := w.c.rec.Invoke(check.Release, check.Event{})
 	w.mu.Unlock()
 	close(w.done)
@@ -362,4 +388,16 @@ func isClosed(ch <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// Follow calls f with each line the child writes from now on, in order,
+// on a goroutine of its own, until the child's stdout ends. Use it for a
+// child that talks on its own (a chaos client's "held" and "free"); do
+// not mix it with the calls that wait for a line (Released, Wrote).
+func (p *Process) Follow(f func(line string)) {
+	go func() {
+		for line := range p.lines {
+			f(line)
+		}
+	}()
 }

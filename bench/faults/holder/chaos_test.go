@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -44,6 +45,8 @@ func TestChaosClients(t *testing.T) {
 	dir := t.TempDir()
 	var procs []*Process
 	var files []string
+	var mu sync.Mutex
+	said := map[string][]string{} // what each client said on its stdout
 	for i := range 3 {
 		name := fmt.Sprintf("c%d", i+1)
 		files = append(files, filepath.Join(dir, name+".jsonl"))
@@ -56,6 +59,11 @@ func TestChaosClients(t *testing.T) {
 		}
 		defer p.Close()
 		procs = append(procs, p)
+		p.Follow(func(line string) {
+			mu.Lock()
+			defer mu.Unlock()
+			said[name] = append(said[name], line)
+		})
 	}
 	time.Sleep(4 * lease)
 	if err := syscall.Kill(procs[0].Pid(), syscall.SIGSTOP); err != nil {
@@ -107,9 +115,23 @@ func TestChaosClients(t *testing.T) {
 			}
 		}
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	for i := range 3 {
-		if name := fmt.Sprintf("c%d", i+1); granted[name] == 0 {
+		name := fmt.Sprintf("c%d", i+1)
+		if granted[name] == 0 {
 			t.Errorf("%s was never granted", name)
+		}
+		// It said "held" at each grant and "free" after each, in turn.
+		lines := said[name]
+		for j, l := range lines {
+			if want := []string{lineHeld, lineFree}[j%2]; l != want {
+				t.Errorf("%s's line %d is %q, want %q (lines %q)", name, j, l, want, lines)
+				break
+			}
+		}
+		if len(lines) != 2*granted[name] {
+			t.Errorf("%s said %d lines for %d grants", name, len(lines), granted[name])
 		}
 	}
 	if writes[check.StoreFenced] == 0 || writes[check.StoreUnfenced] == 0 {
