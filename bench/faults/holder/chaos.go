@@ -27,8 +27,9 @@ import (
 // without tokens sends none and the fenced store rejects it). The client
 // checks Lost before each operation, as a careful user does, and stops
 // its work under the lock once it is closed; a watcher records the lost
-// notice, but only before release is invoked. Hold times are drawn
-// around 0.1–0.3 of the lease, seeded per client.
+// notice, but only before release is invoked. Hold times are drawn from
+// 0.1–0.3 of the lease, one in five from 1–2 leases instead (kept by the
+// lock's keep-alive), seeded per client.
 //
 // Outcomes: a store answer is ok; a store refusal, a rejected read (a
 // fenced store's stale or missing token) or an acquire that gave up is
@@ -51,6 +52,13 @@ const (
 	// chaosHoldMin and chaosHoldMax bound the time a client keeps the
 	// lock, its store operations spread over it.
 	chaosHoldMin, chaosHoldMax = 0.1, 0.3
+	// chaosLongShare of the holds are long instead, chaosLongMin to
+	// chaosLongMax leases, kept by the lock's own keep-alive (heartbeats,
+	// watchdog, session): a critical section a host loss or a partition
+	// can outlast the lease in, which a short hold ends before any lease
+	// runs out.
+	chaosLongShare             = 0.2
+	chaosLongMin, chaosLongMax = 1.0, 2.0
 	// chaosThinkMin and chaosThinkMax bound the pause after a release or a
 	// failed acquire, so that other clients get the lock between.
 	chaosThinkMin, chaosThinkMax = 0.05, 0.15
@@ -211,6 +219,9 @@ func (c *chaosClient) cycle(ctx context.Context) {
 	w := c.watch(h)
 
 	hold := c.leases(chaosHoldMin, chaosHoldMax)
+	if c.rng.Float64() < chaosLongShare {
+		hold = c.leases(chaosLongMin, chaosLongMax)
+	}
 	type step struct {
 		store  string
 		client *guardedstore.Client
