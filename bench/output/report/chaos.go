@@ -328,10 +328,16 @@ const (
 	tlWidth  = 960.0
 	tlLeft   = 44.0 // lane labels
 	tlRight  = 12.0
-	tlTop    = 30.0 // fault labels
+	tlTop    = 40.0 // fault labels
 	tlLane   = 18.0
-	tlBottom = 44.0 // axis and legend
+	tlBottom = 58.0 // axis and legends
 )
+
+// faultLabel is a kind's short label on the timeline.
+var faultLabel = map[string]string{
+	"client-pause": "pause", "client-host-loss": "host loss", "client-partition": "partition",
+	"server-kill": "kill", "server-pause": "server pause", "clock-step": "clock step",
+}
 
 // faultFill is the shading of each kind (translucent, so overlaps show).
 var faultFill = map[string]string{
@@ -372,13 +378,14 @@ func (f *figures) chaosTimeline(r chaosRun) []byte {
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="%s" stroke-width="1.5"/>`+"\n",
 				x0, tlTop+tlLane*float64(i)+1, max(x1-x0, 1), tlLane-2, fill)
 		}
-		label := fmt.Sprintf("#%d %s", ft.ID, ft.Kind)
-		// Alternate the label rows so that neighbours do not overwrite
-		// each other.
-		y := 12.0
-		if ft.ID%2 == 0 {
-			y = 24
+		short := faultLabel[ft.Kind]
+		if short == "" {
+			short = ft.Kind
 		}
+		label := fmt.Sprintf("#%d %s", ft.ID, short)
+		// Three label rows, so that neighbours do not overwrite each
+		// other.
+		y := 11.0 + 11*float64(ft.ID%3)
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" fill="%s">%s</text>`+"\n", x0, y, fill, html.EscapeString(label))
 	}
 	for i, l := range tl.Lanes {
@@ -411,6 +418,11 @@ func (f *figures) chaosTimeline(r chaosRun) []byte {
 	fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="14" height="4" fill="#bbbbbb"/><text x="%.1f" y="%.1f">acquire</text>`+"\n", tlLeft, bottom+24, tlLeft+18, bottom+29)
 	fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="14" height="10" fill="%s"/><text x="%.1f" y="%.1f">hold</text>`+"\n", tlLeft+70, bottom+21, hold, tlLeft+88, bottom+29)
 	fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="14" height="10" fill="#e08a00"/><text x="%.1f" y="%.1f">hold ended by the lost notice</text>`+"\n", tlLeft+125, bottom+21, tlLeft+143, bottom+29)
+	lx := tlLeft
+	for _, k := range chaosKinds {
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="14" height="10" fill="%s" fill-opacity="0.35"/><text x="%.1f" y="%.1f">%s</text>`+"\n", lx, bottom+35, faultFill[k], lx+18, bottom+43, html.EscapeString(k))
+		lx += 30 + 6*float64(len(k))
+	}
 	b.WriteString("</svg>\n")
 	return []byte(b.String())
 }
