@@ -53,9 +53,11 @@ func (f *figures) chaosSection(d *document) error {
 	seedText := "seed " + strings.Join(slicesMap(slices.Sorted(maps.Keys(seeds)), func(s uint64) string { return fmt.Sprint(s) }), ", ")
 	d.p("Every contender ran the same seeded schedule of faults (" + seedText + ") while " + fmt.Sprint(len(runs[0].c.Timeline.Lanes)) +
 		" client processes contended for one lock and, under it, read and wrote a register and incremented a counter in a fenced and an unfenced store. " +
+		"A client fault strikes the client that holds the lock at the fault's start (the scheduled client when none does). " +
 		"Each row rests on one run: its operations are in the history file, and the faults applied to that contender are its trials. " +
 		"valid means no checker found a violation; invalid that one did (the first of each kind is shown below, with the history around it); unknown that a checker could not decide. " +
 		"The register's linearizability checks the store and the recording against the store's model; what a lock gets wrong shows as double holders, stale writes the store accepted, and lost increments. " +
+		"Double holders count beliefs: a holder frozen past its lease believes it holds the lock until it runs again, which no lease-based lock can prevent; whether that harms the resource shows in the stores, where only a token lets the store refuse the late writes. " +
 		"A stale write is one invoked after another client's newer grant; a fenced store still accepts one that reaches it before the new holder's first operation (it has not seen the newer token yet), which costs nothing here: the new holder's fenced read then sees it.")
 
 	d.h3("Verdicts")
