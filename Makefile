@@ -14,7 +14,7 @@ export TESTCONTAINERS_RYUK_DISABLED := true
 # Binaries built into bin/ when their main package exists.
 BINARIES := $(wildcard cmd/monolock cmd/monolockctl cmd/monolock-bench)
 
-.PHONY: build test bench bench-quick images lint fuzz clean redis-server postgresql cc
+.PHONY: build test bench bench-quick chaos images lint fuzz clean redis-server postgresql cc
 
 ## build: static binaries (CGO_ENABLED=0) into bin/
 build:
@@ -32,6 +32,11 @@ bench: redis-server postgresql cc
 ## bench-quick: every scenario and contender, shortened to a few minutes
 bench-quick: redis-server postgresql cc
 	$(GO) run ./cmd/monolock-bench run --quick $(BENCH_ARGS)
+
+## chaos: the chaos scenario alone; DURATION=30m scales its fault schedule to about that long
+DURATION ?=
+chaos: redis-server postgresql cc
+	$(GO) run ./cmd/monolock-bench run --scenarios chaos $(if $(DURATION),--chaos-duration $(DURATION)) $(BENCH_ARGS)
 
 ## images: build the Docker images (reused when their content is unchanged)
 images: redis-server postgresql cc

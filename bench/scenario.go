@@ -139,6 +139,10 @@ type Env struct {
 	// Deployment is the run's deployment, for variants that need more
 	// than the contender's servers (e.g. a ClockShifter).
 	Deployment Deployment
+	// OutDir is the run's output folder (where results.json goes), for
+	// variants that keep files beside it (the chaos histories), which
+	// they create in it; "" when the run keeps no files.
+	OutDir string
 }
 
 // Open opens a fresh Locker of the contender on its servers.

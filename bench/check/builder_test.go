@@ -59,6 +59,16 @@ func (b *builder) read(p, store string, call, ret Mono, v string) {
 	b.op(p, Read, call, ret, OK, Event{Store: store}, Event{Value: Ptr(v)})
 }
 
+// tokenRead is a read carrying token (a fenced read); typ is the
+// completion's type (v is used for OK only).
+func (b *builder) tokenRead(p, store string, token uint64, call, ret Mono, typ Type, v string) {
+	var r Event
+	if typ == OK {
+		r.Value = Ptr(v)
+	}
+	b.op(p, Read, call, ret, typ, Event{Store: store, Token: Ptr(token)}, r)
+}
+
 func (b *builder) inc(p, store string, token uint64, call, ret Mono, typ Type, read int64, accepted bool) {
 	args := Event{Store: store}
 	if token > 0 {

@@ -136,6 +136,38 @@ func TestLinearizableFenced(t *testing.T) {
 			b.write("c1", s, "a", 5, 3, 0, "", false)
 			b.read("c3", s, 10, 11, "a")
 		}, Invalid},
+		// Fenced reads: a read with a token raises the mark.
+		{"new holder's read fences the old holder's write out", func(b *builder) {
+			b.write("c1", s, "a", 5, 1, 2, OK, true)
+			b.tokenRead("c2", s, 7, 3, 4, OK, "a")
+			b.write("c1", s, "a2", 5, 5, 6, OK, false)
+			b.write("c2", s, "b", 7, 7, 8, OK, true)
+		}, Valid},
+		{"a write accepted below a read's token", func(b *builder) {
+			b.tokenRead("c2", s, 7, 1, 2, OK, "")
+			b.write("c1", s, "a", 5, 3, 4, OK, true)
+		}, Invalid},
+		{"a read answered below the mark", func(b *builder) {
+			b.write("c2", s, "b", 7, 1, 2, OK, true)
+			b.tokenRead("c1", s, 5, 3, 4, OK, "b")
+		}, Invalid},
+		{"a rejected read had no effect", func(b *builder) {
+			b.write("c2", s, "b", 7, 1, 2, OK, true)
+			b.tokenRead("c1", s, 5, 3, 4, Fail, "")
+			b.read("c3", s, 5, 6, "b")
+		}, Valid},
+		{"an unknown read may have raised the mark", func(b *builder) {
+			// Without c2's read taking effect, c1's write with 6 would
+			// have been accepted.
+			b.write("c1", s, "a", 5, 1, 2, OK, true)
+			b.tokenRead("c2", s, 7, 3, 0, Info, "")
+			b.write("c1", s, "a2", 6, 5, 6, OK, false)
+		}, Valid},
+		{"an unknown read cannot explain a rejection before its invocation", func(b *builder) {
+			b.write("c1", s, "a", 5, 1, 2, OK, true)
+			b.write("c1", s, "a2", 6, 3, 4, OK, false)
+			b.tokenRead("c2", s, 7, 5, 6, Info, "")
+		}, Invalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -339,6 +371,21 @@ func TestStaleWrites(t *testing.T) {
 	f := CheckStaleWrites(h, StoreFenced)
 	if f.Valid != Valid || f.Count != 0 || f.Rejected != 1 || f.Writes != 3 {
 		t.Errorf("fenced: %+v", f)
+	}
+
+	// A grant delivered late: c2 was promoted with token 2 while frozen,
+	// its session expired and c3 was granted token 3; c2 resumes and
+	// learns of its old grant after c3's. c3's writes are not stale (its
+	// token is the newest); c2's write with token 2 is.
+	late := newBuilder()
+	late.acquire("c2", 1, 20, 2)
+	late.acquire("c3", 5, 10, 3)
+	late.write("c3", StoreUnfenced, "c", 3, 21, 22, OK, true)
+	late.write("c2", StoreUnfenced, "b", 2, 23, 24, OK, true)
+	late.release("c2", 25, 26)
+	late.release("c3", 27, 28)
+	if l := CheckStaleWrites(late.history(t), StoreUnfenced); l.Count != 1 || l.First == nil || !strings.Contains(l.First.What, "c2's write") {
+		t.Errorf("late grant: %d stale writes, first %+v; want c2's alone", l.Count, l.First)
 	}
 
 	// Only unknown outcomes: the verdict cannot say valid.

@@ -26,8 +26,9 @@
 //	store     string  write, read, increment, read-counter: the store
 //	                  ("fenced", "unfenced"); each store has one register and
 //	                  one counter
-//	token     uint64  acquire ok: the grant's fencing token; write and
-//	                  increment invoke: the token sent with the write;
+//	token     uint64  acquire ok: the grant's fencing token; write, read and
+//	                  increment invoke: the token sent with the operation
+//	                  (a fenced store raises its mark with a read's token);
 //	                  absent without one
 //	value     string  write invoke: the value written (unique in the
 //	                  history); read ok: the value read, "" while the
@@ -53,7 +54,8 @@
 //     request leaves. A process runs one operation at a time.
 //   - ok: it completed with the result given.
 //   - fail: it certainly had no effect (nothing was sent, the server
-//     refused it; an acquire that gave up).
+//     refused it, as a fenced store refuses a read with a stale token; an
+//     acquire that gave up).
 //   - info: its outcome is unknown (a timeout, a connection lost
 //     mid-request): it may take effect at any time after its invocation.
 //     An operation with no completion before the history ends (its process
@@ -85,14 +87,16 @@
 // # Checkers
 //
 //   - CheckLinearizable: the register of a store against its model with
-//     porcupine (fenced: a write is accepted iff its token is at least the
-//     highest accepted; unfenced: last write wins), bounded in time.
+//     porcupine (fenced: a write is accepted, and a read with a token
+//     answered, iff its token is at least the highest the store took, and
+//     an answered read raises it to its token; unfenced: last write wins),
+//     bounded in time.
 //   - CheckExclusion: holds (grant's completion to release's invocation or
 //     the lost notice) of different clients that overlap.
 //   - CheckLostUpdates: acknowledged increments missing from the counter's
 //     final value, and acknowledged increments that wrote the same value.
-//   - CheckStaleWrites: writes a store accepted after a newer grant had
-//     completed.
+//   - CheckStaleWrites: writes a store accepted after a newer grant (a
+//     higher token, or without tokens a later one) had completed.
 //
 // Each violation is attributed to the faults active during its cause
 // window, so rates can be given with faults as trials (Wilson), and the

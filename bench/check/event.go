@@ -100,7 +100,8 @@ type Event struct {
 	ID    int64  `json:"id"`
 	Store string `json:"store,omitempty"`
 	// Token is the grant's fencing token (Acquire OK), or the token sent
-	// with a write (Write, Increment invocations); absent without one.
+	// with an operation on a store (Write, Read, Increment invocations);
+	// absent without one.
 	Token *uint64 `json:"token,omitempty"`
 	// Value is the register value written (Write invocation) or read (Read
 	// OK).

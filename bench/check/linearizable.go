@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -43,9 +44,11 @@ type Linearizability struct {
 // LinearizabilityOptions configures CheckLinearizable.
 type LinearizabilityOptions struct {
 	// Fenced selects the fenced model: a write is accepted iff it carries
-	// a token at least the highest accepted so far (an equal token is the
-	// same grant writing again, which the guarded store accepts). Else
-	// last write wins and every write is accepted.
+	// a token at least the highest the store has taken so far (an equal
+	// token is the same grant writing again, which the guarded store
+	// accepts); a read with a token is answered iff its token is at least
+	// that high, and raises the highest to it (the fenced read of package
+	// guardedstore). Else last write wins and every write is accepted.
 	Fenced bool
 	// Timeout bounds porcupine; zero means DefaultLinearizabilityTimeout.
 	// When it runs out the verdict is Unknown.
@@ -66,8 +69,8 @@ type registerInput struct {
 	id      int64
 }
 
-// registerOutput is a register operation's output; known is false for a
-// write of unknown outcome (info or pending).
+// registerOutput is a register operation's output; known is false for an
+// operation of unknown outcome (info or pending).
 type registerOutput struct {
 	value    string
 	accepted bool
@@ -75,7 +78,7 @@ type registerOutput struct {
 }
 
 // fencedState is the fenced register: its value and the highest token
-// accepted.
+// it took (with a write or a read).
 type fencedState struct {
 	value string
 	high  uint64
@@ -88,7 +91,10 @@ func registerModel(fenced bool) porcupine.Model {
 		DescribeOperation: func(in, out any) string {
 			i, o := in.(registerInput), out.(registerOutput)
 			if !i.write {
-				return fmt.Sprintf("%s#%d read() → %q", i.process, i.id, o.value)
+				if !o.known {
+					return fmt.Sprintf("%s#%d read(%s) → unknown", i.process, i.id, strings.TrimPrefix(tokenText(i.token), " "))
+				}
+				return fmt.Sprintf("%s#%d read(%s) → %q", i.process, i.id, strings.TrimPrefix(tokenText(i.token), " "), o.value)
 			}
 			result := "unknown"
 			if o.known {
@@ -102,7 +108,17 @@ func registerModel(fenced bool) porcupine.Model {
 		m.Step = func(state, in, out any) (bool, any) {
 			s, i, o := state.(fencedState), in.(registerInput), out.(registerOutput)
 			if !i.write {
-				return o.value == s.value, s
+				if i.token == nil {
+					return o.value == s.value, s // a read that fences nothing
+				}
+				if *i.token < s.high {
+					// The store rejects it: an answered read cannot be.
+					return !o.known, s
+				}
+				if o.known && o.value != s.value {
+					return false, s
+				}
+				return true, fencedState{value: s.value, high: *i.token}
 			}
 			accept := i.token != nil && *i.token >= s.high
 			if o.known && o.accepted != accept {
@@ -136,11 +152,13 @@ func registerModel(fenced bool) porcupine.Model {
 
 // CheckLinearizable checks with porcupine that the store's register
 // operations (Write and Read) are linearizable against the store's model.
-// Reads that did not complete OK constrain nothing and are left out, as
-// are failed writes; a write of unknown outcome (info, or pending at the
-// end) may take effect at any time after its invocation, so it is given
-// a return after the history's end. On a violation the visualisation is
-// written to o.Visualization; on a timeout the verdict is Unknown.
+// Failed operations had no effect and are left out, as are reads of
+// unknown outcome in the unfenced model (they change nothing); a write of
+// unknown outcome (info, or pending at the end), and in the fenced model
+// a read with a token (it may have raised the mark), may take effect at
+// any time after its invocation, so it is given a return after the
+// history's end. On a violation the visualisation is written to
+// o.Visualization; on a timeout the verdict is Unknown.
 func CheckLinearizable(h *History, store string, o LinearizabilityOptions) Linearizability {
 	l := Linearizability{Store: store, Fenced: o.Fenced}
 	clients := map[string]int{}
@@ -171,7 +189,7 @@ func CheckLinearizable(h *History, store string, o LinearizabilityOptions) Linea
 				out.accepted = *op.Done.Accepted
 			}
 		case Info:
-			if !pin.write {
+			if !pin.write && (!o.Fenced || pin.token == nil) {
 				continue
 			}
 		default:

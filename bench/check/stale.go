@@ -31,8 +31,12 @@ type StaleWrites struct {
 // were stale: a write by client C, invoked at t under C's hold H (C's
 // latest grant before t, not released before t; a lost notice before t
 // does not end it here, see AfterLost), is stale when another client's
-// grant completed after H's grant and before t (a newer grant existed
-// when C wrote). An Increment counts with its
+// newer grant completed before t (a newer grant existed when C wrote).
+// When both grants carry tokens, newer means a higher token: a grant
+// delivered late (a waiter frozen while it was promoted learns of its
+// grant, long expired, after the next holder's) is older than it looks by
+// its completion, and its writes are the stale ones. Without tokens, newer
+// means completed after H's grant. An Increment counts with its
 // invocation time (its write leaves later, so staleness is undercounted).
 // A stale write the store accepted is a violation, attributed to the
 // faults active from H's grant to t. Valid when the store accepted none;
@@ -96,14 +100,24 @@ func holdAt(holds []Hold, t Mono) (Hold, bool) {
 	return Hold{}, false
 }
 
-// newerGrant returns the first hold of another process whose grant
-// completed after own's and before t.
+// newerGrant returns the first hold of another process whose grant is
+// newer than own's and completed before t: with tokens on both, a higher
+// token; else a later completion.
 func newerGrant(holds []Hold, own Hold, t Mono) (Hold, bool) {
 	for _, o := range holds {
 		if o.From >= t {
 			break
 		}
-		if o.Process != own.Process && o.From > own.From {
+		if o.Process == own.Process {
+			continue
+		}
+		if own.Token != nil && o.Token != nil {
+			if *o.Token > *own.Token {
+				return o, true
+			}
+			continue
+		}
+		if o.From > own.From {
 			return o, true
 		}
 	}

@@ -30,6 +30,9 @@ type Runner struct {
 	Quick bool
 	// Lease is the lease or TTL of every contender: parity.
 	Lease time.Duration
+	// OutDir is the run's output folder, handed to every variant
+	// (bench.Env.OutDir); "" keeps no files.
+	OutDir string
 	// Progress, when set, is told about every step.
 	Progress Progress
 	// Logger defaults to slog.Default().
@@ -195,7 +198,7 @@ func skipReasons(raws []results.Raw, errs []error, interleaved bool) string {
 func (r *Runner) runStep(ctx context.Context, st *plannedStep) ([]results.Raw, []error) {
 	env := func(c bench.Contender) *bench.Env {
 		servers := r.Deployment.Servers(c.Server.Name)
-		return &bench.Env{Contender: c, Servers: servers, Addrs: bench.Addrs(servers), Lease: r.Lease, Deployment: r.Deployment}
+		return &bench.Env{Contender: c, Servers: servers, Addrs: bench.Addrs(servers), Lease: r.Lease, Deployment: r.Deployment, OutDir: r.OutDir}
 	}
 	if st.variant.Interleaved == nil {
 		raw, err := st.variant.Run(ctx, env(st.contender))

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/check"
 	"github.com/monolock/monolock-bench/bench/faults/faultproxy"
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
 	"github.com/monolock/monolock-bench/bench/load"
@@ -139,10 +140,10 @@ func splitTrial(ctx context.Context, env *bench.Env, a, b bench.Locker, shared [
 		return r, fmt.Errorf("failover: client A: %w", err)
 	}
 	r.aGranted = true
-	ga := guardedstore.Grant{Client: "A", Lock: key, At: guardedstore.Now()}
+	ga := guardedstore.Grant{Client: "A", Lock: key, At: check.Now()}
 	// A writes while it believes it holds the lock.
 	stopA := make(chan struct{})
-	aDone := make(chan guardedstore.Mono, 1)
+	aDone := make(chan check.Mono, 1)
 	go func() {
 		t := time.NewTicker(writeEvery)
 		defer t.Stop()
@@ -150,7 +151,7 @@ func splitTrial(ctx context.Context, env *bench.Env, a, b bench.Locker, shared [
 			store.Apply(guardedstore.Write{Client: "A", Lock: key})
 			select {
 			case <-ha.Lost():
-				aDone <- guardedstore.Now()
+				aDone <- check.Now()
 				return
 			case <-stopA:
 				aDone <- 0
@@ -164,7 +165,7 @@ func splitTrial(ctx context.Context, env *bench.Env, a, b bench.Locker, shared [
 		end := <-aDone
 		_ = ha.Release(context.WithoutCancel(ctx))
 		if end == 0 {
-			end = guardedstore.Now()
+			end = check.Now()
 		}
 		ga.End = end
 	}
@@ -201,11 +202,11 @@ func splitTrial(ctx context.Context, env *bench.Env, a, b bench.Locker, shared [
 	grants := []guardedstore.Grant{ga}
 	if err == nil {
 		r.bGranted = true
-		gb := guardedstore.Grant{Client: "B", Lock: key, At: guardedstore.Now()}
+		gb := guardedstore.Grant{Client: "B", Lock: key, At: check.Now()}
 		store.Apply(guardedstore.Write{Client: "B", Lock: key})
 		_ = load.Sleep(ctx, writeEvery)
 		_ = hb.Release(context.WithoutCancel(ctx))
-		gb.End = guardedstore.Now()
+		gb.End = check.Now()
 		grants = append(grants, gb)
 	}
 	// Give A's client time to notice, as it would in production, before

@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/check"
 	"github.com/monolock/monolock-bench/bench/faults/faultproxy"
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
@@ -329,11 +330,11 @@ func tokenOf(t uint64, ok bool) *uint64 {
 var errNotGranted = errors.New("safety: B not granted")
 
 // acquireWithin acquires key on l within d.
-func acquireWithin(ctx context.Context, l bench.Locker, key string, d time.Duration) (bench.Held, guardedstore.Mono, error) {
+func acquireWithin(ctx context.Context, l bench.Locker, key string, d time.Duration) (bench.Held, check.Mono, error) {
 	actx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	h, err := l.Acquire(actx, key)
-	at := guardedstore.Now()
+	at := check.Now()
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, 0, ctx.Err()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/check"
 	"github.com/monolock/monolock-bench/bench/faults/faultproxy"
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
@@ -41,7 +42,7 @@ func (s *safetyRun) pauseTrial(ctx context.Context, cmd holder.Command, b bench.
 		return fmt.Errorf("safety: starting holder A: %w", err)
 	}
 	defer a.Close()
-	ga := guardedstore.Grant{Client: "A", Lock: key, Token: tokenOf(a.Token()), At: guardedstore.Now()}
+	ga := guardedstore.Grant{Client: "A", Lock: key, Token: tokenOf(a.Token()), At: check.Now()}
 	// A's write while it holds the lock: the one before the pause.
 	if err := a.Send("A", key, s.storeAddrs(ga.Token)...); err != nil {
 		return err
@@ -77,9 +78,9 @@ func (s *safetyRun) pauseTrial(ctx context.Context, cmd holder.Command, b bench.
 		return fmt.Errorf("safety: A's write after resume: %w", err)
 	}
 	// A believed it held the lock up to its write.
-	ga.End = guardedstore.Now()
+	ga.End = check.Now()
 	release(ctx, hb)
-	gb.End = guardedstore.Now()
+	gb.End = check.Now()
 	s.addGrants(ga, gb)
 	return nil
 }
@@ -124,7 +125,7 @@ func (s *safetyRun) hostLossTrial(ctx context.Context, view *faultproxy.View, b 
 	if err != nil {
 		return fmt.Errorf("safety: A's acquire: %w", err)
 	}
-	ga := guardedstore.Grant{Client: "A", Lock: key, Token: tokenOf(ha.Token()), At: guardedstore.Now()}
+	ga := guardedstore.Grant{Client: "A", Lock: key, Token: tokenOf(ha.Token()), At: check.Now()}
 	s.write(ctx, "A", key, ga.Token)
 
 	for _, l := range view.Links {
@@ -179,12 +180,12 @@ func (s *safetyRun) hostLossTrial(ctx context.Context, view *faultproxy.View, b 
 		// A still believes it holds the lock: no margin to give, a
 		// double grant in the analysis.
 		s.count("never_learned")
-		ga.End = guardedstore.Now()
+		ga.End = check.Now()
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	release(ctx, hb)
-	gb.End = guardedstore.Now()
+	gb.End = check.Now()
 	if err := view.ReachAll(); err != nil {
 		return err
 	}
@@ -262,7 +263,7 @@ func (s *safetyRun) clockJumpTrial(ctx context.Context, a, b bench.Locker, aView
 	if err != nil {
 		return fmt.Errorf("safety: A's acquire: %w", err)
 	}
-	ga := guardedstore.Grant{Client: "A", Lock: key, Token: tokenOf(ha.Token()), At: guardedstore.Now()}
+	ga := guardedstore.Grant{Client: "A", Lock: key, Token: tokenOf(ha.Token()), At: check.Now()}
 	lost := watchLost(ha)
 	s.write(ctx, "A", key, ga.Token)
 
@@ -289,7 +290,7 @@ func (s *safetyRun) clockJumpTrial(ctx context.Context, a, b bench.Locker, aView
 	}
 	ga.End = lost.end()
 	release(ctx, hb)
-	gb.End = guardedstore.Now()
+	gb.End = check.Now()
 	release(ctx, ha)
 	s.addGrants(ga, gb)
 	return nil
@@ -299,14 +300,14 @@ func (s *safetyRun) clockJumpTrial(ctx context.Context, a, b bench.Locker, aView
 // at the latest, which ends the watching goroutine).
 type lostWatch struct {
 	done chan struct{}
-	at   guardedstore.Mono
+	at   check.Mono
 }
 
 func watchLost(h bench.Held) *lostWatch {
 	w := &lostWatch{done: make(chan struct{})}
 	go func() {
 		<-h.Lost()
-		w.at = guardedstore.Now()
+		w.at = check.Now()
 		close(w.done)
 	}()
 	return w
@@ -315,12 +316,12 @@ func watchLost(h bench.Held) *lostWatch {
 // end is the end of the holder's belief for the analysis: when it learned
 // it lost the lock, or now if it has not learned yet (it believes longer
 // still, so now can only undercount).
-func (w *lostWatch) end() guardedstore.Mono {
+func (w *lostWatch) end() check.Mono {
 	select {
 	case <-w.done:
 		return w.at
 	default:
-		return guardedstore.Now()
+		return check.Now()
 	}
 }
 

@@ -75,7 +75,7 @@ func fillDefaults(r *results.Results) {
 		d.Contenders = append(d.Contenders, c.Info())
 		d.Claims = append(d.Claims, c.Claims...)
 	}
-	for _, s := range scenarioTable(holder.Command{}) {
+	for _, s := range scenarioTable(holder.Command{}, 0, 0) {
 		d.Scenarios = append(d.Scenarios, s.Info(r.Parameters.Quick))
 	}
 	r.FillDefaults(d)

@@ -102,7 +102,8 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 	if err != nil {
 		return nil, fmt.Errorf("monolock-bench: finding this binary for the holder process: %w", err)
 	}
-	allScenarios := scenarioTable(holder.Command{Path: self, Args: []string{"holder"}})
+	holderCmd := holder.Command{Path: self, Args: []string{"holder"}}
+	allScenarios := scenarioTable(holderCmd, 0, 0) // for the flags' help; made again with the chaos flags below
 	allContenders := contenderTable()
 	allSpecs, err := bench.Specs(allContenders)
 	if err != nil {
@@ -123,6 +124,8 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		repetitions   = fs.Int("repetitions", 0, fmt.Sprintf("repetitions of every measurement; default %d (%d with --quick)", defaultRepetitions, quickRepetitions))
 		out           = fs.String("out", "", "output directory; default reports/<run-id>")
 		lease         = fs.Duration("lease", defaultLease, "lease = TTL of every contender")
+		chaosSeed     = fs.Uint64("chaos-seed", 0, "seed of the chaos scenario's fault schedule, the same for every contender; default 0: a random one (recorded in results.json)")
+		chaosDuration = fs.Duration("chaos-duration", 0, "chaos: scale the fault counts so that the schedule spans about this long (e.g. 30m); default the full (or --quick) counts")
 	)
 	var perSpec []specFlags
 	for _, spec := range allSpecs {
@@ -135,6 +138,10 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		return nil, fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
 	}
 	o := &runOptions{quick: *quick, out: *out, lease: *lease, addrs: map[string]external.Addrs{}, bins: map[string]string{}}
+	if *chaosDuration < 0 {
+		return nil, fmt.Errorf("%w: --chaos-duration %v < 0", errUsage, *chaosDuration)
+	}
+	allScenarios = scenarioTable(holderCmd, *chaosSeed, *chaosDuration)
 	if o.scenarios, err = pick(allScenarios, *scenarioList, scenarioName, "scenario"); err != nil {
 		return nil, err
 	}
@@ -276,7 +283,7 @@ func runSuite(ctx context.Context, o *runOptions, stdout, stderr io.Writer) int 
 
 	runner := &run.Runner{
 		Scenarios: o.scenarios, Contenders: o.contenders, Deployment: d,
-		Repetitions: o.repetitions, Quick: o.quick, Lease: o.lease, Logger: log,
+		Repetitions: o.repetitions, Quick: o.quick, Lease: o.lease, OutDir: o.out, Logger: log,
 	}
 	closeProgress := func() {}
 	if f, ok := stderr.(*os.File); ok && isTerminal(f) {

@@ -264,6 +264,8 @@ func TestParseRunFlags(t *testing.T) {
 		{"external without addresses", []string{"--backend", "external"}, "needs"},
 		{"external contender without address", []string{"--redis-addr", "127.0.0.1:1", "--contenders", "monolock"}, "needs the address"},
 		{"stray argument", []string{"latency"}, "unexpected"},
+		{"negative chaos duration", []string{"--chaos-duration", "-1m"}, "chaos-duration"},
+		{"bad chaos seed", []string{"--chaos-seed", "x"}, "chaos-seed"},
 		{"ok quick", []string{"--quick", "--backend", "local"}, ""},
 		{"ok external", []string{"--redis-addr", "127.0.0.1:1"}, ""},
 	}
@@ -281,7 +283,15 @@ func TestParseRunFlags(t *testing.T) {
 			}
 		})
 	}
-	o, err := parseRunFlags([]string{"--redis-addr", "127.0.0.1:1"}, &bytes.Buffer{})
+	// The chaos flags reach the scenario: its settings record the seed.
+	o, err := parseRunFlags([]string{"--scenarios", "chaos", "--chaos-seed", "42", "--chaos-duration", "5m", "--backend", "local"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set := o.scenarios[0].Settings(false); !strings.HasPrefix(set["seed"], "42 ") || !strings.HasPrefix(set["duration"], "5m0s") {
+		t.Errorf("chaos settings: seed %q, duration %q", set["seed"], set["duration"])
+	}
+	o, err = parseRunFlags([]string{"--redis-addr", "127.0.0.1:1"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/contenders/etcd"
 	"github.com/monolock/monolock-bench/bench/contenders/floors"
@@ -19,8 +21,11 @@ import (
 
 // scenarioTable lists every scenario in run order. A new scenario is one
 // more row. holderCmd starts this binary's hidden holder subcommand, the
-// separate OS process that holds the lock in the handover scenario.
-func scenarioTable(holderCmd holder.Command) []bench.Scenario {
+// separate OS process that holds the lock in the handover and safety
+// scenarios and runs a client in the chaos scenario; chaosSeed (0:
+// random) and chaosDuration (0: the default counts) are the chaos
+// scenario's flags.
+func scenarioTable(holderCmd holder.Command, chaosSeed uint64, chaosDuration time.Duration) []bench.Scenario {
 	return []bench.Scenario{
 		scenarios.Latency(),
 		scenarios.Throughput(),
@@ -29,6 +34,7 @@ func scenarioTable(holderCmd holder.Command) []bench.Scenario {
 		scenarios.SafetyConfig{Holder: holderCmd}.Scenario(),
 		scenarios.FailoverConfig{}.Scenario(),
 		scenarios.Scale(),
+		scenarios.ChaosConfig{Holder: holderCmd, Seed: chaosSeed, Duration: chaosDuration}.Scenario(),
 	}
 }
 

@@ -43,7 +43,9 @@ func WarmContender() bench.Contender {
 // notScale are the scenarios of the client variants: every one but
 // scale, where a session costs what it costs with the plain client (the
 // variants change how a claim's connection is dialled; spares add a fixed
-// WarmSpares connections per Locker, whatever the sessions).
+// WarmSpares connections per Locker, whatever the sessions), and chaos,
+// where each step costs a whole fault schedule and the variants' safety
+// (heartbeats, the client's pessimism, the token) is the plain client's.
 var notScale = []string{"latency", "throughput", "handover", "fairness", "safety", "failover"}
 
 // FastOpenServer is the monolock server with TCP Fast Open on its

@@ -1,8 +1,9 @@
 // Package faultproxy puts a fault-injecting TCP proxy on each client's
-// path to each server, for the safety scenario: a path passes traffic,
-// blackholes it (both directions dropped silently, nothing closed or
-// reset: the peers see silence, as when a host drops off the network),
-// is restored, or has its connections reset. A View gives one client its
+// path to each server, for the safety and chaos scenarios: a path passes
+// traffic, blackholes it (both directions dropped silently, nothing
+// closed or reset: the peers see silence, as when a host drops off the
+// network) or one direction only (a one-sided partition), is restored, or
+// has its connections reset. A View gives one client its
 // own paths to a list of servers, so that it can reach only a subset of
 // them while other clients reach all.
 //
@@ -66,6 +67,10 @@ type State string
 const (
 	Pass      State = "pass"
 	Blackhole State = "blackhole"
+	// BlackholeUp drops the client's traffic to the server only;
+	// BlackholeDown the server's to the client only.
+	BlackholeUp   State = "blackhole-upstream"
+	BlackholeDown State = "blackhole-downstream"
 )
 
 // Proxy holds the links of one run. Its methods are safe for concurrent
@@ -95,8 +100,9 @@ type Link struct {
 
 	tp *toxiproxy.Proxy
 
-	mu    sync.Mutex
-	state State
+	mu sync.Mutex
+	// holes are the directions blackholed now.
+	holes map[string]bool
 }
 
 // Link starts a path named name to upstream, listening on a free
@@ -111,7 +117,7 @@ func (p *Proxy) Link(name, upstream string) (*Link, error) {
 	if err := tp.Start(); err != nil {
 		return nil, fmt.Errorf("faultproxy: link %s: %w", name, err)
 	}
-	l := &Link{Name: name, Upstream: upstream, tp: tp, state: Pass}
+	l := &Link{Name: name, Upstream: upstream, tp: tp, holes: map[string]bool{}}
 	p.links = append(p.links, l)
 	return l, nil
 }
@@ -136,15 +142,29 @@ func (l *Link) Addr() string {
 	return l.tp.Listen
 }
 
-// State reports whether the link passes or blackholes traffic.
+// State reports whether the link passes or blackholes traffic, and in
+// which directions.
 func (l *Link) State() State {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.state
+	switch up, down := l.holes[upstream], l.holes[downstream]; {
+	case up && down:
+		return Blackhole
+	case up:
+		return BlackholeUp
+	case down:
+		return BlackholeDown
+	}
+	return Pass
 }
 
-// directions of a toxiproxy link: client→server and server→client.
-var directions = []string{"upstream", "downstream"}
+// The directions of a toxiproxy link: client→server and server→client.
+const (
+	upstream   = "upstream"
+	downstream = "downstream"
+)
+
+var directions = []string{upstream, downstream}
 
 // Blackhole drops all traffic of the link's connections, in both
 // directions, from now on, without closing or resetting anything: reads
@@ -152,31 +172,52 @@ var directions = []string{"upstream", "downstream"}
 // are still accepted by the link's listener (and dialed upstream) but see
 // the same silence; a lost host would not answer the handshake at all, so
 // clients see a read timeout where they might have seen a connect timeout.
-// Blackholing a blackholed link does nothing.
+// Blackholing a blackholed link does nothing; on a link blackholed one
+// way it adds the other direction.
 func (l *Link) Blackhole() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.blackholeLocked()
+	return l.blackholeLocked(directions...)
 }
 
-func (l *Link) blackholeLocked() error {
-	if l.state == Blackhole {
-		return nil
-	}
-	for _, dir := range directions {
+// BlackholeUpstream drops the client's traffic to the server from now on
+// and lets the server's through: the server hears nothing (no renewals,
+// no release), the client still hears what the server sends. As with
+// Blackhole, nothing is closed or reset, and Restore ends the connections
+// that lived through it. On a blackholed link it does nothing.
+func (l *Link) BlackholeUpstream() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.blackholeLocked(upstream)
+}
+
+// BlackholeDownstream drops the server's traffic to the client from now
+// on and lets the client's through: the server hears the client's
+// renewals, the client hears no answers. Otherwise as BlackholeUpstream.
+func (l *Link) BlackholeDownstream() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.blackholeLocked(downstream)
+}
+
+func (l *Link) blackholeLocked(dirs ...string) error {
+	for _, dir := range dirs {
+		if l.holes[dir] {
+			continue
+		}
 		spec := fmt.Sprintf(`{"name":%q,"type":%q,"stream":%q,"toxicity":1,"attributes":{}}`, blackholeType+"_"+dir, blackholeType, dir)
 		if _, err := l.tp.Toxics.AddToxicJson(strings.NewReader(spec)); err != nil {
-			return fmt.Errorf("faultproxy: blackhole %s: %w", l.Name, err)
+			return fmt.Errorf("faultproxy: blackhole %s %s: %w", l.Name, dir, err)
 		}
+		l.holes[dir] = true
 	}
-	l.state = Blackhole
 	return nil
 }
 
-// Restore makes the link pass traffic again. Connections that lived
-// through the blackhole end now (closed, as a FIN to both peers): their
-// lost bytes leave nothing to resume. New connections pass. Restoring a
-// passing link does nothing.
+// Restore makes the link pass traffic again, both ways. Connections that
+// lived through a blackhole (of either direction) end now (closed, as a
+// FIN to both peers): their lost bytes leave nothing to resume. New
+// connections pass. Restoring a passing link does nothing.
 func (l *Link) Restore() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -184,20 +225,21 @@ func (l *Link) Restore() error {
 }
 
 func (l *Link) restoreLocked() error {
-	if l.state == Pass {
-		return nil
-	}
 	var errs []error
 	for _, dir := range directions {
+		if !l.holes[dir] {
+			continue
+		}
 		err := l.tp.Toxics.RemoveToxic(context.Background(), blackholeType+"_"+dir)
 		if err != nil && !errors.Is(err, toxiproxy.ErrToxicNotFound) {
 			errs = append(errs, err)
+			continue
 		}
+		delete(l.holes, dir)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("faultproxy: restore %s: %w", l.Name, err)
 	}
-	l.state = Pass
 	return nil
 }
 
@@ -205,11 +247,17 @@ func (l *Link) restoreLocked() error {
 // sides (the sockets are closed: a FIN, or a reset where unread data
 // waits), the way a crashed process's kernel ends its connections, and
 // keeps listening on the same address. The link's state stays: a
-// blackholed link is blackholed again for the connections that follow.
+// blackholed link (either way) is blackholed again for the connections
+// that follow.
 func (l *Link) Reset() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	was := l.state
+	var was []string
+	for _, dir := range directions {
+		if l.holes[dir] {
+			was = append(was, dir)
+		}
+	}
 	// Remove the blackhole first: it would keep the closed connections'
 	// goroutines waiting for a restore that no longer comes.
 	if err := l.restoreLocked(); err != nil {
@@ -221,10 +269,7 @@ func (l *Link) Reset() error {
 	if err := l.tp.Start(); err != nil {
 		return fmt.Errorf("faultproxy: reset %s: %w", l.Name, err)
 	}
-	if was == Blackhole {
-		return l.blackholeLocked()
-	}
-	return nil
+	return l.blackholeLocked(was...)
 }
 
 // Close restores the link (so nothing waits on a blackhole) and stops it,

@@ -108,6 +108,9 @@ func (c *respConn) do(cmd string, wait time.Duration) (string, error) {
 	line = strings.TrimRight(line, "\r\n")
 	if strings.HasPrefix(line, "$") {
 		n, _ := strconv.Atoi(line[1:])
+		if n < 0 {
+			return "(nil)", nil
+		}
 		buf := make([]byte, n+2)
 		if _, err := io.ReadFull(c.r, buf); err != nil {
 			return "", err
@@ -313,5 +316,121 @@ func TestMeasureOverhead(t *testing.T) {
 	cancel()
 	if _, err := MeasureOverhead(ctx, 10); !errors.Is(err, context.Canceled) {
 		t.Errorf("MeasureOverhead after cancel: %v", err)
+	}
+}
+
+// readUntil reads from c until a line holding want arrives, or wait ends.
+func (c *respConn) readUntil(want string, wait time.Duration) error {
+	c.SetReadDeadline(time.Now().Add(wait))
+	for {
+		line, err := c.r.ReadString('\n')
+		if err != nil {
+			return err
+		}
+		if strings.Contains(line, want) {
+			return nil
+		}
+	}
+}
+
+// TestBlackholeOneWay checks each one-sided blackhole with a real Redis:
+// a subscriber's connection shows whether the server's traffic still
+// reaches the client, a direct connection whether the client's commands
+// still reach the server.
+func TestBlackholeOneWay(t *testing.T) {
+	redisAddr := startRedis(t)
+	p := New()
+	defer p.Close()
+	link, err := p.Link("A->redis", redisAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct := dial(t, redisAddr)
+	for _, tt := range []struct {
+		name  string
+		apply func() error
+		state State
+		// up: the client's commands reach the server; down: the
+		// server's messages reach the client.
+		up, down bool
+	}{
+		{"upstream", link.BlackholeUpstream, BlackholeUp, false, true},
+		{"downstream", link.BlackholeDownstream, BlackholeDown, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sub := dial(t, link.Addr())
+			if _, err := sub.do("SUBSCRIBE ch-"+tt.name, eventually); err != nil {
+				t.Fatal(err)
+			}
+			if err := sub.readUntil("ch-"+tt.name, eventually); err != nil { // the rest of the confirmation
+				t.Fatal(err)
+			}
+			cmd := dial(t, link.Addr())
+			mustPing(t, cmd)
+
+			if err := tt.apply(); err != nil {
+				t.Fatal(err)
+			}
+			if got := link.State(); got != tt.state {
+				t.Errorf("state = %s, want %s", got, tt.state)
+			}
+			// The client's command: its reply never comes either way.
+			if _, err := cmd.do("SET k-"+tt.name+" v", silence); !isTimeout(err) {
+				t.Fatalf("SET through a one-way blackhole: %v, want a timeout", err)
+			}
+			got, err := direct.do("GET k-"+tt.name, eventually)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if executed := got == "v"; executed != tt.up {
+				t.Errorf("the server executed the client's SET: %v, want %v", executed, tt.up)
+			}
+			// The server's message to the subscriber.
+			if _, err := direct.do("PUBLISH ch-"+tt.name+" hello", eventually); err != nil {
+				t.Fatal(err)
+			}
+			wait := eventually
+			if !tt.down {
+				wait = silence
+			}
+			err = sub.readUntil("hello", wait)
+			if arrived := err == nil; arrived != tt.down {
+				t.Errorf("the published message reached the client: %v (%v), want %v", arrived, err, tt.down)
+			}
+
+			// A full blackhole adds the other direction; Restore ends
+			// the connections and new ones pass.
+			if err := link.Blackhole(); err != nil || link.State() != Blackhole {
+				t.Fatalf("Blackhole after one way: state %s, %v", link.State(), err)
+			}
+			if err := link.Restore(); err != nil {
+				t.Fatal(err)
+			}
+			if link.State() != Pass {
+				t.Errorf("state after restore = %s", link.State())
+			}
+			cmd.SetDeadline(time.Now().Add(eventually))
+			if _, err := cmd.r.ReadByte(); err == nil || isTimeout(err) {
+				t.Errorf("read after restore: %v, want the connection ended", err)
+			}
+			mustPing(t, dial(t, link.Addr()))
+		})
+	}
+
+	// Reset keeps a one-way blackhole for the connections that follow.
+	if err := link.BlackholeDownstream(); err != nil {
+		t.Fatal(err)
+	}
+	if err := link.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if link.State() != BlackholeDown {
+		t.Errorf("state after reset = %s, want %s", link.State(), BlackholeDown)
+	}
+	if _, err := dial(t, link.Addr()).do("PING", silence); !isTimeout(err) {
+		t.Errorf("PING after resetting a link blackholed downstream: %v, want a timeout", err)
+	}
+	if err := link.Restore(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -3,6 +3,8 @@ package guardedstore
 import (
 	"cmp"
 	"slices"
+
+	"github.com/monolock/monolock-bench/bench/check"
 )
 
 // Grant is one grant of a lock as the lock side saw it: the client got
@@ -15,16 +17,16 @@ type Grant struct {
 	// At is when the client learned it was granted (its acquire
 	// returned), on the host's monotonic clock. That is no earlier than
 	// the server's grant, so the analysis can only undercount.
-	At Mono `json:"at"`
+	At check.Mono `json:"at"`
 	// End is when the client stopped believing it held the lock (it
 	// released, learned it lost the lock, or its validity ran out); 0
 	// means it still believed so when the history ended.
-	End Mono `json:"end,omitempty"`
+	End check.Mono `json:"end,omitempty"`
 }
 
 // held reports whether the grant's holder still believed it held the lock
 // at t.
-func (g Grant) held(t Mono) bool { return g.At <= t && (g.End == 0 || t < g.End) }
+func (g Grant) held(t check.Mono) bool { return g.At <= t && (g.End == 0 || t < g.End) }
 
 // Unsafe is an accepted write that another client's later grant had
 // already superseded.
@@ -45,10 +47,10 @@ type Interval struct {
 	Lock   string `json:"lock"`
 	// Grant indexes the Analyze grants slice; -1 for writes under no
 	// grant (or when Analyze had no grants: then one interval per client).
-	Grant  int  `json:"grant"`
-	From   Mono `json:"from"`
-	To     Mono `json:"to"`
-	Writes int  `json:"writes"`
+	Grant  int        `json:"grant"`
+	From   check.Mono `json:"from"`
+	To     check.Mono `json:"to"`
+	Writes int        `json:"writes"`
 }
 
 // Overlap is two clients' ownership of the same lock, as the resource saw
@@ -98,7 +100,7 @@ type Analysis struct {
 }
 
 // Analyze reads a store's history together with the grants of the same
-// locks (any order; both on the Mono timeline) and reports:
+// locks (any order; both on CLOCK_MONOTONIC, check.Mono) and reports:
 //
 //   - unsafe writes: an accepted write by client C on lock L at t is unsafe
 //     when another client D was granted L after C's latest grant of L

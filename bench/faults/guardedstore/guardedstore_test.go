@@ -2,10 +2,13 @@ package guardedstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/monolock/monolock-bench/bench/check"
 )
 
 func tok(t uint64) *uint64 { return &t }
@@ -63,7 +66,7 @@ func TestAnalyzeHandMade(t *testing.T) {
 		{Client: "D", Lock: "L2", At: 16},
 		{Client: "C", Lock: "L2", At: 5, End: 15},
 	}
-	accepted := func(client, lock string, at Mono) Entry {
+	accepted := func(client, lock string, at check.Mono) Entry {
 		return Entry{Write: Write{Client: client, Lock: lock}, At: at, Accepted: true}
 	}
 	history := []Entry{
@@ -157,10 +160,10 @@ func TestServerEndToEnd(t *testing.T) {
 				}
 				return e
 			}
-			gA := Grant{Client: "A", Lock: "k", Token: tok(1), At: Now()}
+			gA := Grant{Client: "A", Lock: "k", Token: tok(1), At: check.Now()}
 			write(a, Write{Client: "A", Lock: "k", Token: tok(1), Payload: "a1"})
 			// A pauses here; its lease expires and B is granted.
-			gB := Grant{Client: "B", Lock: "k", Token: tok(2), At: Now()}
+			gB := Grant{Client: "B", Lock: "k", Token: tok(2), At: check.Now()}
 			write(b, Write{Client: "B", Lock: "k", Token: tok(2), Payload: "b1"})
 			// A resumes and writes at once, still believing it holds k.
 			late := write(a, Write{Client: "A", Lock: "k", Token: tok(1), Payload: "a2"})
@@ -226,5 +229,84 @@ func TestServerConcurrentAndBadRequests(t *testing.T) {
 
 	if _, err := c.Write(ctx, Write{Lock: "k"}); err == nil {
 		t.Error("a write without a client was accepted")
+	}
+}
+
+// TestReadFencing: reads return the last accepted value per name, and a
+// fenced store raises a name's mark with a read's token, so that the new
+// holder's read fences the old holder's later write out (the race that
+// fencing writes alone lets through).
+func TestReadFencing(t *testing.T) {
+	s := NewStore(true)
+	type step struct {
+		read     *Read
+		write    *Write
+		ok       bool
+		value    string
+		reason   string
+		highest  uint64
+		describe string
+	}
+	steps := []step{
+		{read: &Read{Client: "A", Lock: "r", Token: tok(5)}, ok: true, value: "", highest: 5, describe: "A reads the empty register"},
+		{write: &Write{Client: "A", Lock: "r", Token: tok(5), Payload: "a"}, ok: true, highest: 5, describe: "A writes"},
+		{read: &Read{Client: "B", Lock: "r", Token: tok(7)}, ok: true, value: "a", highest: 7, describe: "B, newer, reads A's value and raises the mark"},
+		{write: &Write{Client: "A", Lock: "r", Token: tok(5), Payload: "a2"}, ok: false, reason: ReasonStale, highest: 7, describe: "A's late write: fenced out by B's read"},
+		{read: &Read{Client: "A", Lock: "r", Token: tok(5)}, ok: false, reason: ReasonStale, highest: 7, describe: "A's late read"},
+		{read: &Read{Client: "C", Lock: "r"}, ok: false, reason: ReasonNoToken, highest: 7, describe: "no token"},
+		{read: &Read{Client: "B", Lock: "other", Token: tok(1)}, ok: true, value: "", highest: 1, describe: "marks are per name"},
+	}
+	for _, st := range steps {
+		if st.read != nil {
+			r := s.Read(*st.read)
+			if r.Accepted != st.ok || r.Value != st.value || r.Reason != st.reason || r.Highest != st.highest || r.At == 0 {
+				t.Errorf("%s: got %+v, want accepted=%v value=%q reason=%q highest=%d", st.describe, r, st.ok, st.value, st.reason, st.highest)
+			}
+			continue
+		}
+		e := s.Apply(*st.write)
+		if e.Accepted != st.ok || e.Reason != st.reason || e.Highest != st.highest {
+			t.Errorf("%s: got %+v, want accepted=%v reason=%q highest=%d", st.describe, e, st.ok, st.reason, st.highest)
+		}
+	}
+	if got := s.Last("r"); got != "a" {
+		t.Errorf("Last = %q, want the last accepted value a", got)
+	}
+	if len(s.History()) != 2 {
+		t.Errorf("history has %d entries, want the 2 writes (reads are not kept)", len(s.History()))
+	}
+
+	u := NewStore(false)
+	u.Apply(Write{Client: "B", Lock: "r", Token: tok(7), Payload: "b"})
+	u.Apply(Write{Client: "A", Lock: "r", Token: tok(5), Payload: "a"})
+	for _, r := range []Read{{Client: "A", Lock: "r", Token: tok(1)}, {Client: "C", Lock: "r"}} {
+		if got := u.Read(r); !got.Accepted || got.Value != "a" {
+			t.Errorf("unfenced read %+v = %+v, want the last write a", r, got)
+		}
+	}
+}
+
+func TestServerRead(t *testing.T) {
+	srv, err := Listen("", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := NewClient(srv.Addr())
+	defer c.Close()
+	if _, err := c.Write(ctx, Write{Client: "A", Lock: "k/register", Token: tok(3), Payload: "A-1"}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Read(ctx, Read{Client: "B", Lock: "k/register", Token: tok(4)})
+	if err != nil || !r.Accepted || r.Value != "A-1" || r.Highest != 4 {
+		t.Fatalf("read = %+v, %v; want A-1 with the mark raised to 4", r, err)
+	}
+	if r, err := c.Read(ctx, Read{Client: "A", Lock: "k/register", Token: tok(3)}); err != nil || r.Accepted || r.Reason != ReasonStale {
+		t.Errorf("stale read = %+v, %v; want rejected as stale", r, err)
+	}
+	if _, err := c.Read(ctx, Read{Lock: "k/register"}); !errors.Is(err, ErrRefused) {
+		t.Errorf("a read without a client: %v, want ErrRefused", err)
 	}
 }

@@ -16,6 +16,8 @@ import (
 const (
 	// PathWrite takes a POSTed JSON Write and answers the JSON Entry.
 	PathWrite = "/write"
+	// PathRead takes a POSTed JSON Read and answers the JSON ReadResult.
+	PathRead = "/read"
 	// PathHistory answers GET with the JSON array of every Entry.
 	PathHistory = "/history"
 )
@@ -49,6 +51,7 @@ func Listen(addr string, fenced bool) (*Server, error) {
 	s := &Server{Store: NewStore(fenced), ln: ln, err: make(chan error, 1)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+PathWrite, s.handleWrite)
+	mux.HandleFunc("POST "+PathRead, s.handleRead)
 	mux.HandleFunc("GET "+PathHistory, s.handleHistory)
 	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { s.err <- s.srv.Serve(ln) }()
@@ -83,6 +86,21 @@ func (s *Server) handleWrite(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, s.Store.Apply(wr))
 }
 
+func (s *Server) handleRead(w http.ResponseWriter, r *http.Request) {
+	var rd Read
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rd); err != nil {
+		http.Error(w, "bad read: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if rd.Client == "" || rd.Lock == "" {
+		http.Error(w, "bad read: client and lock are required", http.StatusBadRequest)
+		return
+	}
+	writeJSON(w, s.Store.Read(rd))
+}
+
 func (s *Server) handleHistory(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, s.Store.History())
 }
@@ -91,6 +109,11 @@ func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(v) // a failed write means the client left
 }
+
+// ErrRefused is wrapped by a Client's errors when the server answered
+// with an error status (a malformed request): the request had no effect.
+// Other errors are transport failures, whose effect is unknown.
+var ErrRefused = errors.New("guardedstore: refused")
 
 // Client talks to a Server. It is safe for concurrent use.
 type Client struct {
@@ -127,6 +150,26 @@ func (c *Client) Write(ctx context.Context, w Write) (Entry, error) {
 	return e, nil
 }
 
+// Read sends r and returns the store's decision. A rejected read is a
+// ReadResult with Accepted false, not an error; errors are transport
+// failures and refusals of a malformed request. Bound it with ctx.
+func (c *Client) Read(ctx context.Context, r Read) (ReadResult, error) {
+	body, err := json.Marshal(r)
+	if err != nil {
+		return ReadResult{}, fmt.Errorf("guardedstore: read: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+PathRead, bytes.NewReader(body))
+	if err != nil {
+		return ReadResult{}, fmt.Errorf("guardedstore: read: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	var res ReadResult
+	if err := c.do(req, &res); err != nil {
+		return ReadResult{}, fmt.Errorf("guardedstore: read: %w", err)
+	}
+	return res, nil
+}
+
 // History fetches the server's whole history.
 func (c *Client) History(ctx context.Context) ([]Entry, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+PathHistory, nil)
@@ -151,7 +194,7 @@ func (c *Client) do(req *http.Request, v any) error {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("%s: %s", resp.Status, bytes.TrimSpace(msg))
+		return fmt.Errorf("%w: %s: %s", ErrRefused, resp.Status, bytes.TrimSpace(msg))
 	}
 	return json.NewDecoder(resp.Body).Decode(v)
 }

@@ -1,38 +1,34 @@
 // Package guardedstore is the resource a lock is meant to protect, for
-// the safety scenario: a small HTTP server in the bench process that takes
-// writes (client, lock, token?, payload), runs fenced (it rejects a token
-// lower than the highest it has seen for that lock) or unfenced, and keeps
-// the full history with monotonic timestamps. Analyze reads a history
-// together with the grant timeline from the lock side and counts unsafe
-// writes, writes rejected by fencing, overlapping ownership and double
-// grants.
+// the safety and chaos scenarios: a small HTTP server in the bench process
+// that takes writes (client, lock, token?, payload) and reads, runs fenced
+// (it rejects a token lower than the highest it has seen for that name)
+// or unfenced, and keeps the history of writes with monotonic timestamps.
+// Analyze reads a history together with the grant timeline from the lock
+// side and counts unsafe writes, writes rejected by fencing, overlapping
+// ownership and double grants.
+//
+// Each name (Write.Lock) is a register: a read returns the payload of its
+// last accepted write ("" before any). The chaos scenario keeps a register
+// and a counter (a number as text) per store under the names
+// "<key>/register" and "<key>/counter", each with its own high-water mark.
+//
+// Fencing and reads: fencing writes alone does not keep a stale holder
+// out. If the old holder's write lands after the new holder's grant but
+// before the new holder's first write, the store has not seen the newer
+// token yet and accepts it; a read-then-write increment of the new holder
+// that read before that stale write then loses it. So a fenced store
+// takes a read's token too and raises the name's high-water mark with it
+// ("the storage server remembers the highest token", Kleppmann): once the
+// new holder has read, every later operation of the old one is rejected.
+// That is what a careful user of a fenced resource does; the unfenced
+// store ignores tokens on reads as on writes.
 package guardedstore
 
 import (
-	"fmt"
 	"sync"
 
-	"golang.org/x/sys/unix"
+	"github.com/monolock/monolock-bench/bench/check"
 )
-
-// Mono is a reading of the host's CLOCK_MONOTONIC in nanoseconds. Unlike
-// the monotonic part of a time.Time, which only means something inside
-// one process, it is one timeline for the store and every holder process
-// on the same host (containers share it too: Docker uses no time
-// namespace), so grants measured by separate holder processes can be
-// ordered against the writes the store saw. It never jumps with the wall
-// clock.
-type Mono int64
-
-// Now reads CLOCK_MONOTONIC.
-func Now() Mono {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
-		// CLOCK_MONOTONIC exists on every kernel Go supports.
-		panic(fmt.Sprintf("guardedstore: clock_gettime(CLOCK_MONOTONIC): %v", err))
-	}
-	return Mono(ts.Nano())
-}
 
 // Write is one write a client sends to the store.
 type Write struct {
@@ -48,12 +44,14 @@ type Write struct {
 	Payload string `json:"payload,omitempty"`
 }
 
-// Reasons a fenced store rejects a write, in Entry.Reason.
+// Reasons a fenced store rejects a write or a read, in Entry.Reason and
+// ReadResult.Reason.
 const (
 	// ReasonStale: the token is lower than the highest the store has
 	// accepted for the lock, i.e. a later grant has already written.
 	ReasonStale = "stale token"
-	// ReasonNoToken: a fenced store cannot order a write without a token.
+	// ReasonNoToken: a fenced store cannot order an operation without a
+	// token.
 	ReasonNoToken = "no token"
 )
 
@@ -63,7 +61,7 @@ type Entry struct {
 	// Seq numbers the entries from 1 in the order the store decided them.
 	Seq int64 `json:"seq"`
 	// At is when the store decided, on the host's monotonic clock.
-	At Mono `json:"at"`
+	At check.Mono `json:"at"`
 	// Accepted is false when fencing rejected the write.
 	Accepted bool `json:"accepted"`
 	// Reason says why a write was rejected (ReasonStale, ReasonNoToken).
@@ -73,21 +71,50 @@ type Entry struct {
 	Highest uint64 `json:"highest"`
 }
 
+// Read is one read a client sends to the store: the register of Lock.
+type Read struct {
+	Client string `json:"client"`
+	Lock   string `json:"lock"`
+	// Token is the fencing token of the reader's grant; nil without one.
+	// A fenced store raises the lock's high-water mark to it.
+	Token *uint64 `json:"token,omitempty"`
+}
+
+// ReadResult is a read as the store decided it.
+type ReadResult struct {
+	// Value is the payload of the lock's last accepted write, "" before
+	// any (and when the read was rejected).
+	Value string `json:"value"`
+	// Accepted is false when fencing rejected the read; Reason says why
+	// (ReasonStale, ReasonNoToken).
+	Accepted bool   `json:"accepted"`
+	Reason   string `json:"reason,omitempty"`
+	// Highest is the lock's fencing high-water mark after the read.
+	Highest uint64 `json:"highest"`
+	// At is when the store decided, on the host's monotonic clock.
+	At check.Mono `json:"at"`
+}
+
 // Store is the resource's state: its mode, the per-lock high-water marks
-// and the history. It is safe for concurrent use; decisions are made one
-// at a time, so Seq and At agree on the order.
+// and values, and the history of writes (reads are not kept in it). It is
+// safe for concurrent use; decisions are made one at a time, so Seq and At
+// agree on the order.
 type Store struct {
 	fenced bool
 
 	mu      sync.Mutex
 	highest map[string]uint64
+	values  map[string]string
 	history []Entry
 }
 
 // NewStore returns an empty store, fenced or unfenced.
 func NewStore(fenced bool) *Store {
-	return &Store{fenced: fenced, highest: map[string]uint64{}}
+	return &Store{fenced: fenced, highest: map[string]uint64{}, values: map[string]string{}}
 }
+
+// Fenced reports whether the store fences.
+func (s *Store) Fenced() bool { return s.fenced }
 
 // Apply decides w and records it. An unfenced store accepts every write
 // (tokens are only recorded); a fenced one rejects a write without a
@@ -113,12 +140,51 @@ func (s *Store) Apply(w Write) Entry {
 		high = *w.Token
 		s.highest[w.Lock] = high
 	}
+	if e.Accepted {
+		s.values[w.Lock] = w.Payload
+	}
 	e.Highest = high
 	// Read the clock under the lock: the timestamps then never disagree
 	// with the order of decisions.
-	e.At = Now()
+	e.At = check.Now()
 	s.history = append(s.history, e)
 	return e
+}
+
+// Read decides r: the lock's value, "" before any accepted write. An
+// unfenced store answers every read; a fenced one rejects a read without a
+// token or with a token lower than the lock's high-water mark, and raises
+// the mark to the token of a read it answers (see the package
+// documentation).
+func (s *Store) Read(r Read) ReadResult {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res := ReadResult{Accepted: true}
+	high := s.highest[r.Lock]
+	switch {
+	case !s.fenced:
+	case r.Token == nil:
+		res.Accepted, res.Reason = false, ReasonNoToken
+	case *r.Token < high:
+		res.Accepted, res.Reason = false, ReasonStale
+	default:
+		high = *r.Token
+		s.highest[r.Lock] = high
+	}
+	if res.Accepted {
+		res.Value = s.values[r.Lock]
+	}
+	res.Highest = high
+	res.At = check.Now()
+	return res
+}
+
+// Last returns the lock's value without any fencing and without moving
+// its mark: the harness's own read of a final value.
+func (s *Store) Last(lock string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.values[lock]
 }
 
 // History returns a copy of every entry so far, in decision order.

@@ -40,21 +40,47 @@ const (
 // writeTimeout bounds one write of the holder to a guarded store.
 const writeTimeout = 5 * time.Second
 
+// Modes of the holder subcommand.
+const (
+	// modeHold holds the lock once, as the parent says (Serve).
+	modeHold = "hold"
+	// modeChaos loops as a chaos client (RunChaos).
+	modeChaos = "chaos"
+)
+
 // Main is the holder subcommand (`monolock-bench holder ...`): it parses
 // args, opens the named contender from contenders on the given addresses,
-// and runs Serve on stdin and stdout. Flags: -contender NAME, -addrs
-// A[,B...], -lease DURATION, -key KEY.
+// and runs Serve (or, with -mode chaos, RunChaos) on stdin and stdout.
+// Flags: -contender NAME, -addrs A[,B...], -lease DURATION, -key KEY; in
+// chaos mode also -client NAME, -history FILE, -fenced and -unfenced
+// ADDR, -seed N.
 func Main(ctx context.Context, args []string, contenders []bench.Contender, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("holder", flag.ContinueOnError)
 	name := fs.String("contender", "", "contender id (as in the contender table)")
 	addrs := fs.String("addrs", "", "comma-separated server addresses of the contender's role")
 	lease := fs.Duration("lease", 0, "lease / TTL")
 	key := fs.String("key", "", "lock key")
+	mode := fs.String("mode", modeHold, "hold (hold the lock once, as told on stdin) or chaos (loop as a chaos client until EOF on stdin)")
+	var cs ChaosSpec
+	fs.StringVar(&cs.Client, "client", "", "chaos: the client's name in the history")
+	fs.StringVar(&cs.History, "history", "", "chaos: the history file to record to")
+	fs.StringVar(&cs.Fenced, "fenced", "", "chaos: the fenced guarded store's host:port")
+	fs.StringVar(&cs.Unfenced, "unfenced", "", "chaos: the unfenced guarded store's host:port")
+	fs.Uint64Var(&cs.Seed, "seed", 0, "chaos: seed of the hold and think times")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("holder: %w", err)
 	}
 	if *name == "" || *addrs == "" || *lease <= 0 || *key == "" {
 		return errors.New("holder: -contender, -addrs, -lease and -key are required")
+	}
+	if *mode != modeHold && *mode != modeChaos {
+		return fmt.Errorf("holder: -mode %q: want %s or %s", *mode, modeHold, modeChaos)
+	}
+	if *mode == modeChaos {
+		if err := cs.validate(); err != nil {
+			fmt.Fprintf(stdout, "%s %v\n", lineError, err)
+			return err
+		}
 	}
 	var c *bench.Contender
 	for i := range contenders {
@@ -71,6 +97,10 @@ func Main(ctx context.Context, args []string, contenders []bench.Contender, stdi
 		return fmt.Errorf("holder: opening %s: %w", *name, err)
 	}
 	defer l.Close()
+	if *mode == modeChaos {
+		cs.Contender, cs.Addrs, cs.Lease, cs.Key = *name, strings.Split(*addrs, ","), *lease, *key
+		return RunChaos(ctx, l, cs, stdin, stdout)
+	}
 	return Serve(ctx, l, *key, stdin, stdout)
 }
 

@@ -1,6 +1,8 @@
 // Package holder runs a lock holder in its own OS process, so that the
-// handover scenario can release it, kill it (SIGKILL) or freeze it
-// (SIGSTOP) the way a real client process ends or stalls.
+// handover and safety scenarios can release it, kill it (SIGKILL) or
+// freeze it (SIGSTOP) the way a real client process ends or stalls, and
+// runs the chaos scenario's clients (StartChaos, RunChaos), each a
+// process of its own that loops on one lock and records its history.
 //
 // The child side is Main (the hidden `monolock-bench holder` subcommand,
 // which re-executes the bench binary) and Serve; it acquires through the
@@ -62,19 +64,51 @@ type Process struct {
 	lines  chan string   // the child's stdout lines; closed at EOF
 	exited chan struct{} // closed once the child is reaped
 	stderr *syncBuffer
+	// waitErr is the child's exit (cmd.Wait), set before exited closes.
+	waitErr error
 
 	token   uint64
 	hasTok  bool
 	closeMu sync.Mutex
 	closed  bool
+	killed  bool // Close killed it after the grace
 }
 
 // Start starts a holder child and waits until it holds the lock ("held"),
 // ctx ends, or the child fails. On error the child is already reaped.
 func Start(ctx context.Context, c Command, s Spec) (*Process, error) {
-	args := append(append([]string{}, c.Args...),
-		"-contender", s.Contender, "-addrs", strings.Join(s.Addrs, ","),
-		"-lease", s.Lease.String(), "-key", s.Key)
+	p, line, err := start(ctx, c, s.args())
+	if err != nil {
+		return nil, err
+	}
+	word, rest, _ := strings.Cut(line, " ")
+	switch word {
+	case lineHeld:
+		if rest != "-" {
+			p.token, err = strconv.ParseUint(rest, 10, 64)
+			p.hasTok = err == nil
+		}
+	case lineError:
+		err = fmt.Errorf("holder: %s", rest)
+	default:
+		err = fmt.Errorf("holder: unexpected line %q", line)
+	}
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// args are the flags of the holder subcommand for s.
+func (s Spec) args() []string {
+	return []string{"-contender", s.Contender, "-addrs", strings.Join(s.Addrs, ","), "-lease", s.Lease.String(), "-key", s.Key}
+}
+
+// start starts a child with c and flags and returns it with its first
+// stdout line, once that came. On error the child is already reaped.
+func start(ctx context.Context, c Command, flags []string) (*Process, string, error) {
+	args := append(append([]string{}, c.Args...), flags...)
 	cmd := exec.Command(c.Path, args...)
 	cmd.Env = c.Env
 	// Own process group: a Ctrl-C on the terminal reaches only the bench,
@@ -83,16 +117,16 @@ func Start(ctx context.Context, c Command, s Spec) (*Process, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, fmt.Errorf("holder: %w", err)
+		return nil, "", fmt.Errorf("holder: %w", err)
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, fmt.Errorf("holder: %w", err)
+		return nil, "", fmt.Errorf("holder: %w", err)
 	}
 	p := &Process{cmd: cmd, stdin: stdin, lines: make(chan string, 4), exited: make(chan struct{}), stderr: &syncBuffer{}}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("holder: starting %s: %w", c.Path, err)
+		return nil, "", fmt.Errorf("holder: starting %s: %w", c.Path, err)
 	}
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -101,29 +135,15 @@ func Start(ctx context.Context, c Command, s Spec) (*Process, error) {
 		}
 		close(p.lines)
 		// Wait only after stdout is drained (os/exec's rule for pipes).
-		_ = cmd.Wait()
+		p.waitErr = cmd.Wait()
 		close(p.exited)
 	}()
 	line, err := p.next(ctx)
-	if err == nil {
-		word, rest, _ := strings.Cut(line, " ")
-		switch word {
-		case lineHeld:
-			if rest != "-" {
-				p.token, err = strconv.ParseUint(rest, 10, 64)
-				p.hasTok = err == nil
-			}
-		case lineError:
-			err = fmt.Errorf("holder: %s", rest)
-		default:
-			err = fmt.Errorf("holder: unexpected line %q", line)
-		}
-	}
 	if err != nil {
 		p.Close()
-		return nil, err
+		return nil, "", err
 	}
-	return p, nil
+	return p, line, nil
 }
 
 // next returns the child's next stdout line.
@@ -248,9 +268,30 @@ func (p *Process) Close() {
 				lines = nil
 			}
 		case <-t.C:
+			p.killed = true
 			_ = p.cmd.Process.Kill()
 		}
 	}
+}
+
+// ExitErr reports, after Close, how the child ended: nil when it exited
+// with status 0 on its own, else its exit status (or that Close killed it
+// after DefaultCloseGrace) with the tail of its stderr.
+func (p *Process) ExitErr() error {
+	p.closeMu.Lock()
+	defer p.closeMu.Unlock()
+	select {
+	case <-p.exited:
+	default:
+		return errors.New("holder: child still running")
+	}
+	switch {
+	case p.killed:
+		return fmt.Errorf("holder: child killed after not exiting within %v; stderr: %s", DefaultCloseGrace, p.stderr.tail())
+	case p.waitErr != nil:
+		return fmt.Errorf("holder: child %v; stderr: %s", p.waitErr, p.stderr.tail())
+	}
+	return nil
 }
 
 // syncBuffer keeps the child's stderr for error messages.

@@ -64,6 +64,14 @@ type Targets struct {
 	// Cannot names kinds the caller knows the contender or backend cannot
 	// do, with the reason; their faults are skipped with it.
 	Cannot map[Kind]string
+	// Holder, when set, names the client (1…len(Clients)) that holds the
+	// lock now, ok false when none does. A client fault then strikes the
+	// holder at the fault's start instead of the scheduled client, if no
+	// other fault acts on the holder then (else the scheduled client, as
+	// without Holder): a fault on a waiter tests little of a lock. The
+	// schedule stays the same for every contender; the outcome and the
+	// history name the client struck.
+	Holder func() (client int, ok bool)
 }
 
 // DefaultHealTimeout bounds the healing of one fault (a restart included)
@@ -98,8 +106,11 @@ type Executor struct {
 // Outcome is what became of one scheduled fault.
 type Outcome struct {
 	Fault Fault `json:"fault"`
-	// Target names the client or server it acted on.
+	// Target names the client or server it acted on; Aimed says a client
+	// fault struck the holder (Targets.Holder) rather than the scheduled
+	// client.
 	Target string `json:"target,omitempty"`
+	Aimed  bool   `json:"aimed,omitempty"`
 	// Applied says the fault happened, from Start to End (CLOCK_MONOTONIC).
 	Applied bool       `json:"applied"`
 	Start   check.Mono `json:"start,omitempty"`
@@ -141,14 +152,24 @@ func (e *Executor) Run(ctx context.Context, s Schedule) ([]Outcome, error) {
 	begin := time.Now()
 	out := make([]Outcome, len(s.Faults))
 	lanes := map[string]chan struct{}{}
-	for _, f := range s.Faults {
+	addLane := func(f Fault) {
 		if a := e.action(f); lanes[a.lane] == nil {
 			lanes[a.lane] = make(chan struct{}, 1)
 		}
 	}
+	for _, f := range s.Faults {
+		addLane(f)
+		if clientKind(f.Kind) && e.Targets.Holder != nil {
+			for c := range e.Targets.Clients { // any client may be the holder
+				g := f
+				g.Client = c + 1
+				addLane(g)
+			}
+		}
+	}
 	var wg sync.WaitGroup
 	for i, f := range s.Faults {
-		wg.Go(func() { out[i] = e.run(ctx, begin, f, lanes[e.action(f).lane]) })
+		wg.Go(func() { out[i] = e.run(ctx, begin, f, lanes) })
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
@@ -168,7 +189,7 @@ func (e *Executor) Run(ctx context.Context, s Schedule) ([]Outcome, error) {
 
 // run waits for f's start and its lane, applies f, waits its duration (or
 // ctx's end) and heals it.
-func (e *Executor) run(ctx context.Context, begin time.Time, f Fault, lane chan struct{}) Outcome {
+func (e *Executor) run(ctx context.Context, begin time.Time, f Fault, lanes map[string]chan struct{}) Outcome {
 	a := e.action(f)
 	o := Outcome{Fault: f, Target: a.target}
 	timer := time.NewTimer(time.Until(begin.Add(f.Start)))
@@ -179,19 +200,28 @@ func (e *Executor) run(ctx context.Context, begin time.Time, f Fault, lane chan 
 		o.Skipped = NotReached
 		return o
 	}
-	desc := &check.Fault{Kind: string(f.Kind), Target: a.target, Direction: string(f.Direction), StepNS: int64(f.Step)}
-	if a.skip != "" {
-		o.Skipped = a.skip
-		e.record(check.Event{Type: check.Skip, ID: int64(f.ID), Fault: desc, Error: a.skip})
-		return o
-	}
-	select {
-	case lane <- struct{}{}:
-	case <-ctx.Done():
-		o.Skipped = NotReached
-		return o
+	lane := lanes[a.lane]
+	if aimed, ok := e.aim(f, lanes); ok {
+		// The holder's lane is taken: the fault strikes it.
+		a = e.action(aimed)
+		lane = lanes[a.lane]
+		o.Target, o.Aimed = a.target, true
+	} else {
+		desc := &check.Fault{Kind: string(f.Kind), Target: a.target, Direction: string(f.Direction), StepNS: int64(f.Step)}
+		if a.skip != "" {
+			o.Skipped = a.skip
+			e.record(check.Event{Type: check.Skip, ID: int64(f.ID), Fault: desc, Error: a.skip})
+			return o
+		}
+		select {
+		case lane <- struct{}{}:
+		case <-ctx.Done():
+			o.Skipped = NotReached
+			return o
+		}
 	}
 	defer func() { <-lane }()
+	desc := &check.Fault{Kind: string(f.Kind), Target: a.target, Direction: string(f.Direction), StepNS: int64(f.Step)}
 
 	start := check.Now()
 	if err := a.apply(ctx); err != nil {
@@ -227,6 +257,30 @@ func (e *Executor) run(ctx context.Context, begin time.Time, f Fault, lane chan 
 	end = e.record(end)
 	o.End = end.T
 	return o
+}
+
+// aim returns f aimed at the holder, with the holder's lane taken, when f
+// is a client fault, Targets.Holder names a holder other than f's client,
+// and no other fault acts on it now.
+func (e *Executor) aim(f Fault, lanes map[string]chan struct{}) (Fault, bool) {
+	if !clientKind(f.Kind) || e.Targets.Holder == nil {
+		return f, false
+	}
+	if _, cannot := e.Targets.Cannot[f.Kind]; cannot {
+		return f, false
+	}
+	c, ok := e.Targets.Holder()
+	if !ok || c < 1 || c > len(e.Targets.Clients) || c == f.Client {
+		return f, false
+	}
+	g := f
+	g.Client = c
+	select {
+	case lanes[e.action(g).lane] <- struct{}{}:
+		return g, true
+	default:
+		return f, false
+	}
 }
 
 // record writes ev as the nemesis's and shows it to Observe.

@@ -258,3 +258,58 @@ func TestExecutorBadSchedule(t *testing.T) {
 		t.Error("an executor without a recorder ran")
 	}
 }
+
+// TestExecutorAimsAtTheHolder: with Targets.Holder, a client fault
+// strikes the client holding the lock at its start instead of the
+// scheduled one, unless another fault acts on the holder then; the
+// outcome and the history name the client struck.
+func TestExecutorAimsAtTheHolder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		log := &fakeLog{begin: time.Now()}
+		c1 := &fakeClient{name: "c1", log: log}
+		c2 := &fakeClient{name: "c2", log: log}
+		c3 := &fakeClient{name: "c3", log: log}
+		ms := time.Millisecond
+		s := Schedule{Faults: []Fault{
+			{ID: 1, Kind: ClientPause, Start: 0, Duration: 300 * ms, Client: 1},                                   // aimed at c2
+			{ID: 2, Kind: ClientHostLoss, Start: 100 * ms, Duration: 100 * ms, Client: 3},                         // c2 is busy: stays on c3
+			{ID: 3, Kind: ClientPartition, Start: 500 * ms, Duration: 100 * ms, Client: 1, Direction: FromServer}, // no holder: c1
+		}}
+		var mu sync.Mutex
+		holder := 2
+		var buf bytes.Buffer
+		e := &Executor{
+			Targets: Targets{
+				Clients: []Client{c1, c2, c3},
+				Holder: func() (int, bool) {
+					mu.Lock()
+					defer mu.Unlock()
+					return holder, holder > 0
+				},
+			},
+			Recorder: check.NewRecorder(&buf),
+			Observe: func(ev check.Event) {
+				if ev.Type == check.End && ev.ID == 2 {
+					mu.Lock()
+					holder = 0
+					mu.Unlock()
+				}
+			},
+		}
+		out, err := e.Run(t.Context(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"0s pause c2", "100ms lose-host c3", "200ms restore-host c3", "300ms resume c2", "500ms partition c1 from-server", "600ms heal c1"}
+		if !slices.Equal(log.calls, want) {
+			t.Errorf("calls\n%q\nwant\n%q", log.calls, want)
+		}
+		if out[0].Target != "c2" || !out[0].Aimed || out[1].Target != "c3" || out[1].Aimed || out[2].Target != "c1" || out[2].Aimed {
+			t.Errorf("outcomes %+v", out)
+		}
+		h := readHistory(t, &buf)
+		if len(h.Faults) != 3 || h.Faults[0].Fault.Target != "c2" || h.Faults[2].Fault.Direction != string(FromServer) {
+			t.Errorf("history faults %+v", h.Faults)
+		}
+	})
+}

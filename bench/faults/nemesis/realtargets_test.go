@@ -35,7 +35,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-var _ Link = (*faultproxy.Link)(nil)
+// The fault proxy's links can drop one direction: partitions run.
+var _ OneWayLink = (*faultproxy.Link)(nil)
 
 // probeTimeout is how long a probe waits for an answer that a fault
 // should stop: long against a loopback round trip, short against the

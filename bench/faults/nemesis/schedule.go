@@ -2,7 +2,9 @@
 // seeded schedule of random faults with random durations, some
 // overlapping, and an Executor applies it to a contender's targets (its
 // client processes, its servers, a server's wall clock), recording each
-// fault's start and end into the history (package check). The schedule
+// fault's start and end into the history (package check). Told which
+// client holds the lock (Targets.Holder), the executor aims client faults
+// at the holder. The schedule
 // and its Config, seed included, go into the results: Plan with the same
 // Config gives the same schedule, so a run can be repeated, and every
 // contender of a run gets the same one.

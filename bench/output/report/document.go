@@ -64,12 +64,18 @@ type chart struct {
 	svg     []byte // deterministic SVG document
 }
 
+// links is a list of links to files of the run folder (relative paths).
+type links struct{ items []link }
+
+type link struct{ text, href string }
+
 func (heading) isBlock()   {}
 func (paragraph) isBlock() {}
 func (list) isBlock()      {}
 func (table) isBlock()     {}
 func (chart) isBlock()     {}
 func (contents) isBlock()  {}
+func (links) isBlock()     {}
 
 // h2 and h3 add headings whose ids are the anchors GitHub gives the same
 // headings in report.md, so that links work in both renderings.

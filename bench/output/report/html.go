@@ -56,6 +56,12 @@ func (d *document) html() []byte {
 				fmt.Fprintf(&b, "<li>%s</li>\n", html.EscapeString(it))
 			}
 			b.WriteString("</ul>\n")
+		case links:
+			b.WriteString("<ul>\n")
+			for _, l := range x.items {
+				fmt.Fprintf(&b, "<li><a href=\"%s\">%s</a></li>\n", html.EscapeString(l.href), html.EscapeString(l.text))
+			}
+			b.WriteString("</ul>\n")
 		case table:
 			if x.cards {
 				b.WriteString("<div class=\"scroll\"><table class=\"cards\">\n<thead><tr>")

@@ -25,6 +25,10 @@ func (d *document) markdown() []byte {
 			for _, it := range x.items {
 				fmt.Fprintf(&b, "- %s\n", mdEscape(it))
 			}
+		case links:
+			for _, l := range x.items {
+				fmt.Fprintf(&b, "- [%s](%s)\n", mdEscape(l.text), strings.ReplaceAll(l.href, " ", "%20"))
+			}
 		case table:
 			b.WriteString("|")
 			for _, h := range x.head {

@@ -279,6 +279,8 @@ func (f *figures) scenarioSection(d *document, s string) error {
 		err = f.failoverSection(d)
 	case "scale":
 		err = f.scaleSection(d)
+	case "chaos":
+		err = f.chaosSection(d)
 	}
 	if err != nil {
 		return err

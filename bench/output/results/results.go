@@ -201,6 +201,8 @@ type Raw struct {
 	Series []Series `json:"series,omitempty"`
 	// Errors holds up to a few distinct error messages seen.
 	Errors []string `json:"errors,omitempty"`
+	// Chaos is the chaos scenario's schedule, verdicts and timeline.
+	Chaos *Chaos `json:"chaos,omitempty"`
 	// Skipped, when set, says why the variant was not measured for this
 	// contender: it does not apply (a single server has no minority to
 	// lose), the backend cannot run it (external servers cannot be

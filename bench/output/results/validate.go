@@ -36,6 +36,11 @@ var specUnits = map[string]map[string]string{
 		"lost_holders": "count", "double_grants": "count",
 		"acquire_p99_during_fault": "us", "tokens_monotonic": "bool",
 	},
+	"chaos": {
+		"faults": "count", "operations": "count", "double_holders": "count",
+		"stale_writes_fenced": "count", "stale_writes_unfenced": "count", "lost_updates": "count",
+		"linearizable_fenced": "bool", "linearizable_unfenced": "bool", "violation_rate_hi": "ratio",
+	},
 	"scale": {
 		"sessions_reached": "count", "server_bytes_per_session": "bytes", "client_bytes_per_lock": "bytes",
 		"server_cpu_ms_per_sec": "ms/s", "server_ops_per_sec": "1/s", "heartbeats_per_sec": "1/s",

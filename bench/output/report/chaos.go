@@ -1,0 +1,483 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/monolock/monolock-bench/bench/output/results"
+)
+
+// The chaos section: the checkers' verdicts per contender and store (the
+// Jepsen :valid? line), the faults per contender with Wilson intervals,
+// the first violation of each kind with its excerpt of history, a
+// timeline per contender, and links to the histories and porcupine's
+// visualisations. Everything is read from the raw records' chaos data
+// (results.Chaos); the figure tables follow (figureTables).
+
+// chaosKinds are the nemesis's fault kinds, in its order; a kind a record
+// names that is not listed here is shown after them.
+var chaosKinds = []string{"client-pause", "client-host-loss", "client-partition", "server-kill", "server-pause", "clock-step"}
+
+// chaosRun is one contender's chaos record.
+type chaosRun struct {
+	contender string
+	c         *results.Chaos
+}
+
+// chaosRuns returns the chaos records in display order.
+func (f *figures) chaosRuns() []chaosRun {
+	var out []chaosRun
+	for _, name := range f.contenders {
+		for _, x := range f.raws("chaos", name, "soak") {
+			if x.Chaos != nil {
+				out = append(out, chaosRun{name, x.Chaos})
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (f *figures) chaosSection(d *document) error {
+	runs := f.chaosRuns()
+	if len(runs) == 0 {
+		return nil
+	}
+	seeds := map[uint64]bool{}
+	for _, r := range runs {
+		seeds[r.c.Seed] = true
+	}
+	seedText := "seed " + strings.Join(slicesMap(slices.Sorted(maps.Keys(seeds)), func(s uint64) string { return fmt.Sprint(s) }), ", ")
+	d.p("Every contender ran the same seeded schedule of faults (" + seedText + ") while " + fmt.Sprint(len(runs[0].c.Timeline.Lanes)) +
+		" client processes contended for one lock and, under it, read and wrote a register and incremented a counter in a fenced and an unfenced store. " +
+		"A client fault strikes the client that holds the lock at the fault's start (the scheduled client when none does). " +
+		"Each row rests on one run: its operations are in the history file, and the faults applied to that contender are its trials. " +
+		"valid means no checker found a violation; invalid that one did (the first of each kind is shown below, with the history around it); unknown that a checker could not decide. " +
+		"The register's linearizability checks the store and the recording against the store's model; what a lock gets wrong shows as double holders, stale writes the store accepted, and lost increments. " +
+		"Double holders count beliefs: a holder frozen past its lease believes it holds the lock until it runs again, which no lease-based lock can prevent; whether that harms the resource shows in the stores, where only a token lets the store refuse the late writes. " +
+		"A stale write is one invoked after another client's newer grant; a fenced store still accepts one that reaches it before the new holder's first operation (it has not seen the newer token yet), which costs nothing here: the new holder's fenced read then sees it.")
+
+	d.h3("Verdicts")
+	d.add(f.chaosVerdicts(runs))
+	d.add(f.chaosStores(runs))
+	d.h3("Faults and violation rates")
+	d.p("Per kind: faults applied with at least one violation attributed to them, of the faults applied (Wilson 95% interval); a kind the contender or its backend cannot do is skipped, with the reason below the table. A violation is attributed to every fault active in its cause window (an overlap: from the earlier grant to the overlap's end; a stale write: from the writer's grant to the write; a lost increment: from the first of the two increments to the second's completion), so overlapping faults share it.")
+	d.add(f.chaosFaults(runs))
+	if skips := chaosSkips(runs); len(skips) > 0 {
+		d.add(list{items: skips})
+	}
+	if t, ok := chaosHolderFaults(runs); ok {
+		d.p("Client faults that struck the client holding the lock, and what became of the lock: kept through the fault means no other client was granted it before the fault ended (safe, but every waiter waited); the time to the next grant runs from the fault's start.")
+		d.add(t)
+	}
+	for _, r := range runs {
+		f.chaosViolations(d, r)
+	}
+	d.h3("Timelines")
+	for _, r := range runs {
+		d.add(chart{
+			name:    "chaos-timeline-" + r.contender,
+			caption: r.contender + ": one lane per client; light bars are acquires (from the request to the grant or the failure), dark bars holds (to the release), orange holds ended by the lost notice; shaded spans are the faults (labelled by their number and kind; a client fault also outlines its client's lane).",
+			svg:     f.chaosTimeline(r),
+		})
+	}
+	if items := chaosLinks(runs); len(items) > 0 {
+		d.p("The histories (JSON lines, the README's format) and porcupine's visualisations of registers that were not linearizable:")
+		d.add(links{items: items})
+	}
+	var notes []string
+	for _, r := range runs {
+		for _, n := range r.c.Notes {
+			notes = append(notes, r.contender+": "+n)
+		}
+	}
+	if len(notes) > 0 {
+		d.add(list{items: notes})
+	}
+	return nil
+}
+
+func slicesMap[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}
+
+// validCell is a checker's verdict as a cell, coloured as the claims
+// are.
+func validCell(v string) cell {
+	switch v {
+	case "valid":
+		return cell{text: "valid", class: "holds"}
+	case "invalid":
+		return cell{text: "invalid", class: "fails"}
+	}
+	return cell{text: v, class: "inconclusive"}
+}
+
+func (f *figures) chaosVerdicts(runs []chaosRun) table {
+	t := table{head: []string{"contender", ":valid?", "operations", "holds", "double holders", "time with two holders", "longest gap between grants", "fenced store", "unfenced store"}}
+	for _, r := range runs {
+		v := r.c.Verdict
+		row := []cell{{text: r.contender}, validCell(v.Valid), {text: fmt.Sprint(v.Operations)}, {text: fmt.Sprint(v.Holds)},
+			{text: fmt.Sprint(v.Exclusion.Count)}, {text: withUnit(v.OverlapMS, "ms")}, {text: withUnit(v.GrantGapMaxMS, "ms")}}
+		for _, name := range []string{"fenced", "unfenced"} {
+			s, ok := chaosStore(v, name)
+			switch {
+			case !ok:
+				row = append(row, cell{text: "—"})
+			case s.Fenced && !r.c.Tokens:
+				row = append(row, cell{text: "no token: every write rejected"})
+			default:
+				row = append(row, validCell(s.Valid))
+			}
+		}
+		t.rows = append(t.rows, row)
+	}
+	return t
+}
+
+func chaosStore(v results.ChaosVerdict, name string) (results.ChaosStore, bool) {
+	for _, s := range v.Stores {
+		if s.Store == name {
+			return s, true
+		}
+	}
+	return results.ChaosStore{}, false
+}
+
+func (f *figures) chaosStores(runs []chaosRun) table {
+	t := table{head: []string{"contender", "store", ":valid?", "register linearizable", "stale writes accepted", "stale writes rejected", "unknown outcome", "writes accepted", "lost increments", "acknowledged", "final counter"}, labels: 2}
+	for _, r := range runs {
+		for _, s := range r.c.Verdict.Stores {
+			if s.Fenced && !r.c.Tokens {
+				t.rows = append(t.rows, []cell{{text: r.contender}, {text: s.Store}, {text: "no token"}, {text: "—"}, {text: "—"},
+					{text: fmt.Sprint(s.Rejected)}, {text: fmt.Sprint(s.UnknownOutcome)}, {text: fmt.Sprintf("%d of %d", s.Accepted, s.Writes)}, {text: "—"}, {text: "—"}, {text: "—"}})
+				continue
+			}
+			final := "not read"
+			if s.Final != nil {
+				final = fmt.Sprint(*s.Final)
+			}
+			t.rows = append(t.rows, []cell{{text: r.contender}, {text: s.Store}, validCell(s.Valid), validCell(s.Linearizable.Valid),
+				{text: fmt.Sprint(s.StaleWrites.Count)}, {text: fmt.Sprint(s.Rejected)}, {text: fmt.Sprint(s.UnknownOutcome)},
+				{text: fmt.Sprintf("%d of %d", s.Accepted, s.Writes)}, {text: fmt.Sprint(s.LostUpdates.Count)}, {text: fmt.Sprint(s.Acknowledged)}, {text: final}})
+		}
+	}
+	return t
+}
+
+// rateText prints k/n with the Wilson interval in percent: "0/5 (≤ 43.4%)"
+// at zero, "2/5 (11.8–76.9%)" else.
+func rateText(r results.ChaosRate) string {
+	if r.Trials == 0 {
+		return "no faults"
+	}
+	if r.Violations == 0 {
+		return fmt.Sprintf("0/%d (≤ %.1f%%)", r.Trials, 100*r.Hi)
+	}
+	return fmt.Sprintf("%d/%d (%.1f–%.1f%%)", r.Violations, r.Trials, 100*r.Lo, 100*r.Hi)
+}
+
+// chaosKindsOf returns the fault kinds the runs name, in chaosKinds'
+// order, others after.
+func chaosKindsOf(runs []chaosRun) []string {
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for k := range r.c.Verdict.Faults {
+			seen[k] = true
+		}
+		for k := range r.c.Verdict.Skipped {
+			seen[k] = true
+		}
+	}
+	var kinds []string
+	for _, k := range chaosKinds {
+		if seen[k] {
+			kinds = append(kinds, k)
+			delete(seen, k)
+		}
+	}
+	return append(kinds, slices.Sorted(maps.Keys(seen))...)
+}
+
+func (f *figures) chaosFaults(runs []chaosRun) table {
+	kinds := chaosKindsOf(runs)
+	t := table{head: append([]string{"contender", "faults applied", "any violation"}, kinds...)}
+	t.head = append(t.head, "failed to apply")
+	for _, r := range runs {
+		v := r.c.Verdict
+		applied := 0
+		for _, n := range v.Faults {
+			applied += n
+		}
+		row := []cell{{text: r.contender}, {text: fmt.Sprint(applied)}, {text: rateText(v.Rate)}}
+		for _, k := range kinds {
+			rate, ok := v.RateByKind[k]
+			switch {
+			case ok:
+				row = append(row, cell{text: rateText(rate)})
+			case v.Skipped[k] > 0:
+				row = append(row, cell{text: fmt.Sprintf("skipped (%d)", v.Skipped[k])})
+			default:
+				row = append(row, cell{text: "—"})
+			}
+		}
+		row = append(row, cell{text: fmt.Sprint(v.Failed)})
+		t.rows = append(t.rows, row)
+	}
+	return t
+}
+
+// chaosSkips lists why kinds were skipped, once per contender and kind.
+func chaosSkips(runs []chaosRun) []string {
+	var out []string
+	for _, r := range runs {
+		for _, k := range slices.Sorted(maps.Keys(r.c.Verdict.SkipReasons)) {
+			out = append(out, fmt.Sprintf("%s, %s skipped: %s", r.contender, k, r.c.Verdict.SkipReasons[k]))
+		}
+	}
+	return out
+}
+
+// chaosViolations shows a contender's first violation of each kind with
+// its excerpt of history.
+func (f *figures) chaosViolations(d *document, r chaosRun) {
+	type found struct {
+		kind string
+		v    *results.ChaosViolation
+	}
+	var all []found
+	if v := r.c.Verdict.Exclusion.First; v != nil {
+		all = append(all, found{"double holders", v})
+	}
+	for _, s := range r.c.Verdict.Stores {
+		if s.Fenced && !r.c.Tokens {
+			continue
+		}
+		if v := s.StaleWrites.First; v != nil {
+			all = append(all, found{"stale write accepted by the " + s.Store + " store", v})
+		}
+		if v := s.LostUpdates.First; v != nil {
+			all = append(all, found{"lost increment in the " + s.Store + " store", v})
+		}
+		if v := s.Linearizable.First; v != nil {
+			all = append(all, found{"the " + s.Store + " register not linearizable", v})
+		}
+	}
+	if len(all) == 0 {
+		return
+	}
+	d.h3(r.contender + ": first violation of each kind")
+	for _, x := range all {
+		text := fmt.Sprintf("%s, at %.1f s: %s.", x.kind, x.v.AtMS/1000, x.v.What)
+		if len(x.v.Faults) > 0 {
+			text += " Faults active: " + strings.Join(slicesMap(x.v.Faults, func(id int64) string { return fmt.Sprintf("#%d %s", id, faultKind(r.c, id)) }), ", ") + "."
+		} else {
+			text += " No fault was active in its cause window."
+		}
+		d.p(text)
+		t := table{head: []string{"", "t (ms)", "process", "event (history line)"}, leftAligned: true}
+		for _, l := range x.v.Excerpt {
+			if l.Elided > 0 {
+				t.rows = append(t.rows, []cell{{text: ""}, {text: "…"}, {text: ""}, {text: fmt.Sprintf("(%d events left out)", l.Elided)}})
+			}
+			mark := ""
+			if l.Mark {
+				mark = "▶"
+			}
+			t.rows = append(t.rows, []cell{{text: mark}, {text: fmt.Sprintf("%.1f", l.AtMS)}, {text: l.Process}, {text: l.Event}})
+		}
+		d.add(t)
+	}
+}
+
+// faultKind names a fault of the run by its id.
+func faultKind(c *results.Chaos, id int64) string {
+	for _, f := range c.Timeline.Faults {
+		if f.ID == id {
+			if f.Target != "" {
+				return f.Kind + " on " + f.Target
+			}
+			return f.Kind
+		}
+	}
+	return "?"
+}
+
+func chaosLinks(runs []chaosRun) []link {
+	var out []link
+	for _, r := range runs {
+		if r.c.History != "" {
+			out = append(out, link{text: r.contender + ": history", href: r.c.History})
+		}
+		for _, s := range r.c.Verdict.Stores {
+			if s.Visualization != "" {
+				out = append(out, link{text: r.contender + ": " + s.Store + " register, porcupine visualisation", href: s.Visualization})
+			}
+		}
+	}
+	return out
+}
+
+// Timeline geometry, in SVG user units.
+const (
+	tlWidth  = 960.0
+	tlLeft   = 44.0 // lane labels
+	tlRight  = 12.0
+	tlTop    = 40.0 // fault labels
+	tlLane   = 18.0
+	tlBottom = 58.0 // axis and legends
+)
+
+// faultLabel is a kind's short label on the timeline.
+var faultLabel = map[string]string{
+	"client-pause": "pause", "client-host-loss": "host loss", "client-partition": "partition",
+	"server-kill": "kill", "server-pause": "server pause", "clock-step": "clock step",
+}
+
+// faultFill is the shading of each kind (translucent, so overlaps show).
+var faultFill = map[string]string{
+	"client-pause": "#7b3fa0", "client-host-loss": "#c8322d", "client-partition": "#e08a00",
+	"server-kill": "#333333", "server-pause": "#1f5fbf", "clock-step": "#2e8b57",
+}
+
+// chaosTimeline draws a contender's timeline as an SVG document: written
+// by hand so that it is small (hundreds of bars) and byte-identical for
+// the same data.
+func (f *figures) chaosTimeline(r chaosRun) []byte {
+	tl := r.c.Timeline
+	span := max(tl.SpanMS, 1)
+	plotW := tlWidth - tlLeft - tlRight
+	height := tlTop + tlLane*float64(len(tl.Lanes)) + tlBottom
+	x := func(ms float64) float64 { return tlLeft + plotW*min(max(ms, 0), span)/span }
+	laneOf := map[string]int{}
+	for i, l := range tl.Lanes {
+		laneOf[l.Client] = i
+	}
+	cr, cg, cb, _ := f.lineStyle(r.contender).Color.RGBA()
+	hold := fmt.Sprintf("#%02x%02x%02x", cr>>8, cg>>8, cb>>8)
+
+	var b strings.Builder
+	fmt.Fprintf(&b, `<?xml version="1.0" encoding="UTF-8"?>`+"\n")
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="10">`+"\n", tlWidth, height, tlWidth, height)
+	fmt.Fprintf(&b, `<rect x="0" y="0" width="%.0f" height="%.0f" fill="#ffffff"/>`+"\n", tlWidth, height)
+	bottom := tlTop + tlLane*float64(len(tl.Lanes))
+	for _, ft := range tl.Faults {
+		fill := faultFill[ft.Kind]
+		if fill == "" {
+			fill = "#888888"
+		}
+		x0, x1 := x(ft.FromMS), x(ft.ToMS)
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.14"><title>%s</title></rect>`+"\n",
+			x0, tlTop, max(x1-x0, 1), bottom-tlTop, fill, html.EscapeString(fmt.Sprintf("#%d %s %s %.1f–%.1f s", ft.ID, ft.Kind, ft.Target, ft.FromMS/1000, ft.ToMS/1000)))
+		if i, ok := laneOf[ft.Target]; ok {
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="%s" stroke-width="1.5"/>`+"\n",
+				x0, tlTop+tlLane*float64(i)+1, max(x1-x0, 1), tlLane-2, fill)
+		}
+		short := faultLabel[ft.Kind]
+		if short == "" {
+			short = ft.Kind
+		}
+		label := fmt.Sprintf("#%d %s", ft.ID, short)
+		// Three label rows, so that neighbours do not overwrite each
+		// other.
+		y := 11.0 + 11*float64(ft.ID%3)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" fill="%s">%s</text>`+"\n", x0, y, fill, html.EscapeString(label))
+	}
+	for i, l := range tl.Lanes {
+		y := tlTop + tlLane*float64(i)
+		fmt.Fprintf(&b, `<text x="4" y="%.1f">%s</text>`+"\n", y+tlLane/2+3.5, html.EscapeString(l.Client))
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#dddddd"/>`+"\n", tlLeft, y+tlLane, tlLeft+plotW, y+tlLane)
+		for _, bar := range l.Bars {
+			x0, x1 := x(bar.FromMS), x(bar.ToMS)
+			w := max(x1-x0, 0.6)
+			switch bar.Kind {
+			case results.BarWait:
+				fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#bbbbbb"/>`+"\n", x0, y+tlLane/2-2, w, 4.0)
+			case results.BarLost:
+				fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#e08a00"/>`+"\n", x0, y+3, w, tlLane-6)
+			case results.BarUnended:
+				fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="%s"/>`+"\n", x0, y+3, w, tlLane-6, hold)
+			default:
+				fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`+"\n", x0, y+3, w, tlLane-6, hold)
+			}
+		}
+	}
+	// The time axis, in seconds.
+	fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333333"/>`+"\n", tlLeft, bottom, tlLeft+plotW, bottom)
+	step := tickStep(span / 1000)
+	for s := 0.0; s*1000 <= span; s += step {
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333333"/>`+"\n", x(s*1000), bottom, x(s*1000), bottom+4)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", x(s*1000), bottom+14, num(s))
+	}
+	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="end">s from the history's start</text>`+"\n", tlLeft+plotW, bottom+28)
+	fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="14" height="4" fill="#bbbbbb"/><text x="%.1f" y="%.1f">acquire</text>`+"\n", tlLeft, bottom+24, tlLeft+18, bottom+29)
+	fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="14" height="10" fill="%s"/><text x="%.1f" y="%.1f">hold</text>`+"\n", tlLeft+70, bottom+21, hold, tlLeft+88, bottom+29)
+	fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="14" height="10" fill="#e08a00"/><text x="%.1f" y="%.1f">hold ended by the lost notice</text>`+"\n", tlLeft+125, bottom+21, tlLeft+143, bottom+29)
+	lx := tlLeft
+	for _, k := range chaosKinds {
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="14" height="10" fill="%s" fill-opacity="0.35"/><text x="%.1f" y="%.1f">%s</text>`+"\n", lx, bottom+35, faultFill[k], lx+18, bottom+43, html.EscapeString(k))
+		lx += 30 + 6*float64(len(k))
+	}
+	b.WriteString("</svg>\n")
+	return []byte(b.String())
+}
+
+// tickStep returns a round step for an axis of span seconds: about ten
+// ticks.
+func tickStep(span float64) float64 {
+	for _, s := range []float64{0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600} {
+		if span/s <= 12 {
+			return s
+		}
+	}
+	return 1200
+}
+
+// chaosHolderFaults tabulates, per contender and client-fault kind, the
+// faults that struck the holder: how many, how many kept the lock through
+// the fault, and the time to the next grant (median and largest).
+func chaosHolderFaults(runs []chaosRun) (table, bool) {
+	t := table{head: []string{"contender", "fault", "on the holder", "lock kept through the fault", "next grant after (median)", "next grant after (max)"}, labels: 2}
+	for _, r := range runs {
+		byKind := map[string][]results.ChaosHolderFault{}
+		for _, hf := range r.c.Verdict.HolderFaults {
+			byKind[hf.Kind] = append(byKind[hf.Kind], hf)
+		}
+		for _, k := range chaosKinds {
+			hfs := byKind[k]
+			if len(hfs) == 0 {
+				continue
+			}
+			kept := 0
+			var waits []float64
+			never := 0
+			for _, hf := range hfs {
+				if hf.Kept {
+					kept++
+				}
+				if hf.HandoverMS < 0 {
+					never++
+					continue
+				}
+				waits = append(waits, hf.HandoverMS)
+			}
+			median, most := "none", "none"
+			if len(waits) > 0 {
+				slices.Sort(waits)
+				median, most = withUnit(waits[(len(waits)-1)/2], "ms"), withUnit(waits[len(waits)-1], "ms")
+			}
+			if never > 0 {
+				most += fmt.Sprintf(" (%d never)", never)
+			}
+			t.rows = append(t.rows, []cell{{text: r.contender}, {text: k}, {text: fmt.Sprint(len(hfs))}, {text: fmt.Sprint(kept)}, {text: median}, {text: most}})
+		}
+	}
+	return t, len(t.rows) > 0
+}

@@ -1,0 +1,514 @@
+package scenarios
+
+// The chaos scenario, in the manner of Jepsen: K client processes
+// (package holder's chaos mode) contend for one lock and, under it, read
+// and write a register and increment a counter in a fenced and an
+// unfenced guarded store, while the nemesis (bench/faults/nemesis) injects
+// a seeded schedule of random faults: client pauses past the lease,
+// client host loss and one-sided partitions (each client reaches the lock
+// servers through its own fault-proxy links), server kills with a
+// restart, server pauses, and wall-clock steps on servers that expire
+// leases on one; a client fault strikes the client that holds the lock
+// at its start (the clients say when they hold). Every client records its operations into its own
+// history file; the nemesis records the faults; the harness reads the
+// counters at the end. The files are merged into one history
+// (histories/<contender>.jsonl in the run folder) and checked (package
+// check): mutual exclusion, linearizability of each store's register,
+// stale writes accepted, lost updates; rates carry Wilson intervals with
+// the faults as trials.
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/check"
+	"github.com/monolock/monolock-bench/bench/faults/faultproxy"
+	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
+	"github.com/monolock/monolock-bench/bench/faults/holder"
+	"github.com/monolock/monolock-bench/bench/faults/nemesis"
+	"github.com/monolock/monolock-bench/bench/output/results"
+)
+
+// ChaosSoak is the chaos scenario's variant: one mixed-fault run.
+const ChaosSoak = "soak"
+
+// Defaults of the chaos scenario.
+const (
+	// DefaultChaosClients is the number of client processes.
+	DefaultChaosClients = 5
+	// chaosTailLeases is the quiet time after the last fault healed, in
+	// leases: the clients settle and work again before they are stopped.
+	chaosTailLeases = 1
+	// chaosOverhead is what a step costs besides the schedule and the
+	// tail, for the ETA: starting and stopping the clients and any
+	// clock-shifted servers, merging and checking (measured in quick
+	// runs: under a second on the local backend, a few seconds where
+	// clock-shifted containers start).
+	chaosOverhead = 3 * time.Second
+	// HistoriesDir is the folder of the run folder that holds the merged
+	// histories and porcupine's visualisations.
+	HistoriesDir = "histories"
+)
+
+// ChaosConfig configures the chaos scenario.
+type ChaosConfig struct {
+	// Holder starts the client processes (the bench binary's holder
+	// subcommand). Required.
+	Holder holder.Command
+	// Seed seeds the fault schedule; every contender of the run gets the
+	// schedule it gives. Zero draws one at random when Scenario is called
+	// (the settings record it, so the run can be repeated with it).
+	Seed uint64
+	// Clients is the number of client processes; zero means
+	// DefaultChaosClients.
+	Clients int
+	// Duration, when positive, scales the full run's fault counts so that
+	// the schedule spans about that long (a longer soak: `make chaos
+	// DURATION=30m`); it applies to quick runs too.
+	Duration time.Duration
+}
+
+func (c ChaosConfig) clients() int {
+	if c.Clients > 0 {
+		return c.Clients
+	}
+	return DefaultChaosClients
+}
+
+// counts returns the fault counts of a run: one of each kind when quick,
+// else enough for the full run's upper bound, scaled up to Duration.
+func (c ChaosConfig) counts(lease time.Duration, quick bool) map[nemesis.Kind]int {
+	counts := nemesis.FullCounts()
+	if quick {
+		counts = nemesis.QuickCounts()
+	}
+	if c.Duration <= 0 {
+		return counts
+	}
+	s, err := nemesis.Plan(nemesis.DefaultConfig(c.Seed, lease, c.clients(), nemesis.FullCounts()))
+	if err != nil || s.Span() <= 0 {
+		return counts
+	}
+	scale := float64(c.Duration) / float64(s.Span())
+	full := nemesis.FullCounts()
+	applicable := full[nemesis.ClientPause] + full[nemesis.ClientHostLoss] + full[nemesis.ClientPartition] + full[nemesis.ServerKill] + full[nemesis.ServerPause]
+	return nemesis.CountsFor(max(1, int(math.Round(float64(applicable)*scale))), max(1, int(math.Round(float64(full[nemesis.ClockStep])*scale))))
+}
+
+// schedule plans the run's schedule for lease: the same for every
+// contender, since it depends on the config and the lease alone.
+func (c ChaosConfig) schedule(lease time.Duration, quick bool) (nemesis.Schedule, error) {
+	return nemesis.Plan(nemesis.DefaultConfig(c.Seed, lease, c.clients(), c.counts(lease, quick)))
+}
+
+// randomSeed draws a non-zero seed.
+func randomSeed() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return max(binary.LittleEndian.Uint64(b[:]), 1)
+}
+
+// chaosKindMetric is the metric-name form of a fault kind
+// ("client-pause" → "client_pause").
+func chaosKindMetric(k string) string { return strings.ReplaceAll(k, "-", "_") }
+
+// Scenario returns the chaos scenario: variant soak, metrics faults,
+// operations, double_holders, stale_writes_fenced, stale_writes_unfenced,
+// lost_updates (counts), linearizable_fenced, linearizable_unfenced (1 =
+// linearizable), violation_rate_hi (ratio), and besides double_holder_ms,
+// lost_updates_<store>, violation_rate_hi_<store>, grant_gap_max (ms),
+// faults_on_holder and lock_kept_through_fault (counts: client faults
+// that struck the holder, and those through which no other client was
+// granted), and per fault kind faults_<kind> and
+// violation_rate_hi_<kind>. Floors
+// do not take part; the waiting-strategy variants (ContendedOnly) are
+// skipped with the reason. One repetition at most.
+func (cfg ChaosConfig) Scenario() bench.Scenario {
+	if cfg.Seed == 0 {
+		cfg.Seed = randomSeed()
+	}
+	lower, higher := bench.LowerIsBetter, bench.HigherIsBetter
+	count := func(name, label string, better string, key bool) results.MetricSpec {
+		return results.MetricSpec{Name: name, Unit: "count", Better: better, Label: label, Kind: results.KindCount, Key: key}
+	}
+	metrics := []results.MetricSpec{
+		{Name: "faults", Unit: "count", Label: "faults applied", Kind: results.KindParameter, Key: true},
+		{Name: "operations", Unit: "count", Label: "operations recorded", Kind: results.KindParameter},
+		count("double_holders", "overlapping holds (two clients believed they held the lock)", lower, true),
+		{Name: "double_holder_ms", Unit: "ms", Better: lower, Label: "total time of overlapping holds", Kind: results.KindLatency},
+		count("stale_writes_fenced", "stale writes accepted by the fenced store", lower, true),
+		count("stale_writes_unfenced", "stale writes accepted by the unfenced store", lower, true),
+		count("lost_updates", "acknowledged increments lost (both stores)", lower, true),
+		count("lost_updates_fenced", "acknowledged increments lost, fenced store", lower, false),
+		count("lost_updates_unfenced", "acknowledged increments lost, unfenced store", lower, false),
+		{Name: "linearizable_fenced", Unit: "bool", Better: higher, Label: "fenced register linearizable", Kind: results.KindVerdict, Key: true},
+		{Name: "linearizable_unfenced", Unit: "bool", Better: higher, Label: "unfenced register linearizable", Kind: results.KindVerdict},
+		{Name: "violation_rate_hi", Unit: "ratio", Better: lower, Label: "violation rate, Wilson 95% upper bound (faults as trials)", Kind: results.KindRatio, Key: true},
+		{Name: "violation_rate_hi_fenced", Unit: "ratio", Better: lower, Label: "violation rate upper bound, fenced store", Kind: results.KindRatio},
+		{Name: "violation_rate_hi_unfenced", Unit: "ratio", Better: lower, Label: "violation rate upper bound, unfenced store", Kind: results.KindRatio},
+		{Name: "grant_gap_max", Unit: "ms", Better: lower, Label: "longest time without a grant", Kind: results.KindLatency},
+		count("faults_on_holder", "client faults that struck the holder", "", false),
+		count("lock_kept_through_fault", "holder faults through which no other client was granted", "", false),
+	}
+	for _, k := range nemesis.Kinds {
+		m := chaosKindMetric(string(k))
+		metrics = append(metrics,
+			count("faults_"+m, "faults applied: "+string(k), "", false),
+			results.MetricSpec{Name: "violation_rate_hi_" + m, Unit: "ratio", Better: lower, Label: "violation rate upper bound under " + string(k), Kind: results.KindRatio})
+	}
+	return bench.Scenario{
+		Name:     "chaos",
+		Title:    "Chaos: random faults, recorded histories, checkers",
+		Metrics:  metrics,
+		Settings: cfg.settings,
+		Variants: func(quick bool) []bench.Variant {
+			est := chaosOverhead + chaosTailLeases*assumedLease
+			if s, err := cfg.schedule(assumedLease, quick); err == nil {
+				est += s.Span()
+			}
+			return []bench.Variant{{
+				Name: ChaosSoak, Contended: true, Estimate: est, MaxRepetitions: 1,
+				Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+					return cfg.run(ctx, env, quick)
+				},
+			}}
+		},
+	}
+}
+
+func (cfg ChaosConfig) settings(quick bool) results.Settings {
+	counts := cfg.counts(assumedLease, quick)
+	var parts []string
+	total := 0
+	for _, k := range nemesis.Kinds {
+		parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+		total += counts[k]
+	}
+	span := "?"
+	if s, err := cfg.schedule(assumedLease, quick); err == nil {
+		span = s.Span().Round(100 * time.Millisecond).String()
+	}
+	set := results.Settings{
+		"seed":        strconv.FormatUint(cfg.Seed, 10) + " (--chaos-seed; the schedule is the same for every contender of the run, and for any run with the same seed, lease, clients and counts)",
+		"clients":     strconv.Itoa(cfg.clients()) + " separate OS processes (the bench binary's holder subcommand in chaos mode) on one lock key; each reaches the lock servers through its own links of an embedded fault proxy, and the guarded stores directly",
+		"faults":      fmt.Sprintf("%d scheduled: %s; a kind the contender or backend cannot do is skipped and recorded so; a client fault strikes the client holding the lock at its start (the schedule's client when none holds, or when another fault acts on the holder): a fault on a waiter tests little", total, strings.Join(parts, ", ")),
+		"schedule":    "nemesis.DefaultConfig: client pause, host loss, partition 1.25-1.75 leases; server kill down 0.25-0.75 leases then restart; server pause 0.5-1.5 leases; clock step +2-4 leases held 0.5-1 lease; settle 0.25-0.5 leases; 30% of faults start inside the previous one, at most 2 at once; the schedule spans " + span + " at a 2s lease",
+		"work":        "under the lock, on the fenced then the unfenced store: read the register, write <client>-<n> to it, increment the counter (read it, wait, write it plus one); every store operation carries the grant's token when the contender has one; Lost checked before each; hold 0.1-0.3 lease, one hold in five 1-2 leases (kept by the lock's keep-alive: a critical section a host loss or partition can outlast the lease in), the operations spread over it; think 0.05-0.15 lease after a release (seeded per client)",
+		"stores":      "two guarded stores in the bench (HTTP on 127.0.0.1), a register and a counter each, each with its own high-water mark: fenced (rejects a write, or a read, whose token is lower than the highest it took, and one without a token; a read's token raises the mark, so the new holder's first read fences the old holder out) and unfenced (takes everything)",
+		"history":     "every invocation and completion on CLOCK_MONOTONIC, one file per client, merged into histories/<contender>.jsonl in the run folder (format in the README); a timeout is info (unknown outcome), a refusal fail",
+		"checkers":    "mutual exclusion (holds from grant to release invocation or lost notice), porcupine linearizability of each register against its store's model, stale writes accepted (after another client's newer grant), lost acknowledged increments; violations attributed to the faults active in their cause window; rates: faults with a violation of all applied faults, Wilson 95%",
+		"tail":        strconv.Itoa(chaosTailLeases) + " lease after the last fault healed, then the clients are stopped (SIGCONT, EOF on stdin, SIGKILL after " + holder.DefaultCloseGrace.String() + ") and the harness reads each counter",
+		"clock_steps": "contenders whose servers expire leases on a wall clock read through libc run the whole step on servers started under the clockshift interposer; the others skip clock steps",
+		"repetitions": "1 (each step runs a whole schedule; a longer run is a longer schedule: --chaos-duration, make chaos DURATION=30m)",
+		"contenders":  "every lock; the waiting-strategy variants (-spin) are skipped: their lock and its safety are their base contender's, and each step costs a schedule",
+		"budget":      "a step takes the schedule's span plus a lease of tail and a few seconds: measured about 80s per contender in a full run (spans 53-83s, 68s on average, at a 2s lease) and 19-26s in a quick run, on the containers backend of a 2-core machine; so one repetition, and only the locks above",
+	}
+	if cfg.Duration > 0 {
+		set["duration"] = cfg.Duration.String() + " (--chaos-duration: the counts scaled so the schedule spans about that long)"
+	}
+	return set
+}
+
+// chaosTargets are a contender's servers for the step and what cannot be
+// done to them.
+type chaosTargets struct {
+	servers []nemesis.Server
+	clocks  []nemesis.ClockServer
+	addrs   []string
+	cannot  map[nemesis.Kind]string
+	stop    func()
+}
+
+// targets returns the servers the step runs on: for a contender whose
+// servers expire leases on a wall clock, servers of its spec started
+// under the clock interposer, which serve as the step's servers and
+// clocks alike; else the contender's own, with clock steps skipped.
+func chaosServers(ctx context.Context, env *bench.Env) (chaosTargets, error) {
+	t := chaosTargets{cannot: map[nemesis.Kind]string{}, stop: func() {}}
+	spec := env.Contender.Server
+	own := func(why string) (chaosTargets, error) {
+		for _, s := range env.Servers {
+			t.servers = append(t.servers, s)
+		}
+		t.addrs = env.Addrs
+		t.cannot[nemesis.ClockStep] = why
+		return t, nil
+	}
+	if !spec.WallClockExpiry {
+		return own("the server does not expire leases on a wall clock a clock interposer can move (monotonic leases, or a static binary)")
+	}
+	shifter, ok := env.Deployment.(bench.ClockShifter)
+	if !ok {
+		return own("the backend cannot start servers under a clock interposer")
+	}
+	servers, stop, err := shifter.StartClockShifted(ctx, spec)
+	if errors.Is(err, bench.ErrNotSupported) {
+		return own(err.Error())
+	}
+	if err != nil {
+		return t, fmt.Errorf("chaos: starting clock-shifted servers: %w", err)
+	}
+	t.stop = stop
+	for _, s := range servers {
+		t.servers = append(t.servers, s)
+		t.clocks = append(t.clocks, s)
+		t.addrs = append(t.addrs, s.Addr())
+	}
+	return t, nil
+}
+
+// chaosStep is the state of one contender's chaos step.
+type chaosStep struct {
+	env              *bench.Env
+	key              string
+	fenced, unfenced *guardedstore.Server
+	dir              string // the step's own files: per-client and nemesis histories
+	errs             []string
+}
+
+func (s *chaosStep) note(err error) { s.errs = noteError(s.errs, err.Error()) }
+
+// run runs one contender's chaos step.
+func (cfg ChaosConfig) run(ctx context.Context, env *bench.Env, quick bool) (results.Raw, error) {
+	if env.Contender.ContendedOnly {
+		return results.Raw{Skipped: "a waiting-strategy variant: the lock and its safety are its base contender's (its retry delay changes how it waits, not what it guarantees); left out of chaos, where each step costs a whole schedule"}, nil
+	}
+	if cfg.Holder.Path == "" {
+		return results.Raw{}, errors.New("chaos: no holder command configured")
+	}
+	sched, err := cfg.schedule(env.Lease, quick)
+	if err != nil {
+		return results.Raw{}, err
+	}
+	s := &chaosStep{env: env, key: "chaos-" + randomHex()}
+	if s.dir, err = os.MkdirTemp("", "monolock-bench-chaos-"); err != nil {
+		return results.Raw{}, fmt.Errorf("chaos: %w", err)
+	}
+	defer os.RemoveAll(s.dir)
+	if s.fenced, err = guardedstore.Listen("", true); err != nil {
+		return results.Raw{}, err
+	}
+	defer s.fenced.Close()
+	if s.unfenced, err = guardedstore.Listen("", false); err != nil {
+		return results.Raw{}, err
+	}
+	defer s.unfenced.Close()
+	targets, err := chaosServers(ctx, env)
+	if err != nil {
+		return results.Raw{}, err
+	}
+	defer targets.stop()
+
+	begin := time.Now()
+	outcomes, err := s.soak(ctx, cfg, sched, targets)
+	if err != nil {
+		return results.Raw{}, err
+	}
+	h, err := s.history()
+	if err != nil {
+		return results.Raw{}, err
+	}
+	raw, err := s.record(h, sched, outcomes)
+	if err != nil {
+		return results.Raw{}, err
+	}
+	raw.Seconds = time.Since(begin).Seconds()
+	return raw, nil
+}
+
+// soak starts the clients, runs the schedule and the tail, stops the
+// clients and reads the counters, leaving every history file in s.dir.
+func (s *chaosStep) soak(ctx context.Context, cfg ChaosConfig, sched nemesis.Schedule, t chaosTargets) ([]nemesis.Outcome, error) {
+	proxy := faultproxy.New()
+	defer proxy.Close()
+	var procs []*holder.Process
+	stopped := false
+	stopClients := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		var wg sync.WaitGroup
+		for _, p := range procs {
+			wg.Go(p.Close) // SIGCONT, EOF, SIGKILL after the grace
+		}
+		wg.Wait()
+	}
+	defer stopClients()
+	var clients []nemesis.Client
+	holders := &holderTracker{held: map[int]int64{}}
+	for i := range cfg.clients() {
+		name := fmt.Sprintf("c%d", i+1)
+		view, err := proxy.View(name, t.addrs)
+		if err != nil {
+			return nil, err
+		}
+		sctx, cancel := context.WithTimeout(ctx, readyTimeout)
+		p, err := holder.StartChaos(sctx, cfg.Holder, holder.ChaosSpec{
+			Contender: s.env.Contender.Name, Addrs: view.Addrs(), Lease: s.env.Lease, Key: s.key,
+			Client: name, History: filepath.Join(s.dir, name+".jsonl"),
+			Fenced: s.fenced.Addr(), Unfenced: s.unfenced.Addr(), Seed: sched.Config.Seed + uint64(i) + 1,
+		})
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("chaos: starting client %s: %w", name, err)
+		}
+		procs = append(procs, p)
+		p.Follow(holders.follow(i + 1))
+		links := make([]nemesis.Link, len(view.Links))
+		for j, l := range view.Links {
+			links[j] = l
+		}
+		clients = append(clients, &nemesis.ProcessClient{ClientName: name, Pid: p.Pid(), Links: links})
+	}
+
+	rec, err := check.Create(filepath.Join(s.dir, "nemesis.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	e := &nemesis.Executor{
+		Targets:  nemesis.Targets{Clients: clients, Servers: t.servers, Clocks: t.clocks, Cannot: t.cannot, Holder: holders.holder},
+		Recorder: rec,
+	}
+	outcomes, runErr := e.Run(ctx, sched)
+	if err := rec.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if runErr != nil {
+		// A fault that could not be applied or healed is in the history
+		// and the outcomes; the run goes on.
+		for _, line := range strings.Split(runErr.Error(), "\n") {
+			s.note(errors.New(line))
+		}
+	}
+	if !sleep(ctx, chaosTailLeases*s.env.Lease) {
+		return nil, ctx.Err()
+	}
+	stopClients()
+	for i, p := range procs {
+		if err := p.ExitErr(); err != nil {
+			s.note(fmt.Errorf("client c%d: %w", i+1, err))
+		}
+	}
+	return outcomes, s.finalReads()
+}
+
+// holderTracker knows which client holds the lock, from the clients'
+// "held" and "free" lines, so that client faults strike the holder.
+type holderTracker struct {
+	mu   sync.Mutex
+	seq  int64
+	held map[int]int64 // client (1-based) → the sequence number of its "held"
+}
+
+// follow returns the line handler of client c.
+func (t *holderTracker) follow(c int) func(string) {
+	return func(line string) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		switch line {
+		case "held":
+			t.seq++
+			t.held[c] = t.seq
+		case "free":
+			delete(t.held, c)
+		}
+	}
+}
+
+// holder returns the client that believes it holds the lock, the latest
+// granted when several do.
+func (t *holderTracker) holder() (int, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	best, at := 0, int64(0)
+	for c, seq := range t.held {
+		if seq > at {
+			best, at = c, seq
+		}
+	}
+	return best, best > 0
+}
+
+// finalReads records the harness's reads of each store's counter, once
+// every client has stopped.
+func (s *chaosStep) finalReads() error {
+	rec, err := check.Create(filepath.Join(s.dir, "final.jsonl"))
+	if err != nil {
+		return err
+	}
+	final := rec.Client(check.FinalProcess)
+	for _, st := range []struct {
+		name  string
+		store *guardedstore.Store
+	}{{check.StoreFenced, s.fenced.Store}, {check.StoreUnfenced, s.unfenced.Store}} {
+		inv := final.Invoke(check.ReadCounter, check.Event{Store: st.name})
+		v := st.store.Last(s.key + "/counter")
+		n := int64(0)
+		if v != "" {
+			if n, err = strconv.ParseInt(v, 10, 64); err != nil {
+				inv.Fail(fmt.Errorf("counter holds %q", v))
+				continue
+			}
+		}
+		inv.OK(check.Event{Read: &n})
+	}
+	return rec.Close()
+}
+
+// history merges the step's files into one history.
+func (s *chaosStep) history() (*check.History, error) {
+	names, err := filepath.Glob(filepath.Join(s.dir, "*.jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("chaos: %w", err)
+	}
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	for _, n := range names {
+		f, err := os.Open(n)
+		if err != nil {
+			return nil, fmt.Errorf("chaos: %w", err)
+		}
+		files = append(files, f)
+	}
+	srcs := make([]io.Reader, len(files))
+	for i, f := range files {
+		srcs[i] = f
+	}
+	h, err := check.Merge(srcs...)
+	if err != nil {
+		return nil, fmt.Errorf("chaos: merging the histories: %w", err)
+	}
+	return h, nil
+}
+
+// sleep waits d or until ctx ends; it reports whether ctx is still live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

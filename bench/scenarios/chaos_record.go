@@ -1,0 +1,319 @@
+package scenarios
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench/check"
+	"github.com/monolock/monolock-bench/bench/faults/nemesis"
+	"github.com/monolock/monolock-bench/bench/output/results"
+)
+
+// record keeps the merged history in the run folder, checks it and turns
+// the verdict into the step's record: figures, counts, errors and the
+// chaos record (schedule, outcomes, verdicts, timeline).
+func (s *chaosStep) record(h *check.History, sched nemesis.Schedule, outcomes []nemesis.Outcome) (results.Raw, error) {
+	name := s.env.Contender.Name
+	c := &results.Chaos{Seed: sched.Config.Seed}
+	opts := check.Options{Name: name}
+	if out := s.env.OutDir; out != "" {
+		dir := filepath.Join(out, HistoriesDir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return results.Raw{}, fmt.Errorf("chaos: %w", err)
+		}
+		path := filepath.Join(dir, name+".jsonl")
+		f, err := os.Create(path)
+		if err != nil {
+			return results.Raw{}, fmt.Errorf("chaos: %w", err)
+		}
+		err = h.Write(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return results.Raw{}, fmt.Errorf("chaos: writing the history: %w", err)
+		}
+		c.History = filepath.ToSlash(filepath.Join(HistoriesDir, name+".jsonl"))
+		opts.VisualizationDir = dir
+	}
+	v := check.Check(h, opts)
+
+	var err error
+	if c.Schedule, err = json.Marshal(sched); err != nil {
+		return results.Raw{}, fmt.Errorf("chaos: %w", err)
+	}
+	if c.Outcomes, err = json.Marshal(outcomes); err != nil {
+		return results.Raw{}, fmt.Errorf("chaos: %w", err)
+	}
+	c.Tokens = hasTokens(h)
+	c.Verdict = s.verdict(h, v)
+	c.Timeline = chaosTimeline(h)
+
+	raw := results.Raw{Chaos: c, Errors: s.errs}
+	figures, notes := v.Figures()
+	c.Notes = notes
+	for _, f := range figures {
+		if !c.Tokens && isFencedFigure(f.Metric) {
+			continue
+		}
+		raw.Metrics = append(raw.Metrics, results.Metric{Name: f.Metric, Unit: f.Unit, Value: f.Value})
+	}
+	if !c.Tokens {
+		c.Notes = append(c.Notes, "no fencing token: the fenced store rejected every write and read, so its figures (stale_writes_fenced, lost_updates_fenced, linearizable_fenced, violation_rate_hi_fenced) are left out")
+	}
+	for _, k := range nemesis.Kinds {
+		kind := string(k)
+		rate, ok := v.RateByKind[kind]
+		if !ok {
+			continue // no fault of the kind was applied
+		}
+		m := chaosKindMetric(kind)
+		raw.Metrics = append(raw.Metrics,
+			results.Metric{Name: "faults_" + m, Unit: "count", Value: float64(rate.Trials)},
+			results.Metric{Name: "violation_rate_hi_" + m, Unit: "ratio", Value: rate.Hi})
+	}
+	kept := 0
+	for _, hf := range c.Verdict.HolderFaults {
+		if hf.Kept {
+			kept++
+		}
+	}
+	raw.Metrics = append(raw.Metrics,
+		results.Metric{Name: "grant_gap_max", Unit: "ms", Value: c.Verdict.GrantGapMaxMS},
+		results.Metric{Name: "faults_on_holder", Unit: "count", Value: float64(len(c.Verdict.HolderFaults))},
+		results.Metric{Name: "lock_kept_through_fault", Unit: "count", Value: float64(kept)})
+	raw.Counts = map[string]int64{
+		"faults_scheduled": int64(len(sched.Faults)),
+		"faults_skipped":   int64(len(h.Skipped)),
+		"faults_failed":    int64(len(h.Failed)),
+		"holds":            int64(v.Exclusion.Holds),
+		"events":           int64(len(h.Events)),
+	}
+	return raw, nil
+}
+
+// isFencedFigure reports whether a Figures metric is of the fenced store.
+func isFencedFigure(metric string) bool {
+	for _, m := range []string{"stale_writes_", "lost_updates_", "linearizable_", "violation_rate_hi_"} {
+		if metric == m+check.StoreFenced {
+			return true
+		}
+	}
+	return false
+}
+
+// hasTokens reports whether any grant of h carried a token.
+func hasTokens(h *check.History) bool {
+	return slices.ContainsFunc(h.Ops, func(o check.Operation) bool {
+		return o.Invoke.F == check.Acquire && o.Outcome() == check.OK && o.Done.Token != nil
+	})
+}
+
+// ms converts a time of h to milliseconds from its start, to 0.1 ms.
+func msOf(h *check.History, t check.Mono) float64 {
+	return math.Round(float64(t-h.Start())/1e5) / 10
+}
+
+func (s *chaosStep) verdict(h *check.History, v check.Verdict) results.ChaosVerdict {
+	out := results.ChaosVerdict{
+		Valid: string(v.Valid), Operations: v.Operations,
+		Faults: v.Faults.ByKind, Skipped: v.Faults.Skipped, SkipReasons: v.Faults.SkipReasons, Failed: v.Faults.Failed,
+		Exclusion:  chaosCheck(h, v.Exclusion.Valid, v.Exclusion.Findings, ""),
+		Holds:      v.Exclusion.Holds,
+		OverlapMS:  float64(v.Exclusion.Overlapped) / float64(time.Millisecond),
+		Rate:       chaosRate(v.Rate),
+		RateByKind: chaosRates(v.RateByKind),
+	}
+	for _, st := range v.Stores {
+		cs := results.ChaosStore{
+			Store: st.Store, Valid: string(st.Valid), Fenced: st.Linearizability.Fenced,
+			Writes:         st.StaleWrites.Writes,
+			Linearizable:   chaosCheck(h, st.Linearizability.Valid, check.Findings{}, st.Linearizability.Reason),
+			StaleWrites:    chaosCheck(h, st.StaleWrites.Valid, st.StaleWrites.Findings, ""),
+			Rejected:       st.StaleWrites.Rejected,
+			UnknownOutcome: st.StaleWrites.UnknownOutcome,
+			LostUpdates:    chaosCheck(h, st.LostUpdates.Valid, st.LostUpdates.Findings, ""),
+			Acknowledged:   st.LostUpdates.Acknowledged,
+			Final:          st.LostUpdates.Final,
+			Rate:           chaosRate(st.Rate),
+			RateByKind:     chaosRates(st.RateByKind),
+		}
+		cs.LostUpdates.Count = st.LostUpdates.Lost
+		if st.Linearizability.First != nil {
+			cs.Linearizable.Count = 1
+			cs.Linearizable.First = chaosViolation(h, *st.Linearizability.First)
+		}
+		if p := st.Linearizability.Visualization; p != "" && s.env.OutDir != "" {
+			if rel, err := filepath.Rel(s.env.OutDir, p); err == nil {
+				cs.Visualization = filepath.ToSlash(rel)
+			}
+		}
+		for _, op := range h.Ops {
+			if op.Invoke.Store == st.Store && (op.Invoke.F == check.Write || op.Invoke.F == check.Increment) && op.Accepted() {
+				cs.Accepted++
+			}
+		}
+		out.Stores = append(out.Stores, cs)
+	}
+	out.GrantGapMaxMS = grantGapMax(h)
+	out.HolderFaults = holderFaults(h)
+	return out
+}
+
+// clientFaultKinds are the fault kinds that act on a client.
+var clientFaultKinds = []string{string(nemesis.ClientPause), string(nemesis.ClientHostLoss), string(nemesis.ClientPartition)}
+
+// holderFaults finds the client faults that began while their target
+// held the lock, and how long the lock took to reach another client.
+func holderFaults(h *check.History) []results.ChaosHolderFault {
+	holds := check.Holds(h)
+	var grants []check.Operation // acquire ok, by completion
+	for _, op := range h.Ops {
+		if op.Invoke.F == check.Acquire && op.Outcome() == check.OK {
+			grants = append(grants, op)
+		}
+	}
+	slices.SortStableFunc(grants, func(a, b check.Operation) int { return cmp.Compare(a.Done.T, b.Done.T) })
+	var out []results.ChaosHolderFault
+	for _, f := range h.Faults {
+		if !slices.Contains(clientFaultKinds, f.Fault.Kind) {
+			continue
+		}
+		held := slices.ContainsFunc(holds, func(hd check.Hold) bool {
+			return hd.Process == f.Fault.Target && hd.From <= f.From && f.From < hd.To
+		})
+		if !held {
+			continue
+		}
+		hf := results.ChaosHolderFault{ID: f.ID, Kind: f.Fault.Kind, Target: f.Fault.Target, FaultMS: msOf(h, f.To) - msOf(h, f.From), HandoverMS: -1, Kept: true}
+		for _, g := range grants {
+			if g.Done.T > f.From && g.Invoke.Process != f.Fault.Target {
+				hf.HandoverMS = math.Round(float64(g.Done.T-f.From)/1e5) / 10
+				hf.Kept = g.Done.T >= f.To
+				break
+			}
+		}
+		out = append(out, hf)
+	}
+	return out
+}
+
+func chaosCheck(h *check.History, valid check.Validity, f check.Findings, reason string) results.ChaosCheck {
+	c := results.ChaosCheck{Valid: string(valid), Count: f.Count, Reason: reason, Unattributed: f.Unattributed}
+	if len(f.ByKind) > 0 {
+		c.ByKind = f.ByKind
+	}
+	if f.First != nil {
+		c.First = chaosViolation(h, *f.First)
+	}
+	return c
+}
+
+func chaosViolation(h *check.History, v check.Violation) *results.ChaosViolation {
+	out := &results.ChaosViolation{AtMS: msOf(h, v.At), What: v.What, Faults: v.Faults}
+	for _, l := range v.Excerpt {
+		line, err := json.Marshal(l.Event)
+		if err != nil {
+			continue // an event of a validated history always encodes
+		}
+		out.Excerpt = append(out.Excerpt, results.ChaosLine{AtMS: msOf(h, l.T), Process: l.Process, Event: string(line), Mark: l.Mark, Elided: l.Elided})
+	}
+	return out
+}
+
+func chaosRate(r check.Rate) results.ChaosRate {
+	return results.ChaosRate{Violations: r.Violations, Trials: r.Trials, Rate: r.Rate, Lo: r.Lo, Hi: r.Hi}
+}
+
+func chaosRates(rs map[string]check.Rate) map[string]results.ChaosRate {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := map[string]results.ChaosRate{}
+	for k, r := range rs {
+		out[k] = chaosRate(r)
+	}
+	return out
+}
+
+// grantGapMax is the longest time between two consecutive grants'
+// completions, in ms.
+func grantGapMax(h *check.History) float64 {
+	var grants []check.Mono
+	for _, op := range h.Ops {
+		if op.Invoke.F == check.Acquire && op.Outcome() == check.OK {
+			grants = append(grants, op.Done.T)
+		}
+	}
+	slices.Sort(grants)
+	var gap check.Mono
+	for i := 1; i < len(grants); i++ {
+		gap = max(gap, grants[i]-grants[i-1])
+	}
+	return math.Round(float64(gap)/1e5) / 10
+}
+
+// chaosTimeline draws h as lanes: per client its acquires (wait bars) and its
+// holds (ended by a release, a lost notice or the history's end), and
+// every applied fault.
+func chaosTimeline(h *check.History) results.ChaosTimeline {
+	t := results.ChaosTimeline{SpanMS: msOf(h, h.End())}
+	lanes := map[string]*results.ChaosLane{}
+	lane := func(p string) *results.ChaosLane {
+		if l, ok := lanes[p]; ok {
+			return l
+		}
+		lanes[p] = &results.ChaosLane{Client: p}
+		return lanes[p]
+	}
+	for _, op := range h.Ops {
+		if op.Invoke.F != check.Acquire {
+			continue
+		}
+		to := h.End()
+		if op.Done != nil {
+			to = op.Done.T
+		}
+		l := lane(op.Invoke.Process)
+		l.Bars = append(l.Bars, results.ChaosBar{FromMS: msOf(h, op.Invoke.T), ToMS: msOf(h, to), Kind: results.BarWait})
+	}
+	for _, hd := range check.Holds(h) {
+		kind := results.BarHold
+		switch hd.Ended {
+		case check.EndedLost:
+			kind = results.BarLost
+		case check.EndedHistory:
+			kind = results.BarUnended
+		}
+		l := lane(hd.Process)
+		l.Bars = append(l.Bars, results.ChaosBar{FromMS: msOf(h, hd.From), ToMS: msOf(h, hd.To), Kind: kind})
+	}
+	names := make([]string, 0, len(lanes))
+	for n := range lanes {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		l := lanes[n]
+		slices.SortStableFunc(l.Bars, func(a, b results.ChaosBar) int {
+			switch {
+			case a.FromMS < b.FromMS:
+				return -1
+			case a.FromMS > b.FromMS:
+				return 1
+			}
+			return 0
+		})
+		t.Lanes = append(t.Lanes, *l)
+	}
+	for _, f := range h.Faults {
+		t.Faults = append(t.Faults, results.ChaosFaultSpan{ID: f.ID, Kind: f.Fault.Kind, Target: f.Fault.Target, FromMS: msOf(h, f.From), ToMS: msOf(h, f.To)})
+	}
+	return t
+}

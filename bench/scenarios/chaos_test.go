@@ -1,0 +1,270 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/benchtest"
+	"github.com/monolock/monolock-bench/bench/check"
+	"github.com/monolock/monolock-bench/bench/contenders/monolock"
+	"github.com/monolock/monolock-bench/bench/faults/holder"
+	"github.com/monolock/monolock-bench/bench/faults/nemesis"
+	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/run"
+	"github.com/monolock/monolock-bench/redisbench"
+)
+
+// TestChaosSoak runs the chaos scenario's quick schedule (one fault of
+// each kind) with real faults — client processes frozen, their proxy
+// links blackholed both ways and one way, servers killed and restarted
+// and frozen, a Redis's wall clock stepped — against real servers on the
+// local backend, for monolock and redis, and checks what must hold
+// whatever the faults' timing: every scheduled fault applied (start
+// before end) or skipped with its reason, every client's history
+// well-formed and working, the verdict computed, and what a correct store
+// guarantees (each register linearizable against its model; the fenced
+// counter loses no update, since fenced reads fence the old holder out).
+// Whether Redis shows a violation depends on where the faults strike: it
+// is logged, not asserted.
+func TestChaosSoak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a fault schedule per contender")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := holder.Command{Path: exe, Env: append(os.Environ(), childEnv+"=1")}
+	cs := []bench.Contender{monolock.Contender(), redisbench.RedisContender(), redisbench.RedisSpinContender()}
+	specs, err := bench.Specs(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := benchtest.Start(t, specs...)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+
+	const lease = 600 * time.Millisecond
+	out := t.TempDir()
+	cfg := ChaosConfig{Holder: cmd, Seed: 24}
+	sched, err := cfg.schedule(lease, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run.Runner{Scenarios: []bench.Scenario{cfg.Scenario()}, Contenders: cs, Deployment: d, Lease: lease, Quick: true, OutDir: out}
+	res := &results.Results{SchemaVersion: results.SchemaVersion, RunID: "chaos", StartedAt: time.Now()}
+	d.Describe(&res.Environment)
+	if err := r.Run(ctx, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Raw) != len(cs) {
+		t.Fatalf("%d records, want one per contender", len(res.Raw))
+	}
+	for _, raw := range res.Raw {
+		t.Run(raw.Contender, func(t *testing.T) {
+			if raw.Contender == "redis-spin" {
+				if raw.Skipped == "" || raw.Chaos != nil {
+					t.Errorf("redis-spin was not skipped: %+v", raw)
+				}
+				return
+			}
+			if raw.Skipped != "" || raw.Chaos == nil {
+				t.Fatalf("no chaos record (skipped: %q)", raw.Skipped)
+			}
+			c := raw.Chaos
+			t.Logf("errors %v; verdict %s; faults %v skipped %v; exclusion %+v; rate %+v", raw.Errors, c.Verdict.Valid, c.Verdict.Faults, c.Verdict.SkipReasons, c.Verdict.Exclusion, c.Verdict.Rate)
+			for _, s := range c.Verdict.Stores {
+				t.Logf("%s: %s; accepted %d of %d writes; linearizable %s; stale %d (rejected %d); lost %d of %d acknowledged (final %v)",
+					s.Store, s.Valid, s.Accepted, s.Writes, s.Linearizable.Valid, s.StaleWrites.Count, s.Rejected, s.LostUpdates.Count, s.Acknowledged, s.Final)
+			}
+			if c.Seed != 24 || c.History != "histories/"+raw.Contender+".jsonl" {
+				t.Errorf("seed %d, history %q", c.Seed, c.History)
+			}
+			f, err := os.Open(filepath.Join(out, c.History))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			h, err := check.ReadHistory(f)
+			if err != nil {
+				t.Fatalf("the history in the run folder does not read back: %v", err)
+			}
+
+			// Every scheduled fault: applied with start < end, or skipped
+			// with its reason.
+			if n := len(h.Faults) + len(h.Skipped) + len(h.Failed); n != len(sched.Faults) {
+				t.Errorf("%d applied, %d skipped, %d failed faults; the schedule has %d", len(h.Faults), len(h.Skipped), len(h.Failed), len(sched.Faults))
+			}
+			for _, fs := range h.Faults {
+				if fs.From >= fs.To {
+					t.Errorf("fault %d (%s) from %d to %d", fs.ID, fs.Fault.Kind, fs.From, fs.To)
+				}
+			}
+			wantSkip := []string{}
+			if raw.Contender == "monolock" {
+				wantSkip = []string{string(nemesis.ClockStep)}
+			}
+			var skipped []string
+			for _, e := range h.Skipped {
+				skipped = append(skipped, e.Fault.Kind)
+				if e.Error == "" {
+					t.Errorf("fault %d skipped without a reason", e.ID)
+				}
+			}
+			if !slices.Equal(skipped, wantSkip) {
+				t.Errorf("skipped kinds %v, want %v", skipped, wantSkip)
+			}
+			if len(h.Failed) > 0 {
+				t.Errorf("faults failed to apply: %+v", h.Failed)
+			}
+
+			// Every client took part: granted and writing.
+			granted := map[string]int{}
+			for _, op := range h.Ops {
+				if op.Invoke.F == check.Acquire && op.Outcome() == check.OK {
+					granted[op.Invoke.Process]++
+				}
+			}
+			for i := range DefaultChaosClients {
+				if name := fmt.Sprintf("c%d", i+1); granted[name] == 0 {
+					t.Errorf("client %s was never granted", name)
+				}
+			}
+			if len(c.Timeline.Lanes) != DefaultChaosClients {
+				t.Errorf("timeline lanes: %d", len(c.Timeline.Lanes))
+			}
+
+			// The verdict, and what a correct store guarantees.
+			if !slices.Contains([]string{"valid", "invalid", "unknown"}, c.Verdict.Valid) || c.Verdict.Operations == 0 {
+				t.Errorf("verdict %q over %d operations", c.Verdict.Valid, c.Verdict.Operations)
+			}
+			if len(c.Verdict.Stores) != 2 {
+				t.Fatalf("stores %+v", c.Verdict.Stores)
+			}
+			for _, s := range c.Verdict.Stores {
+				if s.Linearizable.Valid != "valid" {
+					t.Errorf("%s register: %s (%s), %+v", s.Store, s.Linearizable.Valid, s.Linearizable.Reason, s.Linearizable.First)
+				}
+				if s.Store == check.StoreFenced && s.LostUpdates.Valid != "valid" {
+					t.Errorf("fenced counter lost updates: %+v", s.LostUpdates)
+				}
+			}
+			fig := map[string]float64{}
+			for _, m := range raw.Metrics {
+				fig[m.Name] = m.Value
+			}
+			if fig["faults"] != float64(len(h.Faults)) || fig["operations"] == 0 {
+				t.Errorf("figures %v", fig)
+			}
+			_, fencedFigure := fig["stale_writes_fenced"]
+			if c.Tokens != (raw.Contender == "monolock") || fencedFigure != c.Tokens {
+				t.Errorf("tokens %v, fenced figures %v", c.Tokens, fencedFigure)
+			}
+		})
+	}
+}
+
+// TestHolderFaults: of the client faults, those that began while their
+// target held the lock count, with the time to the next grant to another
+// client and whether the lock stayed with the target through the fault.
+func TestHolderFaults(t *testing.T) {
+	const ms = check.Mono(1_000_000)
+	var events []check.Event
+	ids := map[string]int64{}
+	op := func(p string, f check.Func, call, ret check.Mono, result check.Event) {
+		ids[p]++
+		events = append(events, check.Event{T: call * ms, Process: p, Type: check.Invoke, F: f, ID: ids[p]})
+		result.T, result.Process, result.Type, result.F, result.ID = ret*ms, p, check.OK, f, ids[p]
+		events = append(events, result)
+	}
+	fault := func(id int64, kind, target string, from, to check.Mono) {
+		fd := &check.Fault{Kind: kind, Target: target}
+		events = append(events,
+			check.Event{T: from * ms, Process: check.NemesisProcess, Type: check.Start, F: check.FuncFault, ID: id, Fault: fd},
+			check.Event{T: to * ms, Process: check.NemesisProcess, Type: check.End, F: check.FuncFault, ID: id, Fault: fd})
+	}
+	op("c1", check.Acquire, 1, 2, check.Event{})
+	op("c2", check.Acquire, 3, 40, check.Event{}) // waits through fault 1
+	fault(1, "client-pause", "c1", 10, 30)        // c1 holds: kept (c2 granted at 40, after the end)
+	op("c1", check.Release, 35, 36, check.Event{})
+	fault(2, "client-pause", "c1", 38, 60) // c1 no longer holds: not counted
+	fault(3, "client-host-loss", "c2", 45, 70)
+	op("c3", check.Acquire, 41, 50, check.Event{}) // granted during fault 3: handed over
+	op("c2", check.Release, 75, 76, check.Event{})
+	fault(4, "server-kill", "srv", 80, 90) // not a client fault
+	h, err := check.NewHistory(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := holderFaults(h)
+	want := []results.ChaosHolderFault{
+		{ID: 1, Kind: "client-pause", Target: "c1", FaultMS: 20, HandoverMS: 30, Kept: true},
+		{ID: 3, Kind: "client-host-loss", Target: "c2", FaultMS: 25, HandoverMS: 5},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("holder faults\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestChaosSchedule: the schedule depends on the seed, the lease, the
+// clients and the counts alone (every contender of a run gets the same);
+// quick has one fault of each kind, full enough for the upper bound, and a
+// duration scales the span.
+func TestChaosSchedule(t *testing.T) {
+	cfg := ChaosConfig{Seed: 99}
+	a, err := cfg.schedule(2*time.Second, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := cfg.schedule(2*time.Second, false)
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Error("the same config planned two schedules")
+	}
+	count := func(s nemesis.Schedule) map[nemesis.Kind]int {
+		c := map[nemesis.Kind]int{}
+		for _, f := range s.Faults {
+			c[f.Kind]++
+		}
+		return c
+	}
+	full := count(a)
+	if got := len(a.Faults) - full[nemesis.ClockStep]; got < check.TrialsForUpperBound(nemesis.FullUpperBound) {
+		t.Errorf("full run: %d faults every contender can take, want at least %d", got, check.TrialsForUpperBound(nemesis.FullUpperBound))
+	}
+	q, _ := cfg.schedule(2*time.Second, true)
+	for _, k := range nemesis.Kinds {
+		if count(q)[k] != 1 {
+			t.Errorf("quick run: %d faults of %s, want 1", count(q)[k], k)
+		}
+	}
+	long := ChaosConfig{Seed: 99, Duration: 10 * time.Minute}
+	l, err := long.schedule(2*time.Second, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if span := l.Span(); span < 8*time.Minute || span > 12*time.Minute {
+		t.Errorf("a 10m duration planned a %v schedule", span)
+	}
+	s := cfg.Scenario()
+	vs := s.Variants(false)
+	if len(vs) != 1 || vs[0].Name != ChaosSoak || vs[0].MaxRepetitions != 1 || !vs[0].Contended || s.Floors {
+		t.Errorf("variants %+v, floors %v", vs, s.Floors)
+	}
+	if set := s.Settings(false)["seed"]; !strings.HasPrefix(set, "99 ") {
+		t.Errorf("seed setting %q", set)
+	}
+	one, other := (ChaosConfig{}).Scenario(), (ChaosConfig{}).Scenario()
+	if one.Settings(true)["seed"] == other.Settings(true)["seed"] {
+		t.Error("two scenarios without a seed drew the same one")
+	}
+}
