@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/monolock/monolock-bench/bench/faults/holder"
+	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/compare"
 	"github.com/monolock/monolock-bench/bench/output/report"
 	"github.com/monolock/monolock-bench/bench/output/results"
@@ -75,7 +76,7 @@ func fillDefaults(r *results.Results) {
 		d.Claims = append(d.Claims, c.Claims...)
 	}
 	better := map[[2]string]string{}
-	for _, s := range scenarioTable(holder.Command{}) {
+	for _, s := range scenarioTable(holder.Command{}, load.Command{}, nil) {
 		for metric, dir := range s.Better {
 			better[[2]string{s.Name, metric}] = dir
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/contenders/postgres"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
+	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/scenarios"
 	"github.com/monolock/monolock-bench/redisbench"
 )
@@ -15,10 +16,17 @@ import (
 // scenarios and the contenders: tests take the rows they need from the
 // packages themselves.
 
+// quickWorkloadContenders are the pair the quick suite runs the workloads
+// on; the full suite runs every lock.
+var quickWorkloadContenders = []string{"monolock", "redis"}
+
 // scenarioTable lists every scenario in run order. A new scenario is one
 // more row. holderCmd starts this binary's hidden holder subcommand, the
-// separate OS process that holds the lock in the handover scenario.
-func scenarioTable(holderCmd holder.Command) []bench.Scenario {
+// separate OS process that holds the lock in the handover scenario;
+// clientCmd its hidden workload-client subcommand, the client processes
+// of a workload spread over several. workloads are the workload
+// scenario's files; nil: the ready ones.
+func scenarioTable(holderCmd holder.Command, clientCmd load.Command, workloads []scenarios.WorkloadFile) []bench.Scenario {
 	return []bench.Scenario{
 		scenarios.Latency(),
 		scenarios.Throughput(),
@@ -27,6 +35,7 @@ func scenarioTable(holderCmd holder.Command) []bench.Scenario {
 		scenarios.SafetyConfig{Holder: holderCmd}.Scenario(),
 		scenarios.FailoverConfig{}.Scenario(),
 		scenarios.Scale(),
+		scenarios.WorkloadConfig{Workloads: workloads, QuickContenders: quickWorkloadContenders, Client: clientCmd}.Scenario(),
 	}
 }
 

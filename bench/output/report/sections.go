@@ -264,6 +264,7 @@ var scenarioTitles = map[string]string{
 	"safety":     "Safety: pauses, host loss, clock jumps, fencing",
 	"failover":   "Failover of the coordinator",
 	"scale":      "Scale",
+	"workload":   "Workloads: your own lock traffic",
 }
 
 func (f *figures) scenarioSection(d *document, s string) error {
@@ -296,6 +297,8 @@ func (f *figures) scenarioSection(d *document, s string) error {
 		err = f.failoverSection(d)
 	case "scale":
 		err = f.scaleSection(d)
+	case workloadScenario:
+		err = f.workloadSection(d)
 	}
 	if err != nil {
 		return err
@@ -304,16 +307,25 @@ func (f *figures) scenarioSection(d *document, s string) error {
 	return nil
 }
 
-// settingsText prints settings as "key value" pairs in key order.
+// settingsText prints settings as "key value" pairs in key order. A
+// value of several lines (a workload file's text) is a document, not a
+// parameter: it is named, and left to results.json and its section.
 func settingsText(set results.Settings) string {
 	keys := make([]string, 0, len(set))
 	for k := range set {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + " " + set[k]
+	var parts, documents []string
+	for _, k := range keys {
+		if strings.Contains(set[k], "\n") {
+			documents = append(documents, k)
+			continue
+		}
+		parts = append(parts, k+" "+set[k])
+	}
+	if len(documents) > 0 {
+		parts = append(parts, "in results.json: "+strings.Join(documents, ", "))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -36,6 +36,11 @@ var specUnits = map[string]map[string]string{
 		"lost_holders": "count", "double_grants": "count",
 		"acquire_p99_during_fault": "us", "tokens_monotonic": "bool",
 	},
+	"workload": {
+		"offered_per_sec": "1/s", "achieved_per_sec": "1/s",
+		"acquire_p50": "us", "acquire_p99": "us", "acquire_p999": "us",
+		"wait_p99": "ms", "failures": "count", "server_cpu_ms_per_1k": "ms", "slo_pass": "bool",
+	},
 	"scale": {
 		"sessions_reached": "count", "server_bytes_per_session": "bytes", "client_bytes_per_lock": "bytes",
 		"server_cpu_ms_per_sec": "ms/s", "server_ops_per_sec": "1/s", "heartbeats_per_sec": "1/s",
