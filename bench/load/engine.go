@@ -59,6 +59,12 @@ type Traffic struct {
 
 	// Warmup is the unmeasured start of the run.
 	Warmup time.Duration
+	// WarmEachClient (closed loop only, plans without think time)
+	// extends the warm-up until every client has finished a request, so
+	// that no client's first dial is measured; the window then opens at
+	// once. For short closed loops on a fresh Locker (the scenarios'
+	// Measure), whose first requests set up the connections.
+	WarmEachClient bool
 	// Window is the measured window of intended starts after Warmup.
 	Window time.Duration
 	// Steps, when positive (closed loop only), measures each client's
@@ -191,11 +197,17 @@ func Run(ctx context.Context, t Traffic) (*Log, error) {
 	defer stop()
 	r := &run{
 		t: t, epoch: epoch, ctx: ctx, stop: stopCtx,
+		start:    t.Warmup,
 		end:      t.Warmup + t.Window,
 		resolved: make(chan struct{}),
 		done:     make(chan struct{}),
+		warm:     make(chan struct{}),
 		left:     t.Clients,
+		cold:     t.Clients,
 		logs:     make([][]Event, t.Clients),
+	}
+	if t.WarmEachClient {
+		r.start, r.end = math.MaxInt64, math.MaxInt64
 	}
 	if t.Steps > 0 {
 		r.end = math.MaxInt64
@@ -234,8 +246,8 @@ func (t Traffic) check() error {
 		return errors.New("load: a Traffic needs Locker and Key")
 	case (t.Schedule == nil) == (t.Plan == nil):
 		return errors.New("load: a Traffic needs exactly one of Schedule and Plan")
-	case t.Steps > 0 && t.Schedule != nil:
-		return errors.New("load: Steps is for a closed loop")
+	case (t.Steps > 0 || t.WarmEachClient) && t.Schedule != nil:
+		return errors.New("load: Steps and WarmEachClient are for a closed loop")
 	case t.Steps <= 0 && t.Window <= 0:
 		return fmt.Errorf("load: window %v: want a positive Window or Steps", t.Window)
 	case t.Warmup < 0 || t.Grace < 0:
@@ -250,11 +262,11 @@ type run struct {
 	epoch time.Time
 	// ctx is the caller's; stop ends when the run stops.
 	ctx, stop context.Context
-	// end is the window's end (MaxInt64 until the last client finished
-	// its Steps).
-	end time.Duration
 
 	mu sync.Mutex
+	// start and end bound the window (MaxInt64 until WarmEachClient's
+	// warm-up is over, or the last client finished its Steps).
+	start, end time.Duration
 	// peek is the open loop's next request no client has taken.
 	peek workload.Request
 	// pending counts measured requests taken and not yet granted or
@@ -265,19 +277,25 @@ type run struct {
 	resolved chan struct{} // closed once closed, pending 0 and no measured request untaken
 	isDone   bool
 	// left counts the clients still running their Steps; done closes
-	// when it reaches 0.
-	left   int
-	done   chan struct{}
-	stopAt time.Duration
-	errors []string
-	logs   [][]Event
+	// when it reaches 0. cold counts the clients that have not finished a
+	// request; warm closes when it reaches 0.
+	left, cold int
+	done, warm chan struct{}
+	stopAt     time.Duration
+	errors     []string
+	logs       [][]Event
 }
 
 func (r *run) since() time.Duration { return time.Since(r.epoch) }
 
-// measured reports whether a request intended at t belongs to the
-// window (duration mode).
-func (r *run) inWindow(t time.Duration) bool { return t >= r.t.Warmup && t < r.t.Warmup+r.t.Window }
+// inWindow reports whether a request intended at t belongs to the
+// window. Called with mu held.
+func (r *run) inWindow(t time.Duration) bool {
+	if r.t.Steps > 0 {
+		return t >= r.start
+	}
+	return t >= r.start && t < r.end
+}
 
 // draw returns the schedule's next request that Take keeps.
 func (r *run) draw() workload.Request {
@@ -302,12 +320,24 @@ func (r *run) take() (workload.Request, bool) {
 	return q, measured
 }
 
-// expect registers a closed-loop client's next request.
-func (r *run) expect(measured bool) {
+// expect registers a closed-loop client's next request, intended at t,
+// and reports whether it is measured.
+func (r *run) expect(t time.Duration) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	measured := r.inWindow(t)
 	if measured {
-		r.mu.Lock()
 		r.pending++
-		r.mu.Unlock()
+	}
+	return measured
+}
+
+// warmed notes that a client finished its first request.
+func (r *run) warmed() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cold--; r.cold == 0 {
+		close(r.warm)
 	}
 }
 
@@ -348,7 +378,7 @@ func (r *run) noteError(err error) {
 // and the stop. It returns the log without its events.
 func (r *run) coordinate(stop context.CancelFunc) (*Log, error) {
 	t := r.t
-	log := &Log{Start: t.Warmup}
+	log := &Log{}
 	edge := func(e Edge) error {
 		log.Edges[e] = r.since()
 		if t.Edge == nil {
@@ -362,6 +392,22 @@ func (r *run) coordinate(stop context.CancelFunc) (*Log, error) {
 	if err := r.sleepUntil(t.Warmup); err != nil {
 		return nil, err
 	}
+	if t.WarmEachClient {
+		select {
+		case <-r.warm:
+		case <-r.ctx.Done():
+			return nil, r.ctx.Err()
+		}
+		r.mu.Lock()
+		// Just after now: every request decided before this lock has an
+		// intended start up to now (WarmEachClient plans think 0).
+		r.start = r.since() + 1
+		if t.Steps == 0 {
+			r.end = r.start + t.Window
+		}
+		r.mu.Unlock()
+	}
+	log.Start = r.start
 	if err := edge(WindowStart); err != nil {
 		return nil, err
 	}
@@ -445,6 +491,7 @@ func (r *run) closedClient(c int) []Event {
 	l := r.t.Locker(c)
 	plan := r.t.Plan(c)
 	steps := 0 // measured steps done
+	first := true
 	defer func() {
 		if r.t.Steps > 0 {
 			r.mu.Lock()
@@ -457,13 +504,7 @@ func (r *run) closedClient(c int) []Event {
 	intended := max(0, r.since()) // a shared epoch may lie ahead
 	for i := int64(0); ; i++ {
 		s := plan.Next()
-		var measured bool
-		if r.t.Steps > 0 {
-			measured = intended >= r.t.Warmup
-		} else {
-			measured = r.inWindow(intended)
-		}
-		r.expect(measured)
+		measured := r.expect(intended)
 		if d := intended - r.since(); d > 0 {
 			_ = Sleep(r.stop, d)
 		}
@@ -476,6 +517,10 @@ func (r *run) closedClient(c int) []Event {
 		}
 		e := r.request(l, c, s.Key, i, s.Hold, intended, measured)
 		events = append(events, e)
+		if first && e.Outcome != Censored {
+			first = false
+			r.warmed()
+		}
 		if measured && r.t.Steps > 0 {
 			if steps++; steps == r.t.Steps {
 				return events
@@ -508,7 +553,7 @@ func (r *run) untaken(stopAt time.Duration) []Event {
 		return nil
 	}
 	var out []Event
-	for q := r.peek; q.Due < r.t.Warmup+r.t.Window; q = r.draw() {
+	for q := r.peek; q.Due < r.end; q = r.draw() {
 		if r.inWindow(q.Due) {
 			out = append(out, Event{Client: -1, Key: q.Key, Index: q.Index, Hold: q.Hold, Intended: q.Due,
 				Call: never, Grant: never, Release: never, Ended: stopAt, Outcome: Unstarted, Measured: true})

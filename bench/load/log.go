@@ -80,6 +80,29 @@ func (l *Log) GrantsBetween(from, to time.Duration) int64 {
 	return n
 }
 
+// BacklogAt counts the requests intended before t that had neither their
+// grant nor their failure by t: what a window opening at t inherits. The
+// grants of a window are at most its requests and this backlog.
+func (l *Log) BacklogAt(t time.Duration) int64 {
+	var n int64
+	for _, e := range l.Events {
+		if e.Intended >= t {
+			continue
+		}
+		switch e.Outcome {
+		case Granted:
+			if e.Grant >= t {
+				n++
+			}
+		case Failed, Censored:
+			if e.Ended >= t {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // record adds d to h, at least its lowest value.
 func record(h *hdrhistogram.Histogram, d time.Duration) {
 	_ = h.RecordValue(max(int64(d), histLowest))

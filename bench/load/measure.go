@@ -19,7 +19,9 @@ type ClosedLoop struct {
 	Key func(worker int) string
 	// Hold is how long each grant is held; zero releases at once.
 	Hold time.Duration
-	// Warmup is run before the measured window and not counted.
+	// Warmup is run before the measured window and not counted; it lasts
+	// until every worker has also finished a cycle (its connections are
+	// up).
 	Warmup time.Duration
 	// Cycles, when positive, ends the measured window after every worker
 	// made that many requests after the warm-up; otherwise the window is
@@ -131,7 +133,7 @@ func Measure(ctx context.Context, env *bench.Env, w ClosedLoop) (Measurement, er
 		Locker:  func(int) bench.Locker { return l },
 		Key:     func(worker, _ int) string { return w.Key(worker) },
 		Plan:    func(worker int) Plan { return FixedPlan{Key: worker, Hold: w.Hold} },
-		Warmup:  w.Warmup, Window: w.Duration, Steps: w.Cycles,
+		Warmup:  w.Warmup, WarmEachClient: true, Window: w.Duration, Steps: w.Cycles,
 		Edge: edge,
 	})
 	if err != nil {

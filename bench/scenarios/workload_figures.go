@@ -51,6 +51,8 @@ func workloadRecord(w workload.Workload, log *load.Log, e *edges, maxRate float6
 		values[name] = v
 	}
 	grantsInWindow := log.GrantsBetween(log.Start, log.End)
+	raw.Counts["window_grants"] = grantsInWindow
+	raw.Counts["backlog_at_start"] = log.BacklogAt(log.Start)
 	add("offered_per_sec", "1/s", float64(t.Requests)/span)
 	add("achieved_per_sec", "1/s", float64(grantsInWindow)/span)
 	if fromIntended.TotalCount() > 0 {
