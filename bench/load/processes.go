@@ -283,8 +283,8 @@ const startMargin = 100 * time.Millisecond
 // Run runs one phase on every child and returns the merged log and the
 // children's CPU between the window's edges. edge, when set, is called
 // in this process at the window's edges (the parent's reads of servers
-// and counters). warmup and window are the phase's, as the children run
-// it.
+// and counters), warmup and window after the epoch: the phase's as the
+// children run it. The log's window is where the children's overlap.
 func (ps *Processes) Run(ctx context.Context, ph Phase, warmup, window time.Duration, edge func(context.Context, Edge) error) (*Log, time.Duration, error) {
 	ph.Epoch = monotonic() + int64(startMargin)
 	epoch := epochAt(ph.Epoch)
@@ -334,10 +334,16 @@ func (ps *Processes) Run(ctx context.Context, ph Phase, warmup, window time.Dura
 	}
 	wg.Wait()
 	var cpu time.Duration
-	for _, r := range results {
+	for p, r := range results {
 		if r.err != nil {
 			return nil, 0, r.err
 		}
+		// A window that opens once each client warmed up opens at its
+		// own time in each child: the run's is where they all overlap.
+		if p == 0 {
+			log.Start, log.End = r.done.Start, r.done.End
+		}
+		log.Start, log.End = max(log.Start, r.done.Start), min(log.End, r.done.End)
 		log.Events = append(log.Events, r.events...)
 		log.Stop = max(log.Stop, r.done.Stop)
 		cpu += r.done.CPU

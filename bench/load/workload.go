@@ -58,22 +58,23 @@ func WorkloadTraffic(w workload.Workload, quick bool, s Share, lockers func(clie
 	return t
 }
 
-// CalibrationWindow is the warm-up and window of the closed-loop maximum
-// of a workload: a few mean holds, so that the grants of clients that
-// started all at once have spread out.
+// CalibrationWindow is the least warm-up and the window of the
+// closed-loop maximum of a workload: a few mean holds, so that the grants
+// of clients that started all at once have spread out.
 func CalibrationWindow(w workload.Workload, quick bool) (warmup, window time.Duration) {
 	hold := w.Hold.MeanValue()
 	if quick {
-		return min(hold, 250*time.Millisecond), min(max(2*hold, 100*time.Millisecond), 500*time.Millisecond)
+		return min(hold, 250*time.Millisecond), min(max(4*hold, 250*time.Millisecond), 500*time.Millisecond)
 	}
-	return min(hold, time.Second), min(max(4*hold, 250*time.Millisecond), 2*time.Second)
+	return min(hold, time.Second), min(max(8*hold, 500*time.Millisecond), 2*time.Second)
 }
 
 // CalibrationTraffic is the closed loop that measures a contender's
 // closed-loop maximum on w: the same clients, keys and holds with no
-// think time, in CalibrationWindow. Its keys (prefix) must not be the
-// measured run's: an acquire cut off at its end can leave its key held
-// until the lease expires.
+// think time, in CalibrationWindow, after a warm-up that lasts until
+// every client also had a grant (its connections are up). Its keys
+// (prefix) must not be the measured run's: an acquire cut off at its end
+// can leave its key held until the lease expires.
 func CalibrationTraffic(w workload.Workload, quick bool, s Share, lockers func(client int) bench.Locker, prefix string) Traffic {
 	warmup, window := CalibrationWindow(w, quick)
 	return Traffic{
@@ -81,7 +82,7 @@ func CalibrationTraffic(w workload.Workload, quick bool, s Share, lockers func(c
 		Locker: lockers,
 		Key:    func(_, k int) string { return prefix + strconv.Itoa(k) },
 		Plan:   func(c int) Plan { return noThink{w.Client(c)} },
-		Warmup: warmup, Window: window,
+		Warmup: warmup, WarmEachClient: true, Window: window,
 	}
 }
 

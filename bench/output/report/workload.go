@@ -246,8 +246,13 @@ func (f *figures) workloadSection(d *document) error {
 		if svg != nil {
 			d.add(chart{name: "workload-" + anchor(v), caption: "Acquire latency of " + v + " from each request's intended start (coordinated omission corrected; requests still waiting at the end at their lower bound), the CDF drawn as a percentile plot, all repetitions merged from the HdrHistograms.", svg: svg})
 		}
-		if line := rankingText(f.workloadRanking(v)); line != "" {
-			d.p("Ranking for " + v + " (every threshold passed first, by acquire p99 from the intended start; then by thresholds not passed): " + line + ".")
+		ranks := f.workloadRanking(v)
+		if line := rankingText(ranks); line != "" {
+			text := "Ranking for " + v + " (every threshold passed first, by acquire p99 from the intended start; then by thresholds not passed): " + line + "."
+			if oneRepetition(ranks) {
+				text += " Each place rests on one repetition: there is no spread to tell a tie by, so close figures may be noise."
+			}
+			d.p(text)
 		}
 	}
 	return nil
@@ -298,6 +303,17 @@ func (f *figures) sloTable(d *document, v string) {
 	t.leftAligned = true
 	d.p("SLOs of " + v + ", per contender: the measured value and whether the threshold held (pass), did not (fail), held in some repetitions only (mixed), or could not be measured (not known, with the reason).")
 	d.add(t)
+}
+
+// oneRepetition reports whether no ranked contender has more than one
+// repetition of its acquire p99.
+func oneRepetition(ranks []WorkloadRank) bool {
+	for _, rk := range ranks {
+		if rk.AcquireP99.N > 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // rankingText prints a ranking: "1. a (p99 3.1 ms), 2. b and c (tie, ...)".
