@@ -291,7 +291,7 @@ func TestOpenLoopBacklogIsMeasured(t *testing.T) {
 		if n := log.ContendedWaits().TotalCount(); n < tl.Granted/2 {
 			t.Errorf("%d contended waits of %d grants: nearly every request finds the key held", n, tl.Granted)
 		}
-		if hs := log.Handovers(); len(hs) == 0 {
+		if hs := log.Handovers(log.Start, log.End); len(hs) == 0 {
 			t.Error("no handover on the one hot key")
 		}
 	})

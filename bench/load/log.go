@@ -216,12 +216,15 @@ func (l *Log) ContendedWaits() *hdrhistogram.Histogram {
 	return h
 }
 
-// Handovers returns, for every measured grant that followed another
+// Handovers returns, for every grant in [from, to) that followed another
 // grant of its key while it waited (it called before that one's
 // release), its grant minus that release: how fast the lock passed on.
-// A value is negative when the grant came before the holder's Release
-// returned (a server that grants the next waiter as it releases).
-func (l *Log) Handovers() []time.Duration {
+// Grants count by when they came, not by when their request did: a key
+// whose queue outlasts the window (one leader, many candidates) still
+// shows its handovers. A value is negative when the grant came before
+// the holder's Release returned (a server that grants the next waiter as
+// it releases).
+func (l *Log) Handovers(from, to time.Duration) []time.Duration {
 	var out []time.Duration
 	for _, evs := range l.byKey(func(a, b Event) int { return cmpDuration(a.Grant, b.Grant) }) {
 		var prev *Event
@@ -230,7 +233,7 @@ func (l *Log) Handovers() []time.Duration {
 			if e.Outcome != Granted {
 				continue
 			}
-			if prev != nil && e.Measured && e.Call < prev.Release {
+			if prev != nil && e.Grant >= from && e.Grant < to && e.Call < prev.Release {
 				out = append(out, e.Grant-prev.Release)
 			}
 			prev = e

@@ -69,12 +69,18 @@ func CalibrationWindow(w workload.Workload, quick bool) (warmup, window time.Dur
 	return min(hold, time.Second), min(max(8*hold, 500*time.Millisecond), 2*time.Second)
 }
 
+// shortHold is the mean hold below which a calibration's warm-up waits
+// for every client's first grant: the first dials then weigh on a short
+// window; with longer holds they do not, and the first grants on shared
+// keys would wait out whole holds.
+const shortHold = 100 * time.Millisecond
+
 // CalibrationTraffic is the closed loop that measures a contender's
 // closed-loop maximum on w: the same clients, keys and holds with no
-// think time, in CalibrationWindow, after a warm-up that lasts until
-// every client also had a grant (its connections are up). Its keys
-// (prefix) must not be the measured run's: an acquire cut off at its end
-// can leave its key held until the lease expires.
+// think time, in CalibrationWindow, after a warm-up that, for short
+// holds, lasts until every client also had a grant (its connections are
+// up). Its keys (prefix) must not be the measured run's: an acquire cut
+// off at its end can leave its key held until the lease expires.
 func CalibrationTraffic(w workload.Workload, quick bool, s Share, lockers func(client int) bench.Locker, prefix string) Traffic {
 	warmup, window := CalibrationWindow(w, quick)
 	return Traffic{
@@ -82,7 +88,7 @@ func CalibrationTraffic(w workload.Workload, quick bool, s Share, lockers func(c
 		Locker: lockers,
 		Key:    func(_, k int) string { return prefix + strconv.Itoa(k) },
 		Plan:   func(c int) Plan { return noThink{w.Client(c)} },
-		Warmup: warmup, WarmEachClient: true, Window: window,
+		Warmup: warmup, WarmEachClient: w.Hold.MeanValue() < shortHold, Window: window,
 	}
 }
 

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -72,7 +73,7 @@ func workloadRecord(w workload.Workload, log *load.Log, e *edges, maxRate float6
 	add("failures", "count", float64(t.Failed))
 	add("lost_locks", "count", float64(t.Lost))
 	raw.Counts["wait_contended"] = waits.TotalCount()
-	if hs := log.Handovers(); len(hs) > 0 {
+	if hs := log.Handovers(log.Start, log.End); len(hs) > 0 {
 		v := make([]float64, len(hs))
 		for i, h := range hs {
 			v[i] = ms(h)
@@ -132,8 +133,10 @@ func workloadRecord(w workload.Workload, log *load.Log, e *edges, maxRate float6
 		}
 		add("slo_pass", "bool", pass)
 	}
-	if t.Granted == 0 {
-		return raw, fmt.Errorf("no request granted in %v (%d failures, %d censored): %v", log.Span().Round(time.Millisecond), t.Failed, t.Censored, log.Errors)
+	// A window whose requests all wait past its end (a queue deeper than
+	// the run) is a measurement; a run without a single grant is not.
+	if log.GrantsBetween(0, math.MaxInt64) == 0 {
+		return raw, fmt.Errorf("no request granted in the run (%d measured: %d failed, %d censored): %v", t.Requests, t.Failed, t.Censored, log.Errors)
 	}
 	return raw, nil
 }

@@ -246,6 +246,10 @@ func (f *figures) workloadSection(d *document) error {
 		if svg != nil {
 			d.add(chart{name: "workload-" + anchor(v), caption: "Acquire latency of " + v + " from each request's intended start (coordinated omission corrected; requests still waiting at the end at their lower bound), the CDF drawn as a percentile plot, all repetitions merged from the HdrHistograms.", svg: svg})
 		}
+		if cut := f.censoredText(v); len(cut) > 0 {
+			d.p("Requests still waiting, or never started, when the run stopped (their latency from the intended start is a lower bound, and so is every percentile that reaches them):")
+			d.add(list{items: cut})
+		}
 		ranks := f.workloadRanking(v)
 		if line := rankingText(ranks); line != "" {
 			text := "Ranking for " + v + " (every threshold passed first, by acquire p99 from the intended start; then by thresholds not passed): " + line + "."
@@ -303,6 +307,25 @@ func (f *figures) sloTable(d *document, v string) {
 	t.leftAligned = true
 	d.p("SLOs of " + v + ", per contender: the measured value and whether the threshold held (pass), did not (fail), held in some repetitions only (mixed), or could not be measured (not known, with the reason).")
 	d.add(t)
+}
+
+// censoredText says, per contender of workload v, how many measured
+// requests were cut off by the stop and from which percentile up the
+// latencies are lower bounds.
+func (f *figures) censoredText(v string) []string {
+	var out []string
+	for _, c := range f.locks(workloadScenario) {
+		var cut, n int64
+		for _, raw := range f.raws(workloadScenario, c, v) {
+			cut += raw.Counts["censored"] + raw.Counts["unstarted"]
+			n += raw.Counts["requests"]
+		}
+		if cut == 0 || n == 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: %d of %d measured requests: percentiles from p%s up are lower bounds", c, cut, n, num(100*(1-float64(cut)/float64(n)))))
+	}
+	return out
 }
 
 // oneRepetition reports whether no ranked contender has more than one
