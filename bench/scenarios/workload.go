@@ -129,7 +129,7 @@ func (c WorkloadConfig) settings(quick bool) results.Settings {
 		"wait":         "grant minus call of the measured requests whose key another request held or waited for at the call",
 		"handover":     "the next grant minus the previous release on a key, when the next request called before that release; negative when the server granted the next before the holder's Release returned in the bench",
 		"per_lock":     "server CPU, client CPU and coordinator commands between the edges divided by the grants between them",
-		"calibration":  "open loops: a closed loop of the same clients, keys and holds (no think time) first, on other keys, for 8 mean holds (0.5s to 2s; quick 4, 0.25s to 0.5s) after a warm-up of a mean hold (at most 1s; quick 250ms) that, for holds under 100ms, lasts until every client had a grant; its grants per second in the window are the contender's closed-loop maximum (once per contender per run); a rate close to it or above is warned about in the record, and run anyway; a window without a grant (holds longer than it) leaves the maximum unmeasured, and says so",
+		"calibration":  "open loops: a closed loop of the same clients, keys and holds (no think time) first, on other keys, for 8 mean holds (0.5s to 2s; quick 4, 0.25s to 0.5s) after a warm-up of a mean hold (at most 1s; quick 250ms) that, for holds under 100ms, lasts until every client had a grant; its grants per second in the window are the contender's closed-loop maximum (once per contender per run); a rate close to it or above is warned about in the record, and run anyway; a window shorter than 4 mean holds, or without a grant, leaves the maximum unmeasured, and says so",
 		"keys":         "wl-<random>-<index>, fresh for every repetition",
 		"slo_pass":     "1 when every threshold of the file was measured and holds, else 0",
 		"repetitions":  "the run's repetitions",
@@ -184,7 +184,7 @@ func (c WorkloadConfig) variant(w workload.Workload, quick bool) bench.Variant {
 	warmup, window := w.Window(quick)
 	calWarmup, calWindow := load.CalibrationWindow(w, quick)
 	est := warmup + window + load.WorkloadGrace(window)/2 + openCloseEstimate(w.Clients)
-	if w.Arrivals.Loop == workload.Open {
+	if w.Arrivals.Loop == workload.Open && calWindow >= minCalibrationHolds*w.Hold.MeanValue() {
 		est += calWarmup + calWindow
 	}
 	cal := &calibrations{max: map[string]float64{}}
@@ -241,7 +241,7 @@ func runWorkload(ctx context.Context, env *bench.Env, w workload.Workload, quick
 	defer r.close()
 	share := load.WholeShare(w)
 	locker := func(c int) bench.Locker { return r.lockers[c] }
-	maxRate, err := r.calibrate(cal, func() (*load.Log, error) {
+	maxRate, err := r.calibrate(cal, quick, func() (*load.Log, error) {
 		return load.Run(ctx, load.CalibrationTraffic(w, quick, share, locker, "wl-cal-"+randomHex()+"-"))
 	})
 	if err != nil {
@@ -272,7 +272,7 @@ func (r *workloadRun) inProcesses(ctx context.Context, quick bool, cal *calibrat
 		return results.Raw{}, err
 	}
 	defer ps.Close()
-	maxRate, err := r.calibrate(cal, func() (*load.Log, error) {
+	maxRate, err := r.calibrate(cal, quick, func() (*load.Log, error) {
 		warmup, window := load.CalibrationWindow(w, quick)
 		log, _, err := ps.Run(ctx, load.Phase{Calibrate: true, KeyPrefix: "wl-cal-" + randomHex() + "-"}, warmup, window, nil)
 		return log, err
@@ -298,8 +298,17 @@ func (r *workloadRun) inProcesses(ctx context.Context, quick bool, cal *calibrat
 // workload, measuring it with measure on first use, and notes the
 // warning when the rate comes close to it or exceeds it. 0 for a closed
 // loop.
-func (r *workloadRun) calibrate(cal *calibrations, measure func() (*load.Log, error)) (float64, error) {
+func (r *workloadRun) calibrate(cal *calibrations, quick bool, measure func() (*load.Log, error)) (float64, error) {
 	if r.w.Arrivals.Loop != workload.Open {
+		return 0, nil
+	}
+	if _, window := load.CalibrationWindow(r.w, quick); window < minCalibrationHolds*r.w.Hold.MeanValue() {
+		// Clients that all started at once have not spread out within a
+		// few holds: the figure would say more about the start than
+		// about the lock, and warn wrongly.
+		hold := r.w.Hold.MeanValue()
+		r.notes = append(r.notes, fmt.Sprintf("the closed-loop maximum was not measured: its %v window holds fewer than %d mean holds (%v); without any time to acquire, %d clients complete at most %.3g/s",
+			window, minCalibrationHolds, hold.Round(time.Millisecond), r.w.Clients, float64(r.w.Clients)/hold.Seconds()))
 		return 0, nil
 	}
 	maxRate, err := cal.closedLoopMax(r.env.Contender.Name, measure)
@@ -378,6 +387,10 @@ func (r *workloadRun) close() {
 	}
 	wg.Wait()
 }
+
+// minCalibrationHolds is the fewest mean holds a calibration window must
+// span for its closed-loop maximum to be measured.
+const minCalibrationHolds = 4
 
 // errNoGrant: a calibration's window saw no grant.
 var errNoGrant = errors.New("no grant")

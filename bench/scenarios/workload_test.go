@@ -187,3 +187,18 @@ func TestWorkloadSkips(t *testing.T) {
 		t.Errorf("settings %v: want the workload's description, file and settings", set)
 	}
 }
+
+// A calibration window that spans fewer than a few mean holds is not run:
+// clients that started at once would not have spread out, and the
+// warning would be wrong.
+func TestCalibrationNeedsHolds(t *testing.T) {
+	w := testWorkload(t, `{name: w, clients: 24, keys: 32, arrivals: {loop: open, rate: 4/s}, hold: {uniform: {min: 1s, max: 4s}}, lease: 2s, duration: 5s}`)
+	r := &workloadRun{w: w.Workload, env: &bench.Env{Contender: bench.Contender{Name: "c"}}}
+	got, err := r.calibrate(&calibrations{max: map[string]float64{}}, false, func() (*load.Log, error) {
+		t.Fatal("calibrated over fewer than 4 holds")
+		return nil, nil
+	})
+	if err != nil || got != 0 || len(r.notes) != 1 || !strings.Contains(r.notes[0], "24 clients complete at most 9.6/s") {
+		t.Errorf("calibrate = %v, %v, notes %q", got, err, r.notes)
+	}
+}

@@ -44,7 +44,7 @@ func WarmContender() bench.Contender {
 // scale, where a session costs what it costs with the plain client (the
 // variants change how a claim's connection is dialled; spares add a fixed
 // WarmSpares connections per Locker, whatever the sessions).
-var notScale = []string{"latency", "throughput", "handover", "fairness", "safety", "failover"}
+var notScale = []string{"latency", "throughput", "handover", "fairness", "safety", "failover", "workload"}
 
 // FastOpenServer is the monolock server with TCP Fast Open on its
 // listener: the same binary as Server with -tcp-fastopen, and the
