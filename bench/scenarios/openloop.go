@@ -113,8 +113,12 @@ func (c OpenLoopConfig) variant(name string, cal *calibrations, rateOf func(max 
 			if err != nil {
 				return results.Raw{}, err
 			}
-			if p.completed == 0 {
-				return results.Raw{}, fmt.Errorf("no request completed in %v (%d failures): %v", p.span.Round(time.Millisecond), p.failures, p.errors)
+			// A window whose requests all still wait behind a backlog at
+			// the stop is a measured saturation (their latencies are
+			// lower bounds); a run without a single grant is no
+			// measurement.
+			if p.everGranted == 0 {
+				return results.Raw{}, fmt.Errorf("no request granted in the run (%d due in the %v window, %d failures): %v", p.due, p.span.Round(time.Millisecond), p.failures, p.errors)
 			}
 			return p.raw(rate, maxRate)
 		},
@@ -164,8 +168,9 @@ type pacedResult struct {
 	// due counts the requests due within the window; completed those
 	// granted; unserved those still waiting or never started at the stop.
 	due, completed, unserved, failures int64
-	// granted counts the grants within the window (of any request).
-	granted int64
+	// granted counts the grants within the window (of any request),
+	// everGranted those of the whole run.
+	granted, everGranted int64
 	// span is the window the requests were due in; elapsed the time
 	// until the run stopped.
 	span, elapsed time.Duration
@@ -227,6 +232,7 @@ func paced(ctx context.Context, env *bench.Env, rate float64, workers int, warmu
 	res.latency = log.FromIntended()
 	res.due, res.completed, res.unserved, res.failures = t.Requests, t.Granted, t.Censored+t.Unstarted, t.Failed
 	res.granted = log.GrantsBetween(log.Start, log.End)
+	res.everGranted = log.GrantsBetween(0, math.MaxInt64)
 	res.span, res.elapsed, res.errors = log.Span(), log.Stop-log.Start, log.Errors
 	return res, nil
 }
