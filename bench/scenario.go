@@ -77,6 +77,13 @@ type Variant struct {
 	// the ETA counts it as a skip for a contender whose MaxClaims is lower
 	// (the scenario skips it at once, with the reason).
 	Claims int
+	// Skip, when set, says why the variant does not run a contender, or
+	// "" to run it. It is decided from the contender alone, before the
+	// run: the ETA leaves the contender out, and the runner records the
+	// reason as the contender's record (Skipped) without calling Run.
+	// Default: every contender runs. (Run only; an Interleaved variant
+	// decides inside.)
+	Skip func(c Contender) string
 	// MaxRepetitions, when positive, caps the repetitions of this variant
 	// below the run's (for variants that take minutes per contender); the
 	// report counts the records it has.

@@ -2,7 +2,6 @@ package load
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -26,9 +25,8 @@ func NewHistogram() *hdrhistogram.Histogram {
 // maxErrors bounds the distinct error messages a Recorder keeps.
 const maxErrors = 5
 
-// Recorder collects what Timed measures. One Recorder belongs to one worker
-// goroutine: it is not safe for concurrent use; merge per-worker Recorders
-// with Merge after the workers stop.
+// Recorder holds the closed-loop figures of a run (Log.Recorder). It is
+// not safe for concurrent use; merge Recorders with Merge.
 type Recorder struct {
 	// Acquire holds acquire latencies (call to grant), in ns.
 	Acquire *hdrhistogram.Histogram
@@ -76,17 +74,6 @@ func (r *Recorder) noteError(msg string) {
 	r.Errors = append(r.Errors, msg)
 }
 
-func (r *Recorder) fail(ctx context.Context, err error) {
-	if stopped(ctx) {
-		return // the harness stopped the worker; not a failure of the lock
-	}
-	r.Failures++
-	if errors.Is(err, bench.ErrGaveUp) {
-		r.GaveUp++
-	}
-	r.noteError(err.Error())
-}
-
 // stopped reports whether ctx ended or its deadline passed. The deadline
 // check matters: a dial or read bounded by ctx's deadline can fail with an
 // i/o timeout a moment before ctx's own timer marks it done.
@@ -98,51 +85,7 @@ func stopped(ctx context.Context) bool {
 	return ok && !time.Now().Before(d)
 }
 
-// Timed decorates l so that every Acquire and Release through it is timed
-// into rec with the monotonic clock of the bench process. Timing lives here,
-// around the seam, never inside a contender. The returned Locker is meant
-// for the one worker that owns rec; its Close closes l.
-func Timed(l bench.Locker, rec *Recorder) bench.Locker { return &timed{l, rec} }
-
-type timed struct {
-	bench.Locker
-	rec *Recorder
-}
-
-func (t *timed) Acquire(ctx context.Context, key string) (bench.Held, error) {
-	start := time.Now()
-	h, err := t.Locker.Acquire(ctx, key)
-	if err != nil {
-		t.rec.fail(ctx, err)
-		return nil, err
-	}
-	_ = t.rec.Acquire.RecordValue(int64(time.Since(start)))
-	return &timedHeld{Held: h, start: start, rec: t.rec}, nil
-}
-
-type timedHeld struct {
-	bench.Held
-	start time.Time
-	rec   *Recorder
-}
-
-func (h *timedHeld) Release(ctx context.Context) error {
-	select {
-	case <-h.Lost():
-		h.rec.Lost++
-	default:
-	}
-	if err := h.Held.Release(ctx); err != nil {
-		h.rec.fail(ctx, err)
-		return err
-	}
-	_ = h.rec.Cycle.RecordValue(int64(time.Since(h.start)))
-	h.rec.Cycles++
-	return nil
-}
-
-// Cycle runs one acquire → hold → release cycle on l (normally a Timed
-// Locker). A hold of zero releases at once. Errors are returned as they
+// Cycle runs one acquire → hold → release cycle on l. A hold of zero releases at once. Errors are returned as they
 // are; ctx.Err() when ctx ended.
 func Cycle(ctx context.Context, l bench.Locker, key string, hold time.Duration) error {
 	h, err := l.Acquire(ctx, key)

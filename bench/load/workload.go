@@ -1,210 +1,102 @@
-// Package load generates the measured load: a closed-loop Workload of
-// workers cycling acquire → hold → release through the Timed decorator,
-// which times every call around the seam into a Recorder. Measure opens a
-// contender, runs a Workload against it and samples CPU, and the counters
-// of the Probes the workload names, around the measured span.
 package load
 
 import (
-	"context"
-	"fmt"
-	"maps"
-	"sync"
+	"strconv"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/host"
+	"github.com/monolock/monolock-bench/bench/workload"
 )
 
-// Workload describes a closed-loop load: Workers goroutines, each cycling
-// acquire → hold → release on Key(worker) as fast as it can, after a
-// warm-up whose measurements are discarded.
-type Workload struct {
-	Workers int
-	// Key returns the lock key of a worker.
-	Key func(worker int) string
-	// Hold is how long each grant is held; zero releases at once.
-	Hold time.Duration
-	// Warmup is run before the measured span and not counted.
-	Warmup time.Duration
-	// Cycles, when positive, ends the measured span after every worker
-	// completed that many cycles; otherwise Duration ends it.
-	Cycles   int
-	Duration time.Duration
-	// Probes are the counters Measure reads around the measured span, in
-	// order. Default: none.
-	Probes []Probe
+// MaxGrace bounds how long a workload's run goes on after its window for
+// the measured requests still waiting: half the window, at most this.
+const MaxGrace = 2 * time.Second
+
+// WorkloadGrace is the grace of a workload's window.
+func WorkloadGrace(window time.Duration) time.Duration { return min(window/2, MaxGrace) }
+
+// Share is the part of a workload's clients one process runs: clients
+// [First, First+Count) and, for an open loop, every Processes-th request
+// of the schedule from request Process.
+type Share struct {
+	First, Count       int
+	Process, Processes int
 }
 
-// Probe reads counters of the machine or of the contender's servers (a
-// kernel counter, a socket count) that a scenario or a contender wants
-// beside the timings.
-type Probe struct {
-	// Read returns the counters by the name they take in a record's
-	// counts.
-	Read func(ctx context.Context, env *bench.Env) (map[string]int64, error)
-	// Cumulative counters are read before and after the span and recorded
-	// as their change (Measurement.Changes); otherwise Read runs once,
-	// after the span, and records the level it finds (Measurement.Levels).
-	Cumulative bool
-	// Optional: when a read fails, the probe's counters are left out;
-	// otherwise the measurement fails.
-	Optional bool
+// WholeShare is every client of w in one process.
+func WholeShare(w workload.Workload) Share {
+	return Share{Count: w.Clients, Processes: 1}
 }
 
-// Measurement is the outcome of one Workload.
-type Measurement struct {
-	// Rec merges every worker's Recorder of the measured span.
-	Rec *Recorder
-	// Elapsed is the measured span on the monotonic clock.
-	Elapsed time.Duration
-	// ServerCPU is the CPU time of the contender's servers during the
-	// span; ServerCPUOK is false when the backend cannot see it.
-	ServerCPU       time.Duration
-	ServerCPUSource string
-	ServerCPUOK     bool
-	// ClientCPU is the bench process's CPU time during the span.
-	ClientCPU time.Duration
-	// Changes are the cumulative probes' counters' change over the span,
-	// Levels the other probes' counters at its end; an optional probe
-	// that could not be read has none.
-	Changes, Levels map[string]int64
+// ShareOf is process p's share of w's clients when they are spread over
+// w.Processes processes.
+func ShareOf(w workload.Workload, p int) Share {
+	lo, hi := p*w.Clients/w.Processes, (p+1)*w.Clients/w.Processes
+	return Share{First: lo, Count: hi - lo, Process: p, Processes: w.Processes}
 }
 
-// Measure opens env's contender, runs w against it and closes it again.
-func Measure(ctx context.Context, env *bench.Env, w Workload) (Measurement, error) {
-	l, err := env.Open(ctx)
-	if err != nil {
-		return Measurement{}, err
+// WorkloadTraffic is the Traffic of a workload file's run, as every
+// contender gets it: its schedule (open loop) or each client's plan
+// (closed loop), its window (quick or full), keys named prefix + index,
+// and client c on lockers(c).
+func WorkloadTraffic(w workload.Workload, quick bool, s Share, lockers func(client int) bench.Locker, prefix string) Traffic {
+	warmup, window := w.Window(quick)
+	t := Traffic{
+		Clients: s.Count, FirstClient: s.First,
+		Locker: lockers,
+		Key:    func(_, k int) string { return prefix + strconv.Itoa(k) },
+		Warmup: warmup, Window: window, Grace: WorkloadGrace(window),
 	}
-	defer l.Close()
-
-	if w.Warmup > 0 {
-		// The warm-up ends between cycles, not within one: an acquire cut
-		// off there can leave its key held until the lease expires (the
-		// grant reached the server, its reply was dropped), and the
-		// measured span on the same keys would wait that out.
-		stop, cancel := context.WithTimeout(ctx, w.Warmup)
-		runWorkers(ctx, stop, l, w, 0)
-		cancel()
-		if err := ctx.Err(); err != nil {
-			return Measurement{}, err
+	if w.Arrivals.Loop == workload.Open {
+		t.Schedule = w.Schedule()
+		if s.Processes > 1 {
+			t.Take = func(q workload.Request) bool { return q.Index%int64(s.Processes) == int64(s.Process) }
 		}
+	} else {
+		t.Plan = func(c int) Plan { return w.Client(c) }
 	}
-
-	var m Measurement
-	srv0, src, ok, err := env.ServerCPU(ctx)
-	if err != nil {
-		return m, err
-	}
-	cli0, err := host.SelfCPU()
-	if err != nil {
-		return m, err
-	}
-	before := make([]map[string]int64, len(w.Probes))
-	for i, p := range w.Probes {
-		if p.Cumulative {
-			if before[i], err = readProbe(ctx, env, p); err != nil {
-				return m, err
-			}
-		}
-	}
-	mctx, cancel := ctx, context.CancelFunc(func() {})
-	if w.Cycles <= 0 {
-		mctx, cancel = context.WithTimeout(ctx, w.Duration)
-	}
-	start := time.Now()
-	recs := runWorkers(mctx, mctx, l, w, w.Cycles)
-	m.Elapsed = time.Since(start)
-	cancel()
-	if err := ctx.Err(); err != nil {
-		return m, err
-	}
-	cli1, err := host.SelfCPU()
-	if err != nil {
-		return m, err
-	}
-	srv1, _, _, err := env.ServerCPU(ctx)
-	if err != nil {
-		return m, err
-	}
-	m.Changes, m.Levels = map[string]int64{}, map[string]int64{}
-	for i, p := range w.Probes {
-		if !p.Cumulative || before[i] == nil {
-			continue
-		}
-		after, err := readProbe(ctx, env, p)
-		if err != nil {
-			return m, err
-		}
-		for k, v := range after { // none when an optional probe failed
-			m.Changes[k] = v - before[i][k]
-		}
-	}
-	m.Rec = NewRecorder()
-	for _, r := range recs {
-		m.Rec.Merge(r)
-	}
-	m.ClientCPU = cli1 - cli0
-	for _, p := range w.Probes {
-		if p.Cumulative {
-			continue
-		}
-		got, err := readProbe(ctx, env, p)
-		if err != nil {
-			return m, err
-		}
-		maps.Copy(m.Levels, got)
-	}
-	m.ServerCPU, m.ServerCPUSource, m.ServerCPUOK = srv1-srv0, src, ok
-	return m, nil
+	return t
 }
 
-// readProbe reads p, returning nil counters and no error when an optional
-// probe cannot be read.
-func readProbe(ctx context.Context, env *bench.Env, p Probe) (map[string]int64, error) {
-	got, err := p.Read(ctx, env)
-	switch {
-	case err == nil:
-		return got, nil
-	case p.Optional:
-		return nil, nil
-	default:
-		return nil, fmt.Errorf("load: probe: %w", err)
+// CalibrationWindow is the least warm-up and the window of the
+// closed-loop maximum of a workload: a few mean holds, so that the grants
+// of clients that started all at once have spread out.
+func CalibrationWindow(w workload.Workload, quick bool) (warmup, window time.Duration) {
+	hold := w.Hold.MeanValue()
+	if quick {
+		return min(hold, 250*time.Millisecond), min(max(4*hold, 250*time.Millisecond), 500*time.Millisecond)
+	}
+	return min(hold, time.Second), min(max(8*hold, 500*time.Millisecond), 2*time.Second)
+}
+
+// shortHold is the mean hold below which a calibration's warm-up waits
+// for every client's first grant: the first dials then weigh on a short
+// window; with longer holds they do not, and the first grants on shared
+// keys would wait out whole holds.
+const shortHold = 100 * time.Millisecond
+
+// CalibrationTraffic is the closed loop that measures a contender's
+// closed-loop maximum on w: the same clients, keys and holds with no
+// think time, in CalibrationWindow, after a warm-up that, for short
+// holds, lasts until every client also had a grant (its connections are
+// up). Its keys (prefix) must not be the measured run's: an acquire cut
+// off at its end can leave its key held until the lease expires.
+func CalibrationTraffic(w workload.Workload, quick bool, s Share, lockers func(client int) bench.Locker, prefix string) Traffic {
+	warmup, window := CalibrationWindow(w, quick)
+	return Traffic{
+		Clients: s.Count, FirstClient: s.First,
+		Locker: lockers,
+		Key:    func(_, k int) string { return prefix + strconv.Itoa(k) },
+		Plan:   func(c int) Plan { return noThink{w.Client(c)} },
+		Warmup: warmup, WarmEachClient: w.Hold.MeanValue() < shortHold, Window: window,
 	}
 }
 
-// runWorkers runs w's workers on ctx until stop ends or, when cycles > 0,
-// until each completed that many cycles, and returns their recorders.
-func runWorkers(ctx, stop context.Context, l bench.Locker, w Workload, cycles int) []*Recorder {
-	recs := make([]*Recorder, w.Workers)
-	var wg sync.WaitGroup
-	for i := range w.Workers {
-		recs[i] = NewRecorder()
-		tl := Timed(l, recs[i])
-		key := w.Key(i)
-		wg.Go(func() {
-			for n := 0; !stopped(stop) && (cycles <= 0 || n < cycles); n++ {
-				if err := Cycle(ctx, tl, key, w.Hold); err != nil && !stopped(stop) {
-					// A failed cycle is counted by the recorder; pause
-					// briefly so a dead server does not turn into a spin.
-					_ = Sleep(ctx, 10*time.Millisecond)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return recs
-}
+// noThink is a client's plan without its think times.
+type noThink struct{ p Plan }
 
-// Sleep waits d or until ctx ends, and then returns ctx.Err().
-func Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+func (n noThink) Next() workload.Step {
+	s := n.p.Next()
+	s.Think = 0
+	return s
 }

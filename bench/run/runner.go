@@ -201,6 +201,9 @@ func (r *Runner) runStep(ctx context.Context, st *plannedStep) ([]results.Raw, [
 		return &bench.Env{Contender: c, Servers: servers, Addrs: bench.Addrs(servers), Lease: r.Lease, Deployment: r.Deployment, OutDir: r.OutDir}
 	}
 	if st.variant.Interleaved == nil {
+		if why := skipOf(st.variant, st.contender); why != "" {
+			return []results.Raw{{Contender: st.Contender, Skipped: why}}, []error{nil}
+		}
 		raw, err := st.variant.Run(ctx, env(st.contender))
 		raw.Contender = st.Contender
 		return []results.Raw{raw}, []error{err}
@@ -226,6 +229,14 @@ func (r *Runner) runStep(ctx context.Context, st *plannedStep) ([]results.Raw, [
 	return raws, errs
 }
 
+// skipOf is why v skips c before the run ("" when it runs it).
+func skipOf(v bench.Variant, c bench.Contender) string {
+	if v.Skip == nil {
+		return ""
+	}
+	return v.Skip(c)
+}
+
 // etaModel estimates the wall time left from the steps done.
 type etaModel struct {
 	// estimated and actual sum the measured (not skipped) steps done.
@@ -242,7 +253,8 @@ func skipKey(st *plannedStep, contender string) string {
 // seen skipping it, or holding fewer claims than it needs.
 func (m *etaModel) cost(st *plannedStep) time.Duration {
 	skips := func(c bench.Contender) bool {
-		return m.skips[skipKey(st, c.Name)] || (c.MaxClaims > 0 && st.variant.Claims > c.MaxClaims)
+		return m.skips[skipKey(st, c.Name)] || (c.MaxClaims > 0 && st.variant.Claims > c.MaxClaims) ||
+			(st.variant.Interleaved == nil && skipOf(st.variant, c) != "")
 	}
 	if len(st.together) == 0 {
 		if skips(st.contender) {

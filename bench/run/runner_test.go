@@ -316,3 +316,37 @@ func TestETAClaimsBeyondMaxClaims(t *testing.T) {
 		t.Fatalf("remaining %v, want 12s: small for both, big for a alone", got)
 	}
 }
+
+// A variant's Skip decides before the run: the contender it skips costs
+// the ETA nothing, gets a record with the reason, and its Run is never
+// called.
+func TestVariantSkip(t *testing.T) {
+	open := func(context.Context, []string, time.Duration) (bench.Locker, error) { return &scriptedLocker{}, nil }
+	ra := &bench.ServerSpec{Name: "ra"}
+	contenders := []bench.Contender{{Name: "a", Server: ra, Open: open}, {Name: "b", Server: ra, Open: open}}
+	ran := map[string]int{}
+	v := bench.Variant{Name: "v", Estimate: time.Second,
+		Skip: func(c bench.Contender) string {
+			if c.Name == "b" {
+				return "not b"
+			}
+			return ""
+		},
+		Run: func(_ context.Context, env *bench.Env) (results.Raw, error) {
+			ran[env.Contender.Name]++
+			return results.Raw{}, nil
+		}}
+	s := bench.Scenario{Name: "s", Settings: func(bool) results.Settings { return nil }, Variants: func(bool) []bench.Variant { return []bench.Variant{v} }}
+	r := &Runner{Scenarios: []bench.Scenario{s}, Contenders: contenders, Deployment: fakeDeployment{}, Lease: time.Second}
+	m := etaModel{skips: map[string]bool{}}
+	if got := m.remaining(r.plan(1)); got != time.Second {
+		t.Fatalf("remaining %v, want 1s: b is skipped", got)
+	}
+	res := &results.Results{}
+	if err := r.Run(context.Background(), res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Raw) != 2 || res.Raw[1].Contender != "b" || res.Raw[1].Skipped != "not b" || ran["b"] != 0 || ran["a"] != 1 {
+		t.Fatalf("records %+v, runs %v: want a run for a and a skip saying why for b", res.Raw, ran)
+	}
+}

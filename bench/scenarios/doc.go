@@ -1,6 +1,7 @@
 // Package scenarios holds the benchmark scenarios side by side as plain
 // bench.Scenario values: latency, throughput, handover, fairness, safety,
-// failover and scale, each configured by its <Name>Config.
+// failover, scale and workload (a workload file's traffic), each
+// configured by its <Name>Config.
 // cmd/monolock-bench lists them in its
 // scenario table; a new scenario is one more Config with a Scenario method
 // and one more row there. Scenarios know contenders only through the

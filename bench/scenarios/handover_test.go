@@ -15,6 +15,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/backend/external"
 	"github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
+	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/monolock/monolocktest"
 )
 
@@ -24,6 +25,13 @@ const childEnv = "MONOLOCK_BENCH_HANDOVER_TEST_HOLDER"
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
 		if err := holder.Main(context.Background(), os.Args[1:], holderContenders(), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if os.Getenv(workloadChildEnv) == "1" {
+		if err := load.ChildMain(context.Background(), holderContenders(), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -145,7 +145,7 @@ func latencyVariant(name string, workers, iterations, blocks int, warmup time.Du
 					if errs[i] != nil {
 						continue // a contender that failed sits out the rest
 					}
-					m, err := load.Measure(ctx, envs[i], load.Workload{
+					m, err := load.Measure(ctx, envs[i], load.ClosedLoop{
 						Workers: workers, Key: DistinctKey, Warmup: warmup, Cycles: per, Probes: spanProbes,
 					})
 					if ctx.Err() != nil {

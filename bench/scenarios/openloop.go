@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -14,6 +13,7 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/workload"
 )
 
 // OpenLoopConfig are the open-loop variants of the latency scenario:
@@ -114,30 +114,18 @@ func (c OpenLoopConfig) variant(name string, cal *calibrations, rateOf func(max 
 				}
 			}
 			rate := rateOf(maxRate)
-			l, err := env.Open(ctx)
+			p, err := paced(ctx, env, rate, c.Workers, c.Warmup, c.Duration, DistinctKey)
 			if err != nil {
 				return results.Raw{}, err
 			}
-			defer l.Close()
-			if _, err := paced(ctx, l, rate, c.Workers, c.Warmup, DistinctKey); err != nil {
-				return results.Raw{}, err
+			// A window whose requests all still wait behind a backlog at
+			// the stop is a measured saturation (their latencies are
+			// lower bounds); a run without a single grant is no
+			// measurement.
+			if p.everGranted == 0 {
+				return results.Raw{}, fmt.Errorf("no request granted in the run (%d due in the %v window, %d failures): %v", p.due, p.span.Round(time.Millisecond), p.failures, p.errors)
 			}
-			srv0, src, srvOK, err := env.ServerCPU(ctx)
-			if err != nil {
-				return results.Raw{}, err
-			}
-			p, err := paced(ctx, l, rate, c.Workers, c.Duration, DistinctKey)
-			if err != nil {
-				return results.Raw{}, err
-			}
-			srv1, _, _, err := env.ServerCPU(ctx)
-			if err != nil {
-				return results.Raw{}, err
-			}
-			if p.completed == 0 {
-				return results.Raw{}, fmt.Errorf("no request completed in %v (%d failures): %v", p.elapsed.Round(time.Millisecond), p.failures, p.errors)
-			}
-			return p.raw(rate, maxRate, srv1-srv0, src, srvOK)
+			return p.raw(rate, maxRate)
 		},
 	}
 }
@@ -159,7 +147,7 @@ func (cal *calibrations) of(ctx context.Context, env *bench.Env, c OpenLoopConfi
 	var m load.Measurement
 	for d, try := c.Calibration, 0; try < 5; d, try = 2*d, try+1 {
 		var err error
-		m, err = load.Measure(ctx, env, load.Workload{Workers: c.Workers, Key: key, Warmup: c.Warmup, Duration: d})
+		m, err = load.Measure(ctx, env, load.ClosedLoop{Workers: c.Workers, Key: key, Warmup: c.Warmup, Duration: d})
 		if err != nil {
 			return 0, err
 		}
@@ -177,113 +165,103 @@ func (cal *calibrations) of(ctx context.Context, env *bench.Env, c OpenLoopConfi
 
 // pacedResult is what one open-loop run measured.
 type pacedResult struct {
-	// latency holds each request's time from its due time to its grant,
-	// in ns; a request never started by the end is recorded at its lower
-	// bound (the end minus its due time), so a backlog is not hidden.
+	// latency holds each measured request's time from its due time to
+	// its grant, in ns; a request still waiting or never started at the
+	// stop is recorded at its lower bound (the stop minus its due time),
+	// so a backlog is not hidden.
 	latency *hdrhistogram.Histogram
-	// due counts requests due within the duration; completed those that
-	// were granted and released; unserved those never started.
+	// due counts the requests due within the window; completed those
+	// granted; unserved those still waiting or never started at the stop.
 	due, completed, unserved, failures int64
-	// span is the duration the requests were due in; elapsed the time
-	// until the last worker stopped.
+	// granted counts the grants within the window (of any request),
+	// everGranted those of the whole run.
+	granted, everGranted int64
+	// span is the window the requests were due in; elapsed the time
+	// until the run stopped.
 	span, elapsed time.Duration
 	errors        []string
+	// serverCPU is the servers' CPU between the window's edges, when
+	// serverOK.
+	serverCPU    time.Duration
+	serverSource string
+	serverOK     bool
 }
 
-// drainFactor bounds an open-loop run at drainFactor × its duration:
-// requests due but not started by then are unserved, so that an
-// overloaded contender cannot stretch the run without end.
+// drainFactor bounds an open-loop run at drainFactor × its window after
+// the warm-up: the measured requests still waiting then are unserved, so
+// that an overloaded contender cannot stretch the run without end.
 const drainFactor = 1.5
 
-// paced runs an open loop on l: request i is due at start + i/rate, for
-// d; each of workers takes the next request, waits until it is due,
-// acquires its own key, releases at once, and records the grant time
-// minus the due time. A request is late when every worker is busy: its
-// wait counts, which a closed loop would leave out.
-func paced(ctx context.Context, l bench.Locker, rate float64, workers int, d time.Duration, key func(int) string) (pacedResult, error) {
+// paced runs an open loop on a fresh Locker of env on the engine: request
+// i is due at i/rate (a constant-spacing schedule, as wrk2 paces them,
+// hold 0), the first warmup of them not measured; each of workers takes
+// the next request, waits until it is due, acquires its own key (key(w))
+// and releases at once; a request's latency is its grant minus its due
+// time. A request is late when every worker is busy: its wait counts,
+// which a closed loop would leave out. The window is at least one
+// interval long, so that a slow contender's rate still measures a
+// request.
+func paced(ctx context.Context, env *bench.Env, rate float64, workers int, warmup, d time.Duration, key func(int) string) (pacedResult, error) {
 	if rate <= 0 || workers <= 0 {
 		return pacedResult{}, fmt.Errorf("open loop: rate %g/s and %d workers", rate, workers)
 	}
-	interval := time.Duration(float64(time.Second) / rate)
-	// At least one request: a slow contender's rate can leave less than
-	// one interval in a short span, and then nothing would be measured.
-	total := max(int64(d/interval), 1)
-	start := time.Now()
-	end := start.Add(time.Duration(float64(d) * drainFactor))
-	var next atomic.Int64
-	var mu sync.Mutex
-	res := pacedResult{latency: load.NewHistogram(), due: total, span: d}
-	var wg sync.WaitGroup
-	for w := range workers {
-		k := key(w)
-		wg.Go(func() {
-			h := load.NewHistogram()
-			var completed, failures, unserved int64
-			var errs []string
-			for ctx.Err() == nil {
-				i := next.Add(1) - 1
-				if i >= total {
-					break
-				}
-				due := start.Add(time.Duration(i) * interval)
-				if wait := time.Until(due); wait > 0 {
-					if load.Sleep(ctx, wait) != nil {
-						break
-					}
-				}
-				if !time.Now().Before(end) {
-					unserved++ // taken too late: the lower bound, as below
-					_ = h.RecordValue(int64(end.Sub(due)))
-					break
-				}
-				held, err := l.Acquire(ctx, k)
-				if err == nil {
-					_ = h.RecordValue(int64(time.Since(due)))
-					err = held.Release(context.WithoutCancel(ctx))
-				}
-				if err != nil {
-					if ctx.Err() != nil {
-						break
-					}
-					failures++
-					errs = noteError(errs, err.Error())
-					continue
-				}
-				completed++
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			res.latency.Merge(h)
-			res.completed += completed
-			res.failures += failures
-			res.unserved += unserved
-			for _, e := range errs {
-				res.errors = noteError(res.errors, e)
-			}
-		})
+	l, err := env.Open(ctx)
+	if err != nil {
+		return pacedResult{}, err
 	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	defer l.Close()
+	d = max(d, time.Duration(float64(time.Second)/rate))
+	var res pacedResult
+	var srv0 time.Duration
+	edge := func(ctx context.Context, e load.Edge) error {
+		cpu, src, ok, err := env.ServerCPU(ctx)
+		if e == load.WindowStart {
+			srv0, res.serverSource, res.serverOK = cpu, src, ok
+		} else {
+			res.serverCPU, res.serverOK = cpu-srv0, res.serverOK && ok
+		}
+		return err
+	}
+	log, err := load.Run(ctx, load.Traffic{
+		Clients:  workers,
+		Locker:   func(int) bench.Locker { return l },
+		Key:      func(client, _ int) string { return key(client) },
+		Schedule: constantSchedule(rate),
+		Warmup:   warmup, Window: d, Grace: time.Duration(float64(d) * (drainFactor - 1)),
+		Edge: edge,
+	})
+	if err != nil {
 		return res, err
 	}
-	res.elapsed = time.Since(start)
-	// Requests never taken by a worker: recorded at their lower bound.
-	for i := next.Load(); i < total; i++ {
-		res.unserved++
-		_ = res.latency.RecordValue(int64(end.Sub(start.Add(time.Duration(i) * interval))))
-	}
+	t := log.Tally()
+	res.latency = log.FromIntended()
+	res.due, res.completed, res.unserved, res.failures = t.Requests, t.Granted, t.Censored+t.Unstarted, t.Failed
+	res.granted = log.GrantsBetween(log.Start, log.End)
+	res.everGranted = log.GrantsBetween(0, math.MaxInt64)
+	res.span, res.elapsed, res.errors = log.Span(), log.Stop-log.Start, log.Errors
 	return res, nil
+}
+
+// constantSchedule is an open loop of requests every 1/rate on key 0,
+// each released at once.
+func constantSchedule(rate float64) load.Schedule {
+	w := workload.Workload{
+		Keys:     workload.Keys{Count: 1},
+		Arrivals: workload.Arrivals{Loop: workload.Open, Rate: rate, Spacing: workload.Constant},
+		Hold:     workload.Distribution{Kind: workload.Fixed},
+	}
+	return w.Schedule()
 }
 
 // raw is the repetition's record of an open-loop run at rate (maxRate is
 // the calibrated closed-loop maximum, 0 when not calibrated).
-func (p pacedResult) raw(rate, maxRate float64, serverCPU time.Duration, source string, serverOK bool) (results.Raw, error) {
+func (p pacedResult) raw(rate, maxRate float64) (results.Raw, error) {
 	h, err := results.NewHistogram("acquire_from_due", "ns", p.latency)
 	if err != nil {
 		return results.Raw{}, err
 	}
 	raw := results.Raw{
-		Seconds: p.elapsed.Seconds(),
+		Seconds: p.span.Seconds(),
 		Counts: map[string]int64{
 			"requests_due": p.due, "completed": p.completed, "unserved": p.unserved, "failures": p.failures,
 		},
@@ -294,7 +272,7 @@ func (p pacedResult) raw(rate, maxRate float64, serverCPU time.Duration, source 
 			{Name: "acquire_p99", Unit: "us", Value: us(p.latency.ValueAtQuantile(99))},
 			{Name: "acquire_p999", Unit: "us", Value: us(p.latency.ValueAtQuantile(99.9))},
 			{Name: "offered_per_sec", Unit: "1/s", Value: float64(p.due) / p.span.Seconds()},
-			{Name: "achieved_per_sec", Unit: "1/s", Value: float64(p.completed) / p.elapsed.Seconds()},
+			{Name: "achieved_per_sec", Unit: "1/s", Value: float64(p.granted) / p.span.Seconds()},
 			{Name: "target_per_sec", Unit: "1/s", Value: rate},
 			{Name: "failures", Unit: "count", Value: float64(p.failures)},
 		},
@@ -302,8 +280,8 @@ func (p pacedResult) raw(rate, maxRate float64, serverCPU time.Duration, source 
 	if maxRate > 0 {
 		raw.Metrics = append(raw.Metrics, results.Metric{Name: "closed_loop_max_per_sec", Unit: "1/s", Value: maxRate})
 	}
-	if serverOK {
-		raw.CPU = &results.CPU{ServerMS: float64(serverCPU) / float64(time.Millisecond), ServerSource: source}
+	if p.serverOK {
+		raw.CPU = &results.CPU{ServerMS: float64(p.serverCPU) / float64(time.Millisecond), ServerSource: p.serverSource}
 	}
 	return raw, nil
 }

@@ -22,6 +22,20 @@ func (s slowLocker) Acquire(ctx context.Context, _ string) (bench.Held, error) {
 }
 func (slowLocker) Close() error { return nil }
 
+// slowEnv is an Env whose contender is a slowLocker and whose server's
+// CPU cannot be seen (as on the external backend).
+func slowEnv(service time.Duration) *bench.Env {
+	return &bench.Env{Contender: bench.Contender{Name: "slow", Open: func(context.Context, []string, time.Duration) (bench.Locker, error) {
+		return slowLocker{service}, nil
+	}}, Servers: []bench.Server{blindServer{}}}
+}
+
+type blindServer struct{ bench.Server }
+
+func (blindServer) CPU(context.Context) (time.Duration, string, bool, error) {
+	return 0, "", false, nil
+}
+
 type nopHeld struct{}
 
 func (nopHeld) Token() (uint64, bool)         { return 0, false }
@@ -32,7 +46,7 @@ func (nopHeld) Release(context.Context) error { return nil }
 // 20ms: no request waits, so every latency is the service time.
 func TestPacedBelowCapacity(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p, err := paced(t.Context(), slowLocker{10 * time.Millisecond}, 50, 1, time.Second, DistinctKey)
+		p, err := paced(t.Context(), slowEnv(10*time.Millisecond), 50, 1, 0, time.Second, DistinctKey)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,35 +59,38 @@ func TestPacedBelowCapacity(t *testing.T) {
 	})
 }
 
-// TestPacedCountsQueueing: one worker serving in 10ms, requests due every
-// 5ms (twice its capacity). Request i starts at 10ms·i, 5ms·i after it was
-// due: latency is measured from the due time, so it grows by 5ms per
-// request instead of staying at the 10ms a closed loop would report; the
-// run stops at 1.5s, and the requests never started are counted at their
+// TestPacedCountsQueueing: one worker serving in 11ms, requests due every
+// 5ms (more than twice its capacity). Request i starts at 11ms·i, 6ms·i
+// after it was due: latency is measured from the due time, so it grows
+// by 6ms per request instead of staying at the 11ms a closed loop would
+// report; the run stops at 1.5s, half the window after it, and the
+// request waiting then and those never started are counted at their
 // lower bound.
 func TestPacedCountsQueueing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p, err := paced(t.Context(), slowLocker{10 * time.Millisecond}, 200, 1, time.Second, DistinctKey)
+		p, err := paced(t.Context(), slowEnv(11*time.Millisecond), 200, 1, 0, time.Second, DistinctKey)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Requests 0…149 start before 1.5s; 150…199 never do.
-		if p.due != 200 || p.completed != 150 || p.unserved != 50 {
-			t.Fatalf("due %d, completed %d, unserved %d; want 200, 150, 50", p.due, p.completed, p.unserved)
+		// Requests 0…135 are granted by 1496ms, 136 is waiting at 1.5s,
+		// 137…199 never start.
+		if p.due != 200 || p.completed != 136 || p.unserved != 64 {
+			t.Fatalf("due %d, completed %d, unserved %d; want 200, 136, 64", p.due, p.completed, p.unserved)
 		}
-		if got := p.latency.Min(); !near(got, 10*time.Millisecond) {
-			t.Errorf("min latency %v, want 10ms (request 0)", time.Duration(got))
+		if got := p.latency.Min(); !near(got, 11*time.Millisecond) {
+			t.Errorf("min latency %v, want 11ms (request 0)", time.Duration(got))
 		}
-		// Request 149: due at 745ms, granted at 1500ms: 755ms. The
-		// unserved ones are bounded below by 1500ms − 995ms … 750ms.
-		if got := p.latency.Max(); !near(got, 755*time.Millisecond) {
-			t.Errorf("max latency %v, want 755ms", time.Duration(got))
+		// Request 135: due at 675ms, granted at 1496ms: 821ms. The
+		// others are bounded below by 1500ms − 680ms … 505ms.
+		if got := p.latency.Max(); !near(got, 821*time.Millisecond) {
+			t.Errorf("max latency %v, want 821ms", time.Duration(got))
 		}
 		if got := p.latency.ValueAtQuantile(50); got < int64(400*time.Millisecond) {
 			t.Errorf("p50 %v: the queueing is hidden", time.Duration(got))
 		}
-		if got := float64(p.completed) / p.elapsed.Seconds(); got < 99 || got > 101 {
-			t.Errorf("achieved %.1f/s, want the capacity 100/s", got)
+		// 90 grants in the 1s window: the capacity, 1/11ms.
+		if got := float64(p.granted) / p.span.Seconds(); got != 90 {
+			t.Errorf("achieved %.1f/s, want the capacity 90/s", got)
 		}
 	})
 }
@@ -82,7 +99,7 @@ func TestPacedCountsQueueing(t *testing.T) {
 // with 300 requests a second (capacity 400/s).
 func TestPacedSpreadsOverWorkers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p, err := paced(t.Context(), slowLocker{10 * time.Millisecond}, 300, 4, time.Second, DistinctKey)
+		p, err := paced(t.Context(), slowEnv(10*time.Millisecond), 300, 4, 0, time.Second, DistinctKey)
 		if err != nil {
 			t.Fatal(err)
 		}

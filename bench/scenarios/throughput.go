@@ -106,7 +106,7 @@ func throughputVariant(name string, params results.VariantParams, key func(int) 
 		Params:    params,
 		Estimate:  warmup + duration + 100*time.Millisecond, // opening, closing (measured ~70ms)
 		Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
-			m, err := load.Measure(ctx, env, load.Workload{
+			m, err := load.Measure(ctx, env, load.ClosedLoop{
 				Workers: workers, Key: key, Warmup: warmup, Duration: duration, Probes: spanProbes,
 			})
 			if err != nil {

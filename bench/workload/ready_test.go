@@ -154,7 +154,7 @@ func TestDescribe(t *testing.T) {
 		"Holds: p1 20ms, p50 50ms, p99 200ms (mean 62ms); lease 10s.",
 		"About 3.5% of the requests find their key held by another client and wait",
 		"Measured for 4s after a 1s warm-up (quick suite: 1s after 250ms); seed 1",
-		"- acquire p99 from the intended start below 100ms (acquire_p99 < 100ms)",
+		"- acquire p99 from the intended start below 250ms (acquire_p99 < 250ms)",
 		"- achieved rate at least 99% of the offered rate (achieved_per_sec >= 99%)",
 	} {
 		if !strings.Contains(got, want) {
@@ -191,7 +191,7 @@ func TestSettings(t *testing.T) {
 		"workload": "job-queue", "source": "ready/job-queue.yaml", "clients": "40", "processes": "1",
 		"keys": "5,000 keys, zipfian (theta 0.7)", "arrivals": "open loop, Poisson arrivals at 300/s",
 		"hold": "p1 20ms, p50 50ms, p99 200ms", "lease": "10s", "warmup": "250ms", "duration": "1s", "seed": "1",
-		"thresholds": "acquire_p50 < 5ms; acquire_p99 < 100ms; failures < 0.1%; achieved_per_sec >= 99%",
+		"thresholds": "acquire_p50 < 5ms; acquire_p99 < 250ms; failures < 0.1%; achieved_per_sec >= 99%",
 	}
 	got := w.Settings(true)
 	for k, v := range want {

@@ -144,6 +144,32 @@ func (w Workload) contendedShare() float64 {
 	return s
 }
 
+// ContendedShare estimates the share of requests that find their key held
+// by another client (before any time spent acquiring): for an open loop
+// as Describe says, for a closed loop from the other clients, each
+// holding a key for hold / (hold + think) of its time, that key being k
+// with k's share. Zero when no two clients can meet on a key.
+func (w Workload) ContendedShare() float64 {
+	if w.Clients < 2 {
+		return 0
+	}
+	if w.Arrivals.Loop == Open {
+		return w.contendedShare()
+	}
+	hold, think := w.Hold.MeanValue().Seconds(), w.Arrivals.Think.MeanValue().Seconds()
+	busy := 1.0
+	if hold+think > 0 {
+		busy = hold / (hold + think)
+	}
+	c := w.Keys.Chooser()
+	var s float64
+	for i := range w.Keys.Count {
+		p := c.Share(i)
+		s += p * min(1, float64(w.Clients-1)*busy*p)
+	}
+	return s
+}
+
 // Settings returns the workload's parameters in short form, for the
 // settings of results.json (the file's full text is Text).
 func (w Workload) Settings(quick bool) map[string]string {

@@ -7,6 +7,7 @@
 //	                       [--backend containers|local|external] [--quick]
 //	                       [--repetitions N] [--out DIR]
 //	                       [--monolock-addr A] [--redis-addr A] [--redlock-addrs A,B,C,D,E]
+//	                       [--workload NAME|FILE,...]
 //	monolock-bench report  DIR/results.json
 //	monolock-bench compare A/results.json B/results.json
 //	monolock-bench images  build|clean
@@ -25,6 +26,7 @@ import (
 	"syscall"
 
 	"github.com/monolock/monolock-bench/bench/faults/holder"
+	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/redisbench"
 )
 
@@ -75,6 +77,14 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		// handover scenario, driven over stdin/stdout by the bench.
 		if err := holder.Main(ctx, args[1:], contenderTable(), os.Stdin, stdout); err != nil {
 			fmt.Fprintf(stderr, "monolock-bench holder: %v\n", err)
+			return exitFailure
+		}
+		return exitOK
+	case "workload-client":
+		// Hidden: a client process of a workload whose clients are spread
+		// over several (clients.processes), driven over stdin/stdout.
+		if err := load.ChildMain(ctx, contenderTable(), os.Stdin, stdout); err != nil {
+			fmt.Fprintf(stderr, "monolock-bench workload-client: %v\n", err)
 			return exitFailure
 		}
 		return exitOK

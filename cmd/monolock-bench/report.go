@@ -5,7 +5,6 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/output/compare"
 	"github.com/monolock/monolock-bench/bench/output/report"
 	"github.com/monolock/monolock-bench/bench/output/results"
@@ -75,7 +74,7 @@ func fillDefaults(r *results.Results) {
 		d.Contenders = append(d.Contenders, c.Info())
 		d.Claims = append(d.Claims, c.Claims...)
 	}
-	for _, s := range scenarioTable(holder.Command{}, 0, 0) {
+	for _, s := range scenarioTable(tableOptions{}) {
 		d.Scenarios = append(d.Scenarios, s.Info(r.Parameters.Quick))
 	}
 	r.FillDefaults(d)

@@ -20,10 +20,13 @@ import (
 	"github.com/monolock/monolock-bench/bench/backend/local"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/host"
+	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/markdown"
 	"github.com/monolock/monolock-bench/bench/output/report"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/bench/run"
+	"github.com/monolock/monolock-bench/bench/scenarios"
+	"github.com/monolock/monolock-bench/bench/workload"
 )
 
 // Defaults of run.
@@ -102,8 +105,6 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 	if err != nil {
 		return nil, fmt.Errorf("monolock-bench: finding this binary for the holder process: %w", err)
 	}
-	holderCmd := holder.Command{Path: self, Args: []string{"holder"}}
-	allScenarios := scenarioTable(holderCmd, 0, 0) // for the flags' help; made again with the chaos flags below
 	allContenders := contenderTable()
 	allSpecs, err := bench.Specs(allContenders)
 	if err != nil {
@@ -115,8 +116,11 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 			floorNames = append(floorNames, c.Name)
 		}
 	}
+	table := tableOptions{holder: holder.Command{Path: self, Args: []string{"holder"}}, client: load.Command{Path: self, Args: []string{"workload-client"}}}
+	allScenarios := scenarioTable(table) // for the flags' help; made again with the chaos and workload flags below
 	var (
 		scenarioList  = fs.String("scenarios", "", "comma-separated scenarios; default all: "+strings.Join(names(allScenarios, scenarioName), ","))
+		workloadList  = fs.String("workload", "", "comma-separated workloads, ready ("+strings.Join(workload.Ready(), ", ")+") or workload files (YAML or JSON, see bench/workload/ready/job-queue.yaml): the workload scenario runs them; alone, without --scenarios, it is the only scenario")
 		contenderList = fs.String("contenders", "", "comma-separated contenders; default all: "+strings.Join(names(allContenders, contenderName), ","))
 		floors        = fs.Bool("floors", true, "add the baselines "+strings.Join(floorNames, " and ")+" to the selected contenders")
 		backend       = fs.String("backend", "", "containers, local or external; default containers when a Docker engine answers, else local")
@@ -141,7 +145,21 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 	if *chaosDuration < 0 {
 		return nil, fmt.Errorf("%w: --chaos-duration %v < 0", errUsage, *chaosDuration)
 	}
-	allScenarios = scenarioTable(holderCmd, *chaosSeed, *chaosDuration)
+	table.chaosSeed, table.chaosDuration = *chaosSeed, *chaosDuration
+	if *workloadList != "" {
+		files, err := loadWorkloads(*workloadList, stderr)
+		if err != nil {
+			return nil, err
+		}
+		table.workloads = files
+		switch {
+		case *scenarioList == "":
+			*scenarioList = workloadScenario
+		case !slices.Contains(strings.Split(*scenarioList, ","), workloadScenario):
+			*scenarioList += "," + workloadScenario
+		}
+	}
+	allScenarios = scenarioTable(table)
 	if o.scenarios, err = pick(allScenarios, *scenarioList, scenarioName, "scenario"); err != nil {
 		return nil, err
 	}
@@ -207,6 +225,42 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		o.contenders = kept
 	}
 	return o, nil
+}
+
+// workloadScenario is the name of the scenario that --workload feeds.
+const workloadScenario = "workload"
+
+// loadWorkloads reads the workloads of --workload (ready names or file
+// paths), prints their warnings to stderr, and returns a usage error that
+// lists every problem of every invalid file as the package words them
+// (file:line:col).
+func loadWorkloads(list string, stderr io.Writer) ([]scenarios.WorkloadFile, error) {
+	var files []scenarios.WorkloadFile
+	var problems []string
+	seen := map[string]string{}
+	for _, name := range strings.Split(list, ",") {
+		if name == "" {
+			return nil, fmt.Errorf("%w: --workload %q: an empty name", errUsage, list)
+		}
+		w, warnings, err := workload.Load(name)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		if first, ok := seen[w.Name]; ok {
+			problems = append(problems, fmt.Sprintf("workload: %s and %s are both named %q: the variants of the workload scenario need distinct names", first, name, w.Name))
+			continue
+		}
+		seen[w.Name] = name
+		for _, wn := range warnings {
+			fmt.Fprintln(stderr, wn.String())
+		}
+		files = append(files, scenarios.WorkloadFile{Workload: w, Warnings: warnings})
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("%w: --workload:\n%s", errUsage, strings.Join(problems, "\n"))
+	}
+	return files, nil
 }
 
 func scenarioName(s bench.Scenario) string   { return s.Name }

@@ -301,6 +301,75 @@ func TestParseRunFlags(t *testing.T) {
 	}
 }
 
+// --workload takes ready names and files; with no --scenarios only the
+// workload scenario runs, with them both; a bad file is a usage error
+// (exit status 2) that lists every problem as file:line:col.
+func TestWorkloadFlag(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("name: bad\nclients: 0\nkeys: 10\nholt: 5ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "mine.yaml")
+	if err := os.WriteFile(good, []byte("name: mine\nclients: 4\nkeys: 10\narrivals: {loop: closed}\nhold: 1s\nlease: 500ms\nduration: 2s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	variants := func(o *runOptions) []string {
+		var vs []string
+		for _, s := range o.scenarios {
+			for _, v := range s.Variants(o.quick) {
+				vs = append(vs, s.Name+"/"+v.Name)
+			}
+		}
+		return vs
+	}
+	var stderr bytes.Buffer
+	o, err := parseRunFlags([]string{"--workload", "job-queue," + good}, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := variants(o); !reflect.DeepEqual(got, []string{"workload/job-queue", "workload/mine"}) {
+		t.Errorf("--workload alone runs %v, want the two workloads only", got)
+	}
+	if !strings.Contains(stderr.String(), "mine.yaml:5:7: warning: hold:") {
+		t.Errorf("the hold-over-lease warning is not on stderr: %q", stderr.String())
+	}
+	o, err = parseRunFlags([]string{"--workload", "cron", "--scenarios", "latency"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.scenarios) != 2 || o.scenarios[0].Name != "latency" || o.scenarios[1].Name != "workload" {
+		t.Errorf("--workload with --scenarios latency runs %v, want latency and workload", names(o.scenarios, scenarioName))
+	}
+	o, err = parseRunFlags([]string{"--scenarios", "workload"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := variants(o); !reflect.DeepEqual(got, []string{"workload/cron", "workload/hot-counter", "workload/job-queue", "workload/leader-election"}) {
+		t.Errorf("the workload scenario without --workload runs %v, want the ready workloads", got)
+	}
+	for _, c := range []struct {
+		list string
+		want []string
+	}{
+		{bad, []string{"bad.yaml is invalid", "bad.yaml:2:10: ", "bad.yaml:4:1: unknown field \"holt\""}},
+		{"no-such-workload", []string{`"no-such-workload" is neither a file nor a ready workload`}},
+		{"cron,cron", []string{"both named \"cron\""}},
+		{"cron,", []string{"an empty name"}},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := dispatch(context.Background(), []string{"run", "--workload", c.list}, &stdout, &stderr)
+		if code != exitUsage {
+			t.Errorf("--workload %s: exit %d, want %d", c.list, code, exitUsage)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stderr.String(), w) {
+				t.Errorf("--workload %s: stderr %q lacks %q", c.list, stderr.String(), w)
+			}
+		}
+	}
+}
+
 func TestExternalUnreachable(t *testing.T) {
 	free, err := local.FreeAddr()
 	if err != nil {

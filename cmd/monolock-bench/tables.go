@@ -9,6 +9,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/contenders/postgres"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
+	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/scenarios"
 	"github.com/monolock/monolock-bench/redisbench"
 	"github.com/monolock/monolock-bench/redisbench/redisson"
@@ -19,22 +20,41 @@ import (
 // scenarios and the contenders: tests take the rows they need from the
 // packages themselves.
 
+// quickWorkloadContenders are the pair the quick suite runs the workloads
+// on; the full suite runs every lock.
+var quickWorkloadContenders = []string{"monolock", "redis"}
+
+// tableOptions are what the scenario table's rows take from the command
+// line.
+type tableOptions struct {
+	// holder starts this binary's hidden holder subcommand, the separate
+	// OS process that holds the lock in the handover and safety scenarios
+	// and runs a client in the chaos scenario; client its hidden
+	// workload-client subcommand, the client processes of a workload
+	// spread over several.
+	holder holder.Command
+	client load.Command
+	// chaosSeed (0: random) and chaosDuration (0: the default counts) are
+	// the chaos scenario's flags.
+	chaosSeed     uint64
+	chaosDuration time.Duration
+	// workloads are the workload scenario's files; nil: the ready ones.
+	workloads []scenarios.WorkloadFile
+}
+
 // scenarioTable lists every scenario in run order. A new scenario is one
-// more row. holderCmd starts this binary's hidden holder subcommand, the
-// separate OS process that holds the lock in the handover and safety
-// scenarios and runs a client in the chaos scenario; chaosSeed (0:
-// random) and chaosDuration (0: the default counts) are the chaos
-// scenario's flags.
-func scenarioTable(holderCmd holder.Command, chaosSeed uint64, chaosDuration time.Duration) []bench.Scenario {
+// more row.
+func scenarioTable(o tableOptions) []bench.Scenario {
 	return []bench.Scenario{
 		scenarios.Latency(),
 		scenarios.Throughput(),
-		scenarios.HandoverConfig{Holder: holderCmd}.Scenario(),
+		scenarios.HandoverConfig{Holder: o.holder}.Scenario(),
 		scenarios.FairnessConfig{}.Scenario(),
-		scenarios.SafetyConfig{Holder: holderCmd}.Scenario(),
+		scenarios.SafetyConfig{Holder: o.holder}.Scenario(),
 		scenarios.FailoverConfig{}.Scenario(),
 		scenarios.Scale(),
-		scenarios.ChaosConfig{Holder: holderCmd, Seed: chaosSeed, Duration: chaosDuration}.Scenario(),
+		scenarios.ChaosConfig{Holder: o.holder, Seed: o.chaosSeed, Duration: o.chaosDuration}.Scenario(),
+		scenarios.WorkloadConfig{Workloads: o.workloads, QuickContenders: quickWorkloadContenders, Client: o.client}.Scenario(),
 	}
 }
 

@@ -46,7 +46,7 @@ func WarmContender() bench.Contender {
 // WarmSpares connections per Locker, whatever the sessions), and chaos,
 // where each step costs a whole fault schedule and the variants' safety
 // (heartbeats, the client's pessimism, the token) is the plain client's.
-var notScale = []string{"latency", "throughput", "handover", "fairness", "safety", "failover"}
+var notScale = []string{"latency", "throughput", "handover", "fairness", "safety", "failover", "workload"}
 
 // FastOpenServer is the monolock server with TCP Fast Open on its
 // listener: the same binary as Server with -tcp-fastopen, and the

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/monolock/monolock-bench/bench"
@@ -45,6 +46,9 @@ const (
 	// FenceSequence is the sequence Fence draws tokens from.
 	FenceSequence = "monolock_bench_fence"
 )
+
+// uniqueViolation is SQLSTATE unique_violation.
+const uniqueViolation = "23505"
 
 // ErrNotHeld is returned by Release when pg_advisory_unlock found the lock
 // not held by the session (it cannot happen while the connection lives).
@@ -133,7 +137,13 @@ func New(ctx context.Context, cfg Config) (*Locker, error) {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	if cfg.Fence {
-		if _, err := pool.Exec(ctx, "CREATE SEQUENCE IF NOT EXISTS "+FenceSequence); err != nil {
+		// IF NOT EXISTS is not safe against a concurrent creation: the
+		// loser of the race gets a unique violation on pg_class, and the
+		// sequence exists all the same (Lockers opened side by side, one
+		// per client of a workload).
+		var pe *pgconn.PgError
+		if _, err := pool.Exec(ctx, "CREATE SEQUENCE IF NOT EXISTS "+FenceSequence); err != nil &&
+			!(errors.As(err, &pe) && pe.Code == uniqueViolation) {
 			pool.Close()
 			return nil, fmt.Errorf("postgres: create sequence: %w", err)
 		}

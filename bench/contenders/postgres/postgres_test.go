@@ -104,6 +104,29 @@ func TestLocal(t *testing.T) {
 		}
 	})
 
+	// Lockers opened side by side (a workload's clients) all create the
+	// token sequence at once: the losers of that race open too.
+	t.Run("concurrent opens", func(t *testing.T) {
+		if _, err := probe.conn.Exec(ctx, "DROP SEQUENCE IF EXISTS "+FenceSequence); err != nil {
+			t.Fatal(err)
+		}
+		errs := make(chan error, 16)
+		for range 16 {
+			go func() {
+				l, err := New(ctx, Config{Addr: s.Addr(), Lease: time.Second, Fence: true})
+				if err == nil {
+					l.Close()
+				}
+				errs <- err
+			}()
+		}
+		for range 16 {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+	})
+
 	t.Run("exclusion", func(t *testing.T) {
 		l := newLocker(t, Config{Addr: s.Addr(), Lease: time.Second})
 		before, err := probe.Counts(ctx)

@@ -60,6 +60,7 @@ func (f *figures) guidance(d *document, claims []Claim) {
 			measured = append(measured, fmt.Sprintf("%s, best first: %s.", s.text, line))
 		}
 	}
+	measured = append(measured, f.workloadAdvice()...)
 	for _, c := range claims {
 		if c.Verdict == Fails {
 			measured = append(measured, fmt.Sprintf("Does not hold in this run: “%s” (%s).", c.Claim, c.Evidence))

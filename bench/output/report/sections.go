@@ -281,6 +281,8 @@ func (f *figures) scenarioSection(d *document, s string) error {
 		err = f.scaleSection(d)
 	case "chaos":
 		err = f.chaosSection(d)
+	case workloadScenario:
+		err = f.workloadSection(d)
 	}
 	if err != nil {
 		return err
@@ -289,16 +291,25 @@ func (f *figures) scenarioSection(d *document, s string) error {
 	return nil
 }
 
-// settingsText prints settings as "key value" pairs in key order.
+// settingsText prints settings as "key value" pairs in key order. A
+// value of several lines (a workload file's text) is a document, not a
+// parameter: it is named, and left to results.json and its section.
 func settingsText(set results.Settings) string {
 	keys := make([]string, 0, len(set))
 	for k := range set {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + " " + set[k]
+	var parts, documents []string
+	for _, k := range keys {
+		if strings.Contains(set[k], "\n") {
+			documents = append(documents, k)
+			continue
+		}
+		parts = append(parts, k+" "+set[k])
+	}
+	if len(documents) > 0 {
+		parts = append(parts, "in results.json: "+strings.Join(documents, ", "))
 	}
 	return strings.Join(parts, "; ")
 }

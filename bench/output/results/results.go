@@ -203,6 +203,13 @@ type Raw struct {
 	Errors []string `json:"errors,omitempty"`
 	// Chaos is the chaos scenario's schedule, verdicts and timeline.
 	Chaos *Chaos `json:"chaos,omitempty"`
+	// Warnings are what the repetition found worth saying without
+	// failing (an offered rate above the contender's measured closed-loop
+	// maximum), in words.
+	Warnings []string `json:"warnings,omitempty"`
+	// Verdicts are the SLO thresholds of a workload checked on this
+	// repetition, in the file's order.
+	Verdicts []Verdict `json:"verdicts,omitempty"`
 	// Skipped, when set, says why the variant was not measured for this
 	// contender: it does not apply (a single server has no minority to
 	// lose), the backend cannot run it (external servers cannot be
@@ -251,6 +258,24 @@ type Client struct {
 	ID      string           `json:"id"`
 	Counts  map[string]int64 `json:"counts,omitempty"`
 	Metrics []Metric         `json:"metrics,omitempty"`
+}
+
+// Verdict is one SLO threshold of a workload checked on one repetition.
+type Verdict struct {
+	// Threshold is the threshold as its file writes it
+	// ("acquire_p99 < 100ms"); Metric the metric it reads.
+	Threshold string `json:"threshold"`
+	Metric    string `json:"metric"`
+	// Value is the measured value in Unit: the metric's unit, or "ratio"
+	// for a share (failures of the requests, achieved of offered). Only
+	// meaningful when Known.
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit"`
+	// Known is false when the value was not measured (Why says why);
+	// Pass is then false too.
+	Known bool   `json:"known"`
+	Pass  bool   `json:"pass"`
+	Why   string `json:"why,omitempty"`
 }
 
 // Series is a list of raw samples.

@@ -41,6 +41,11 @@ var specUnits = map[string]map[string]string{
 		"stale_writes_fenced": "count", "stale_writes_unfenced": "count", "lost_updates": "count",
 		"linearizable_fenced": "bool", "linearizable_unfenced": "bool", "violation_rate_hi": "ratio",
 	},
+	"workload": {
+		"offered_per_sec": "1/s", "achieved_per_sec": "1/s",
+		"acquire_p50": "us", "acquire_p99": "us", "acquire_p999": "us",
+		"wait_p99": "ms", "failures": "count", "server_cpu_ms_per_1k": "ms", "slo_pass": "bool",
+	},
 	"scale": {
 		"sessions_reached": "count", "server_bytes_per_session": "bytes", "client_bytes_per_lock": "bytes",
 		"server_cpu_ms_per_sec": "ms/s", "server_ops_per_sec": "1/s", "heartbeats_per_sec": "1/s",
