@@ -37,6 +37,11 @@ type Runner struct {
 	Progress Progress
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// Network, when set, is the network profile the deployment's servers
+	// sit behind: every record carries it (results.Raw.Network) and its
+	// variant's name ends in @Network, so that one run holds the same
+	// variant under several profiles.
+	Network string
 }
 
 // Step is one measured unit of a run.
@@ -160,6 +165,7 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 				continue
 			}
 			raw.Scenario, raw.Variant, raw.Repetition = st.Scenario, st.Variant, st.Repetition
+			raw.Network = r.Network
 			for i := range raw.Metrics {
 				raw.Metrics[i].Better = st.scenario.Better(raw.Metrics[i].Name)
 			}
@@ -305,6 +311,10 @@ func (r *Runner) plan(reps int) []plannedStep {
 	for si := range r.Scenarios {
 		s := &r.Scenarios[si]
 		for _, v := range s.Variants(r.Quick) {
+			name := v.Name
+			if r.Network != "" {
+				name += results.NetworkSuffix + r.Network
+			}
 			vreps := reps
 			if v.MaxRepetitions > 0 {
 				vreps = min(reps, v.MaxRepetitions)
@@ -322,7 +332,7 @@ func (r *Runner) plan(reps int) []plannedStep {
 					}
 					steps = append(steps, plannedStep{
 						Step: Step{
-							Scenario: s.Name, Variant: v.Name, Contender: c.Name,
+							Scenario: s.Name, Variant: name, Contender: c.Name,
 							Repetition: rep, Repetitions: vreps,
 						},
 						scenario: s, variant: v, contender: c,
@@ -331,7 +341,7 @@ func (r *Runner) plan(reps int) []plannedStep {
 				if len(together) > 0 {
 					steps = append(steps, plannedStep{
 						Step: Step{
-							Scenario: s.Name, Variant: v.Name, Contender: interleavedName(together),
+							Scenario: s.Name, Variant: name, Contender: interleavedName(together),
 							Repetition: rep, Repetitions: vreps,
 						},
 						scenario: s, variant: v, together: together,
