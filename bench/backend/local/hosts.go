@@ -18,6 +18,10 @@ type Host interface {
 	Sysctl(key, value string) error
 }
 
+// cutter is a host that can lose every packet to and from itself
+// (bench/network's Host): a server on one can be cut off the network.
+type cutter interface{ Cut(cut bool) error }
+
 // Hosts gives the host the server of this name runs on, made at its first
 // call. Nil keeps every server on 127.0.0.1 in the bench's own namespace.
 type Hosts func(ctx context.Context, server string) (Host, error)

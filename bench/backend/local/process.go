@@ -271,14 +271,21 @@ func (p *Process) Pause(context.Context) error { return p.send(syscall.SIGSTOP) 
 // Unpause implements bench.Server with SIGCONT.
 func (p *Process) Unpause(context.Context) error { return p.send(syscall.SIGCONT) }
 
-// Cut implements bench.Server: child processes share the bench's network,
-// so it is not supported.
+// Cut implements bench.Server: a server on an emulated host loses every
+// packet, SYNs included; child processes on 127.0.0.1 share the bench's
+// network, so there it is not supported.
 func (p *Process) Cut(context.Context) error {
+	if c, ok := p.host.(cutter); ok {
+		return c.Cut(true)
+	}
 	return fmt.Errorf("local: cutting %s off the network: %w", p.name, bench.ErrNotSupported)
 }
 
 // Restore implements bench.Server; see Cut.
 func (p *Process) Restore(context.Context) error {
+	if c, ok := p.host.(cutter); ok {
+		return c.Cut(false)
+	}
 	return fmt.Errorf("local: restoring %s's network: %w", p.name, bench.ErrNotSupported)
 }
 
