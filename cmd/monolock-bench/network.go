@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"slices"
 	"strings"
 	"time"
@@ -213,4 +214,39 @@ func lineCost(before, after network.Stats) *results.LineCost {
 		Dropped: s.Dropped.Total(), LossDrops: s.Dropped.Loss, KernelDrops: s.KernelDrops,
 		LateP50US: us(s.LateP50), LateP99US: us(s.LateP99), MaxQueued: s.MaxQueued,
 	}
+}
+
+// measureLoopback measures TCP connects from the bench to every server of
+// a loopback phase: its path's round trip (plus an accept), for the
+// network section's RTT axis. Loopback has no echo listener, so no
+// ping-pong.
+func measureLoopback(ctx context.Context, d bench.Deployment, specs []*bench.ServerSpec, samples int) results.NetworkRun {
+	nr := results.NetworkRun{Profile: network.Loopback.Name}
+	for _, spec := range specs {
+		for _, s := range d.Servers(spec.Name) {
+			var ds []float64
+			failed := 0
+			for range samples {
+				start := time.Now()
+				var dialer net.Dialer
+				dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				c, err := dialer.DialContext(dctx, "tcp", s.Addr())
+				cancel()
+				if err != nil {
+					failed++
+					continue
+				}
+				ds = append(ds, us(time.Since(start)))
+				c.Close()
+			}
+			slices.Sort(ds)
+			p := results.NetworkPath{Server: s.Name(), Profile: network.Loopback.Name, Failed: failed}
+			if n := len(ds); n > 0 {
+				at := func(q float64) float64 { return ds[min(int(q*float64(n)), n-1)] }
+				p.Connect = results.SpreadUS{N: n, P50: at(0.5), P90: at(0.9), Min: ds[0], Max: ds[n-1]}
+			}
+			nr.Paths = append(nr.Paths, p)
+		}
+	}
+	return nr
 }

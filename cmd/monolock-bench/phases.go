@@ -138,12 +138,14 @@ func runPhase(ctx context.Context, o *runOptions, ph phase, res *results.Results
 		serverVersions(ctx, d, o.contenders, &res.Environment)
 	}
 	var before network.Stats
-	if n != nil {
-		specs, _ := bench.Specs(o.contenders) // deploy checked them
-		samples := 50
-		if o.quick {
-			samples = 20
-		}
+	specs, _ := bench.Specs(o.contenders) // deploy checked them
+	samples := 50
+	if o.quick {
+		samples = 20
+	}
+	if n == nil {
+		nr = measureLoopback(ctx, d, specs, samples)
+	} else {
 		if nr, err = measureNetwork(ctx, n, d, specs, samples); err != nil {
 			return nr, err, nil
 		}

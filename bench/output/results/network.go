@@ -85,3 +85,43 @@ func BaseVariant(variant string) string {
 	v, _, _ := strings.Cut(variant, NetworkSuffix)
 	return v
 }
+
+// Label is the profile as records name it (Raw.Network): "" for
+// loopback, else Profile.
+func (n NetworkRun) Label() string {
+	if n.Profile == "loopback" {
+		return ""
+	}
+	return n.Profile
+}
+
+// UnderNetwork returns a copy of r with only the records and figures of
+// the profile labelled label (Raw.Network; "" is loopback), their
+// variants without the network suffix: the run as if it had run under
+// that profile alone. Everything else is shared with r.
+func (r *Results) UnderNetwork(label string) *Results {
+	out := *r
+	out.Raw, out.Summary = nil, nil
+	for _, x := range r.Raw {
+		if x.Network == label {
+			x.Variant = BaseVariant(x.Variant)
+			out.Raw = append(out.Raw, x)
+		}
+	}
+	for _, x := range r.Summary {
+		if x.Network == label {
+			x.Variant = BaseVariant(x.Variant)
+			out.Summary = append(out.Summary, x)
+		}
+	}
+	return &out
+}
+
+// FirstNetwork is the run under its first network profile (all of it
+// when it ran under one): what the sections written for one path read.
+func (r *Results) FirstNetwork() *Results {
+	if len(r.Networks) == 0 {
+		return r
+	}
+	return r.UnderNetwork(r.Networks[0].Label())
+}
