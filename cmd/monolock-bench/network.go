@@ -80,7 +80,8 @@ func parseNetworks(one, several string) (networkPlan, error) {
 	}
 	seen := map[string]bool{}
 	for _, item := range items {
-		key, _, isKV := strings.Cut(item, "=")
+		first, _, _ := strings.Cut(item, ",")
+		key, _, isKV := strings.Cut(first, "=")
 		if isKV && key != "rtt" {
 			host, p, err := network.ParseOverride(item)
 			if err != nil {
