@@ -348,15 +348,28 @@ func claimsPerProfile(d *document, r *results.Results, runs []profileRun) {
 	for _, pr := range runs {
 		t.head = append(t.head, pr.nr.Profile)
 	}
+	open := 0
 	for j := range per[0] {
 		row := []cell{{text: per[0][j].Statement}}
+		decided := false
 		for i := range runs {
 			c := per[i][j]
 			row = append(row, cell{text: string(c.Verdict), class: string(c.Verdict)})
+			decided = decided || c.Verdict != Inconclusive
+		}
+		if !decided {
+			open++
+			continue
 		}
 		t.rows = append(t.rows, row)
 	}
 	d.h3("Claims checked per profile")
-	d.p("Every claim evaluated against each profile's figures alone, with the same rules as the claims section (which checks the first profile).")
-	d.add(t)
+	text := "Every claim evaluated against each profile's figures alone, with the same rules as the claims section (which checks the first profile)."
+	if open > 0 {
+		text += fmt.Sprintf(" %d claim(s) inconclusive under every profile (mostly: their scenarios did not run) are left out.", open)
+	}
+	d.p(text)
+	if len(t.rows) > 0 {
+		d.add(t)
+	}
 }
