@@ -42,6 +42,11 @@ type Runner struct {
 	// variant's name ends in @Network, so that one run holds the same
 	// variant under several profiles.
 	Network string
+	// Line, when set, starts a window of the emulated network's counters
+	// before each step; the function it returns gives the window's cost,
+	// which every record of the step carries (results.Raw.Line): whether
+	// the delay line queued while the step ran.
+	Line func() func() *results.LineCost
 }
 
 // Step is one measured unit of a run.
@@ -141,7 +146,15 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 			r.Progress.Start(st.Step)
 		}
 		begin := time.Now()
+		var lineWindow func() *results.LineCost
+		if r.Line != nil {
+			lineWindow = r.Line()
+		}
 		raws, errs := r.runStep(ctx, st)
+		var line *results.LineCost
+		if lineWindow != nil { // nil when the counters could not be read
+			line = lineWindow()
+		}
 		eta.learn(st, raws, errs, time.Since(begin))
 		if r.Progress != nil {
 			st.Skipped = skipReasons(raws, errs, len(st.together) > 0)
@@ -165,7 +178,7 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 				continue
 			}
 			raw.Scenario, raw.Variant, raw.Repetition = st.Scenario, st.Variant, st.Repetition
-			raw.Network = r.Network
+			raw.Network, raw.Line = r.Network, line
 			for i := range raw.Metrics {
 				raw.Metrics[i].Better = st.scenario.Better(raw.Metrics[i].Name)
 			}

@@ -162,6 +162,21 @@ func runPhase(ctx context.Context, o *runOptions, ph phase, res *results.Results
 		Repetitions: o.repetitions, Quick: o.quick, Lease: o.lease, OutDir: o.out, Logger: log,
 		Network: profileLabel(ph.profile),
 	}
+	if n != nil {
+		runner.Line = func() func() *results.LineCost {
+			before, err := n.Stats()
+			if err != nil {
+				return nil
+			}
+			return func() *results.LineCost {
+				after, err := n.Stats()
+				if err != nil {
+					return nil
+				}
+				return lineCost(before, after)
+			}
+		}
+	}
 	closeProgress := func() {}
 	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
 		bar := newBarProgress(stderr)

@@ -137,6 +137,53 @@ func lineCostTable(d *document, runs []profileRun) {
 	d.h3("The emulation's own cost")
 	d.p("The delay line is a child process of the bench: its CPU is bench CPU that a real network would not spend (it is not counted in the scenarios' client CPU). Late is how long after its due time a packet left the line — its queueing and wake-up delay on top of the asked hold; a late p99 well below the RTT means the line did not shape the figures.")
 	d.add(t)
+	lineAtMostWorkers(d, runs)
+}
+
+// lineAtMostWorkers shows the line during the throughput steps with the
+// most workers, per contender: where it would queue first.
+func lineAtMostWorkers(d *document, runs []profileRun) {
+	_, most := throughputRange(runs[0].f)
+	if most == "" {
+		return
+	}
+	t := table{head: []string{"profile", "contender", "packets/s", "late p50 / p99", "most held", "dropped", "line CPU (cores)"}, labels: 2}
+	for _, pr := range runs {
+		for _, c := range pr.f.scenarioContenders("throughput") {
+			raws := pr.f.raws("throughput", c, most)
+			if len(raws) == 0 || raws[0].Line == nil {
+				continue
+			}
+			l := raws[0].Line
+			t.rows = append(t.rows, []cell{{text: pr.nr.Profile}, {text: c}, {text: num(l.PacketsPerSec)},
+				{text: usText(l.LateP50US) + " / " + usText(l.LateP99US)}, {text: num(float64(l.MaxQueued))},
+				{text: num(float64(l.Dropped))}, {text: num(l.CPUCores)}})
+		}
+	}
+	if len(t.rows) == 0 {
+		return
+	}
+	d.p(fmt.Sprintf("The line during throughput %s (the most workers, first repetition; a step, its warm-up and set-up included): a late p99 far below the profile's RTT means its queueing did not show in the figures.", most))
+	d.add(t)
+}
+
+// throughputRange returns the closed-loop distinct-key throughput
+// variants with the fewest and the most workers ("" when none ran).
+func throughputRange(f *figures) (fewest, most string) {
+	vs := f.variantsWhere("throughput", closedDistinct)
+	if len(vs) == 0 {
+		return "", ""
+	}
+	fewest, most = vs[0], vs[0]
+	for _, v := range vs {
+		switch w := f.params("throughput", v).Workers; {
+		case w < f.params("throughput", fewest).Workers:
+			fewest = v
+		case w > f.params("throughput", most).Workers:
+			most = v
+		}
+	}
+	return fewest, most
 }
 
 // acquireVariant is the latency variant the RTT chart reads: one worker,
@@ -231,17 +278,9 @@ func acquireAgainstRTT(d *document, runs []profileRun) error {
 // on distinct keys per profile.
 func throughputPerProfile(d *document, runs []profileRun) {
 	f := runs[0].f
-	vs := f.variantsWhere("throughput", closedDistinct)
-	if len(vs) == 0 {
+	fewest, most := throughputRange(f)
+	if fewest == "" {
 		return
-	}
-	fewest, most := vs[0], vs[0]
-	for _, v := range vs {
-		if w := f.params("throughput", v).Workers; w < f.params("throughput", fewest).Workers {
-			fewest = v
-		} else if w > f.params("throughput", most).Workers {
-			most = v
-		}
 	}
 	for _, v := range slices.Compact([]string{fewest, most}) {
 		w := f.params("throughput", v).Workers

@@ -230,6 +230,9 @@ type Raw struct {
 	// variant's name carries it too ("w1@az"), so that every figure of
 	// one variant under one profile stays one row.
 	Network string `json:"network,omitempty"`
+	// Line is what the emulated network's delay line did during the
+	// repetition's step (shared by the records of an interleaved step).
+	Line *LineCost `json:"line,omitempty"`
 }
 
 // Metric is one named figure of one repetition.
