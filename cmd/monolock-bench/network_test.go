@@ -107,7 +107,15 @@ func TestNetworkFlags(t *testing.T) {
 	if len(o.phases) != 2 || o.phases[1].profile.Name != quickProfile.Name || len(o.phases[1].scenarios) != 1 || o.phases[1].scenarios[0].Name != quickScenario {
 		t.Fatalf("quick phases %+v, want loopback then %s for %s only", o.phases, quickProfile.Name, quickScenario)
 	}
-	if o.phases[1].profile.RTT != time.Millisecond {
-		t.Fatalf("quick profile RTT %v", o.phases[1].profile.RTT)
+	if o.phases[1].profile.RTT != time.Millisecond || o.phases[1].backend != "local" {
+		t.Fatalf("quick profile RTT %v on backend %q, want 1ms on local", o.phases[1].profile.RTT, o.phases[1].backend)
+	}
+	// The quick suite's own backend stays the run's choice.
+	o, err = parseRunFlags([]string{"--quick", "--scenarios", "latency"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.backend != "" || len(o.phases) != 2 {
+		t.Fatalf("quick without --backend: backend %q, %d phases", o.backend, len(o.phases))
 	}
 }

@@ -25,13 +25,17 @@ type phase struct {
 	profile   network.Profile
 	hosts     map[string]network.Profile
 	scenarios []bench.Scenario
+	// backend, when set, replaces the run's for this phase (the quick
+	// suite's emulated profile runs on the local backend whatever the
+	// loopback phase runs on).
+	backend string
 }
 
 // planPhases turns the network plan into o.phases. Emulated hosts run on
 // the local backend only: the containers backend cannot take a link yet.
 // Without --network or --networks the quick suite adds quickProfile for
-// quickScenario when the bench runs as root on the local backend (or may
-// choose it), and says in a note when it cannot.
+// quickScenario on the local backend when the bench runs as root and its
+// servers are not external, and says in a note when it cannot.
 func planPhases(o *runOptions, plan networkPlan, asked bool) error {
 	if !asked && o.quick {
 		i := slices.IndexFunc(o.scenarios, func(s bench.Scenario) bool { return s.Name == quickScenario })
@@ -39,12 +43,11 @@ func planPhases(o *runOptions, plan networkPlan, asked bool) error {
 		case i < 0:
 		case os.Geteuid() != 0:
 			o.notes = append(o.notes, fmt.Sprintf("quick suite: %s under the %s network profile not run: %v", quickScenario, quickProfile.Name, checkNetworkPrivileges(networkPlan{profiles: []network.Profile{quickProfile}}, os.Geteuid())))
-		case o.backend != "" && o.backend != "local":
-			o.notes = append(o.notes, fmt.Sprintf("quick suite: %s under the %s network profile not run: emulated hosts need --backend local", quickScenario, quickProfile.Name))
+		case o.backend == "external" || len(o.addrs) > 0:
+			o.notes = append(o.notes, fmt.Sprintf("quick suite: %s under the %s network profile not run: external servers cannot be put on emulated hosts", quickScenario, quickProfile.Name))
 		default:
 			o.phases = []phase{{profile: network.Loopback, scenarios: o.scenarios},
-				{profile: quickProfile, scenarios: o.scenarios[i : i+1]}}
-			o.backend = "local"
+				{profile: quickProfile, scenarios: o.scenarios[i : i+1], backend: "local"}}
 			return nil
 		}
 	}
@@ -124,7 +127,14 @@ func runPhase(ctx context.Context, o *runOptions, ph phase, res *results.Results
 		log.Info("monolock-bench: emulated network", "profile", ph.profile.String(),
 			"line_own_rtt", n.Calibration().OwnRTT.String())
 	}
-	d, err := deploy(ctx, o, hosts, log)
+	po := o
+	if ph.backend != "" && ph.backend != o.backend {
+		c := *o
+		c.backend = ph.backend
+		po = &c
+		res.Notes = append(res.Notes, fmt.Sprintf("network %s: servers on the %s backend (emulated hosts)", ph.profile, ph.backend))
+	}
+	d, err := deploy(ctx, po, hosts, log)
 	if err != nil {
 		return nr, err, nil
 	}
