@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/backend/local"
@@ -156,6 +157,16 @@ func runPhase(ctx context.Context, o *runOptions, ph phase, res *results.Results
 	if n == nil {
 		nr = measureLoopback(ctx, d, specs, samples)
 	} else {
+		for name := range ph.hosts {
+			if n.Host(name) == nil {
+				var names []string
+				for _, h := range n.Hosts() {
+					names = append(names, h.Name())
+				}
+				slices.Sort(names)
+				return nr, fmt.Errorf("%w: the network override %s=… names no server of this run (servers: %s)", errUsage, name, strings.Join(names, ", ")), nil
+			}
+		}
 		if nr, err = measureNetwork(ctx, n, d, specs, samples); err != nil {
 			return nr, err, nil
 		}
