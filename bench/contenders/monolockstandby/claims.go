@@ -56,7 +56,7 @@ func Claims() []results.ClaimRule {
 			Scenario:  "failover", Variant: primaryLost, Subject: Name, Metric: "double_grants",
 			Op: results.AtMost, Than: results.ClaimBound{Value: 0},
 			Spread: results.SpreadRange,
-			Guards: []results.ClaimGuard{{Metric: "unsafe_writes_unfenced", Label: "stale writes the unfenced store accepted"}, {Metric: "unsafe_writes", Label: "stale writes the fenced store accepted"}},
+			Guards: []results.ClaimGuard{{Metric: "unsafe_writes_unfenced", Label: "stale writes the unfenced store accepted"}, {Metric: "unsafe_writes_fenced", Label: "stale writes the fenced store accepted"}},
 			Quote:  []results.ClaimQuote{{Metric: "holder_stop_ms"}, {Metric: "d_ms"}},
 		},
 		tokens("standby-tokens-monotonic", primaryLost, keepalived),

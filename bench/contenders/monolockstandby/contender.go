@@ -51,8 +51,8 @@ func Contender() bench.Contender {
 		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
 			return monolock.New(mono.Config{Address: addrs[0]}, lease), nil
 		},
-		Claims:   Claims(),
-		Notes:    Notes(),
+		Claims: Claims(),
+		Notes:  Notes(),
 	}
 }
 

@@ -1,0 +1,123 @@
+package scenarios
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/benchtest"
+	"github.com/monolock/monolock-bench/bench/contenders/monolockstandby"
+	"github.com/monolock/monolock-bench/bench/output/results"
+)
+
+func standbyEnv(t *testing.T) *bench.Env {
+	t.Helper()
+	d := benchtest.Start(t, monolockstandby.Server)
+	servers := d.Servers(monolockstandby.Server.Name)
+	return &bench.Env{Contender: monolockstandby.Contender(), Servers: servers, Addrs: bench.Addrs(servers), Lease: 2 * time.Second, Deployment: d}
+}
+
+func figures(t *testing.T, raw results.Raw) map[string]float64 {
+	t.Helper()
+	if raw.Skipped != "" {
+		t.Fatalf("skipped: %s", raw.Skipped)
+	}
+	got := map[string]float64{}
+	for _, m := range raw.Metrics {
+		got[m.Name] = m.Value
+	}
+	t.Logf("figures %v, counts %v", got, raw.Counts)
+	return got
+}
+
+var tinyStandby = FailoverConfig{Before: 400 * time.Millisecond, After: time.Second}.withDefaults(true)
+
+// A real pair of monolock servers, the primary frozen: the watcher
+// (/readyz every 100 ms, fall 2) moves the address no sooner than its
+// checks allow, the clients grant again on the standby, and with the
+// fence no name is granted twice, no stale write is accepted and the old
+// primary grants nothing after the move.
+func TestStandbyPrimaryLostOnRealServers(t *testing.T) {
+	env := standbyEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	raw, err := runStandby(ctx, env, tinyStandby, fastWatch, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := figures(t, raw)
+	// fall−1 whole intervals at least separate the first failing check
+	// from the fall-th one's timeout.
+	if d := got["d_ms"]; d < ms(time.Duration(fastWatch.fall-1)*fastWatch.interval) || d > ms(20*fastWatch.expected()) {
+		t.Errorf("D = %v ms for %s", d, fastWatch)
+	}
+	if _, ok := got["recovery_ms"]; !ok {
+		t.Error("no grant after the move")
+	}
+	if got["standby_grants"] == 0 || got["old_primary_grants"] != 0 {
+		t.Errorf("standby grants %v, old primary grants %v; want some, none", got["standby_grants"], got["old_primary_grants"])
+	}
+	for _, k := range []string{"double_grants", "unsafe_writes_fenced", "unsafe_writes_unfenced", "grants_while_down"} {
+		if v, ok := got[k]; !ok || v != 0 {
+			t.Errorf("%s = %v (%v), want 0 with the fence", k, v, ok)
+		}
+	}
+	// The long holder stopped on its own: by the move's reset or, if
+	// first, 0.8 × lease after its last confirmation.
+	if v, ok := got["holder_stop_ms"]; !ok || v > got["d_ms"]+ms(env.Lease) {
+		t.Errorf("holder_stop_ms %v (%v), D %v", v, ok, got["d_ms"])
+	}
+	// The pair serves again for the next variant.
+	if err := env.Servers[0].Unpause(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// no-fence on a real pair: the address moves while the primary stays
+// alive, its queued waiters are granted by it while new claims reach the
+// standby, and the counts show both servers granting the shared name: at
+// least one double grant, and stale writes that the unfenced store
+// accepts. (The fenced store's count is measured, not asserted: it
+// depends on which server's token is higher in the same second.)
+func TestStandbyNoFenceCountsOnRealServers(t *testing.T) {
+	env := standbyEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	raw, err := runStandby(ctx, env, tinyStandby, watch{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := figures(t, raw)
+	if got["old_primary_grants"] < 1 || got["standby_grants"] < 1 {
+		t.Errorf("old primary grants %v, standby grants %v: want both servers granting", got["old_primary_grants"], got["standby_grants"])
+	}
+	if got["double_grants"] < 1 || got["double_grants"] > float64(raw.Counts["shared_grants"]) {
+		t.Errorf("double grants %v of %d shared grants", got["double_grants"], raw.Counts["shared_grants"])
+	}
+	if got["unsafe_writes_unfenced"] < 1 {
+		t.Errorf("unfenced store: %v stale writes accepted", got["unsafe_writes_unfenced"])
+	}
+	if _, ok := got["d_ms"]; ok {
+		t.Error("no-fence reports a D: its move is the bench's, not a watcher's")
+	}
+}
+
+// The standby variants skip every contender that is not a pair, and the
+// other variants skip the pair, each with its reason, before the run.
+func TestStandbySkips(t *testing.T) {
+	s := FailoverConfig{}.Scenario()
+	pair, single := monolockstandby.Contender(), bench.Contender{Name: "single"}
+	for _, v := range s.Variants(true) {
+		standbyVariant := v.Name == FailoverPrimaryLost || v.Name == FailoverPrimaryLostFast || v.Name == FailoverNoFence
+		if v.Skip == nil {
+			t.Fatalf("%s has no Skip", v.Name)
+		}
+		switch {
+		case standbyVariant && (v.Skip(pair) != "" || v.Skip(single) != noStandby):
+			t.Errorf("%s: skips the pair %q, a single server %q", v.Name, v.Skip(pair), v.Skip(single))
+		case !standbyVariant && (v.Skip(pair) != standbyPair || v.Skip(single) != ""):
+			t.Errorf("%s: skips the pair %q, a single server %q", v.Name, v.Skip(pair), v.Skip(single))
+		}
+	}
+}
