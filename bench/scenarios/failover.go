@@ -167,8 +167,8 @@ func (cfg FailoverConfig) Scenario() bench.Scenario {
 			{Name: "unsafe_writes_fenced", Unit: "count", Better: lower, Label: "stale writes the fenced store accepted", Kind: results.KindCount, Key: true},
 			{Name: "unsafe_writes_unfenced", Unit: "count", Better: lower, Label: "stale writes the unfenced store accepted", Kind: results.KindCount},
 			{Name: "fenced_rejections", Unit: "count", Label: "writes the fenced store rejected for a stale token", Kind: results.KindCount},
-			{Name: "old_primary_grants", Unit: "count", Label: "grants by the old primary after the move", Kind: results.KindCount},
-			{Name: "standby_grants", Unit: "count", Label: "grants by the standby after the move", Kind: results.KindCount},
+			{Name: "grants_dialled_before_move", Unit: "count", Label: "grants after the move of claims dialled before it (no-fence: the old primary's, but for dials that raced the move)", Kind: results.KindCount},
+			{Name: "grants_dialled_after_move", Unit: "count", Label: "grants of claims dialled after the move (the standby's)", Kind: results.KindCount},
 		},
 		// The graceful-restart variant stops a contender's servers with
 		// their spec's signal: recorded with the contender.

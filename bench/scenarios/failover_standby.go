@@ -135,7 +135,7 @@ func standbySettings() results.Settings {
 		"standby_watch":   FailoverPrimaryLost + ": " + keepalivedWatch.String() + " (the docs' keepalived example); " + FailoverPrimaryLostFast + ": " + fastWatch.String(),
 		"standby_fault":   FailoverPrimaryLost + ", " + FailoverPrimaryLostFast + ": the primary frozen (SIGSTOP: sockets open, nothing answers, as a host that stopped answering), thawed after the variant; D from just before the freeze to the move; " + FailoverNoFence + ": the address moved at the fault without the fence, the primary alive and serving its established sessions (a DNS or load-balancer switch)",
 		"standby_load":    fmt.Sprintf("the steady workers (the restart figures) plus %d clients on one name holding it %v, and one long holder on its own name holding until it learns the loss; both write to a fenced and an unfenced guarded store every %v while they believe they hold the lock; double grants and stale writes by guardedstore.Analyze", sharedWorkers, sharedHold, writeEvery),
-		"standby_servers": "old_primary_grants: grants whose claim was dialled before the move and granted after it (one connection per claim: its server is the target at its dial); standby_grants: claims dialled after the move",
+		"standby_servers": "grants_dialled_before_move: grants after the move of claims whose client dialled before it (one connection per claim; without the fence these are the old primary's grants on its established sessions, with it only claims whose dial raced the move and was forwarded to the standby); grants_dialled_after_move: the standby's",
 		"standby_clock":   "both servers run on the same host clock here, so the docs' NTP requirement holds exactly; on two machines the standby's clock must not be behind the primary's",
 	}
 }
@@ -430,8 +430,8 @@ func standbyRaw(tl *timeline, sh *sharedLoad, ft faultTimes, lease time.Duration
 			fresh++
 		}
 	}
-	metric("old_primary_grants", "count", float64(old))
-	metric("standby_grants", "count", float64(fresh))
+	metric("grants_dialled_before_move", "count", float64(old))
+	metric("grants_dialled_after_move", "count", float64(fresh))
 	raw.Counts["shared_grants"] = int64(len(sh.grants))
 	raw.Counts["shared_failed_attempts"] = int64(sh.fails)
 	raw.Counts["store_writes"] = int64(an.Writes)

@@ -114,17 +114,19 @@ func (m *Mover) accept() {
 		if err != nil {
 			return
 		}
-		m.wg.Go(func() { m.forward(c) })
+		// The target is the one at the accept, as close to the
+		// client's connect as the forwarder can see it.
+		m.mu.Lock()
+		target, fences := m.target, m.fences
+		m.mu.Unlock()
+		m.wg.Go(func() { m.forward(c, target, fences) })
 	}
 }
 
-// forward dials the current target for client c and copies both ways
+// forward dials target for client c and copies both ways
 // until either side ends. A target that refuses or cannot be reached
 // closes the client's connection with an RST, as a refused dial would.
-func (m *Mover) forward(c net.Conn) {
-	m.mu.Lock()
-	target, fences := m.target, m.fences
-	m.mu.Unlock()
+func (m *Mover) forward(c net.Conn, target string, fences int) {
 	s, err := net.Dial("tcp", target)
 	if err != nil {
 		if tc, ok := c.(*net.TCPConn); ok {
@@ -136,7 +138,7 @@ func (m *Mover) forward(c net.Conn) {
 	p := &pair{client: c, server: s}
 	m.mu.Lock()
 	if m.closed || m.fences != fences {
-		// Closed or fenced during the dial: this connection belongs to
+		// Closed or fenced since the accept: this connection belongs to
 		// the old target's side of the move.
 		m.mu.Unlock()
 		p.reset()
