@@ -84,7 +84,7 @@ const (
 // Skip reasons of the standby variants.
 const (
 	noStandby   = "no standby: not an active–passive pair; its failover figures are restart (and minority-down for a cluster)"
-	standbyPair = "a standby pair: measured by primary-lost, primary-lost-fast and no-fence; a restart on the same address is the monolock row's"
+	standbyPair = "a standby pair: measured by primary-lost, primary-lost-fast and no-fence; a restart on the same address is its single server's row"
 	noOps       = "the primary has no operations address: the failover watcher cannot read /readyz"
 )
 
