@@ -72,13 +72,15 @@ func (w watch) String() string {
 func (w watch) expected() time.Duration { return time.Duration(w.fall+1) * w.interval }
 
 // The shared load of the standby variants, beside the steady workers:
-// sharedWorkers clients on one name, each holding it sharedHold and
-// writing to a fenced and an unfenced guarded store every writeEvery
-// while it believes it holds it, and one long holder on its own name that
-// holds until it learns it lost the lock.
+// sharedWorkers clients on one name, each holding it sharedHold, and
+// longWorkers clients on another name, each holding it until it learns it
+// lost it (the holder across the fault and its waiter); all write to a
+// fenced and an unfenced guarded store every writeEvery while they
+// believe they hold their lock.
 const (
 	sharedWorkers = 4
 	sharedHold    = 50 * time.Millisecond
+	longWorkers   = 2
 )
 
 // Skip reasons of the standby variants.
@@ -106,7 +108,7 @@ func skipStandby(c bench.Contender) string {
 func standbyVariants(c FailoverConfig) []bench.Variant {
 	lost := func(name string, w watch) bench.Variant {
 		return bench.Variant{
-			Name: name, Params: results.VariantParams{Workers: c.Workers + sharedWorkers + 1, Fault: results.FaultPrimaryLost},
+			Name: name, Params: results.VariantParams{Workers: c.Workers + sharedWorkers + longWorkers, Fault: results.FaultPrimaryLost},
 			MaxRepetitions: failoverRepetitions, Skip: skipUnlessStandby,
 			Estimate: c.Before + w.expected() + c.After + restartCost/2,
 			Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
@@ -118,7 +120,7 @@ func standbyVariants(c FailoverConfig) []bench.Variant {
 		lost(FailoverPrimaryLost, keepalivedWatch),
 		lost(FailoverPrimaryLostFast, fastWatch),
 		{
-			Name: FailoverNoFence, Params: results.VariantParams{Workers: c.Workers + sharedWorkers + 1, Fault: results.FaultSwitchNoFence},
+			Name: FailoverNoFence, Params: results.VariantParams{Workers: c.Workers + sharedWorkers + longWorkers, Fault: results.FaultSwitchNoFence},
 			MaxRepetitions: failoverRepetitions, Skip: skipUnlessStandby,
 			Estimate: c.Before + c.After + restartCost/2,
 			Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
@@ -134,7 +136,7 @@ func standbySettings() results.Settings {
 		"standby_address": "a TCP forwarder of the bench (bench/faults/addrmove) at the one address the clients dial, forwarding to the primary; the move switches new connections to the standby and, with the fence, resets every established one (the client side with an RST), as a virtual IP taken away breaks the sessions; it is not a kernel address move",
 		"standby_watch":   FailoverPrimaryLost + ": " + keepalivedWatch.String() + " (the docs' keepalived example); " + FailoverPrimaryLostFast + ": " + fastWatch.String(),
 		"standby_fault":   FailoverPrimaryLost + ", " + FailoverPrimaryLostFast + ": the primary frozen (SIGSTOP: sockets open, nothing answers, as a host that stopped answering), thawed after the variant; D from just before the freeze to the move; " + FailoverNoFence + ": the address moved at the fault without the fence, the primary alive and serving its established sessions (a DNS or load-balancer switch)",
-		"standby_load":    fmt.Sprintf("the steady workers (the restart figures) plus %d clients on one name holding it %v, and one long holder on its own name holding until it learns the loss; both write to a fenced and an unfenced guarded store every %v while they believe they hold the lock; double grants and stale writes by guardedstore.Analyze", sharedWorkers, sharedHold, writeEvery),
+		"standby_load":    fmt.Sprintf("the steady workers (the restart figures) plus %d clients on one name holding it %v, and %d on another each holding it until it learns the loss (holder_stop_ms: the first such loss after the fault); all write to a fenced and an unfenced guarded store every %v while they believe they hold the lock; double grants and stale writes by guardedstore.Analyze", sharedWorkers, sharedHold, longWorkers, writeEvery),
 		"standby_servers": "grants_dialled_before_move: grants after the move of claims whose client dialled before it (one connection per claim; without the fence these are the old primary's grants on its established sessions, with it only claims whose dial raced the move and was forwarded to the standby); grants_dialled_after_move: the standby's",
 		"standby_clock":   "both servers run on the same host clock here, so the docs' NTP requirement holds exactly; on two machines the standby's clock must not be behind the primary's",
 	}
@@ -149,9 +151,9 @@ type sharedLoad struct {
 	grants []guardedstore.Grant
 	events []grantEvent
 	fails  int
-	// longLost is when the long holder learned it lost its lock; zero
-	// while it held it.
-	longLost time.Time
+	// longLost are the moments the long holders learned they lost
+	// their lock.
+	longLost []time.Time
 }
 
 func newSharedLoad() *sharedLoad {
@@ -159,7 +161,7 @@ func newSharedLoad() *sharedLoad {
 }
 
 // worker acquires key as client, retrying with the steady workers'
-// backoff, holds it for hold (0: until it learns it lost it, once) while
+// backoff, holds it for hold (0: until it learns it lost it) while
 // writing to both stores, and releases it, until ctx ends.
 func (s *sharedLoad) worker(ctx context.Context, l bench.Locker, client, key string, hold, lease time.Duration) {
 	delay := retryMin
@@ -192,6 +194,7 @@ func (s *sharedLoad) worker(ctx context.Context, l bench.Locker, client, key str
 		}
 		lost := s.hold(ctx, h, guardedstore.Write{Client: client, Lock: key, Token: g.Token}, hold)
 		g.End = check.Now()
+		lostAt := time.Now()
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lease)
 		_ = h.Release(rctx)
 		cancel()
@@ -199,12 +202,9 @@ func (s *sharedLoad) worker(ctx context.Context, l bench.Locker, client, key str
 		s.grants = append(s.grants, g)
 		s.events = append(s.events, ev)
 		if hold == 0 && lost {
-			s.longLost = time.Now()
+			s.longLost = append(s.longLost, lostAt)
 		}
 		s.mu.Unlock()
-		if hold == 0 {
-			return
-		}
 	}
 }
 
@@ -270,7 +270,10 @@ func runStandby(ctx context.Context, env *bench.Env, cfg FailoverConfig, w watch
 	for i := range sharedWorkers {
 		wg.Go(func() { sh.worker(lctx, l, fmt.Sprintf("shared-%d", i), shared, sharedHold, env.Lease) })
 	}
-	wg.Go(func() { sh.worker(lctx, l, "long", "standby-long-"+randomHex(), 0, env.Lease) })
+	long := "standby-long-" + randomHex()
+	for i := range longWorkers {
+		wg.Go(func() { sh.worker(lctx, l, fmt.Sprintf("long-%d", i), long, 0, env.Lease) })
+	}
 	stopLoad := func() {
 		stop()
 		wg.Wait()
@@ -411,8 +414,11 @@ func standbyRaw(tl *timeline, sh *sharedLoad, ft faultTimes, lease time.Duration
 		}
 		metric("holder_stop_limit_ms", "ms", ms(lease*4/5))
 	}
-	if !sh.longLost.IsZero() && !sh.longLost.Before(ft.fault) {
-		metric("holder_stop_ms", "ms", ms(sh.longLost.Sub(ft.fault)))
+	for _, at := range slices.SortedFunc(slices.Values(sh.longLost), time.Time.Compare) {
+		if !at.Before(ft.fault) {
+			metric("holder_stop_ms", "ms", ms(at.Sub(ft.fault)))
+			break
+		}
 	}
 
 	an := guardedstore.Analyze(sh.fenced.History(), sh.grants)

@@ -2,12 +2,15 @@ package scenarios
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/benchtest"
+	"github.com/monolock/monolock-bench/bench/check"
 	"github.com/monolock/monolock-bench/bench/contenders/monolockstandby"
+	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -140,5 +143,54 @@ func TestStandbyPrimaryLostContainers(t *testing.T) {
 	got := figures(t, raw)
 	if _, ok := got["recovery_ms"]; !ok {
 		t.Error("no grant after the move")
+	}
+}
+
+// The figures of a made-up standby variant: the move 500 ms after the
+// fault, one claim dialled before it and granted after, and on the shared
+// name a second client granted while the first still believes it holds
+// the name, with the writes both stores decided.
+func TestStandbyRawFigures(t *testing.T) {
+	t0 := time.Now()
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	tl := &timeline{counts: map[string]int64{}}
+	for ms := 10; ms < 1000; ms += 10 {
+		tl.grant(grantEvent{began: at(ms - 5), attempt: at(ms - 5), at: at(ms), token: uint64(ms), tokenOK: true, released: at(ms + 1)})
+	}
+	// Dialled before the move (at 1.5 s), granted after it.
+	tl.grant(grantEvent{began: at(1400), attempt: at(1400), at: at(1600), token: 5000, tokenOK: true, released: at(1601)})
+	for ms := 1700; ms < 2000; ms += 10 {
+		tl.grant(grantEvent{began: at(ms - 5), attempt: at(ms - 5), at: at(ms), token: 5000 + uint64(ms), tokenOK: true, released: at(ms + 1)})
+	}
+	sh := newSharedLoad()
+	tok := func(v uint64) *uint64 { return &v }
+	a := guardedstore.Grant{Client: "a", Lock: "L", Token: tok(5), At: check.Now()}
+	sh.fenced.Apply(guardedstore.Write{Client: "a", Lock: "L", Token: a.Token})
+	sh.unfenced.Apply(guardedstore.Write{Client: "a", Lock: "L", Token: a.Token})
+	b := guardedstore.Grant{Client: "b", Lock: "L", Token: tok(3), At: check.Now()}
+	// b's lower token: the fenced store rejects it; then a's write after
+	// b's grant is stale, and both stores accept it.
+	for _, w := range []guardedstore.Write{{Client: "b", Lock: "L", Token: b.Token}, {Client: "a", Lock: "L", Token: a.Token}} {
+		sh.fenced.Apply(w)
+		sh.unfenced.Apply(w)
+	}
+	a.End = check.Now()
+	b.End = check.Now()
+	sh.grants = []guardedstore.Grant{a, b}
+	sh.longLost = []time.Time{at(900), at(1300), at(1700)}
+	ft := faultTimes{start: t0, fault: at(1000), faultDone: at(1001), restart: at(1500), up: at(1500), end: at(2000)}
+	got := figures(t, standbyRaw(tl, sh, ft, 2*time.Second, true))
+	want := map[string]float64{
+		"d_ms": 500, "unavailable_ms": 610, "gap_over_d": 610.0 / 500, "holder_stop_ms": 300, "holder_stop_limit_ms": 1600,
+		"double_grants": 1, "unsafe_writes_fenced": 1, "unsafe_writes_unfenced": 1, "fenced_rejections": 1,
+		"grants_dialled_before_move": 1, "grants_dialled_after_move": 30, "tokens_monotonic": 1,
+	}
+	for k, v := range want {
+		if g, ok := got[k]; !ok || math.Abs(g-v) > 0.01 {
+			t.Errorf("%s = %v (%v), want %v", k, g, ok, v)
+		}
+	}
+	if _, ok := got["restart_ms"]; ok {
+		t.Error("a standby variant reports a restart time")
 	}
 }
