@@ -49,12 +49,10 @@ func redisContender(name string, wait Wait, token string, contendedOnly bool, co
 		Name: name, Label: name, Family: "redis", Colour: colour,
 		Server: Server, ContendedOnly: contendedOnly,
 		Settings: withCounters(Config{Wait: wait, Token: token}.Settings()),
-		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return NewRedis(Config{Addr: addrs[0], TTL: lease, Wait: wait, Token: token})
+		New: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
+			return NewRedis(Config{Addr: addrs[0], TTL: lease, Wait: wait, Token: token, Dialer: o.Dialer})
 		},
-		OpenWith: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
-			return NewRedis(Config{Addr: addrs[0], TTL: lease, Wait: wait, Dialer: o.Dialer})
-		},
+		Dials:    true,
 		Counters: NewCounters,
 		Claims:   claimsAbout(name),
 	}
@@ -65,12 +63,10 @@ func redlockContender(name string, wait Wait, contendedOnly bool, colour string)
 		Name: name, Label: name, Family: "redis", Colour: colour,
 		Server: RedlockMasters, ContendedOnly: contendedOnly,
 		Settings: withCounters(RedlockConfig{Wait: wait}.Settings()),
-		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return NewRedlock(RedlockConfig{Addrs: addrs, TTL: lease, Wait: wait})
-		},
-		OpenWith: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
+		New: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
 			return NewRedlock(RedlockConfig{Addrs: addrs, TTL: lease, Wait: wait, Dialer: o.Dialer})
 		},
+		Dials:    true,
 		Counters: NewCounters,
 		Claims:   claimsAbout(name),
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -233,4 +235,59 @@ func TestParseCommandStats(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestContendersDialAsOpened opens every Redis row of the contender table
+// both ways (with the client's own dialer and with a dialer of the
+// scenario's, as the scale scenario does): each opening keeps the row's
+// settings, redis-incr's INCR token among them (its dialled opening once
+// dropped it), and a dialled Locker's connections go through the dialer.
+func TestContendersDialAsOpened(t *testing.T) {
+	addr := startRedis(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, c := range []bench.Contender{RedisContender(), RedisIncrContender()} {
+		wantToken := c.Name == "redis-incr"
+		for _, dialled := range []bool{false, true} {
+			d := &countingDialer{}
+			var o bench.OpenOptions
+			if dialled {
+				o.Dialer = d
+			}
+			l, err := c.New(ctx, []string{addr}, 10*time.Second, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var last uint64
+			for i := range 2 {
+				h, err := l.Acquire(ctx, "dial-"+c.Name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tok, ok := h.Token()
+				if ok != wantToken || (ok && tok <= last) {
+					t.Errorf("%s dialled=%v grant %d: token %d, %v; want a token %v, above %d", c.Name, dialled, i, tok, ok, wantToken, last)
+				}
+				last = tok
+				if err := h.Release(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			l.Close()
+			if n := d.dials.Load(); dialled != (n > 0) {
+				t.Errorf("%s dialled=%v: %d connections through the dialer", c.Name, dialled, n)
+			}
+		}
+	}
+}
+
+// countingDialer dials as net.Dialer does and counts its connections.
+type countingDialer struct {
+	net.Dialer
+	dials atomic.Int64
+}
+
+func (d *countingDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	d.dials.Add(1)
+	return d.Dialer.DialContext(ctx, network, addr)
 }

@@ -3,7 +3,6 @@ package load
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -122,10 +121,7 @@ func (r *run) checkResolved() {
 func (r *run) noteError(err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	msg := err.Error()
-	if len(r.errors) < maxErrors && !slices.Contains(r.errors, msg) {
-		r.errors = append(r.errors, msg)
-	}
+	r.errors = NoteError(r.errors, err.Error())
 }
 
 // coordinate keeps the run's timeline: the window's edges, its close,

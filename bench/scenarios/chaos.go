@@ -33,6 +33,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/faults/nemesis"
+	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -273,7 +274,7 @@ type chaosStep struct {
 	errs             []string
 }
 
-func (s *chaosStep) note(err error) { s.errs = noteError(s.errs, err.Error()) }
+func (s *chaosStep) note(err error) { s.errs = load.NoteError(s.errs, err.Error()) }
 
 // run runs one contender's chaos step.
 func (cfg ChaosConfig) run(ctx context.Context, env *bench.Env, quick bool) (results.Raw, error) {

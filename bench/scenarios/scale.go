@@ -66,15 +66,15 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 					continue
 				}
 				for _, n := range c.Idle {
-					claims := n
+					held := n
 					if n == MaxSessions {
-						claims = min(most, slices.Max(c.Idle))
+						held = min(most, slices.Max(c.Idle))
 					}
-					est := lease/3 + c.window(lease) + 5*time.Second + openCost(claims, lease)
+					est := lease/3 + c.window(lease) + 5*time.Second + openCost(held, lease)
 					vs = append(vs, bench.Variant{
-						Name: "idle-" + countName(n) + c.leaseSuffix(lease), Claims: claims, MaxRepetitions: scaleRepetitions,
+						Name: "idle-" + countName(n) + c.leaseSuffix(lease), Sessions: held, MaxRepetitions: scaleRepetitions,
 						Params:   results.VariantParams{Load: results.LoadIdle, Sessions: n, SessionsMax: n == MaxSessions, Keys: n, Lease: lease.String()},
-						Estimate: planEstimate(claims, most, est),
+						Estimate: planEstimate(held, most, est),
 						Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 							return runIdle(ctx, env, c, n, lease)
 						},
@@ -84,7 +84,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 			for _, n := range c.Queue {
 				est := c.window(c.QueueLease) + 5*time.Second + c.PromotionTime/2 + openCost(n, c.QueueLease)
 				vs = append(vs, bench.Variant{
-					Name: "queue-" + countName(n), Contended: true, Claims: n + 1, MaxRepetitions: scaleRepetitions,
+					Name: "queue-" + countName(n), Contended: true, Sessions: n + 1, MaxRepetitions: scaleRepetitions,
 					Params:   results.VariantParams{Load: results.LoadQueue, Depth: n, Keys: 1, Lease: c.QueueLease.String()},
 					Estimate: planEstimate(n+1, most, est),
 					Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
@@ -94,7 +94,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 			}
 			for _, n := range c.Churn {
 				vs = append(vs, bench.Variant{
-					Name: "churn-" + countName(n), Contended: true, Claims: n, MaxRepetitions: scaleRepetitions,
+					Name: "churn-" + countName(n), Contended: true, Sessions: n, MaxRepetitions: scaleRepetitions,
 					Params:   results.VariantParams{Load: results.LoadChurn, Sessions: n, Keys: max(n/10, 1)},
 					Estimate: planEstimate(n, most, churnWarmup+c.MinWindow+5*time.Second),
 					Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {

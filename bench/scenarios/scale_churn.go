@@ -50,7 +50,7 @@ func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (resu
 					if runCtx.Err() == nil {
 						mu.Lock()
 						failures++
-						errs = noteError(errs, err.Error())
+						errs = load.NoteError(errs, err.Error())
 						mu.Unlock()
 						_ = load.Sleep(runCtx, failurePause)
 					}
@@ -96,7 +96,7 @@ func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (resu
 	defer mu.Unlock()
 	raw.Counts["grants"], raw.Counts["failures"] = grants, failures
 	for _, e := range errs {
-		raw.Errors = noteError(raw.Errors, e)
+		raw.Errors = load.NoteError(raw.Errors, e)
 	}
 	secs := b.at.Sub(a.at).Seconds()
 	raw.Metrics = append(raw.Metrics,

@@ -205,10 +205,10 @@ func openCost(n int, lease time.Duration) time.Duration {
 }
 
 // planEstimate is a variant's ETA estimate: est, or nothing when its
-// claims exceed what the bench's own open-file limit allows (most), as
+// sessions exceed what the bench's own open-file limit allows (most), as
 // the variant then skips at once.
-func planEstimate(claims, most int, est time.Duration) time.Duration {
-	if claims > most {
+func planEstimate(n, most int, est time.Duration) time.Duration {
+	if n > most {
 		return 0
 	}
 	return est

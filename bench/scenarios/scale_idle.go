@@ -83,7 +83,7 @@ func runIdle(outer context.Context, env *bench.Env, cfg ScaleConfig, c int, leas
 		}
 	}
 	if held != s.c {
-		raw.Errors = noteError(raw.Errors, fmt.Sprintf("%d of %d sessions still held after the window (%d ended): no memory per session or per lock", held, s.c, ended))
+		raw.Errors = load.NoteError(raw.Errors, fmt.Sprintf("%d of %d sessions still held after the window (%d ended): no memory per session or per lock", held, s.c, ended))
 	}
 	return raw, nil
 }

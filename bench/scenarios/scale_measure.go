@@ -13,6 +13,7 @@ import (
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/host"
+	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/load/sessions"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
@@ -96,7 +97,7 @@ func (s *setup) load(raw *results.Raw, a, b reading) {
 func (s *setup) record() results.Raw {
 	raw := results.Raw{Counts: s.counts}
 	for _, n := range s.notes {
-		raw.Errors = noteError(raw.Errors, n)
+		raw.Errors = load.NoteError(raw.Errors, n)
 	}
 	return raw
 }

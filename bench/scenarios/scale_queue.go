@@ -75,21 +75,21 @@ func runQueue(ctx context.Context, env *bench.Env, cfg ScaleConfig, depth int, s
 		err = promote(pctx, set, promo, cfg.Promotions)
 		set.Close(context.WithoutCancel(ctx))
 		if pctx.Err() != nil && ctx.Err() == nil {
-			raw.Errors = noteError(raw.Errors, fmt.Sprintf("promotion sampling stopped after %v with %d promotions", cfg.PromotionTime, promo.TotalCount()))
+			raw.Errors = load.NoteError(raw.Errors, fmt.Sprintf("promotion sampling stopped after %v with %d promotions", cfg.PromotionTime, promo.TotalCount()))
 			break
 		}
 		if errors.Is(err, errHolderLost) {
 			raw.Counts["holders_lost"]++
-			raw.Errors = noteError(raw.Errors, fmt.Sprintf("%v with %d waiters after %d promotions: sampling stopped", err, depth, promo.TotalCount()))
+			raw.Errors = load.NoteError(raw.Errors, fmt.Sprintf("%v with %d waiters after %d promotions: sampling stopped", err, depth, promo.TotalCount()))
 			break
 		}
 		if timeCapped(outer, ctx, err) {
-			raw.Errors = noteError(raw.Errors, fmt.Sprintf("the variant's time cap of %v ended promotion sampling after %d promotions", cfg.timeout, promo.TotalCount()))
+			raw.Errors = load.NoteError(raw.Errors, fmt.Sprintf("the variant's time cap of %v ended promotion sampling after %d promotions", cfg.timeout, promo.TotalCount()))
 			break
 		}
 		if errors.Is(err, errNoPromotion) {
 			raw.Counts["promotion_timeouts"]++
-			raw.Errors = noteError(raw.Errors, fmt.Sprintf("%v with %d waiters after %d promotions: sampling stopped", err, depth, promo.TotalCount()))
+			raw.Errors = load.NoteError(raw.Errors, fmt.Sprintf("%v with %d waiters after %d promotions: sampling stopped", err, depth, promo.TotalCount()))
 			break
 		}
 		if err != nil {

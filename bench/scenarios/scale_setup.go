@@ -97,9 +97,9 @@ func prepare(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int, lease 
 			return s, errSkip{err.Error()}
 		}
 	}
-	if most := env.Contender.MaxClaims; most > 0 && s.c > most {
+	if most := env.Contender.MaxSessions; most > 0 && s.c > most {
 		s.counts["max_claims"] = int64(most)
-		return s, errSkip{fmt.Sprintf("%d sessions exceed the %d claims one %s Locker can have at once: %s", s.c, most, env.Contender.Name, env.Contender.MaxClaimsReason)}
+		return s, errSkip{fmt.Sprintf("%d sessions exceed the %d sessions one %s Locker can have at once: %s", s.c, most, env.Contender.Name, env.Contender.MaxSessionsReason)}
 	}
 	s.counts["sessions"] = int64(s.c)
 	// Restart before the Locker opens: a pool dialled before would hold
@@ -166,10 +166,10 @@ func (s *setup) dial(ctx context.Context, env *bench.Env, cfg ScaleConfig) error
 	switch {
 	case d == nil:
 		s.locker, err = env.Contender.Open(ctx, env.Addrs, s.lease)
-	case env.Contender.OpenWith == nil:
-		return errSkip{fmt.Sprintf("%d sessions need %d address pairs, and contender %s takes no dialer (Contender.OpenWith)", s.c, pairs, env.Contender.Name)}
+	case !env.Contender.Dials:
+		return errSkip{fmt.Sprintf("%d sessions need %d address pairs, and contender %s takes no dialer (Contender.Dials)", s.c, pairs, env.Contender.Name)}
 	default:
-		s.locker, err = env.Contender.OpenWith(ctx, env.Addrs, s.lease, bench.OpenOptions{Dialer: d})
+		s.locker, err = env.Contender.New(ctx, env.Addrs, s.lease, bench.OpenOptions{Dialer: d})
 	}
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", env.Contender.Name, err)
