@@ -31,6 +31,9 @@ func TestMutualExclusion(t *testing.T) {
 		{"redlock/jitter", func() (bench.Locker, error) {
 			return NewRedlock(RedlockConfig{Addrs: masters, TTL: 10 * time.Second})
 		}, 3},
+		{"redlock-fast/jitter", func() (bench.Locker, error) {
+			return NewRedlock(RedlockConfig{Addrs: masters, TTL: 10 * time.Second, Timeouts: FastTimeouts})
+		}, 3},
 		{"redlock/spin", func() (bench.Locker, error) {
 			return NewRedlock(RedlockConfig{Addrs: masters, TTL: 10 * time.Second, Wait: SpinWait})
 		}, 20},

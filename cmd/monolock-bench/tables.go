@@ -68,6 +68,7 @@ func contenderTable() []bench.Contender {
 		monolock.FastOpenContender(),
 		redisbench.RedisContender(),
 		redisbench.RedlockContender(),
+		redisbench.RedlockFastContender(),
 		redisson.Contender(),
 		redissonfair.Contender(),
 		etcd.Contender(),
