@@ -143,21 +143,59 @@ func TestRedlockQuorum(t *testing.T) {
 	}
 }
 
+// TestRedisWaitsUntilCancelled: a waiter on a held key keeps trying (the
+// server counts its SET NX attempts) and returns only when its context is
+// cancelled, with the context's error. Events, not a deadline: the test
+// cancels once the server has seen three attempts of the waiter's.
 func TestRedisWaitsUntilCancelled(t *testing.T) {
-	l, err := NewRedis(Config{Addr: startRedis(t), TTL: 10 * time.Second})
+	addr := startRedis(t)
+	l, err := NewRedis(Config{Addr: addr, TTL: time.Minute, Wait: SpinWait})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	h, err := l.Acquire(context.Background(), "busy")
+	bg := context.Background()
+	h, err := l.Acquire(bg, "busy")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h.Release(context.Background())
-	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer h.Release(bg)
+	probe := redis.NewClient(&redis.Options{Addr: addr})
+	defer probe.Close()
+	sets := func() int64 {
+		info, err := probe.Info(bg, "commandstats").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls, err := parseCommandStats(info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return calls["set"]
+	}
+	before := sets()
+	ctx, cancel := context.WithCancel(bg)
 	defer cancel()
-	if _, err := l.Acquire(ctx, "busy"); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Acquire on a held key = %v, want context.DeadlineExceeded", err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := l.Acquire(ctx, "busy")
+		done <- err
+	}()
+	for sets() < before+3 {
+		select {
+		case err := <-done:
+			t.Fatalf("Acquire on a held key returned %v before it was cancelled", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled Acquire on a held key = %v, want context.Canceled", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Acquire did not return within a minute of its cancellation")
 	}
 }
 

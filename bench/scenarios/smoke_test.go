@@ -17,6 +17,9 @@ import (
 // child processes, stopped at the end of the test.
 func locks(t *testing.T) ([]bench.Contender, *local.Deployment) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs a scenario on every contender's servers: not under -short (make test runs it)")
+	}
 	cs := baseLocks()
 	specs, err := bench.Specs(cs)
 	if err != nil {
