@@ -171,7 +171,9 @@ func (externalServer) Restart(context.Context) error { return bench.ErrNotSuppor
 // On servers the backend cannot kill, every variant is skipped with the
 // reason, none fails.
 func TestFailoverSkipsWhatTheBackendCannotDo(t *testing.T) {
-	c := bench.Contender{Name: "x", Open: func(context.Context, []string, time.Duration) (bench.Locker, error) { return freeLocker{}, nil }}
+	c := bench.Contender{Name: "x", New: func(context.Context, []string, time.Duration, bench.OpenOptions) (bench.Locker, error) {
+		return freeLocker{}, nil
+	}}
 	cfg := FailoverConfig{Before: 20 * time.Millisecond, Trials: 1}.withDefaults(true)
 	for _, n := range []int{1, 3} {
 		servers := make([]bench.Server, n)

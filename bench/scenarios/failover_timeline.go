@@ -60,7 +60,7 @@ func (t *timeline) fail(at time.Time, kind string, err error) {
 	t.mu.Lock()
 	t.fails = append(t.fails, failEvent{at, kind})
 	t.counts["failed_"+kind]++
-	t.errs = noteError(t.errs, err.Error())
+	t.errs = load.NoteError(t.errs, err.Error())
 	t.mu.Unlock()
 }
 

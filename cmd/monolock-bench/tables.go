@@ -70,6 +70,7 @@ func contenderTable() []bench.Contender {
 		monolockstandby.Contender(),
 		redisbench.RedisContender(),
 		redisbench.RedlockContender(),
+		redisbench.RedlockFastContender(),
 		redisson.Contender(),
 		redissonfair.Contender(),
 		etcd.Contender(),

@@ -48,9 +48,10 @@ func Contender() bench.Contender {
 		Standby:   true,
 		Scenarios: []string{"failover"},
 		Settings:  set,
-		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return monolock.New(mono.Config{Address: addrs[0]}, lease), nil
+		New: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
+			return monolock.New(mono.Config{Address: addrs[0], Dialer: o.Dialer}, lease), nil
 		},
+		Dials:  true,
 		Claims: Claims(),
 		Notes:  Notes(),
 	}
