@@ -364,8 +364,10 @@ func TestVariantSkip(t *testing.T) {
 // TestRunnerUnderNetwork: under a network profile every record carries it
 // and its variant's name ends in @profile; the summary keeps it per row.
 func TestRunnerUnderNetwork(t *testing.T) {
-	open := func(context.Context, []string, time.Duration) (bench.Locker, error) { return &scriptedLocker{}, nil }
-	c := bench.Contender{Name: "a", Server: &bench.ServerSpec{Name: "ra"}, Open: open}
+	open := func(context.Context, []string, time.Duration, bench.OpenOptions) (bench.Locker, error) {
+		return &scriptedLocker{}, nil
+	}
+	c := bench.Contender{Name: "a", Server: &bench.ServerSpec{Name: "ra"}, New: open}
 	s := bench.Scenario{Name: "s", Settings: func(bool) results.Settings { return nil },
 		Variants: func(bool) []bench.Variant {
 			return []bench.Variant{{Name: "v", Run: func(context.Context, *bench.Env) (results.Raw, error) {
