@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/monolock/monolock-bench/bench/network"
 )
@@ -24,7 +25,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// netnsNames lists the named network namespaces with the default prefix.
+// testPrefix keeps this test's networks apart from other benches' on the
+// machine, whose start sweeps would otherwise remove what it checks.
+const testPrefix = "mlbc-"
+
+// netnsNames lists the named network namespaces with the test's prefix.
 func netnsNames(t *testing.T) []string {
 	t.Helper()
 	entries, err := os.ReadDir("/run/netns")
@@ -33,7 +38,7 @@ func netnsNames(t *testing.T) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), network.DefaultPrefix) {
+		if strings.HasPrefix(e.Name(), testPrefix) {
 			out = append(out, e.Name())
 		}
 	}
@@ -54,10 +59,16 @@ func TestKilledRunIsSweptAway(t *testing.T) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server not installed")
 	}
+	// What killed runs left before is swept first, so that the names the
+	// run under test leaves are new ones (a run reuses a stale slot's
+	// names).
+	if _, err := network.Sweep(testPrefix); err != nil {
+		t.Fatal(err)
+	}
 	before := netnsNames(t)
 	cmd := exec.Command(os.Args[0], "run", "--backend", "local", "--network", "rtt=1ms", "--scenarios", "latency",
 		"--contenders", "redis", "--floors=false", "--quick", "--out", t.TempDir())
-	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	cmd.Env = append(os.Environ(), mainEnv+"=1", prefixEnv+"="+testPrefix)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -92,17 +103,30 @@ func TestKilledRunIsSweptAway(t *testing.T) {
 	if len(left) == 0 {
 		t.Fatal("the killed run left no namespace: nothing was tested")
 	}
-	removed, err := network.Sweep(network.DefaultPrefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range left {
-		if slices.Contains(netnsNames(t), n) {
-			t.Errorf("namespace %s of the killed run is still there after the sweep (removed %v)", n, removed)
+	// The run's slot is stale once its line, a child that dies of the
+	// run's death (its parent-death signal), has exited too: until then
+	// the sweep rightly leaves the slot alone. The next run sweeps again.
+	var removed []string
+	gone := func() bool {
+		for _, n := range left {
+			if slices.Contains(netnsNames(t), n) {
+				return false
+			}
 		}
+		return true
+	}
+	for deadline := time.Now().Add(10 * time.Second); !gone() && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		r, err := network.Sweep(testPrefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		removed = append(removed, r...)
+	}
+	if !gone() {
+		t.Errorf("namespaces %v of the killed run are still there after 10 s of sweeps (removed %v)", left, removed)
 	}
 	p, _ := network.Parse("rtt=1ms")
-	n, err := network.New(t.Context(), network.Options{Profile: p})
+	n, err := network.New(t.Context(), network.Options{Profile: p, Prefix: testPrefix})
 	if err != nil {
 		t.Fatalf("a second network after the killed run: %v", err)
 	}

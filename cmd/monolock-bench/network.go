@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -132,13 +133,19 @@ func profileLabel(p network.Profile) string {
 	return p.String()
 }
 
+// prefixEnv, when set, replaces the prefix of the names of every
+// namespace and device the emulated network makes (default "mlb-"): the
+// sweep at start removes only what killed runs of the same prefix left,
+// so benches (or tests) with different prefixes keep apart.
+const prefixEnv = "MONOLOCK_BENCH_NETWORK_PREFIX"
+
 // startNetwork builds the emulated network of profile p for the
 // deployment's servers; nil for loopback.
 func startNetwork(ctx context.Context, p network.Profile, plan networkPlan, log *slog.Logger) (*network.Network, error) {
 	if p.IsLoopback() {
 		return nil, nil
 	}
-	n, err := network.New(ctx, network.Options{Profile: p, Hosts: plan.hosts, Logger: log})
+	n, err := network.New(ctx, network.Options{Profile: p, Hosts: plan.hosts, Logger: log, Prefix: os.Getenv(prefixEnv)})
 	if errors.Is(err, network.ErrUnavailable) {
 		return nil, fmt.Errorf("%w: %w", errNeedsRoot, err)
 	}
