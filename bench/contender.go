@@ -30,6 +30,12 @@ type Contender struct {
 	// takes part in: a mode of a lock that only those scenarios read (a
 	// fencing-token mode for the safety scenario). Default: all.
 	Scenarios []string
+	// Standby marks an active–passive pair: Server has two replicas, the
+	// first the primary and the second a passive standby that holds no
+	// state, and the clients know one address. Open gets that one
+	// address; a scenario that moves it between the two (failover) reads
+	// the servers from Env. Default false.
+	Standby bool
 	// Settings are every parameter of the contender (TTL rule, retry delay,
 	// tries, watchdog, pools, waiting strategy, what its counters read),
 	// recorded in results.json. The runner adds the lease.

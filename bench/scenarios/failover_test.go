@@ -200,7 +200,7 @@ func TestFailoverSkipsWhatTheBackendCannotDo(t *testing.T) {
 // not take part.
 func TestFailoverVariantNames(t *testing.T) {
 	s := FailoverConfig{}.Scenario()
-	want := []string{"restart", "graceful-restart", "minority-down", "restart-unsafe", "restart-delayed"}
+	want := []string{"restart", "graceful-restart", "minority-down", "restart-unsafe", "restart-delayed", "primary-lost", "primary-lost-fast", "no-fence"}
 	for _, quick := range []bool{false, true} {
 		if got := variantNames(s, quick); !slices.Equal(got, want) {
 			t.Errorf("quick=%v: %v, want %v", quick, got, want)
