@@ -259,6 +259,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 		Name:    "scale",
 		Title:   "Scale",
 		Metrics: scaleMetrics,
+		Decides: cfg.decides(),
 		Settings: func(quick bool) results.Settings {
 			c := cfg.withDefaults(quick)
 			s := results.Settings{
@@ -1105,4 +1106,26 @@ func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (resu
 		}
 	}
 	return raw, nil
+}
+
+// decides are the scale figures of the decision section: sessions held at
+// the largest count at each lease, and the load of queued waiters.
+func (cfg ScaleConfig) decides() []results.DecisionFigure {
+	c := cfg.withDefaults(false)
+	queue := &results.VariantParams{Load: results.LoadQueue}
+	var out []results.DecisionFigure
+	for _, lease := range []time.Duration{c.LongLease, c.ShortLease} {
+		if lease <= 0 {
+			continue
+		}
+		out = append(out, results.DecisionFigure{
+			ID: "sessions-lease" + lease.String(), Text: "holds every session at the largest count, lease " + lease.String(),
+			Where: &results.VariantParams{Load: results.LoadIdle, Lease: lease.String()}, Metric: "sessions_reached",
+			Op: results.AtLeast, Than: results.ClaimBound{Metric: "sessions"},
+		})
+	}
+	return append(out,
+		results.DecisionFigure{ID: "waiters-no-load", Text: "queued waiters put no load on the coordinator (commands/s other than keep-alives, deepest queue)", Where: queue, Metric: "waiting_ops_per_sec", Op: results.AtMost},
+		results.DecisionFigure{ID: "server-bytes-per-session", Text: "server memory per idle session, largest count", Where: &results.VariantParams{Load: results.LoadIdle, Lease: c.LongLease.String()}, Metric: "server_bytes_per_session"},
+	)
 }

@@ -53,6 +53,7 @@ func Render(r *results.Results) (*Report, error) {
 	d := &document{title: "monolock-bench report — run " + r.RunID}
 	f.intro(d)
 	top := len(d.blocks)
+	f.decisionSection(d)
 	f.atAGlance(d)
 	f.claimsSection(d, claims)
 	f.guidance(d, claims)

@@ -192,6 +192,7 @@ func (r *Results) FillDefaults(d Defaults) {
 	if len(r.Scenarios) == 0 {
 		r.Scenarios = r.declared(d.Scenarios)
 	}
+	r.fillDecides(d.Scenarios)
 	better := func(scenario, metric string) string {
 		s, _ := r.Scenario(scenario)
 		m, _ := s.Metric(metric)
