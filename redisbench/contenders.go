@@ -56,7 +56,7 @@ func redisContender(name string, wait Wait, token string, contendedOnly bool, co
 			return NewRedis(Config{Addr: addrs[0], TTL: lease, Wait: wait, Dialer: o.Dialer})
 		},
 		Counters: NewCounters,
-		Claims:   claimsAbout(name),
+		Claims:   results.OfKind(results.ClaimOther, claimsAbout(name)),
 	}
 }
 
@@ -72,7 +72,7 @@ func redlockContender(name string, wait Wait, contendedOnly bool, colour string)
 			return NewRedlock(RedlockConfig{Addrs: addrs, TTL: lease, Wait: wait, Dialer: o.Dialer})
 		},
 		Counters: NewCounters,
-		Claims:   claimsAbout(name),
+		Claims:   results.OfKind(results.ClaimOther, claimsAbout(name)),
 	}
 }
 

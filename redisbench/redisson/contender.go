@@ -27,7 +27,7 @@ func Contender() bench.Contender {
 			return New(Config{Addr: addrs[0], TTL: lease, Dialer: o.Dialer})
 		},
 		Counters: redissonlock.NewCounters,
-		Claims:   Claims(),
+		Claims:   results.OfKind(results.ClaimOther, Claims()),
 		Notes:    Notes(),
 	}
 }

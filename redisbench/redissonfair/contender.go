@@ -31,7 +31,7 @@ func Contender() bench.Contender {
 			return open(addrs, lease, o.Dialer)
 		},
 		Counters: redissonlock.NewCounters,
-		Claims:   Claims(),
+		Claims:   results.OfKind(results.ClaimOther, Claims()),
 		Notes:    Notes(),
 	}
 }

@@ -28,7 +28,7 @@ func Contender() bench.Contender {
 			return New(monolock.Config{Address: addrs[0], Dialer: o.Dialer}, lease), nil
 		},
 		Counters: NewCounters,
-		Claims:   append(Claims(), scaleClaims()...),
+		Claims:   kinds(append(Claims(), scaleClaims()...)),
 		Notes:    Notes(),
 	}
 }

@@ -62,7 +62,7 @@ func (f *figures) guidance(d *document, claims []Claim) {
 	}
 	measured = append(measured, f.workloadAdvice()...)
 	for _, c := range claims {
-		if c.Verdict == Fails {
+		if failed(c) {
 			measured = append(measured, fmt.Sprintf("Does not hold in this run: “%s” (%s).", c.Claim, c.Evidence))
 		}
 	}

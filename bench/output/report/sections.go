@@ -226,16 +226,7 @@ func (f *figures) claimsSection(d *document, claims []Claim) {
 		return
 	}
 	d.p("Each claim the contenders' comparison pages make, as a testable statement with the verdict this run's data gives. A verdict is holds or fails only when every repetition agrees with respect to the stated threshold; when the spread straddles the threshold, or the data is missing, it is inconclusive.")
-	t := table{head: []string{"claim", "testable statement", "verdict", "measured", "threshold"}, leftAligned: true, cards: true}
-	for _, c := range claims {
-		t.rows = append(t.rows, []cell{
-			{text: c.Claim}, {text: c.Statement}, {text: string(c.Verdict), class: string(c.Verdict)},
-			{text: c.Evidence}, {text: c.Threshold},
-		})
-	}
-	d.add(t)
-	holds, fails, inc := tally(claims)
-	d.p(fmt.Sprintf("%d of %d claims hold, %d fail, %d are inconclusive in this run.", holds, len(claims), fails, inc))
+	f.claimTables(d, claims)
 }
 
 // tally counts the verdicts of claims.
