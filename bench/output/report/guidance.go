@@ -56,7 +56,7 @@ func (f *figures) guidance(d *document, claims []Claim) {
 		if len(locks) < 2 {
 			continue
 		}
-		if line, _ := f.ranked(s.scenario, s.variant, s.metric, locks, s.higherIsBetter); strings.Contains(line, ",") {
+		if line, _ := f.ranked(s.scenario, s.variant, s.metric, locks, s.higherIsBetter); strings.Contains(line, ", then") || strings.Contains(line, " ~ ") {
 			measured = append(measured, fmt.Sprintf("%s, best first: %s.", s.text, line))
 		}
 	}

@@ -71,6 +71,9 @@ type column struct {
 func (f *figures) figureColumn(head, scenario, variant, metric string) column {
 	return column{head: head, value: func(c string) (string, bool) {
 		x, ok := f.row(scenario, c, variant, metric)
+		if why := f.failedFigure(scenario, c, variant, metric, ok); why != "" {
+			return why, true
+		}
 		if !ok {
 			return "", false
 		}
@@ -382,43 +385,29 @@ func (f *figures) floors(s string) []string {
 func (f *figures) listFigures(s, variant, metric string, contenders []string) string {
 	var parts []string
 	for _, c := range contenders {
-		if x, ok := f.row(s, c, variant, metric); ok {
+		x, ok := f.row(s, c, variant, metric)
+		if why := f.failedFigure(s, c, variant, metric, ok); why != "" {
+			parts = append(parts, c+" "+why)
+		} else if ok {
 			parts = append(parts, c+" "+withUnit(x.Median, x.Unit))
 		}
 	}
 	return strings.Join(parts, ", ")
 }
 
-// ranked prints the contenders that have a figure from best to worst by
-// their medians, each after the first with its ratio to the best: "b 180
-// us, a 210 us (1.17×)"; the best contender is returned too.
+// ranked prints the contenders that have a figure from best to worst,
+// figures inside each other's noise tied (see rank and rankText), failed
+// ones last; the best contender is returned too, "" when it ties.
 func (f *figures) ranked(s, variant, metric string, contenders []string, higherIsBetter bool) (string, string) {
-	var xs []results.Row
-	for _, c := range contenders {
-		if x, ok := f.row(s, c, variant, metric); ok {
-			xs = append(xs, x)
-		}
-	}
-	if len(xs) == 0 {
+	es := rank(f.rankedEntries(s, variant, metric, contenders), higherIsBetter)
+	if len(es) == 0 {
 		return "", ""
 	}
-	slices.SortStableFunc(xs, func(a, b results.Row) int {
-		if higherIsBetter {
-			a, b = b, a
-		}
-		switch {
-		case a.Median < b.Median:
-			return -1
-		case a.Median > b.Median:
-			return 1
-		}
-		return 0
-	})
-	parts := []string{xs[0].Contender + " " + withUnit(xs[0].Median, xs[0].Unit)}
-	for _, x := range xs[1:] {
-		parts = append(parts, fmt.Sprintf("%s %s (%s)", x.Contender, withUnit(x.Median, x.Unit), ratio(x.Median, xs[0].Median)))
+	best := es[0].contender
+	if len(es) > 1 && es[1].place == es[0].place || es[0].failed != "" {
+		best = ""
 	}
-	return strings.Join(parts, ", "), xs[0].Contender
+	return rankText(es), best
 }
 
 func (f *figures) latencySection(d *document) error {
@@ -501,7 +490,7 @@ func (f *figures) handoverSection(d *document) error {
 		return err
 	}
 	if svg != nil {
-		d.add(chart{name: "handover", caption: "Time from the holder's stop (release, SIGKILL, SIGSTOP) to the waiter's grant: bars are the p50 of the trials, whiskers the slowest trial (medians across repetitions), log scale.", svg: svg})
+		d.add(chart{name: "handover", caption: "Time from the holder's stop (release, SIGKILL, SIGSTOP) to the waiter's grant: bars are the p50 of the trials, whiskers the slowest trial (medians across repetitions), log scale. A dashed outline without fill is a failure, not a figure: the waiter never got the lock, drawn at the trial's bound (never > bound).", svg: svg})
 	}
 	var parts []string
 	for _, mode := range f.variants("handover") {
