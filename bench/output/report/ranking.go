@@ -37,6 +37,18 @@ const singleRunFactor = 2
 // apart: a winner by 0.4% is a tie.
 const minDifference = 0.05
 
+// noiseSpread is the spread across repetitions, (max − min) / median,
+// above which a figure is noise: it is shown, marked so, and never ranked
+// (an open-loop p99 of ±600%).
+const noiseSpread = 1.0
+
+// noisy reports whether a figure's repetitions spread more than
+// noiseSpread.
+func noisy(vals []float64) bool {
+	s := spanOf(vals)
+	return len(vals) > 1 && s.median != 0 && (s.hi-s.lo)/math.Abs(s.median) > noiseSpread
+}
+
 // compareAlpha is the significance level of the U-test that may separate
 // entries whose repetitions overlap (as benchstat's default).
 const compareAlpha = 0.05
@@ -49,6 +61,9 @@ const compareAlpha = 0.05
 // repetition and one is at least singleRunFactor times the other.
 func separable(a, b []float64) bool {
 	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	if noisy(a) || noisy(b) {
 		return false
 	}
 	sa, sb := spanOf(a), spanOf(b)
@@ -131,6 +146,9 @@ func rankText(es []entry) string {
 		extra := ""
 		if e.place != es[0].place && best != 0 && s.median != 0 {
 			extra = ", " + ratio(s.median, best)
+		}
+		if noisy(e.vals) {
+			extra += fmt.Sprintf(", noise: %s–%s", num(s.lo), num(s.hi))
 		}
 		fmt.Fprintf(&b, "%s (n=%d%s)", withUnit(s.median, e.unit), s.n, extra)
 	}

@@ -21,10 +21,10 @@ func (f *figures) intro(d *document) {
 	d.p(fmt.Sprintf("Measured on %s (%d cores, GOMAXPROCS %d, %s/%s), backend %s, network path: %s. Run started %s, finished %s.",
 		orUnknown(e.CPUModel), e.Cores, e.GOMAXPROCS, e.OS, e.Arch, e.Backend, orUnknown(e.NetworkPath),
 		r.StartedAt.UTC().Format("2006-01-02 15:04:05Z"), finished(r)))
-	d.p(fmt.Sprintf("Every figure is the median across the run's %d repetition(s), with the min–max across repetitions in parentheses when they differ. "+
+	d.p(fmt.Sprintf("Every figure is the median across its repetitions (n; %s), with the min–max across repetitions in parentheses when they differ. "+
 		"Lower is better for latencies, handover times, waits, CPU and coordinator load; higher is better for throughput and the Jain index. "+
 		"All of this report is generated from results.json (monolock-bench report DIR/results.json re-renders it); nothing in it is written by hand.",
-		r.Parameters.Repetitions))
+		f.repetitionsText()))
 	f.contenderList(d)
 }
 
