@@ -40,6 +40,8 @@ type Claim struct {
 	Kind string `json:"kind,omitempty"`
 	// Evidence gives the numbers behind the verdict, or what is missing.
 	Evidence string `json:"evidence"`
+	// scenario is the rule's scenario, for the findings of its section.
+	scenario string
 }
 
 // Check evaluates the run's claim rules (r.Claims) against its figures,
@@ -81,7 +83,7 @@ func spanOf(vals []float64) span {
 
 // evaluate judges one rule; see results.ClaimRule for its fields.
 func (f *figures) evaluate(rule results.ClaimRule) Claim {
-	c := Claim{ID: rule.ID, Claim: rule.Claim, Statement: rule.Statement, Threshold: rule.Threshold, Verdict: Inconclusive, Kind: rule.Kind}
+	c := Claim{ID: rule.ID, Claim: rule.Claim, Statement: rule.Statement, Threshold: rule.Threshold, Verdict: Inconclusive, Kind: rule.Kind, scenario: rule.Scenario}
 	compared := []string{rule.Subject}
 	if rule.Than.Contender != "" {
 		compared = append(compared, rule.Than.Contender)

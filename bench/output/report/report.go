@@ -57,6 +57,7 @@ func Render(r *results.Results) (*Report, error) {
 	f.atAGlance(d)
 	f.claimsSection(d, claims)
 	f.guidance(d, claims)
+	f.claims = claims
 	for _, s := range f.scenarios() {
 		if err := f.scenarioSection(d, s); err != nil {
 			return nil, err

@@ -249,6 +249,7 @@ func tally(claims []Claim) (holds, fails, inconclusive int) {
 
 func (f *figures) scenarioSection(d *document, s string) error {
 	d.h2(f.title(s))
+	f.findings(d, s, f.claims)
 	if set := f.r.Parameters.Scenario[s]; len(set) > 0 {
 		d.p("Parameters: " + settingsText(set) + ".")
 	}
