@@ -53,15 +53,19 @@ func (f *figures) decisionSection(d *document) {
 }
 
 // requirements expands a use case's required ids (a trailing "*" is a
-// prefix) into the run's capability ids.
+// prefix) into the run's capability ids; one the run's scenarios do not
+// declare stays, as a requirement not measured.
 func (f *figures) requirements(u useCase) []string {
 	var out []string
-	for _, id := range f.capabilityIDs() {
-		for _, r := range u.requires {
+	for _, r := range u.requires {
+		n := len(out)
+		for _, id := range f.capabilityIDs() {
 			if matchVariant(r, id) || r == id {
 				out = append(out, id)
-				break
 			}
+		}
+		if len(out) == n {
+			out = append(out, r)
 		}
 	}
 	return out
