@@ -1110,14 +1110,18 @@ func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (resu
 
 // decides are the scale figures of the decision section: sessions held at
 // the largest count at each lease, and the load of queued waiters.
+// A quick run idles at its own lease; a report shows the leases the run
+// has.
 func (cfg ScaleConfig) decides() []results.DecisionFigure {
-	c := cfg.withDefaults(false)
+	c, q := cfg.withDefaults(false), cfg.withDefaults(true)
 	queue := &results.VariantParams{Load: results.LoadQueue}
 	var out []results.DecisionFigure
-	for _, lease := range []time.Duration{c.LongLease, c.ShortLease} {
-		if lease <= 0 {
+	var leases []time.Duration
+	for _, lease := range []time.Duration{c.LongLease, c.ShortLease, q.LongLease, q.ShortLease} {
+		if lease <= 0 || slices.Contains(leases, lease) {
 			continue
 		}
+		leases = append(leases, lease)
 		out = append(out, results.DecisionFigure{
 			ID: "sessions-lease" + lease.String(), Text: "holds every session at the largest count, lease " + lease.String(),
 			Where: &results.VariantParams{Load: results.LoadIdle, Lease: lease.String()}, Metric: "sessions_reached",

@@ -272,6 +272,7 @@ func (f *figures) capabilityMatrix(d *document) {
 			locks = append(locks, c)
 		}
 	}
+	ids = slices.DeleteFunc(ids, func(id string) bool { return !f.measuredAnywhere(id) })
 	t := table{head: []string{"lock"}}
 	var legend []string
 	for i, id := range ids {
@@ -297,4 +298,15 @@ func (f *figures) capabilityMatrix(d *document) {
 	d.p("Each cell is measured in this run: ✓ the capability held in every repetition (the worst repetition is shown), ✗ it did not (or the trial never reached the fault it tests: “did not grant”; or the waiter never got the lock within its bound: “never”), – not measured. The figure and its n are in each cell's title (hover in report.html) and in the sections below.")
 	d.add(list{items: legend})
 	d.add(t)
+}
+
+// measuredAnywhere reports whether any lock has a ✓ or ✗ for a
+// capability in this run.
+func (f *figures) measuredAnywhere(id string) bool {
+	for _, c := range f.contenders {
+		if !f.isFloor(c) && f.capability(c, id).mark != markNone {
+			return true
+		}
+	}
+	return false
 }

@@ -60,7 +60,7 @@ func (f *figures) requirements(u useCase) []string {
 	for _, r := range u.requires {
 		n := len(out)
 		for _, id := range f.capabilityIDs() {
-			if matchVariant(r, id) || r == id {
+			if r == id || matchVariant(r, id) && f.measuredAnywhere(id) {
 				out = append(out, id)
 			}
 		}
