@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/scenarios"
 )
 
 // decisionFixture is a synthetic run (made-up figures, labelled as a
@@ -114,6 +115,24 @@ func TestDecisionGolden(t *testing.T) {
 	} {
 		if !strings.Contains(string(got), w) {
 			t.Errorf("the rendering lacks %q", w)
+		}
+	}
+}
+
+// The chaos checkers' verdicts are safety rows of the matrix where the
+// run has them: a history with overlapping holds is a ✗ for "no two
+// clients believed they held the lock".
+func TestDecisionReadsChaosVerdicts(t *testing.T) {
+	r := chaosFixture(t)
+	r.Scenarios[0].Decides = scenarios.ChaosConfig{}.Scenario().Info(false).Decides
+	rep, err := Render(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := section(string(rep.Markdown), "Which lock for which job")
+	for _, w := range []string{"| alpha | ✓ 0 |", "| beta | ✗ 1 |", "no two clients believed they held the lock at once"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("decision section lacks %q:\n%s", w, md)
 		}
 	}
 }
