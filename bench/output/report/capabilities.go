@@ -59,6 +59,9 @@ type judged struct {
 	short string
 	title string
 	entry entry
+	// figure is short with the metric's label, for prose ("0 grants
+	// while the servers were down").
+	figure string
 }
 
 func (j judged) cell() cell {
@@ -167,6 +170,11 @@ func (f *figures) judgeDecl(c string, d decl) judged {
 			return j
 		}
 		j.short = withUnit(worst, unit)
+		j.figure = j.short
+		info, _ := f.r.Scenario(d.scenario)
+		if m, ok := info.Metric(d.Metric); ok && m.Label != "" {
+			j.figure += " " + m.Label
+		}
 		j.title += fmt.Sprintf("; worst repetition %s, limit %s", withUnit(worst, unit), withUnit(bound, unit))
 		pass := worst <= bound
 		if d.Op == results.AtLeast {
@@ -235,14 +243,11 @@ func (f *figures) capability(c, id string) judged {
 			titles = append(titles, j.title)
 		}
 		switch {
-		case d.Combine == results.CombineAny && j.mark == markYes:
-			out.mark, out.short = markYes, j.short
-		case d.Combine == results.CombineAny && j.mark == markNo && out.mark == markNone:
-			out.mark, out.short = markNo, j.short
-		case d.Combine != results.CombineAny && j.mark == markNo && out.mark != markNo:
-			out.mark, out.short = markNo, j.short
-		case d.Combine != results.CombineAny && j.mark == markYes && out.mark == markNone:
-			out.mark, out.short = markYes, j.short
+		case d.Combine == results.CombineAny && j.mark == markYes,
+			d.Combine == results.CombineAny && j.mark == markNo && out.mark == markNone,
+			d.Combine != results.CombineAny && j.mark == markNo && out.mark != markNo,
+			d.Combine != results.CombineAny && j.mark == markYes && out.mark == markNone:
+			out.mark, out.short, out.figure = j.mark, j.short, cmp.Or(j.figure, j.short)
 		}
 	}
 	out.title = strings.Join(titles, " | ")

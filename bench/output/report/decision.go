@@ -99,7 +99,7 @@ func (f *figures) useCaseRow(u useCase) ([]cell, bool) {
 			j := f.capability(c, id)
 			switch j.mark {
 			case markNo:
-				s.failed = append(s.failed, fmt.Sprintf("%s (%s)", f.capabilityLabel(id), j.short))
+				s.failed = append(s.failed, fmt.Sprintf("%s (%s)", f.capabilityLabel(id), j.figure))
 				measured = true
 			case markNone:
 				s.unknown = append(s.unknown, f.capabilityLabel(id))
