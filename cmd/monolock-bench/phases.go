@@ -75,6 +75,9 @@ func planPhases(o *runOptions, plan networkPlan, asked bool) error {
 // of the first phase to start its servers; a later phase that cannot
 // start is noted and makes runErr.
 func runPhases(ctx context.Context, o *runOptions, res *results.Results, stderr io.Writer, log *slog.Logger) (runErr, fatal error) {
+	if len(o.phases) == 0 { // options built without the network flags: today's path
+		o.phases = []phase{{profile: network.Loopback, scenarios: o.scenarios}}
+	}
 	sweep := len(o.phases) > 1 || !o.phases[0].profile.IsLoopback()
 	var errs []error
 	for i, ph := range o.phases {
