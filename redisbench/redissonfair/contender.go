@@ -28,6 +28,7 @@ func Contender() bench.Contender {
 		Counters: redissonlock.NewCounters,
 		Claims:   Claims(),
 		Notes:    Notes(),
+		Caps:     redisbench.WatchdogIdleCaps,
 	}
 }
 
