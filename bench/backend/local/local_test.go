@@ -59,6 +59,9 @@ func echoSpec(t *testing.T, replicas int) *bench.ServerSpec {
 }
 
 func TestDeployment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts, kills and restarts every contender's servers: not under -short (make test runs it)")
+	}
 	ctx := context.Background()
 	d, err := Start(ctx, []*bench.ServerSpec{echoSpec(t, 3)}, nil)
 	if err != nil {
