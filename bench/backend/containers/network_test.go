@@ -29,7 +29,9 @@ const testPrefix = "mlbct-"
 // every connect pays the asked round trip (a lower bound: the asked RTT
 // less its jitter, the line's own cost, which the hold leaves out, and
 // the line's wake-up lead each way), and the line carried the SYNs and
-// SYN-ACKs. After both close, a sweep of the prefix finds nothing left.
+// SYN-ACKs; after a restart it is reached at the same address through the
+// line, a cut one accepts nothing, a restored one accepts again. After
+// both close, a sweep of the prefix finds nothing left.
 func TestContainerOnEmulatedHost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a container")
@@ -66,17 +68,7 @@ func TestContainerOnEmulatedHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	const samples = 30
-	var low, high time.Duration = time.Hour, 0
-	for range samples {
-		start := time.Now()
-		c, err := net.DialTimeout("tcp", srv.Addr(), 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		took := time.Since(start)
-		c.Close()
-		low, high = min(low, took), max(high, took)
-	}
+	low, high := connects(t, srv.Addr(), samples)
 	after, err := n.Stats()
 	if err != nil {
 		t.Fatal(err)
@@ -97,6 +89,27 @@ func TestContainerOnEmulatedHost(t *testing.T) {
 	}
 	t.Logf("%s at %s on %s: connect min %v max %v; line own rtt %v; packets in %d out %d", srv.Name(), srv.Addr(), p, low, high, n.Calibration().OwnRTT, in, out)
 
+	// A restarted container has a new namespace: the server keeps its
+	// address, still behind the line.
+	if err := srv.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if low, _ := connects(t, srv.Addr(), 5); low < floor {
+		t.Errorf("after restart the fastest connect %v is below %v", low, floor)
+	}
+	// Cut drops the SYNs on the line; Restore delivers them again.
+	if err := srv.Cut(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := net.DialTimeout("tcp", srv.Addr(), 300*time.Millisecond); err == nil {
+		c.Close()
+		t.Error("a cut server accepted a connection")
+	}
+	if err := srv.Restore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	connects(t, srv.Addr(), 1)
+
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -107,4 +120,22 @@ func TestContainerOnEmulatedHost(t *testing.T) {
 	if err != nil || len(left) > 0 {
 		t.Errorf("after close a sweep removed %v (%v), want nothing left", left, err)
 	}
+}
+
+// connects times k TCP connects to addr and returns the fastest and the
+// slowest.
+func connects(t *testing.T, addr string, k int) (low, high time.Duration) {
+	t.Helper()
+	low = time.Hour
+	for range k {
+		start := time.Now()
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		took := time.Since(start)
+		c.Close()
+		low, high = min(low, took), max(high, took)
+	}
+	return low, high
 }
