@@ -1,0 +1,215 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/monolock/monolock-bench/bench/output/results"
+)
+
+// maxFigureColumns keeps every table of figures within a 1280-px page:
+// more metrics than this go into a second table.
+const maxFigureColumns = 6
+
+// column is one figure column of a table with a row per contender.
+type column struct {
+	head  string
+	value func(contender string) (string, bool)
+}
+
+// figureColumn shows one summary figure as "median (min–max)".
+func (f *figures) figureColumn(head, scenario, variant, metric string) column {
+	return column{head: head, value: func(c string) (string, bool) {
+		x, ok := f.row(scenario, c, variant, metric)
+		if !ok {
+			return "", false
+		}
+		return spread(x), true
+	}}
+}
+
+// contenderTable builds a table with one row per contender that has a
+// value in some column, in display order (grouped by family, floors
+// last, with a heading row per group when there is more than one), and
+// the columns that have a value for some contender; false when nothing
+// is left.
+func (f *figures) contenderTable(contenders []string, cols []column) (table, bool) {
+	var shown []column
+	for _, col := range cols {
+		for _, c := range contenders {
+			if _, ok := col.value(c); ok {
+				shown = append(shown, col)
+				break
+			}
+		}
+	}
+	t := table{head: []string{"contender"}}
+	for _, col := range shown {
+		t.head = append(t.head, col.head)
+	}
+	type group struct {
+		name string
+		rows [][]cell
+	}
+	var groups []group
+	for _, c := range contenders {
+		row := []cell{{text: c}}
+		any := false
+		for _, col := range shown {
+			v, ok := col.value(c)
+			if !ok {
+				v = "–"
+			}
+			any = any || ok
+			row = append(row, cell{text: v})
+		}
+		if !any {
+			continue
+		}
+		name := f.family(c)
+		if f.isFloor(c) {
+			name = "floors (baselines, no lock logic)"
+		}
+		if len(groups) == 0 || groups[len(groups)-1].name != name {
+			groups = append(groups, group{name: name})
+		}
+		groups[len(groups)-1].rows = append(groups[len(groups)-1].rows, row)
+	}
+	for _, g := range groups {
+		if len(groups) > 1 {
+			t.rows = append(t.rows, []cell{{text: g.name, class: groupClass}})
+		}
+		t.rows = append(t.rows, g.rows...)
+	}
+	return t, len(groups) > 0
+}
+
+// chunks splits columns into tables of at most maxFigureColumns.
+func chunks(cols []column) [][]column {
+	var out [][]column
+	for len(cols) > maxFigureColumns {
+		out = append(out, cols[:maxFigureColumns])
+		cols = cols[maxFigureColumns:]
+	}
+	if len(cols) > 0 {
+		out = append(out, cols)
+	}
+	return out
+}
+
+// figureTables lists every figure of a scenario: per variant, a row per
+// contender and a column per metric, then the contenders the variant was
+// not measured for, and why (results.Raw.Skipped).
+func (f *figures) figureTables(d *document, s string) {
+	variants := f.variants(s)
+	for _, x := range f.r.Raw {
+		if x.Scenario == s && x.Skipped != "" && !slices.Contains(variants, x.Variant) {
+			variants = append(variants, x.Variant)
+		}
+	}
+	for _, v := range variants {
+		var cols []column
+		var metrics []string
+		for _, x := range f.r.Summary {
+			if x.Scenario != s || x.Variant != v || x.Metric == "workers" || slices.Contains(metrics, x.Metric) {
+				continue // workers is a parameter, in the variant name
+			}
+			metrics = append(metrics, x.Metric)
+			cols = append(cols, f.figureColumn(x.Metric+" ("+x.Unit+")", s, v, x.Metric))
+		}
+		for i, part := range chunks(cols) {
+			t, ok := f.contenderTable(f.scenarioContenders(s), part)
+			if !ok {
+				continue
+			}
+			if i == 0 {
+				d.p("All figures of " + v + ":")
+			}
+			d.add(t)
+		}
+		if why := f.notMeasured(s, v); len(why) > 0 {
+			d.p("Not measured in " + v + ":")
+			d.add(list{items: why})
+		}
+	}
+}
+
+// notMeasured lists, once each, "contender: reason" for the records of
+// scenario s, variant v that say why they were not measured.
+func (f *figures) notMeasured(s, v string) []string {
+	var out []string
+	for _, x := range f.r.Raw {
+		if x.Scenario == s && x.Variant == v && x.Skipped != "" {
+			if line := x.Contender + ": " + x.Skipped; !slices.Contains(out, line) {
+				out = append(out, line)
+			}
+		}
+	}
+	return out
+}
+
+// locks lists the non-floor contenders of a scenario.
+func (f *figures) locks(s string) []string {
+	var out []string
+	for _, c := range f.scenarioContenders(s) {
+		if !f.isFloor(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// floors lists the floor contenders of a scenario.
+func (f *figures) floors(s string) []string {
+	var out []string
+	for _, c := range f.scenarioContenders(s) {
+		if f.isFloor(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// listFigures prints "a 210 us, b 180 us" for a figure.
+func (f *figures) listFigures(s, variant, metric string, contenders []string) string {
+	var parts []string
+	for _, c := range contenders {
+		if x, ok := f.row(s, c, variant, metric); ok {
+			parts = append(parts, c+" "+withUnit(x.Median, x.Unit))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ranked prints the contenders that have a figure from best to worst by
+// their medians, each after the first with its ratio to the best: "b 180
+// us, a 210 us (1.17×)"; the best contender is returned too.
+func (f *figures) ranked(s, variant, metric string, contenders []string, higherIsBetter bool) (string, string) {
+	var xs []results.Row
+	for _, c := range contenders {
+		if x, ok := f.row(s, c, variant, metric); ok {
+			xs = append(xs, x)
+		}
+	}
+	if len(xs) == 0 {
+		return "", ""
+	}
+	slices.SortStableFunc(xs, func(a, b results.Row) int {
+		if higherIsBetter {
+			a, b = b, a
+		}
+		switch {
+		case a.Median < b.Median:
+			return -1
+		case a.Median > b.Median:
+			return 1
+		}
+		return 0
+	})
+	parts := []string{xs[0].Contender + " " + withUnit(xs[0].Median, xs[0].Unit)}
+	for _, x := range xs[1:] {
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", x.Contender, withUnit(x.Median, x.Unit), ratio(x.Median, xs[0].Median)))
+	}
+	return strings.Join(parts, ", "), xs[0].Contender
+}
