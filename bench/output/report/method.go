@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/monolock/monolock-bench/bench/internal/stats"
+	"golang.org/x/perf/benchmath"
 )
 
 // method writes the method and caveats: environment, servers and images,
@@ -97,7 +97,7 @@ func (f *figures) noiseText() string {
 		spreads[i] = n.spread
 	}
 	slices.Sort(spreads)
-	med := stats.Median(spreads)
+	med := benchmath.AssumeNothing.Summary(benchmath.NewSample(spreads, &benchmath.DefaultThresholds), 0.95).Center
 	var worst []string
 	for _, n := range all[:min(3, len(all))] {
 		worst = append(worst, fmt.Sprintf("%s ±%.0f%%", n.name, 50*n.spread))

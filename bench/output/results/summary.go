@@ -3,7 +3,7 @@ package results
 import (
 	"slices"
 
-	"github.com/monolock/monolock-bench/bench/internal/stats"
+	"golang.org/x/perf/benchmath"
 )
 
 // Summarize aggregates the per-repetition metrics of raw into rows: one per
@@ -34,7 +34,7 @@ func Summarize(raw []Raw) []Row {
 		rows = append(rows, Row{
 			Scenario: k.scenario, Contender: k.contender, Variant: k.variant,
 			Metric: k.metric, Unit: units[k],
-			Median: stats.Median(v), Min: v[0], Max: v[len(v)-1], N: len(v),
+			Median: benchmath.AssumeNothing.Summary(benchmath.NewSample(v, &benchmath.DefaultThresholds), 0.95).Center, Min: v[0], Max: v[len(v)-1], N: len(v),
 			Better: better[k],
 		})
 	}
