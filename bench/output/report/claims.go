@@ -58,12 +58,13 @@ type span struct {
 
 func (s span) String() string { return s.in("") }
 
-// in prints the span with a unit after the median: "121.8 us (114.1–127.0,
-// n=3)".
+// in prints the span with a unit after the median: "121.8 µs (114.1–127.0,
+// n=3)", all three in the unit that suits them.
 func (s span) in(unit string) string {
-	m := withUnit(s.median, unit)
+	show := results.DisplayFor(unit, s.median, s.lo, s.hi)
+	m := show.Format(s.median)
 	if s.n > 1 && s.lo != s.hi {
-		return fmt.Sprintf("%s (%s–%s, n=%d)", m, num(s.lo), num(s.hi), s.n)
+		return fmt.Sprintf("%s (%s–%s, n=%d)", m, show.Num(s.lo), show.Num(s.hi), s.n)
 	}
 	return fmt.Sprintf("%s (n=%d)", m, s.n)
 }
@@ -140,7 +141,7 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 		b := float64(d.Nanoseconds()) / per
 		bound = span{b, b, b, 1}
 		if rule.Op != results.Within {
-			c.Evidence += fmt.Sprintf("; %s %s, limit %s", rule.Than.Parameter, d, withUnit(factor*b, unit))
+			c.Evidence += fmt.Sprintf("; %s %s, limit %s", rule.Than.Parameter, d, results.Format(factor*b, unit))
 		}
 	default:
 		bound = span{rule.Than.Value, rule.Than.Value, rule.Than.Value, 1}

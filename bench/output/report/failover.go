@@ -23,12 +23,12 @@ import (
 // of at most four figures so that a 1280-px page holds them.
 var failoverFigures = [][]struct{ metric, head string }{
 	{
-		{"unavailable_ms", "unavailable (ms)"}, {"zero_grant_ms", "no grant (ms)"},
-		{"recovery_ms", "recovery after restart (ms)"}, {"failed_attempts", "failed attempts"},
+		{"unavailable_ms", "unavailable"}, {"zero_grant_ms", "no grant"},
+		{"recovery_ms", "recovery after restart"}, {"failed_attempts", "failed attempts"},
 	},
 	{
 		{"lost_holders", "lost holders"}, {"double_grants", "double grants"},
-		{"acquire_p99_during_fault", "acquire p99 in fault (us)"}, {"tokens_monotonic", "tokens monotonic (1 = yes)"},
+		{"acquire_p99_during_fault", "acquire p99 in fault"}, {"tokens_monotonic", "tokens monotonic (1 = yes)"},
 	},
 }
 
@@ -45,17 +45,27 @@ func (f *figures) failoverSection(d *document) error {
 	}
 	for i, group := range failoverFigures {
 		t := table{head: []string{"variant", "contender"}, labels: 2}
-		for _, x := range group {
-			t.head = append(t.head, x.head)
+		shows := make([]results.Display, len(group))
+		for j, x := range group {
+			var rows []results.Row
+			for _, v := range f.variants(s) {
+				for _, c := range f.locks(s) {
+					if r, ok := f.row(s, c, v, x.metric); ok {
+						rows = append(rows, r)
+					}
+				}
+			}
+			shows[j] = rowDisplay(rows...)
+			t.head = append(t.head, withDisplayUnit(x.head, shows[j]))
 		}
 		for _, v := range f.variants(s) {
 			for _, c := range f.locks(s) {
 				row := []cell{{text: v}, {text: c}}
 				any := false
-				for _, x := range group {
+				for j, x := range group {
 					text := "–"
 					if r, ok := f.row(s, c, v, x.metric); ok {
-						text, any = spread(r), true
+						text, any = spread(r, shows[j]), true
 					}
 					row = append(row, cell{text: text})
 				}

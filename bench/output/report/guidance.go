@@ -2,9 +2,10 @@ package report
 
 import (
 	"fmt"
-	"github.com/monolock/monolock-bench/bench/output/results"
 	"slices"
 	"strings"
+
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // situation is one decision a reader makes, and the figure that decides

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/output/results"
 	"golang.org/x/perf/benchmath"
 )
 
@@ -112,13 +113,13 @@ func (f *figures) overheadText() string {
 	var parts []string
 	for _, fl := range f.floors("latency") {
 		if x, ok := f.row("latency", fl, "w1", "acquire_p50"); ok {
-			parts = append(parts, fmt.Sprintf("%s %s per acquire (p50, 1 worker)", fl, withUnit(x.Median, x.Unit)))
+			parts = append(parts, fmt.Sprintf("%s %s per acquire (p50, 1 worker)", fl, results.Format(x.Median, x.Unit)))
 		}
 	}
 	if v, w := f.mostWorkers(); v != "" {
 		for _, fl := range f.floors("throughput") {
 			if x, ok := f.row("throughput", fl, v, "cycles_per_sec"); ok {
-				parts = append(parts, fmt.Sprintf("%s %s cycles/s at %d workers", fl, num(x.Median), w))
+				parts = append(parts, fmt.Sprintf("%s %s cycles/s at %d workers", fl, results.Num(x.Median), w))
 			}
 		}
 	}

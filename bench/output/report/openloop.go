@@ -2,10 +2,11 @@ package report
 
 import (
 	"fmt"
-	"github.com/monolock/monolock-bench/bench/output/results"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/monolock/monolock-bench/bench/output/results"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -40,7 +41,7 @@ func (f *figures) openLoopSection(d *document) error {
 			p99, ok1 := f.row("latency", c, v, "acquire_p99")
 			off, ok2 := f.row("latency", c, v, "offered_per_sec")
 			if ok1 && ok2 {
-				at = append(at, fmt.Sprintf("%s at %s/s", withUnit(p99.Median, p99.Unit), num(off.Median)))
+				at = append(at, fmt.Sprintf("%s at %s/s", results.Format(p99.Median, p99.Unit), results.Num(off.Median)))
 			}
 		}
 		if len(at) > 0 {
@@ -121,9 +122,9 @@ func (f *figures) latencyNoise(d *document) {
 		blocks := f.blockMedians(c, "w1", "acquire_p50_blocks")
 		spread := "–"
 		if len(blocks) > 0 {
-			spread = fmt.Sprintf("%s–%s (%d blocks)", num(slices.Min(blocks)), num(slices.Max(blocks)), len(blocks))
+			spread = fmt.Sprintf("%s–%s (%d blocks)", results.Num(slices.Min(blocks)), results.Num(slices.Max(blocks)), len(blocks))
 		}
-		rows = append(rows, []cell{{text: c}, {text: num(p50.Median)}, {text: fmt.Sprintf("%s–%s", num(lo.Median), num(hi.Median))},
+		rows = append(rows, []cell{{text: c}, {text: results.Num(p50.Median)}, {text: fmt.Sprintf("%s–%s", results.Num(lo.Median), results.Num(hi.Median))},
 			{text: fmt.Sprintf("±%.0f%%", 50*(hi.Median-lo.Median)/p50.Median)}, {text: spread}})
 	}
 	if len(rows) == 0 {

@@ -64,11 +64,16 @@ type glanceGroup struct {
 }
 
 func (f *figures) glanceGroups() []glanceGroup {
+	// unit names what a rate counts ("locks/s"); times and sizes take
+	// the unit that suits the column's figures.
 	col := func(head, scenario, variant, metric, unit string) column {
-		if unit != "" {
-			head += " (" + unit + ")"
+		c := f.figureColumn(head, scenario, variant, metric)
+		if strings.HasSuffix(unit, "/s") {
+			if h, ok := strings.CutSuffix(c.head, " (/s)"); ok {
+				c.head = h + " (" + unit + ")"
+			}
 		}
-		return f.figureColumn(head, scenario, variant, metric)
+		return c
 	}
 	speed := []column{
 		col("acquire p50, 1 worker", "latency", "w1", "acquire_p50", "us"),
@@ -78,7 +83,7 @@ func (f *figures) glanceGroups() []glanceGroup {
 	var cpu []column
 	if v, w := f.mostWorkers(); v != "" {
 		speed = append(speed,
-			col(fmt.Sprintf("short locks, %d workers, distinct keys", w), "throughput", v, "cycles_per_sec", "1/s"),
+			col(fmt.Sprintf("short locks, %d workers, distinct keys", w), "throughput", v, "cycles_per_sec", "locks/s"),
 			col(fmt.Sprintf("cycle p99, %d workers", w), "throughput", v, "cycle_p99", "us"))
 		cpu = append(cpu,
 			col(fmt.Sprintf("coordinator CPU per 1,000 locks, %d workers", w), "throughput", v, "server_cpu_ms_per_1k", "ms"),
@@ -86,7 +91,7 @@ func (f *figures) glanceGroups() []glanceGroup {
 	}
 	for _, v := range f.variantsWhere("throughput", func(p results.VariantParams) bool { return p.Contended }) {
 		w := f.params("throughput", v).Workers
-		speed = append(speed, col(fmt.Sprintf("short locks, %d workers, shared keys", w), "throughput", v, "cycles_per_sec", "1/s"))
+		speed = append(speed, col(fmt.Sprintf("short locks, %d workers, shared keys", w), "throughput", v, "cycles_per_sec", "locks/s"))
 		break
 	}
 	groups := []glanceGroup{
@@ -103,7 +108,7 @@ func (f *figures) glanceGroups() []glanceGroup {
 			col("Jain index (1 = equal shares)", "fairness", v, "jain_index", ""),
 			col("FIFO inversions per 1,000 grants", "fairness", v, "fifo_inversions_per_1k", ""),
 			col("wait p99", "fairness", v, "wait_p99", "ms"),
-			col("coordinator load", "fairness", v, "server_ops_per_sec", "1/s"),
+			col("coordinator load", "fairness", v, "server_ops_per_sec", "commands/s"),
 		}})
 	}
 	return append(groups, glanceGroup{"CPU", cpu})

@@ -116,7 +116,7 @@ func (f *figures) throughputSection(d *document) error {
 			}
 		}
 		if bestW > 0 {
-			text = append(text, fmt.Sprintf("%s peaks at %s/s with %d workers", c, num(best), bestW))
+			text = append(text, fmt.Sprintf("%s peaks at %s/s with %d workers", c, results.Num(best), bestW))
 		}
 	}
 	if len(text) == 0 {
@@ -172,7 +172,7 @@ func (f *figures) handoverSection(d *document) error {
 		var failed []string
 		for _, mode := range f.variants("handover") {
 			if x, ok := f.row("handover", c, mode, "failed"); ok && x.Max > 0 {
-				failed = append(failed, fmt.Sprintf("%s %s", mode, num(x.Median)))
+				failed = append(failed, fmt.Sprintf("%s %s", mode, results.Num(x.Median)))
 			}
 		}
 		if len(failed) > 0 {
@@ -218,19 +218,19 @@ func (f *figures) fairnessSection(d *document) error {
 		for _, c := range f.locks("fairness") {
 			var fs []string
 			if x, ok := f.row("fairness", c, v, "jain_index"); ok {
-				fs = append(fs, "Jain index "+num(x.Median))
+				fs = append(fs, "Jain index "+results.Num(x.Median))
 			}
 			if x, ok := f.row("fairness", c, v, "fifo_inversions_per_1k"); ok {
-				fs = append(fs, num(x.Median)+" FIFO inversions per 1,000 grants")
+				fs = append(fs, results.Num(x.Median)+" FIFO inversions per 1,000 grants")
 			}
 			if x, ok := f.row("fairness", c, v, "wait_p99"); ok {
-				fs = append(fs, "wait p99 "+withUnit(x.Median, x.Unit))
+				fs = append(fs, "wait p99 "+results.Format(x.Median, x.Unit))
 			}
 			if x, ok := f.row("fairness", c, v, "utilisation"); ok {
 				fs = append(fs, fmt.Sprintf("lock held %.0f%% of the time", 100*x.Median))
 			}
 			if x, ok := f.row("fairness", c, v, "server_ops_per_sec"); ok {
-				fs = append(fs, "server load "+withUnit(x.Median, x.Unit))
+				fs = append(fs, "server load "+results.Format(x.Median, x.Unit))
 			}
 			if len(fs) > 0 {
 				parts = append(parts, c+": "+strings.Join(fs, ", "))

@@ -18,14 +18,22 @@ type column struct {
 	value func(contender string) (string, bool)
 }
 
-// figureColumn shows one summary figure as "median (min–max)".
+// figureColumn shows one summary figure as "median (min–max)", in the
+// one unit that suits every contender's figure; head gets that unit.
 func (f *figures) figureColumn(head, scenario, variant, metric string) column {
-	return column{head: head, value: func(c string) (string, bool) {
+	var rows []results.Row
+	for _, c := range f.scenarioContenders(scenario) {
+		if x, ok := f.row(scenario, c, variant, metric); ok {
+			rows = append(rows, x)
+		}
+	}
+	show := rowDisplay(rows...)
+	return column{head: withDisplayUnit(head, show), value: func(c string) (string, bool) {
 		x, ok := f.row(scenario, c, variant, metric)
 		if !ok {
 			return "", false
 		}
-		return spread(x), true
+		return spread(x, show), true
 	}}
 }
 
@@ -116,7 +124,7 @@ func (f *figures) figureTables(d *document, s string) {
 				continue // workers is a parameter, in the variant name
 			}
 			metrics = append(metrics, x.Metric)
-			cols = append(cols, f.figureColumn(x.Metric+" ("+x.Unit+")", s, v, x.Metric))
+			cols = append(cols, f.figureColumn(f.metricLabel(s, x.Metric), s, v, x.Metric))
 		}
 		for i, part := range chunks(cols) {
 			t, ok := f.contenderTable(f.scenarioContenders(s), part)
@@ -176,7 +184,7 @@ func (f *figures) listFigures(s, variant, metric string, contenders []string) st
 	var parts []string
 	for _, c := range contenders {
 		if x, ok := f.row(s, c, variant, metric); ok {
-			parts = append(parts, c+" "+withUnit(x.Median, x.Unit))
+			parts = append(parts, c+" "+results.Format(x.Median, x.Unit))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -207,9 +215,20 @@ func (f *figures) ranked(s, variant, metric string, contenders []string, higherI
 		}
 		return 0
 	})
-	parts := []string{xs[0].Contender + " " + withUnit(xs[0].Median, xs[0].Unit)}
+	parts := []string{xs[0].Contender + " " + results.Format(xs[0].Median, xs[0].Unit)}
 	for _, x := range xs[1:] {
-		parts = append(parts, fmt.Sprintf("%s %s (%s)", x.Contender, withUnit(x.Median, x.Unit), ratio(x.Median, xs[0].Median)))
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", x.Contender, results.Format(x.Median, x.Unit), ratio(x.Median, xs[0].Median)))
 	}
 	return strings.Join(parts, ", "), xs[0].Contender
+}
+
+// metricLabel names a metric for readers: its declared label, or its
+// name in an old run that declared none.
+func (f *figures) metricLabel(scenario, metric string) string {
+	if info, ok := f.r.Scenario(scenario); ok {
+		if m, ok := info.Metric(metric); ok && m.Label != "" {
+			return m.Label
+		}
+	}
+	return metric
 }
