@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench/output/results"
-	"golang.org/x/perf/benchmath"
 )
 
 // Verdict is the measured outcome of a claim.
@@ -74,7 +73,7 @@ func spanOf(vals []float64) span {
 	v := slices.Clone(vals)
 	slices.Sort(v)
 	n := len(v)
-	return span{benchmath.AssumeNothing.Summary(benchmath.NewSample(v, &benchmath.DefaultThresholds), 0.95).Center, v[0], v[n-1], n}
+	return span{results.Median(v), v[0], v[n-1], n}
 }
 
 // evaluate judges one rule; see results.ClaimRule for its fields.

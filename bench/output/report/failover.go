@@ -12,7 +12,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/monolock/monolock-bench/bench/output/results"
-	"golang.org/x/perf/benchmath"
 )
 
 // The failover section: grants over time around the fault per variant,
@@ -160,7 +159,7 @@ func (f *figures) failoverChart(variant string) ([]byte, error) {
 	}
 	if len(restarts) > 0 {
 		slices.Sort(restarts)
-		if err := mark(benchmath.AssumeNothing.Summary(benchmath.NewSample(restarts, &benchmath.DefaultThresholds), 0.95).Center, []vg.Length{vg.Points(1), vg.Points(2)}, "restart"); err != nil {
+		if err := mark(results.Median(restarts), []vg.Length{vg.Points(1), vg.Points(2)}, "restart"); err != nil {
 			return nil, err
 		}
 	}

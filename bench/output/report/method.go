@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/monolock/monolock-bench/bench/output/results"
-	"golang.org/x/perf/benchmath"
 )
 
 // method writes the method and caveats: environment, servers and images,
@@ -98,7 +97,7 @@ func (f *figures) noiseText() string {
 		spreads[i] = n.spread
 	}
 	slices.Sort(spreads)
-	med := benchmath.AssumeNothing.Summary(benchmath.NewSample(spreads, &benchmath.DefaultThresholds), 0.95).Center
+	med := results.Median(spreads)
 	var worst []string
 	for _, n := range all[:min(3, len(all))] {
 		worst = append(worst, fmt.Sprintf("%s ±%.0f%%", n.name, 50*n.spread))
