@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"path"
 	"slices"
 	"strings"
 
@@ -21,25 +22,34 @@ func (f *figures) method(d *document) {
 	}
 	env := []string{
 		fmt.Sprintf("Machine: %s, %d cores, GOMAXPROCS %d, %s/%s, kernel %s.", orUnknown(e.CPUModel), e.Cores, e.GOMAXPROCS, e.OS, e.Arch, orUnknown(e.Kernel)),
-		fmt.Sprintf("Go %s; Docker engine %s; server versions as listed below.", orUnknown(e.GoVersion), orNone(e.DockerVersion)),
+		fmt.Sprintf("Go %s; Docker engine %s; server versions under Servers and images.", orUnknown(e.GoVersion), orNone(e.DockerVersion)),
 		fmt.Sprintf("Backend %s; network path: %s. All servers run in the same backend and are reached the same way.", e.Backend, orUnknown(e.NetworkPath)),
 	}
+	var servers []string
 	for _, s := range e.Servers {
 		line := fmt.Sprintf("Server %s at %s", s.Role, s.Address)
 		if s.Version != "" {
 			line += ", version " + s.Version
 		}
-		env = append(env, line+".")
+		servers = append(servers, line+".")
 	}
 	for _, im := range e.Images {
-		env = append(env, fmt.Sprintf("Image %s: %s (%s).", im.Role, im.Ref, im.Source))
+		servers = append(servers, fmt.Sprintf("Image %s: %s (%s).", im.Role, im.Ref, im.Source))
 	}
 	if len(e.Command) > 0 {
-		env = append(env, "Command: "+strings.Join(e.Command, " "))
+		// the program by its name, not by the temporary path of a go run
+		// binary
+		cmd := append([]string{path.Base(e.Command[0])}, e.Command[1:]...)
+		env = append(env, "Command: "+strings.Join(cmd, " "))
 	}
 	env = append(env, fmt.Sprintf("Repetitions: %d%s; contenders interleaved inside each repetition so that slow drift of the machine spreads over all of them. Timestamps come from the monotonic clock of the bench process.",
 		r.Parameters.Repetitions, map[bool]string{true: " (quick mode: shortened durations and counts)", false: ""}[r.Parameters.Quick]))
 	d.add(list{items: env})
+	d.details("Servers and images", func(d *document) {
+		if len(servers) > 0 {
+			d.add(list{items: servers})
+		}
+	})
 
 	d.h3("Noise")
 	d.p(f.noiseText())
@@ -49,7 +59,8 @@ func (f *figures) method(d *document) {
 
 	if fails := f.failureLines(); len(fails) > 0 {
 		d.h3("Failures and errors")
-		d.add(list{items: fails})
+		d.p(fmt.Sprintf("%d records of this run counted failed cycles, lost locks or errors.", len(fails)))
+		d.details("Failures and errors, per record", func(d *document) { d.add(list{items: fails}) })
 	}
 	if len(r.Notes) > 0 {
 		d.h3("Notes of the run")
@@ -170,5 +181,5 @@ func (f *figures) settingsTable(d *document) {
 	}
 	d.h3("Contender settings")
 	d.p("The lease (or TTL) is the same for every contender; each waiting strategy is a named parameter.")
-	d.add(list{items: items})
+	d.details("Contender settings, every parameter", func(d *document) { d.add(list{items: items}) })
 }

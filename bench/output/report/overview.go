@@ -141,15 +141,23 @@ func (f *figures) claimsSection(d *document, claims []Claim) {
 	}
 	d.p("Each claim the contenders' comparison pages make, as a testable statement with the verdict this run's data gives. A verdict is holds or fails only when every repetition agrees with respect to the stated threshold; when the spread straddles the threshold, or the data is missing, it is inconclusive.")
 	t := table{head: []string{"claim", "testable statement", "verdict", "measured", "threshold"}, leftAligned: true, cards: true}
+	open := table{head: []string{"claim", "verdict"}, leftAligned: true}
 	for _, c := range claims {
 		t.rows = append(t.rows, []cell{
 			{text: c.Claim}, {text: c.Statement}, {text: string(c.Verdict), class: string(c.Verdict)},
 			{text: c.Evidence}, {text: c.Threshold},
 		})
+		if c.Verdict != Holds {
+			open.rows = append(open.rows, []cell{{text: c.Claim}, {text: string(c.Verdict), class: string(c.Verdict)}})
+		}
 	}
-	d.add(t)
 	holds, fails, inc := tally(claims)
 	d.p(fmt.Sprintf("%d of %d claims hold, %d fail, %d are inconclusive in this run.", holds, len(claims), fails, inc))
+	if len(open.rows) > 0 {
+		d.p("The claims that do not hold or that this run cannot decide:")
+		d.add(open)
+	}
+	d.details("Claims checked: every statement, figure and threshold", func(d *document) { d.add(t) })
 }
 
 // tally counts the verdicts of claims.

@@ -10,12 +10,15 @@ import (
 
 func (f *figures) scenarioSection(d *document, s string) error {
 	d.h2(f.title(s))
-	if set := f.r.Parameters.Scenario[s]; len(set) > 0 {
-		d.p("Parameters: " + settingsText(set) + ".")
+	full := func(d *document) {
+		if set := f.r.Parameters.Scenario[s]; len(set) > 0 {
+			d.p("Parameters: " + settingsText(set) + ".")
+		}
+		f.figureTables(d, s)
 	}
 	if len(f.scenarioContenders(s)) == 0 {
 		d.p("No figures: this scenario did not run to completion for any contender.")
-		f.figureTables(d, s) // only the reasons of the variants not measured
+		d.details(f.title(s)+": parameters and why it was not measured", full)
 		return nil
 	}
 	var err error
@@ -42,7 +45,7 @@ func (f *figures) scenarioSection(d *document, s string) error {
 	if err != nil {
 		return err
 	}
-	f.figureTables(d, s)
+	d.details(f.title(s)+": parameters and all figures", full)
 	return nil
 }
 
