@@ -33,13 +33,14 @@ var failoverFigures = [][]struct{ metric, head string }{
 
 func (f *figures) failoverSection(d *document) error {
 	const s = "failover"
+	d.p("The charts show the first repetition of each contender, time 0 at the kill or stop; the dotted line is the median moment the restart began. Each contender ran on its own, one after the other.")
 	for _, v := range f.variants(s) {
 		svg, err := f.failoverChart(v)
 		if err != nil {
 			return err
 		}
 		if svg != nil {
-			d.add(chart{name: "failover-" + anchor(v), caption: "Grants per 100 ms around the fault (" + v + "), first repetition of each contender, time 0 at the kill or stop; the dotted line is the median moment the restart began. Each contender ran on its own, one after the other.", svg: svg})
+			d.add(chart{name: "failover-" + anchor(v), caption: "Grants per 100 ms around the fault (" + v + ").", svg: svg})
 		}
 	}
 	for i, group := range failoverFigures {
@@ -78,8 +79,10 @@ func (f *figures) failoverSection(d *document) error {
 		}
 		if i == 0 {
 			d.p("The figures of the failover variants (median across repetitions, min–max in parentheses; – where a figure does not apply):")
+			d.add(t)
+			continue
 		}
-		d.add(t)
+		d.details("Failover: holders lost, double grants, acquire p99 and tokens", func(d *document) { d.add(t) })
 	}
 	d.p(f.failoverReading())
 	return nil

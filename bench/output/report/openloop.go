@@ -111,7 +111,13 @@ func cmpFloat(a, b float64) int {
 // contender's acquire p50 with the interval its per-block medians give,
 // and the spread of those medians.
 func (f *figures) latencyNoise(d *document) {
-	var rows [][]cell
+	type noise struct {
+		c           string
+		p50, lo, hi float64
+		blocks      []float64
+	}
+	var ns []noise
+	var all []float64
 	for _, c := range f.scenarioContenders("latency") {
 		p50, ok := f.row("latency", c, "w1", "acquire_p50")
 		lo, ok1 := f.row("latency", c, "w1", "acquire_p50_ci_lo")
@@ -119,20 +125,32 @@ func (f *figures) latencyNoise(d *document) {
 		if !ok || !ok1 || !ok2 {
 			continue
 		}
-		blocks := f.blockMedians(c, "w1", "acquire_p50_blocks")
-		spread := "–"
-		if len(blocks) > 0 {
-			spread = fmt.Sprintf("%s–%s (%d blocks)", results.Num(slices.Min(blocks)), results.Num(slices.Max(blocks)), len(blocks))
-		}
-		rows = append(rows, []cell{{text: c}, {text: results.Num(p50.Median)}, {text: fmt.Sprintf("%s–%s", results.Num(lo.Median), results.Num(hi.Median))},
-			{text: fmt.Sprintf("±%.0f%%", 50*(hi.Median-lo.Median)/p50.Median)}, {text: spread}})
+		n := noise{c, p50.Median, lo.Median, hi.Median, f.blockMedians(c, "w1", "acquire_p50_blocks")}
+		ns = append(ns, n)
+		all = append(append(all, n.p50, n.lo, n.hi), n.blocks...)
 	}
-	if len(rows) == 0 {
+	if len(ns) == 0 {
 		return
 	}
-	d.p("Noise of the uncontended figure (w1): the contenders alternate in short blocks within each repetition, so a slow spell of the machine falls on all of them; the interval is that of the median of the per-block medians (distribution-free, ≥95% from six blocks). A floor whose interval lies above its lock's would mean the method, not the locks, made the figure: the claims table checks it.")
-	d.add(table{head: []string{"contender", "acquire p50 (us)", "interval of the median (us)", "half-width", "per-block medians (us)"}, rows: rows, labels: 1})
+	show := results.DisplayFor(p50Unit, all...)
+	var rows [][]cell
+	for _, n := range ns {
+		spread := "–"
+		if len(n.blocks) > 0 {
+			spread = fmt.Sprintf("%s–%s (%d blocks)", show.Num(slices.Min(n.blocks)), show.Num(slices.Max(n.blocks)), len(n.blocks))
+		}
+		rows = append(rows, []cell{{text: n.c}, {text: show.Num(n.p50)}, {text: fmt.Sprintf("%s–%s", show.Num(n.lo), show.Num(n.hi))},
+			{text: fmt.Sprintf("±%.0f%%", 50*(n.hi-n.lo)/n.p50)}, {text: spread}})
+	}
+	u := " (" + show.Unit + ")"
+	d.details("Noise of the uncontended figure (w1)", func(d *document) {
+		d.p("The contenders alternate in short blocks within each repetition, so a slow spell of the machine falls on all of them; the interval is that of the median of the per-block medians (distribution-free, ≥95% from six blocks). A floor whose interval lies above its lock's would mean the method, not the locks, made the figure: the claims table checks it.")
+		d.add(table{head: []string{"contender", "acquire p50" + u, "interval of the median" + u, "half-width", "per-block medians" + u}, rows: rows, labels: 1})
+	})
 }
+
+// p50Unit is the stored unit of the latency scenario's acquire figures.
+const p50Unit = "us"
 
 // blockMedians collects a per-block series of a contender over every
 // repetition.
