@@ -15,7 +15,7 @@ func TestDetailsAppendix(t *testing.T) {
 		t.Fatal(err)
 	}
 	md, det, page := string(rep.Markdown), string(rep.Details), string(rep.HTML)
-	links := regexp.MustCompile(`\]\(` + regexp.QuoteMeta(DetailsFile) + `#([a-z0-9_-]+)\)`).FindAllStringSubmatch(md, -1)
+	links := regexp.MustCompile(`\]\(`+regexp.QuoteMeta(DetailsFile)+`#([a-z0-9_-]+)\)`).FindAllStringSubmatch(md, -1)
 	if len(links) < 5 {
 		t.Fatalf("report.md links to details.md %d times, want one per section", len(links))
 	}
