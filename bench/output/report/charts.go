@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"image/color"
 	"math"
 	"slices"
 	"strconv"
@@ -25,87 +24,6 @@ const (
 	chartWidth  = 7 * vg.Inch
 	chartHeight = 3.8 * vg.Inch
 )
-
-// palette gives every lock without a colour of its own a fixed colour by
-// its position among the locks; floors are grey and dashed so they read as
-// baselines.
-var palette = []color.RGBA{
-	{0x1f, 0x5f, 0xbf, 0xff}, // blue
-	{0xc8, 0x32, 0x2d, 0xff}, // red
-	{0xe0, 0x8a, 0x00, 0xff}, // orange
-	{0x2e, 0x8b, 0x57, 0xff}, // green
-	{0x7b, 0x3f, 0xa0, 0xff}, // purple
-	{0x8c, 0x56, 0x3c, 0xff}, // brown
-	{0x17, 0xa2, 0xb8, 0xff}, // teal
-	{0xd6, 0x33, 0x84, 0xff}, // pink
-	{0x6b, 0x8e, 0x23, 0xff}, // olive
-	{0x1a, 0x2b, 0x6d, 0xff}, // navy
-}
-
-var (
-	floorGrey   = [...]color.RGBA{{0x55, 0x55, 0x55, 0xff}, {0x99, 0x99, 0x99, 0xff}}
-	floorDashes = [...][]vg.Length{{vg.Points(5), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(6), vg.Points(2), vg.Points(2), vg.Points(2)}}
-)
-
-// lineStyle returns the colour and dashes of a contender's line: its own
-// colour (ContenderInfo.Colour), else the next palette colour no other
-// contender has taken, dashed for floors.
-func (f *figures) lineStyle(contender string) draw.LineStyle {
-	ls := draw.LineStyle{Width: vg.Points(1.5)}
-	if f.isFloor(contender) {
-		floor := 0
-		for _, c := range f.contenders {
-			if c == contender {
-				break
-			}
-			if f.isFloor(c) {
-				floor++
-			}
-		}
-		ls.Color, ls.Dashes = floorGrey[floor%len(floorGrey)], floorDashes[floor%len(floorDashes)]
-	}
-	if c, ok := f.colours()[contender]; ok {
-		ls.Color = c
-	}
-	return ls
-}
-
-// colours assigns the chart colour of every lock and of every floor with
-// a colour of its own.
-func (f *figures) colours() map[string]color.RGBA {
-	out := map[string]color.RGBA{}
-	taken := map[color.RGBA]bool{}
-	for _, c := range f.contenders {
-		if col, ok := parseColour(f.info[c].Colour); ok {
-			out[c], taken[col] = col, true
-		}
-	}
-	next := 0
-	for _, c := range f.contenders {
-		if _, ok := out[c]; ok || f.isFloor(c) {
-			continue
-		}
-		for i := range palette { // the first free colour, or any once all are taken
-			if col := palette[(next+i)%len(palette)]; !taken[col] || i == len(palette)-1 {
-				out[c], taken[col], next = col, true, (next+i+1)%len(palette)
-				break
-			}
-		}
-	}
-	return out
-}
-
-// parseColour reads "#rrggbb".
-func parseColour(s string) (color.RGBA, bool) {
-	if len(s) != 7 || s[0] != '#' {
-		return color.RGBA{}, false
-	}
-	v, err := strconv.ParseUint(s[1:], 16, 32)
-	if err != nil {
-		return color.RGBA{}, false
-	}
-	return color.RGBA{uint8(v >> 16), uint8(v >> 8), uint8(v), 0xff}, true
-}
 
 // logRange sets a log axis to span lo..hi (both positive) with room
 // around them; gonum's own padding of an empty or one-value range would
@@ -343,67 +261,6 @@ func hasTick(ts plot.ConstantTicks, v float64) bool {
 		}
 	}
 	return false
-}
-
-// logBars is a grouped bar chart on a log value axis: bars grow from the
-// bottom of the plot area (a log axis has no zero), with a whisker from the
-// bar's top to a second value (the maximum).
-type logBars struct {
-	groups  int
-	index   int // this series' position in the group
-	series  int // series per group
-	values  []float64
-	whisker []float64 // same length as values; NaN for none
-	fill    color.Color
-}
-
-func (b *logBars) pos(g int) (center, half float64) {
-	width := 0.8 / float64(b.series)
-	return float64(g) + (float64(b.index)-float64(b.series-1)/2)*width, width / 2
-}
-
-// Plot implements plot.Plotter.
-func (b *logBars) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, trY := p.Transforms(&c)
-	for g, v := range b.values {
-		if math.IsNaN(v) {
-			continue
-		}
-		center, half := b.pos(g)
-		top := trY(v)
-		rect := c.ClipPolygonY([]vg.Point{
-			{X: trX(center - half), Y: c.Min.Y}, {X: trX(center + half), Y: c.Min.Y},
-			{X: trX(center + half), Y: top}, {X: trX(center - half), Y: top},
-		})
-		c.FillPolygon(b.fill, rect)
-		if w := b.whisker[g]; !math.IsNaN(w) && w > v {
-			ls := draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
-			x := trX(center)
-			c.StrokeLines(ls, c.ClipLinesY([]vg.Point{{X: x, Y: top}, {X: x, Y: trY(w)}})...)
-			c.StrokeLines(ls, c.ClipLinesY([]vg.Point{{X: x - vg.Points(3), Y: trY(w)}, {X: x + vg.Points(3), Y: trY(w)}})...)
-		}
-	}
-}
-
-// DataRange implements plot.DataRanger.
-func (b *logBars) DataRange() (xmin, xmax, ymin, ymax float64) {
-	ymin, ymax = math.Inf(1), math.Inf(-1)
-	for i, v := range b.values {
-		for _, y := range []float64{v, b.whisker[i]} {
-			if !math.IsNaN(y) && y > 0 {
-				ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
-			}
-		}
-	}
-	if math.IsInf(ymin, 0) {
-		ymin, ymax = 1, 10
-	}
-	return -0.5, float64(b.groups) - 0.5, ymin / 3, ymax * 2
-}
-
-// Thumbnail implements plot.Thumbnailer for the legend.
-func (b *logBars) Thumbnail(c *draw.Canvas) {
-	c.FillPolygon(b.fill, []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y}})
 }
 
 // handoverChart draws, per handover mode, one bar per contender: the
