@@ -19,6 +19,20 @@ type logBars struct {
 	values  []float64
 	whisker []float64 // same length as values; NaN for none
 	fill    color.Color
+	// stripes, when positive, lays white stripes this many points apart
+	// over the fill: a family's later members share its hue
+	stripes vg.Length
+}
+
+// stripe draws the white stripes of a bar spanning x0..x1, y0..y1.
+func (b *logBars) stripe(c draw.Canvas, x0, x1, y0, y1 vg.Length) {
+	if b.stripes <= 0 {
+		return
+	}
+	ls := draw.LineStyle{Color: color.White, Width: vg.Points(0.8)}
+	for y := y0 + b.stripes; y < y1; y += b.stripes {
+		c.StrokeLine2(ls, x0, y, x1, y)
+	}
 }
 
 func (b *logBars) pos(g int) (center, half float64) {
@@ -40,6 +54,7 @@ func (b *logBars) Plot(c draw.Canvas, p *plot.Plot) {
 			{X: trX(center + half), Y: top}, {X: trX(center - half), Y: top},
 		})
 		c.FillPolygon(b.fill, rect)
+		b.stripe(c, trX(center-half), trX(center+half), c.Min.Y, min(top, c.Max.Y))
 		if w := b.whisker[g]; !math.IsNaN(w) && w > v {
 			ls := draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
 			x := trX(center)
@@ -68,4 +83,5 @@ func (b *logBars) DataRange() (xmin, xmax, ymin, ymax float64) {
 // Thumbnail implements plot.Thumbnailer for the legend.
 func (b *logBars) Thumbnail(c *draw.Canvas) {
 	c.FillPolygon(b.fill, []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y}})
+	b.stripe(*c, c.Min.X, c.Max.X, c.Min.Y, c.Max.Y)
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"image/color"
 	"math"
 	"slices"
 	"strconv"
@@ -207,7 +208,7 @@ func (f *figures) percentileChart(title, scenario, variant, hist, yLabel, out st
 // workers on distinct keys, one line per contender (floors dashed), with
 // the min–max spread across repetitions as error bars.
 func (f *figures) throughputChart() ([]byte, error) {
-	p := newPlot("Short locks on distinct keys: throughput against workers", "workers (log scale)", "completed cycles/s")
+	p := newPlot("Short locks on distinct keys: throughput against workers", "workers (log scale)", "completed locks/s (acquire + release)")
 	p.X.Scale = plot.LogScale{}
 	var ticks plot.ConstantTicks
 	lines := 0
@@ -234,7 +235,7 @@ func (f *figures) throughputChart() ([]byte, error) {
 			return nil, fmt.Errorf("report: %w", err)
 		}
 		l.LineStyle = f.lineStyle(c)
-		pts.Color = l.LineStyle.Color
+		pts.GlyphStyle = f.glyphStyle(c)
 		eb := &plotter.YErrorBars{XYs: xys, YErrors: errs, LineStyle: draw.LineStyle{Color: l.LineStyle.Color, Width: vg.Points(1)}, CapWidth: vg.Points(5)}
 		p.Add(l, pts, eb)
 		p.Legend.Add(c, l, pts)
@@ -281,6 +282,9 @@ func (f *figures) handoverChart() ([]byte, error) {
 	p.X.Tick.Marker = ticks
 	for i, c := range contenders {
 		b := &logBars{groups: len(modes), index: i, series: len(contenders), fill: f.lineStyle(c).Color}
+		if k := f.familyIndex(c); k > 0 && !f.isFloor(c) {
+			b.stripes = vg.Points(float64(2 + k))
+		}
 		for _, m := range modes {
 			v, w := math.NaN(), math.NaN()
 			if x, ok := f.row("handover", c, m, "p50"); ok {
@@ -293,6 +297,17 @@ func (f *figures) handoverChart() ([]byte, error) {
 		}
 		p.Add(b)
 		p.Legend.Add(c, b)
+	}
+	if lease, ok := f.duration(contenders[0], "lease"); ok {
+		// crash and freeze handovers are bound by the lease: draw it
+		ms := float64(lease) / 1e6
+		ref, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: ms}, {X: float64(len(modes)) - 0.5, Y: ms}})
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		ref.LineStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+		p.Add(ref)
+		p.Legend.Add("lease "+lease.String(), ref)
 	}
 	return svgOf(p)
 }

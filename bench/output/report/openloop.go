@@ -84,7 +84,7 @@ func (f *figures) openLoopChart(vs []string, metric, label string) ([]byte, erro
 			return nil, fmt.Errorf("report: %w", err)
 		}
 		l.LineStyle = f.lineStyle(c)
-		pts.Color = l.LineStyle.Color
+		pts.GlyphStyle = f.glyphStyle(c)
 		p.Add(l, pts)
 		p.Legend.Add(c, l, pts)
 		lines++

@@ -92,7 +92,7 @@ func (f *figures) seriesChart(title, xLabel, yLabel string, series map[string][]
 			return nil, fmt.Errorf("report: %w", err)
 		}
 		l.LineStyle = f.lineStyle(c)
-		dots.Color = l.LineStyle.Color
+		dots.GlyphStyle = f.glyphStyle(c)
 		eb := &plotter.YErrorBars{XYs: xys, YErrors: errs, LineStyle: l.LineStyle}
 		eb.LineStyle.Dashes = nil
 		p.Add(l, dots, eb)

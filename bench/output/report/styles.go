@@ -2,6 +2,7 @@ package report
 
 import (
 	"image/color"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot/vg"
@@ -49,7 +50,45 @@ func (f *figures) lineStyle(contender string) draw.LineStyle {
 	if c, ok := f.colours()[contender]; ok {
 		ls.Color = c
 	}
+	if k := f.familyIndex(contender); !f.isFloor(contender) && k > 0 {
+		// members of one family share a hue (monolock, monolock-warm,
+		// monolock-tfo): the second and later are told apart by dashes
+		ls.Dashes = memberDashes[(k-1)%len(memberDashes)]
+	}
 	return ls
+}
+
+// memberDashes are the dash patterns of a family's second and later
+// members, unlike the floors' patterns.
+var memberDashes = [...][]vg.Length{{vg.Points(8), vg.Points(2)}, {vg.Points(1), vg.Points(1.5)}, {vg.Points(8), vg.Points(2), vg.Points(1), vg.Points(2)}}
+
+// glyphShapes are the point markers, one per lock by its position, so that
+// two locks of a similar colour still differ at every point.
+var glyphShapes = []draw.GlyphDrawer{
+	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{},
+	draw.RingGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.PlusGlyph{},
+}
+
+// glyphStyle returns the point marker of a contender: its line's colour
+// and a shape of its own among the contenders of the report.
+func (f *figures) glyphStyle(contender string) draw.GlyphStyle {
+	i := max(slices.Index(f.contenders, contender), 0)
+	return draw.GlyphStyle{Color: f.lineStyle(contender).Color, Radius: vg.Points(3), Shape: glyphShapes[i%len(glyphShapes)]}
+}
+
+// familyIndex is a contender's position among the contenders of its
+// family, in display order.
+func (f *figures) familyIndex(contender string) int {
+	k := 0
+	for _, c := range f.contenders {
+		if c == contender {
+			return k
+		}
+		if f.family(c) == f.family(contender) {
+			k++
+		}
+	}
+	return 0
 }
 
 // colours assigns the chart colour of every lock and of every floor with
