@@ -28,6 +28,7 @@ figure{margin:1rem 0}figure svg{width:100%;max-width:48rem;height:auto;display:b
 figcaption{font-size:0.85rem;color:#444}
 a{color:#1f5fbf}p.warn{border:2px solid #b00;padding:0.5rem;font-weight:bold}
 @media (max-width:40rem){body{padding:0.5rem}td:first-child{min-width:6rem}
+figure{overflow-x:auto}figure svg{min-width:34rem}figcaption{position:sticky;left:0}
 table.cards,table.cards tbody,table.cards tr,table.cards td{display:block}table.cards thead{display:none}
 table.cards tr{border:1px solid #ccc;margin-bottom:0.75rem}table.cards td{border:none;border-bottom:1px solid #eee}
 table.cards td::before{content:attr(data-label) ": ";font-weight:bold;color:#444}}
