@@ -86,14 +86,14 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 	v := f.pickVariant(rule, compared)
 	if v == "" {
 		c.Evidence = fmt.Sprintf("not measured in this run: no %s %s %s for %s",
-			rule.Scenario, rule.Variant, rule.Metric, strings.Join(compared, " and "))
+			rule.Scenario, rule.Variant, f.metricLabel(rule.Scenario, rule.Metric), strings.Join(compared, " and "))
 		return c
 	}
 	s, unit, _ := f.quantity(rule, rule.Subject, v)
 	if rule.Label != "" {
 		c.Evidence = fmt.Sprintf("%s %s: %s %s", rule.Subject, v, s, rule.Label)
 	} else {
-		c.Evidence = fmt.Sprintf("%s %s %s %s", rule.Subject, v, rule.Metric, s.in(unit))
+		c.Evidence = fmt.Sprintf("%s %s %s %s", rule.Subject, v, f.metricLabel(rule.Scenario, rule.Metric), s.in(unit))
 	}
 
 	factor := rule.Than.Factor
@@ -113,7 +113,7 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 		}
 		var ok bool
 		if bound, _, ok = f.quantity(br, who, bv); !ok {
-			c.Evidence += fmt.Sprintf("; not measured in this run: no %s %s %s for %s", rule.Scenario, bv, br.Metric, who)
+			c.Evidence += fmt.Sprintf("; not measured in this run: no %s %s %s for %s", rule.Scenario, bv, f.metricLabel(rule.Scenario, br.Metric), who)
 			return c
 		}
 		if bv != v {
@@ -157,7 +157,7 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 			c.Verdict = Fails
 			label := g.Label
 			if label == "" {
-				label = g.Metric
+				label = f.metricLabel(rule.Scenario, g.Metric)
 			}
 			c.Evidence += fmt.Sprintf("; %s %s", label, x.in(gu))
 		}
@@ -210,11 +210,11 @@ func (f *figures) quote(rule results.ClaimRule, q results.ClaimQuote, variant st
 	case !ok:
 		return ""
 	case contender == rule.Subject:
-		return fmt.Sprintf(", %s %s", qr.Metric, s.in(unit))
+		return fmt.Sprintf(", %s %s", f.metricLabel(rule.Scenario, qr.Metric), s.in(unit))
 	case qr.Label != "":
 		return fmt.Sprintf("; %s %s", contender, s)
 	}
-	return fmt.Sprintf("; %s %s %s", contender, qr.Metric, s.in(unit))
+	return fmt.Sprintf("; %s %s %s", contender, f.metricLabel(rule.Scenario, qr.Metric), s.in(unit))
 }
 
 // pickVariant returns the variant a rule judges: its Variant, or among the

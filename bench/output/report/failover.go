@@ -104,7 +104,7 @@ func (f *figures) failoverReading() string {
 		return "Reading: no failover figures in this run."
 	}
 	text := "Reading: " + strings.Join(parts, "; ") + "."
-	text += " Unavailability is the longest stretch without a grant from the last grant before the fault on; no grant counts the empty 100-ms buckets after the fault; recovery runs from the moment the restart began (the server's start and the clients' retries included); the in-fault percentiles cover acquisitions and releases in flight between the fault and the restart (minority-down: to the end). A release to a dead server costs the worker as much as the release's client lets it (release_p99_during_fault)."
+	text += " Unavailability is the longest stretch without a grant from the last grant before the fault on; no grant counts the empty 100-ms buckets after the fault; recovery runs from the moment the restart began (the server's start and the clients' retries included); the in-fault percentiles cover acquisitions and releases in flight between the fault and the restart (minority-down: to the end). A release to a dead server costs the worker as much as the release's client lets it (the release p99 in the fault)."
 	return text
 }
 

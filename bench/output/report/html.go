@@ -57,14 +57,14 @@ func htmlBlocks(b *strings.Builder, blocks []block) {
 			fmt.Fprintf(b, "<h%d id=\"%s\">%s</h%d>\n", x.level, html.EscapeString(x.id), html.EscapeString(x.text), x.level)
 		case paragraph:
 			if x.strong {
-				fmt.Fprintf(b, "<p class=\"warn\">%s</p>\n", html.EscapeString(x.text))
+				fmt.Fprintf(b, "<p class=\"warn\">%s</p>\n", htmlText(x.text))
 			} else {
-				fmt.Fprintf(b, "<p>%s</p>\n", html.EscapeString(x.text))
+				fmt.Fprintf(b, "<p>%s</p>\n", htmlText(x.text))
 			}
 		case list:
 			b.WriteString("<ul>\n")
 			for _, it := range x.items {
-				fmt.Fprintf(b, "<li>%s</li>\n", html.EscapeString(it))
+				fmt.Fprintf(b, "<li>%s</li>\n", htmlText(it))
 			}
 			b.WriteString("</ul>\n")
 		case links:

@@ -24,13 +24,13 @@ func mdBlocks(b *strings.Builder, blocks []block, linked bool) {
 			fmt.Fprintf(b, "%s %s\n", strings.Repeat("#", x.level), mdEscape(x.text))
 		case paragraph:
 			if x.strong {
-				fmt.Fprintf(b, "**%s**\n", mdEscape(x.text))
+				fmt.Fprintf(b, "**%s**\n", mdText(x.text))
 			} else {
-				fmt.Fprintf(b, "%s\n", mdEscape(x.text))
+				fmt.Fprintf(b, "%s\n", mdText(x.text))
 			}
 		case list:
 			for _, it := range x.items {
-				fmt.Fprintf(b, "- %s\n", mdEscape(it))
+				fmt.Fprintf(b, "- %s\n", mdText(it))
 			}
 		case links:
 			for _, l := range x.items {
