@@ -73,10 +73,11 @@ type Variant struct {
 	Params results.VariantParams
 	// Estimate is the expected wall time of one run, for the ETA.
 	Estimate time.Duration
-	// Claims, when positive, is the most claims the variant holds at once:
-	// the ETA counts it as a skip for a contender whose MaxClaims is lower
+	// Sessions, when positive, is the most sessions (locks held or waited
+	// for) the variant has at once: the ETA counts it as a skip for a
+	// contender whose MaxSessions is lower
 	// (the scenario skips it at once, with the reason).
-	Claims int
+	Sessions int
 	// Skip, when set, says why the variant does not run a contender, or
 	// "" to run it. It is decided from the contender alone, before the
 	// run: the ETA leaves the contender out, and the runner records the

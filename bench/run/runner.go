@@ -253,7 +253,7 @@ func skipKey(st *plannedStep, contender string) string {
 // seen skipping it, or holding fewer claims than it needs.
 func (m *etaModel) cost(st *plannedStep) time.Duration {
 	skips := func(c bench.Contender) bool {
-		return m.skips[skipKey(st, c.Name)] || (c.MaxClaims > 0 && st.variant.Claims > c.MaxClaims) ||
+		return m.skips[skipKey(st, c.Name)] || (c.MaxSessions > 0 && st.variant.Sessions > c.MaxSessions) ||
 			(st.variant.Interleaved == nil && skipOf(st.variant, c) != "")
 	}
 	if len(st.together) == 0 {

@@ -149,7 +149,7 @@ type clientLog struct {
 	errs     []string
 }
 
-func (l *clientLog) note(err error) { l.errs = noteError(l.errs, err.Error()) }
+func (l *clientLog) note(err error) { l.errs = load.NoteError(l.errs, err.Error()) }
 
 // snapshot is the coordinator's and the bench's counters at one moment.
 type snapshot struct {
@@ -226,7 +226,7 @@ func runFairness(ctx context.Context, env *bench.Env, cfg FairnessConfig) (resul
 		failures += l.failures
 		lost += l.lost
 		for _, e := range l.errs {
-			errs = noteError(errs, e)
+			errs = load.NoteError(errs, e)
 		}
 	}
 	f := AnalyzeFairness(reqs, cfg.Clients, a.at, b.at, cfg.InversionSlack)

@@ -229,7 +229,7 @@ func runHandover(ctx context.Context, env *bench.Env, cmd holder.Command, mode s
 			return results.Raw{}, err
 		}
 		if err != nil {
-			errs = noteError(errs, err.Error())
+			errs = load.NoteError(errs, err.Error())
 			continue
 		}
 		values = append(values, ms(d))

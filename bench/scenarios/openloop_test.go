@@ -25,7 +25,7 @@ func (slowLocker) Close() error { return nil }
 // slowEnv is an Env whose contender is a slowLocker and whose server's
 // CPU cannot be seen (as on the external backend).
 func slowEnv(service time.Duration) *bench.Env {
-	return &bench.Env{Contender: bench.Contender{Name: "slow", Open: func(context.Context, []string, time.Duration) (bench.Locker, error) {
+	return &bench.Env{Contender: bench.Contender{Name: "slow", New: func(context.Context, []string, time.Duration, bench.OpenOptions) (bench.Locker, error) {
 		return slowLocker{service}, nil
 	}}, Servers: []bench.Server{blindServer{}}}
 }

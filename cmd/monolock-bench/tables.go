@@ -7,6 +7,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/contenders/etcd"
 	"github.com/monolock/monolock-bench/bench/contenders/floors"
 	"github.com/monolock/monolock-bench/bench/contenders/monolock"
+	"github.com/monolock/monolock-bench/bench/contenders/monolockstandby"
 	"github.com/monolock/monolock-bench/bench/contenders/postgres"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/load"
@@ -66,8 +67,10 @@ func contenderTable() []bench.Contender {
 		monolock.Contender(),
 		monolock.WarmContender(),
 		monolock.FastOpenContender(),
+		monolockstandby.Contender(),
 		redisbench.RedisContender(),
 		redisbench.RedlockContender(),
+		redisbench.RedlockFastContender(),
 		redisson.Contender(),
 		redissonfair.Contender(),
 		etcd.Contender(),

@@ -94,7 +94,7 @@ func Contender() bench.Contender {
 		Server:         Server,
 		Settings:       set,
 		ServerSettings: grantedTTL,
-		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
+		New: func(_ context.Context, addrs []string, lease time.Duration, _ bench.OpenOptions) (bench.Locker, error) {
 			return New(Config{Endpoints: addrs, Lease: lease})
 		},
 		Counters: newCounters,

@@ -31,7 +31,7 @@ func WarmContender() bench.Contender {
 		Server:    Server,
 		Settings:  set,
 		Scenarios: notScale,
-		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
+		New: func(_ context.Context, addrs []string, lease time.Duration, _ bench.OpenOptions) (bench.Locker, error) {
 			return New(monolock.Config{Address: addrs[0], Spares: WarmSpares}, lease), nil
 		},
 		Counters: NewCounters,
@@ -80,7 +80,7 @@ func FastOpenContender() bench.Contender {
 		Server:    FastOpenServer,
 		Settings:  set,
 		Scenarios: notScale,
-		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
+		New: func(_ context.Context, addrs []string, lease time.Duration, _ bench.OpenOptions) (bench.Locker, error) {
 			return New(monolock.Config{Address: addrs[0], TCPFastOpen: true}, lease), nil
 		},
 		Counters: NewCounters,

@@ -89,17 +89,17 @@ func contender(name, label, colour string, spec *bench.ServerSpec, tuned []strin
 		Server:         spec,
 		Settings:       set,
 		ServerSettings: serverSettings,
-		Open: func(ctx context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
+		New: func(ctx context.Context, addrs []string, lease time.Duration, _ bench.OpenOptions) (bench.Locker, error) {
 			if len(addrs) != 1 {
 				return nil, fmt.Errorf("postgres: want one server, got %d", len(addrs))
 			}
 			return New(ctx, Config{Addr: addrs[0], Lease: lease, Fence: true})
 		},
-		MaxClaims:       DefaultPoolSize,
-		MaxClaimsReason: "each claim holds one pooled connection, served by a backend process of its own: pool_size " + strconv.Itoa(DefaultPoolSize) + ", below PostgreSQL's default max_connections (100)",
-		Counters:        newCounters,
-		Claims:          Claims(name),
-		Notes:           Notes(),
+		MaxSessions:       DefaultPoolSize,
+		MaxSessionsReason: "each session holds one pooled connection, served by a backend process of its own: pool_size " + strconv.Itoa(DefaultPoolSize) + ", below PostgreSQL's default max_connections (100)",
+		Counters:          newCounters,
+		Claims:            Claims(name),
+		Notes:             Notes(),
 	}
 }
 
