@@ -115,7 +115,9 @@ func (f *figures) failoverChart(variant string) ([]byte, error) {
 	p := newPlot("Failover: grants per 100 ms ("+variant+")", "seconds since the fault", "grants per 100 ms")
 	var restarts []float64
 	lines := 0
-	top := 0.0
+	top, end := 0.0, 0.0
+	var drawn []*plotter.Line
+	var names []string
 	for _, c := range f.locks(s) {
 		raws := f.raws(s, c, variant)
 		if len(raws) == 0 {
@@ -132,21 +134,39 @@ func (f *figures) failoverChart(variant string) ([]byte, error) {
 		xys := make(plotter.XYs, len(grants.Values))
 		for i, g := range grants.Values {
 			xys[i] = plotter.XY{X: float64(i)*0.1 + 0.05 - fault, Y: g}
-			top = math.Max(top, g)
+			top, end = math.Max(top, g), math.Max(end, xys[i].X)
 		}
 		l, err := plotter.NewLine(xys)
 		if err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
 		l.LineStyle = f.lineStyle(c)
-		p.Add(l)
-		p.Legend.Add(c, l)
+		drawn, names = append(drawn, l), append(names, c)
 		lines++
 	}
 	if lines == 0 {
 		return nil, nil
 	}
 	top = math.Max(top*1.1, 1)
+	// the fault interval, shaded from the fault to the median restart (to
+	// the end where the servers stay down), behind the lines
+	until := end
+	if len(restarts) > 0 {
+		until = results.Median(slices.Sorted(slices.Values(restarts)))
+	}
+	if until > 0 {
+		shade, err := plotter.NewPolygon(plotter.XYs{{X: 0, Y: 0}, {X: until, Y: 0}, {X: until, Y: top}, {X: 0, Y: top}})
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		shade.Color, shade.LineStyle.Width = color.RGBA{0xee, 0xe6, 0xd0, 0xff}, 0
+		p.Add(shade)
+		p.Legend.Add("fault in effect", shade)
+	}
+	for i, l := range drawn {
+		p.Add(l)
+		p.Legend.Add(names[i], l)
+	}
 	mark := func(x float64, dashes []vg.Length, name string) error {
 		l, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: top}})
 		if err != nil {
