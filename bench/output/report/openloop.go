@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -75,7 +76,7 @@ func (f *figures) openLoopChart(vs []string, metric, label string) ([]byte, erro
 		if len(xys) == 0 {
 			continue
 		}
-		slices.SortFunc(xys, func(a, b plotter.XY) int { return cmpFloat(a.X, b.X) })
+		slices.SortFunc(xys, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
 		for _, xy := range xys {
 			xlo, xhi, ylo, yhi = math.Min(xlo, xy.X), math.Max(xhi, xy.X), math.Min(ylo, xy.Y), math.Max(yhi, xy.Y)
 		}
@@ -95,16 +96,6 @@ func (f *figures) openLoopChart(vs []string, metric, label string) ([]byte, erro
 	logRange(&p.X, xlo/1.5, xhi*1.5)
 	logRange(&p.Y, ylo/1.5, yhi*1.5)
 	return svgOf(p)
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // latencyNoise shows how far the uncontended figures can be trusted: each

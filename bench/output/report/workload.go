@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -97,7 +98,7 @@ func (f *figures) workloadRanking(v string) []WorkloadRank {
 			}
 			return 1
 		}
-		return cmpFloat(a.AcquireP99.Median, b.AcquireP99.Median)
+		return cmp.Compare(a.AcquireP99.Median, b.AcquireP99.Median)
 	})
 	for i := range ranks {
 		rk := &ranks[i]
