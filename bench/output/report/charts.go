@@ -79,17 +79,34 @@ var readableTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	return ticks
 })
 
-// readableLogTicks labels the decades of a log axis as plain numbers
-// ("100000", not "1e+05").
+// readableLogTicks labels a log axis as plain numbers ("100000", not
+// "1e+05"): the decades, and on an axis of at most three decades also 2 and
+// 5 times each, so that a label stands within a factor 2.5 of every point.
 var readableLogTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	ticks := plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+	dense := lo > 0 && hi/lo <= 1000
+	labelled := map[float64]bool{}
+	for _, t := range ticks {
+		if t.Label != "" {
+			labelled[t.Value] = true
+		}
+	}
 	for i := range ticks {
+		v := ticks[i].Value
 		if ticks[i].Label != "" {
-			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', -1, 64)
+			ticks[i].Label = strconv.FormatFloat(v, 'f', -1, 64)
+			continue
+		}
+		decade := math.Pow(10, math.Floor(math.Log10(v)+1e-9))
+		if dense && !labelled[v] && (nearly(v, 2*decade) || nearly(v, 5*decade)) {
+			ticks[i].Label, labelled[v] = strconv.FormatFloat(v, 'f', -1, 64), true
 		}
 	}
 	return ticks
 })
+
+// nearly reports whether a and b agree to nine digits.
+func nearly(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
 
 // svgOf renders p as a deterministic SVG document, its legend in a column
 // on the right. vgsvg writes no ids, no timestamps and (by default) no

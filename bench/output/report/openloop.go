@@ -58,7 +58,16 @@ func (f *figures) openLoopSection(d *document) error {
 // openLoopChart draws one percentile against the offered rate, a line per
 // contender through its open-loop variants.
 func (f *figures) openLoopChart(vs []string, metric, label string) ([]byte, error) {
-	p := newPlot("Open loop: acquire "+label+" against offered rate", "offered requests/s (log scale)", "acquire "+label+" from due time (us, log scale)")
+	var all []float64
+	for _, c := range f.scenarioContenders("latency") {
+		for _, v := range vs {
+			if y, ok := f.row("latency", c, v, metric); ok {
+				all = append(all, y.Median)
+			}
+		}
+	}
+	show := results.DisplayFor(p50Unit, all...)
+	p := newPlot("Open loop: acquire "+label+" against offered rate", "offered requests/s (log scale)", "acquire "+label+" from due time ("+show.Unit+", log scale)")
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = readableLogTicks, readableLogTicks
 	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
@@ -71,7 +80,7 @@ func (f *figures) openLoopChart(vs []string, metric, label string) ([]byte, erro
 			if !ok1 || !ok2 || x.Median <= 0 || y.Median <= 0 {
 				continue
 			}
-			xys = append(xys, plotter.XY{X: x.Median, Y: y.Median})
+			xys = append(xys, plotter.XY{X: x.Median, Y: show.Value(y.Median)})
 		}
 		if len(xys) == 0 {
 			continue

@@ -81,6 +81,10 @@ func pick(top, bottom, stored float64, units []struct {
 	return Display{Unit: units[i].name, factor: stored / units[i].size}
 }
 
+// Value converts v from the stored unit into this display's unit (for a
+// chart's axis).
+func (d Display) Value(v float64) float64 { return v * d.factor }
+
 // Num prints v (in the stored unit) as a number in this display's unit.
 func (d Display) Num(v float64) string {
 	shown := v * d.factor
