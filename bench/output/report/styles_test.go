@@ -43,3 +43,34 @@ func TestHandoverChartDrawsTheLease(t *testing.T) {
 		t.Error("the handover chart has no lease reference line in its legend")
 	}
 }
+
+// TestLogTicksCoverTheData: on a log axis of at most three decades a
+// labelled tick stands within a factor 2.5 of every value, and no value is
+// labelled twice (two labels drawn on one spot).
+func TestLogTicksCoverTheData(t *testing.T) {
+	lo, hi := 1.2, 60.0
+	ticks := readableLogTicks.Ticks(lo, hi)
+	seen := map[float64]bool{}
+	var labelled []float64
+	for _, tk := range ticks {
+		if tk.Label == "" {
+			continue
+		}
+		if seen[tk.Value] {
+			t.Errorf("%v labelled twice", tk.Value)
+		}
+		seen[tk.Value] = true
+		labelled = append(labelled, tk.Value)
+	}
+	for v := lo; v <= hi; v *= 1.1 {
+		near := false
+		for _, l := range labelled {
+			if l/v <= 2.5 && v/l <= 2.5 {
+				near = true
+			}
+		}
+		if !near {
+			t.Errorf("no label within 2.5x of %.2f (labels %v)", v, labelled)
+		}
+	}
+}
