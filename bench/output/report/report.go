@@ -51,6 +51,7 @@ type Chart struct {
 // corrupt histogram); missing scenarios or contenders are reported as
 // missing.
 func Render(r *results.Results) (*Report, error) {
+	all, r := r, r.FirstNetwork() // the sections read one network profile; networkSection reads all
 	f := newFigures(r)
 	claims := Check(r)
 	d := &document{title: "monolock-bench report — run " + r.RunID}
@@ -63,6 +64,9 @@ func Render(r *results.Results) (*Report, error) {
 		if err := f.scenarioSection(d, s); err != nil {
 			return nil, err
 		}
+	}
+	if err := networkSection(d, all); err != nil {
+		return nil, err
 	}
 	f.method(d)
 	f.glossarySection(d)
