@@ -159,8 +159,9 @@ func TestLayering(t *testing.T) {
 }
 
 // coreThirdParty are the only modules outside the standard library and this
-// module that the core may link: the histogram of the results schema.
-var coreThirdParty = []string{"github.com/HdrHistogram/hdrhistogram-go"}
+// module that the core may link: the histogram of the results schema and
+// the statistics (benchmath) of its summaries.
+var coreThirdParty = []string{"github.com/HdrHistogram/hdrhistogram-go", "golang.org/x/perf/benchmath", "github.com/aclements/go-moremath"}
 
 // TestCoreDependsOnNoThirdParty: the core links no backend's engine client,
 // no lock client and no other third-party module but coreThirdParty.

@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/aclements/go-moremath/stats"
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/internal/stats"
 	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
@@ -271,11 +271,11 @@ func failoverRaw(tl *timeline, ft faultTimes) results.Raw {
 	}
 	if len(faultAcquires) > 0 {
 		slices.Sort(faultAcquires)
-		metric("acquire_p99_during_fault", "us", stats.Percentile(faultAcquires, 99))
+		metric("acquire_p99_during_fault", "us", stats.Sample{Xs: faultAcquires, Sorted: true}.Quantile(0.99))
 	}
 	if len(faultReleases) > 0 {
 		slices.Sort(faultReleases)
-		metric("release_p99_during_fault", "ms", stats.Percentile(faultReleases, 99))
+		metric("release_p99_during_fault", "ms", stats.Sample{Xs: faultReleases, Sorted: true}.Quantile(0.99))
 	}
 	if tokBefore && tokAfter {
 		mono := 0.0

@@ -15,9 +15,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aclements/go-moremath/stats"
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/host"
-	"github.com/monolock/monolock-bench/bench/internal/stats"
+
 	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
@@ -378,7 +379,7 @@ func record(cfg FairnessConfig, f FairnessFigures, reqs []FairnessRequest, a, b 
 		if w := perClient[i]; len(w) > 0 {
 			slices.Sort(w)
 			c.Metrics = append(c.Metrics,
-				results.Metric{Name: "wait_p50", Unit: "ms", Value: stats.Percentile(w, 50)},
+				results.Metric{Name: "wait_p50", Unit: "ms", Value: stats.Sample{Xs: w, Sorted: true}.Quantile(0.5)},
 				results.Metric{Name: "wait_max", Unit: "ms", Value: w[len(w)-1]},
 			)
 		}

@@ -25,10 +25,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/aclements/go-moremath/stats"
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/faults/faultproxy"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
-	"github.com/monolock/monolock-bench/bench/internal/stats"
+
 	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
@@ -250,8 +251,8 @@ func runHandover(ctx context.Context, env *bench.Env, cmd holder.Command, mode s
 	if len(values) > 0 {
 		sorted := slices.Sorted(slices.Values(values))
 		raw.Metrics = append(raw.Metrics,
-			results.Metric{Name: "p50", Unit: "ms", Value: stats.Percentile(sorted, 50)},
-			results.Metric{Name: "p95", Unit: "ms", Value: stats.Percentile(sorted, 95)},
+			results.Metric{Name: "p50", Unit: "ms", Value: stats.Sample{Xs: sorted, Sorted: true}.Quantile(0.5)},
+			results.Metric{Name: "p95", Unit: "ms", Value: stats.Sample{Xs: sorted, Sorted: true}.Quantile(0.95)},
 			results.Metric{Name: "max", Unit: "ms", Value: sorted[len(sorted)-1]},
 		)
 	}

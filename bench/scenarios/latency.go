@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/internal/stats"
 	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
+	"golang.org/x/perf/benchmath"
 )
 
 // LatencyConfig are the latency scenario's parameters. A zero field takes
@@ -225,8 +226,7 @@ func latencyRaw(blocks []load.Measurement, workers, perBlock int) (results.Raw, 
 			medians[i] = us(h.ValueAtQuantile(50))
 		}
 		raw.Series = append(raw.Series, results.Series{Name: op + "_p50_blocks", Unit: "us", Values: medians})
-		sorted := slices.Sorted(slices.Values(medians))
-		lo, hi, _ := stats.MedianCI(sorted)
+		lo, hi := medianCI(medians)
 		raw.Metrics = append(raw.Metrics,
 			results.Metric{Name: op + "_p50_ci_lo", Unit: "us", Value: lo},
 			results.Metric{Name: op + "_p50_ci_hi", Unit: "us", Value: hi},
@@ -262,4 +262,17 @@ func mergeMeasurements(blocks []load.Measurement) load.Measurement {
 		m.Levels = b.Levels
 	}
 	return m
+}
+
+// medianCI returns the distribution-free 95% interval of the median of the
+// population the values were drawn from (benchmath's, as compare uses);
+// with too few values for 95% coverage it is the whole range.
+func medianCI(values []float64) (lo, hi float64) {
+	sample := benchmath.NewSample(slices.Clone(values), &benchmath.DefaultThresholds)
+	sum := benchmath.AssumeNothing.Summary(sample, 0.95)
+	lo, hi = sum.Lo, sum.Hi
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		lo, hi = sample.Values[0], sample.Values[len(sample.Values)-1]
+	}
+	return lo, hi
 }

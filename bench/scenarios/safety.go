@@ -41,12 +41,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aclements/go-moremath/stats"
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/check"
 	"github.com/monolock/monolock-bench/bench/faults/faultproxy"
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
-	"github.com/monolock/monolock-bench/bench/internal/stats"
+
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -258,7 +259,7 @@ func runSafety(ctx context.Context, env *bench.Env, cmd holder.Command, variant 
 	if variant == HostLoss && len(s.margins) > 0 {
 		sorted := slices.Sorted(slices.Values(s.margins))
 		raw.Metrics = append(raw.Metrics,
-			results.Metric{Name: "learn_first_margin_p50", Unit: "ms", Value: stats.Percentile(sorted, 50)},
+			results.Metric{Name: "learn_first_margin_p50", Unit: "ms", Value: stats.Sample{Xs: sorted, Sorted: true}.Quantile(0.5)},
 			results.Metric{Name: "learn_first_margin_min", Unit: "ms", Value: sorted[0]},
 		)
 		raw.Series = append(raw.Series, results.Series{Name: "learn_first_margin", Unit: "ms", Values: s.margins})

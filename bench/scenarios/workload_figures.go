@@ -8,7 +8,8 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/monolock/monolock-bench/bench/internal/stats"
+	"github.com/aclements/go-moremath/stats"
+
 	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/bench/workload"
@@ -79,8 +80,8 @@ func workloadRecord(w workload.Workload, log *load.Log, e *edges, maxRate float6
 			v[i] = ms(h)
 		}
 		slices.Sort(v)
-		add("handover_p50", "ms", stats.Percentile(v, 50))
-		add("handover_p99", "ms", stats.Percentile(v, 99))
+		add("handover_p50", "ms", stats.Sample{Xs: v, Sorted: true}.Quantile(0.5))
+		add("handover_p99", "ms", stats.Sample{Xs: v, Sorted: true}.Quantile(0.99))
 		raw.Counts["handovers"] = int64(len(hs))
 	}
 

@@ -21,7 +21,6 @@ import (
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/load"
-	"github.com/monolock/monolock-bench/bench/output/markdown"
 	"github.com/monolock/monolock-bench/bench/output/report"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/bench/run"
@@ -353,7 +352,7 @@ func runSuite(ctx context.Context, o *runOptions, stdout, stderr io.Writer) int 
 		return exitFailure
 	}
 	updateIndex(o.out, stderr)
-	if err := markdown.Summary(stdout, res); err != nil {
+	if err := report.Summary(stdout, res); err != nil {
 		return exitFailure
 	}
 	log.Info("monolock-bench: written", "results", path, "report", filepath.Join(o.out, report.HTMLFile), "partial", res.Partial)

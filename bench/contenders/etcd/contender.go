@@ -90,7 +90,7 @@ func Contender() bench.Contender {
 	set["ttl_rule"] = "the lease rounded up to whole seconds, at least 1s (etcd lease TTLs are whole seconds)"
 	set["counters"] = CountsSource
 	return bench.Contender{
-		Name: "etcd", Label: "etcd (3 members)", Family: "etcd", Colour: "#419eda",
+		Name: "etcd", Label: "etcd (3 members)", Family: "etcd", Colour: "#17a2b8",
 		Server:         Server,
 		Settings:       set,
 		ServerSettings: grantedTTL,

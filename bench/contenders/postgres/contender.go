@@ -60,14 +60,14 @@ func version(ctx context.Context, addr string) (string, error) {
 // Contender is the postgres row of the contender table: advisory locks on
 // a server with default keepalives.
 func Contender() bench.Contender {
-	return contender("postgres", "PostgreSQL advisory lock", "#336791", Server, nil)
+	return contender("postgres", "PostgreSQL advisory lock", "#6b7a1f", Server, nil)
 }
 
 // KeepaliveContender is the postgres-keepalive row: the same lock on a
 // server with TunedKeepalives, as the comparison page suggests for
 // noticing a dead client within seconds.
 func KeepaliveContender() bench.Contender {
-	c := contender("postgres-keepalive", "PostgreSQL advisory lock, tuned keepalives", "#7fa7cf", KeepaliveServer, TunedKeepalives)
+	c := contender("postgres-keepalive", "PostgreSQL advisory lock, tuned keepalives", "#a9b84a", KeepaliveServer, TunedKeepalives)
 	c.Caps = KeepaliveCaps
 	return c
 }

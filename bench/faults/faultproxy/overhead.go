@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/internal/stats"
+	"github.com/aclements/go-moremath/stats"
 )
 
 // Quantiles of a set of round-trip times.
@@ -123,6 +123,8 @@ func quantiles(d []time.Duration) Quantiles {
 		v[i] = float64(x)
 	}
 	slices.Sort(v)
-	q := func(p float64) time.Duration { return time.Duration(stats.Percentile(v, p)) }
+	q := func(p float64) time.Duration {
+		return time.Duration(stats.Sample{Xs: v, Sorted: true}.Quantile(p / 100))
+	}
 	return Quantiles{P50: q(50), P90: q(90), P99: q(99)}
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 
@@ -336,7 +335,7 @@ func orDash(v report.Verdict) string {
 }
 
 func summary(s benchmath.Summary) string {
-	return num(s.Center) + " ± " + s.PctRangeString()
+	return results.Num(s.Center) + " ± " + s.PctRangeString()
 }
 
 func pn(f Figure) string {
@@ -345,18 +344,4 @@ func pn(f Figure) string {
 		n = fmt.Sprintf("n=%d+%d", f.OldN, f.NewN)
 	}
 	return fmt.Sprintf("p=%.3f %s", f.P, n)
-}
-
-// num prints a figure with a precision that suits its size.
-func num(v float64) string {
-	switch a := math.Abs(v); {
-	case a == 0:
-		return "0"
-	case a >= 1000:
-		return fmt.Sprintf("%.0f", v)
-	case a >= 10:
-		return fmt.Sprintf("%.1f", v)
-	default:
-		return fmt.Sprintf("%.3g", v)
-	}
 }

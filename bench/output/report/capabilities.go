@@ -121,7 +121,7 @@ func (f *figures) guardHit(scenario, contender, variant string, guards []results
 		vals, _ := f.values(scenario, contender, variant, g.Metric)
 		if len(vals) > 0 && slices.Max(vals) > 0 {
 			label := cmp.Or(g.Label, g.Metric)
-			return label, fmt.Sprintf("%s: %s per repetition (n=%d)", label, strings.Join(slicesMap(vals, num), ", "), len(vals))
+			return label, fmt.Sprintf("%s: %s per repetition (n=%d)", label, strings.Join(slicesMap(vals, results.Num), ", "), len(vals))
 		}
 	}
 	return "", ""
@@ -160,7 +160,7 @@ func (f *figures) judgeDecl(c string, d decl) judged {
 		j := judged{entry: entry{contender: c, vals: vals, unit: unit}}
 		s := spanOf(vals)
 		j.title = fmt.Sprintf("%s: %s", where, s.in(unit))
-		j.short = withUnit(s.median, unit)
+		j.short = results.Format(s.median, unit)
 		if d.Op == "" {
 			return j
 		}
@@ -169,13 +169,13 @@ func (f *figures) judgeDecl(c string, d decl) judged {
 			j.mark, j.title = markNone, j.title+"; no bound to judge it by"
 			return j
 		}
-		j.short = withUnit(worst, unit)
+		j.short = results.Format(worst, unit)
 		j.figure = j.short
 		info, _ := f.r.Scenario(d.scenario)
 		if m, ok := info.Metric(d.Metric); ok && m.Label != "" {
 			j.figure += " " + m.Label
 		}
-		j.title += fmt.Sprintf("; worst repetition %s, limit %s", withUnit(worst, unit), withUnit(bound, unit))
+		j.title += fmt.Sprintf("; worst repetition %s, limit %s", results.Format(worst, unit), results.Format(bound, unit))
 		pass := worst <= bound
 		if d.Op == results.AtLeast {
 			pass = worst >= bound

@@ -125,7 +125,7 @@ func (f *figures) chaosVerdicts(runs []chaosRun) table {
 	for _, r := range runs {
 		v := r.c.Verdict
 		row := []cell{{text: r.contender}, validCell(v.Valid), {text: fmt.Sprint(v.Operations)}, {text: fmt.Sprint(v.Holds)},
-			{text: fmt.Sprint(v.Exclusion.Count)}, {text: withUnit(v.OverlapMS, "ms")}, {text: withUnit(v.GrantGapMaxMS, "ms")}}
+			{text: fmt.Sprint(v.Exclusion.Count)}, {text: results.Format(v.OverlapMS, "ms")}, {text: results.Format(v.GrantGapMaxMS, "ms")}}
 		for _, name := range []string{"fenced", "unfenced"} {
 			s, ok := chaosStore(v, name)
 			switch {
@@ -414,7 +414,7 @@ func (f *figures) chaosTimeline(r chaosRun) []byte {
 	step := tickStep(span / 1000)
 	for s := 0.0; s*1000 <= span; s += step {
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333333"/>`+"\n", x(s*1000), bottom, x(s*1000), bottom+4)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", x(s*1000), bottom+14, num(s))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", x(s*1000), bottom+14, results.Num(s))
 	}
 	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="end">s from the history's start</text>`+"\n", tlLeft+plotW, bottom+28)
 	fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="14" height="4" fill="#bbbbbb"/><text x="%.1f" y="%.1f">acquire</text>`+"\n", tlLeft, bottom+24, tlLeft+18, bottom+29)
@@ -471,7 +471,8 @@ func chaosHolderFaults(runs []chaosRun) (table, bool) {
 			median, most := "none", "none"
 			if len(waits) > 0 {
 				slices.Sort(waits)
-				median, most = withUnit(waits[(len(waits)-1)/2], "ms"), withUnit(waits[len(waits)-1], "ms")
+				show := results.DisplayFor("ms", waits...)
+				median, most = show.Format(waits[(len(waits)-1)/2]), show.Format(waits[len(waits)-1])
 			}
 			if never > 0 {
 				most += fmt.Sprintf(" (%d never)", never)

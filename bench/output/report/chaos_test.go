@@ -118,7 +118,7 @@ func TestChaosSection(t *testing.T) {
 		"- [beta: history](histories/beta.jsonl)",
 		"- [beta: unfenced register, porcupine visualisation](histories/beta-unfenced.html)",
 		"![beta: one lane per client",
-		"| beta | client-pause | 2 | 1 | 600 ms | 2900 ms |",
+		"| beta | client-pause | 2 | 1 | 0.600 s | 2.90 s |",
 	} {
 		if !strings.Contains(md, mdEscape(want)) && !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)

@@ -26,87 +26,6 @@ const (
 	chartHeight = 3.8 * vg.Inch
 )
 
-// palette gives every lock without a colour of its own a fixed colour by
-// its position among the locks; floors are grey and dashed so they read as
-// baselines.
-var palette = []color.RGBA{
-	{0x1f, 0x5f, 0xbf, 0xff}, // blue
-	{0xc8, 0x32, 0x2d, 0xff}, // red
-	{0xe0, 0x8a, 0x00, 0xff}, // orange
-	{0x2e, 0x8b, 0x57, 0xff}, // green
-	{0x7b, 0x3f, 0xa0, 0xff}, // purple
-	{0x8c, 0x56, 0x3c, 0xff}, // brown
-	{0x17, 0xa2, 0xb8, 0xff}, // teal
-	{0xd6, 0x33, 0x84, 0xff}, // pink
-	{0x6b, 0x8e, 0x23, 0xff}, // olive
-	{0x1a, 0x2b, 0x6d, 0xff}, // navy
-}
-
-var (
-	floorGrey   = [...]color.RGBA{{0x55, 0x55, 0x55, 0xff}, {0x99, 0x99, 0x99, 0xff}}
-	floorDashes = [...][]vg.Length{{vg.Points(5), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(6), vg.Points(2), vg.Points(2), vg.Points(2)}}
-)
-
-// lineStyle returns the colour and dashes of a contender's line: its own
-// colour (ContenderInfo.Colour), else the next palette colour no other
-// contender has taken, dashed for floors.
-func (f *figures) lineStyle(contender string) draw.LineStyle {
-	ls := draw.LineStyle{Width: vg.Points(1.5)}
-	if f.isFloor(contender) {
-		floor := 0
-		for _, c := range f.contenders {
-			if c == contender {
-				break
-			}
-			if f.isFloor(c) {
-				floor++
-			}
-		}
-		ls.Color, ls.Dashes = floorGrey[floor%len(floorGrey)], floorDashes[floor%len(floorDashes)]
-	}
-	if c, ok := f.colours()[contender]; ok {
-		ls.Color = c
-	}
-	return ls
-}
-
-// colours assigns the chart colour of every lock and of every floor with
-// a colour of its own.
-func (f *figures) colours() map[string]color.RGBA {
-	out := map[string]color.RGBA{}
-	taken := map[color.RGBA]bool{}
-	for _, c := range f.contenders {
-		if col, ok := parseColour(f.info[c].Colour); ok {
-			out[c], taken[col] = col, true
-		}
-	}
-	next := 0
-	for _, c := range f.contenders {
-		if _, ok := out[c]; ok || f.isFloor(c) {
-			continue
-		}
-		for i := range palette { // the first free colour, or any once all are taken
-			if col := palette[(next+i)%len(palette)]; !taken[col] || i == len(palette)-1 {
-				out[c], taken[col], next = col, true, (next+i+1)%len(palette)
-				break
-			}
-		}
-	}
-	return out
-}
-
-// parseColour reads "#rrggbb".
-func parseColour(s string) (color.RGBA, bool) {
-	if len(s) != 7 || s[0] != '#' {
-		return color.RGBA{}, false
-	}
-	v, err := strconv.ParseUint(s[1:], 16, 32)
-	if err != nil {
-		return color.RGBA{}, false
-	}
-	return color.RGBA{uint8(v >> 16), uint8(v >> 8), uint8(v), 0xff}, true
-}
-
 // logRange sets a log axis to span lo..hi (both positive) with room
 // around them; gonum's own padding of an empty or one-value range would
 // reach zero, which a log scale cannot show.
@@ -160,17 +79,34 @@ var readableTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	return ticks
 })
 
-// readableLogTicks labels the decades of a log axis as plain numbers
-// ("100000", not "1e+05").
+// readableLogTicks labels a log axis as plain numbers ("100000", not
+// "1e+05"): the decades, and on an axis of at most three decades also 2 and
+// 5 times each, so that a label stands within a factor 2.5 of every point.
 var readableLogTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	ticks := plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+	dense := lo > 0 && hi/lo <= 1000
+	labelled := map[float64]bool{}
+	for _, t := range ticks {
+		if t.Label != "" {
+			labelled[t.Value] = true
+		}
+	}
 	for i := range ticks {
+		v := ticks[i].Value
 		if ticks[i].Label != "" {
-			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', -1, 64)
+			ticks[i].Label = strconv.FormatFloat(v, 'f', -1, 64)
+			continue
+		}
+		decade := math.Pow(10, math.Floor(math.Log10(v)+1e-9))
+		if dense && !labelled[v] && (nearly(v, 2*decade) || nearly(v, 5*decade)) {
+			ticks[i].Label, labelled[v] = strconv.FormatFloat(v, 'f', -1, 64), true
 		}
 	}
 	return ticks
 })
+
+// nearly reports whether a and b agree to nine digits.
+func nearly(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
 
 // svgOf renders p as a deterministic SVG document, its legend in a column
 // on the right. vgsvg writes no ids, no timestamps and (by default) no
@@ -289,7 +225,7 @@ func (f *figures) percentileChart(title, scenario, variant, hist, yLabel, out st
 // workers on distinct keys, one line per contender (floors dashed), with
 // the min–max spread across repetitions as error bars.
 func (f *figures) throughputChart() ([]byte, error) {
-	p := newPlot("Short locks on distinct keys: throughput against workers", "workers (log scale)", "completed cycles/s")
+	p := newPlot("Short locks on distinct keys: throughput against workers", "workers (log scale)", "completed locks/s (acquire + release)")
 	p.X.Scale = plot.LogScale{}
 	var ticks plot.ConstantTicks
 	lines := 0
@@ -316,7 +252,7 @@ func (f *figures) throughputChart() ([]byte, error) {
 			return nil, fmt.Errorf("report: %w", err)
 		}
 		l.LineStyle = f.lineStyle(c)
-		pts.Color = l.LineStyle.Color
+		pts.GlyphStyle = f.glyphStyle(c)
 		eb := &plotter.YErrorBars{XYs: xys, YErrors: errs, LineStyle: draw.LineStyle{Color: l.LineStyle.Color, Width: vg.Points(1)}, CapWidth: vg.Points(5)}
 		p.Add(l, pts, eb)
 		p.Legend.Add(c, l, pts)
@@ -345,74 +281,6 @@ func hasTick(ts plot.ConstantTicks, v float64) bool {
 	return false
 }
 
-// logBars is a grouped bar chart on a log value axis: bars grow from the
-// bottom of the plot area (a log axis has no zero), with a whisker from the
-// bar's top to a second value (the maximum).
-type logBars struct {
-	groups  int
-	index   int // this series' position in the group
-	series  int // series per group
-	values  []float64
-	whisker []float64 // same length as values; NaN for none
-	fill    color.Color
-	// capped marks bars drawn at a bound rather than at a figure (the
-	// waiter never got the lock within it): outlined, not filled.
-	capped []bool
-}
-
-func (b *logBars) pos(g int) (center, half float64) {
-	width := 0.8 / float64(b.series)
-	return float64(g) + (float64(b.index)-float64(b.series-1)/2)*width, width / 2
-}
-
-// Plot implements plot.Plotter.
-func (b *logBars) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, trY := p.Transforms(&c)
-	for g, v := range b.values {
-		if math.IsNaN(v) {
-			continue
-		}
-		center, half := b.pos(g)
-		top := trY(v)
-		rect := c.ClipPolygonY([]vg.Point{
-			{X: trX(center - half), Y: c.Min.Y}, {X: trX(center + half), Y: c.Min.Y},
-			{X: trX(center + half), Y: top}, {X: trX(center - half), Y: top},
-		})
-		if g < len(b.capped) && b.capped[g] {
-			c.StrokeLines(draw.LineStyle{Color: b.fill, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}, append(rect, rect[0]))
-		} else {
-			c.FillPolygon(b.fill, rect)
-		}
-		if w := b.whisker[g]; !math.IsNaN(w) && w > v {
-			ls := draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
-			x := trX(center)
-			c.StrokeLines(ls, c.ClipLinesY([]vg.Point{{X: x, Y: top}, {X: x, Y: trY(w)}})...)
-			c.StrokeLines(ls, c.ClipLinesY([]vg.Point{{X: x - vg.Points(3), Y: trY(w)}, {X: x + vg.Points(3), Y: trY(w)}})...)
-		}
-	}
-}
-
-// DataRange implements plot.DataRanger.
-func (b *logBars) DataRange() (xmin, xmax, ymin, ymax float64) {
-	ymin, ymax = math.Inf(1), math.Inf(-1)
-	for i, v := range b.values {
-		for _, y := range []float64{v, b.whisker[i]} {
-			if !math.IsNaN(y) && y > 0 {
-				ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
-			}
-		}
-	}
-	if math.IsInf(ymin, 0) {
-		ymin, ymax = 1, 10
-	}
-	return -0.5, float64(b.groups) - 0.5, ymin / 3, ymax * 2
-}
-
-// Thumbnail implements plot.Thumbnailer for the legend.
-func (b *logBars) Thumbnail(c *draw.Canvas) {
-	c.FillPolygon(b.fill, []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y}})
-}
-
 // handoverChart draws, per handover mode, one bar per contender: the
 // median of the per-repetition p50, with a whisker to the median max.
 func (f *figures) handoverChart() ([]byte, error) {
@@ -431,6 +299,9 @@ func (f *figures) handoverChart() ([]byte, error) {
 	p.X.Tick.Marker = ticks
 	for i, c := range contenders {
 		b := &logBars{groups: len(modes), index: i, series: len(contenders), fill: f.lineStyle(c).Color}
+		if k := f.familyIndex(c); k > 0 && !f.isFloor(c) {
+			b.stripes = vg.Points(float64(2 + k))
+		}
 		for _, m := range modes {
 			v, w := math.NaN(), math.NaN()
 			if x, ok := f.row("handover", c, m, "p50"); ok {
@@ -447,6 +318,17 @@ func (f *figures) handoverChart() ([]byte, error) {
 		}
 		p.Add(b)
 		p.Legend.Add(c, b)
+	}
+	if lease, ok := f.duration(contenders[0], "lease"); ok {
+		// crash and freeze handovers are bound by the lease: draw it
+		ms := float64(lease) / 1e6
+		ref, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: ms}, {X: float64(len(modes)) - 0.5, Y: ms}})
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		ref.LineStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+		p.Add(ref)
+		p.Legend.Add("lease "+lease.String(), ref)
 	}
 	return svgOf(p)
 }

@@ -83,7 +83,7 @@ func (f *figures) unreachable(rule results.ClaimRule, variant, unit string, limi
 	}
 	b := p.GrantBound.At(lease)
 	if bound := float64(b.Nanoseconds()) / per; limit >= bound {
-		return fmt.Sprintf("defect of the claim: its limit %s is not below the trial's own grant bound %s, so a trial can never show it exceeded", withUnit(limit, unit), b)
+		return fmt.Sprintf("defect of the claim: its limit %s is not below the trial's own grant bound %s, so a trial can never show it exceeded", results.Format(limit, unit), b)
 	}
 	return ""
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/internal/stats"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -63,12 +62,13 @@ type span struct {
 
 func (s span) String() string { return s.in("") }
 
-// in prints the span with a unit after the median: "121.8 us (114.1–127.0,
-// n=3)".
+// in prints the span with a unit after the median: "121.8 µs (114.1–127.0,
+// n=3)", all three in the unit that suits them.
 func (s span) in(unit string) string {
-	m := withUnit(s.median, unit)
+	show := results.DisplayFor(unit, s.median, s.lo, s.hi)
+	m := show.Format(s.median)
 	if s.n > 1 && s.lo != s.hi {
-		return fmt.Sprintf("%s (%s–%s, n=%d)", m, num(s.lo), num(s.hi), s.n)
+		return fmt.Sprintf("%s (%s–%s, n=%d)", m, show.Num(s.lo), show.Num(s.hi), s.n)
 	}
 	return fmt.Sprintf("%s (n=%d)", m, s.n)
 }
@@ -78,7 +78,7 @@ func spanOf(vals []float64) span {
 	v := slices.Clone(vals)
 	slices.Sort(v)
 	n := len(v)
-	return span{stats.Median(v), v[0], v[n-1], n}
+	return span{results.Median(v), v[0], v[n-1], n}
 }
 
 // evaluate judges one rule; see results.ClaimRule for its fields.
@@ -91,14 +91,14 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 	v := f.pickVariant(rule, compared)
 	if v == "" {
 		c.Evidence = fmt.Sprintf("not measured in this run: no %s %s %s for %s",
-			rule.Scenario, rule.Variant, rule.Metric, strings.Join(compared, " and "))
+			rule.Scenario, rule.Variant, f.metricLabel(rule.Scenario, rule.Metric), strings.Join(compared, " and "))
 		return c
 	}
 	s, unit, _ := f.quantity(rule, rule.Subject, v)
 	if rule.Label != "" {
 		c.Evidence = fmt.Sprintf("%s %s: %s %s", rule.Subject, v, s, rule.Label)
 	} else {
-		c.Evidence = fmt.Sprintf("%s %s %s %s", rule.Subject, v, rule.Metric, s.in(unit))
+		c.Evidence = fmt.Sprintf("%s %s %s %s", rule.Subject, v, f.metricLabel(rule.Scenario, rule.Metric), s.in(unit))
 	}
 
 	factor := rule.Than.Factor
@@ -118,7 +118,7 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 		}
 		var ok bool
 		if bound, _, ok = f.quantity(br, who, bv); !ok {
-			c.Evidence += fmt.Sprintf("; not measured in this run: no %s %s %s for %s", rule.Scenario, bv, br.Metric, who)
+			c.Evidence += fmt.Sprintf("; not measured in this run: no %s %s %s for %s", rule.Scenario, bv, f.metricLabel(rule.Scenario, br.Metric), who)
 			return c
 		}
 		if bv != v {
@@ -145,7 +145,7 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 		b := float64(d.Nanoseconds()) / per
 		bound = span{b, b, b, 1}
 		if rule.Op != results.Within {
-			c.Evidence += fmt.Sprintf("; %s %s, limit %s", rule.Than.Parameter, d, withUnit(factor*b, unit))
+			c.Evidence += fmt.Sprintf("; %s %s, limit %s", rule.Than.Parameter, d, results.Format(factor*b, unit))
 		}
 	default:
 		bound = span{rule.Than.Value, rule.Than.Value, rule.Than.Value, 1}
@@ -165,7 +165,7 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 			c.Verdict = Fails
 			label := g.Label
 			if label == "" {
-				label = g.Metric
+				label = f.metricLabel(rule.Scenario, g.Metric)
 			}
 			c.Evidence += fmt.Sprintf("; %s %s", label, x.in(gu))
 		}
@@ -218,11 +218,11 @@ func (f *figures) quote(rule results.ClaimRule, q results.ClaimQuote, variant st
 	case !ok:
 		return ""
 	case contender == rule.Subject:
-		return fmt.Sprintf(", %s %s", qr.Metric, s.in(unit))
+		return fmt.Sprintf(", %s %s", f.metricLabel(rule.Scenario, qr.Metric), s.in(unit))
 	case qr.Label != "":
 		return fmt.Sprintf("; %s %s", contender, s)
 	}
-	return fmt.Sprintf("; %s %s %s", contender, qr.Metric, s.in(unit))
+	return fmt.Sprintf("; %s %s %s", contender, f.metricLabel(rule.Scenario, qr.Metric), s.in(unit))
 }
 
 // pickVariant returns the variant a rule judges: its Variant, or among the

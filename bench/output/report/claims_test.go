@@ -261,7 +261,7 @@ func TestClaimBoundFromAnotherVariant(t *testing.T) {
 	}{
 		{"flat", []float64{150, 160}, []float64{100, 110}, Holds, "monolock queue-1"},
 		{"grows", []float64{500, 600}, []float64{100, 110}, Fails, "ratio"},
-		{"depth 1 not measured", []float64{150}, nil, Inconclusive, "no scale queue-1 promotion_p50 for monolock"},
+		{"depth 1 not measured", []float64{150}, nil, Inconclusive, "no scale queue-1 promotion p50 for monolock"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			figs := []fig{{"scale", "monolock", "queue-10k", "promotion_p50", "us", tt.deep}}

@@ -110,8 +110,8 @@ func TestDecisionGolden(t *testing.T) {
 	for _, w := range []string{
 		"| beta | ✗ never (&gt; 5s) |",                              // a freeze trial without a grant is a failure, in the matrix
 		"beta never (&gt; 5s)",                                      // and ranks last in the readings
-		"| delta | ✓ 1902 ms | ✗ did not grant | ✗ did not grant |", // zero stale writes without a second grant is no pass
-		"| gamma | ✓ 1902 ms | ✗ no fencing tokens |",
+		"| delta | ✓ 1.90 s | ✗ did not grant | ✗ did not grant |", // zero stale writes without a second grant is no pass
+		"| gamma | ✓ 1.90 s | ✗ no fencing tokens |",
 	} {
 		if !strings.Contains(string(got), w) {
 			t.Errorf("the rendering lacks %q", w)

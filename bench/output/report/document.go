@@ -66,6 +66,36 @@ type chart struct {
 	svg     []byte // deterministic SVG document
 }
 
+// details is matter a reader looks up rather than reads: full tables,
+// parameter lists, what was not measured, errors. report.md links to it in
+// details.md (the appendix beside it); report.html shows it collapsed.
+type details struct {
+	summary string // what it holds; also the heading in details.md
+	id      string // anchor of that heading
+	blocks  []block
+}
+
+// details adds the blocks fill writes as one details block, unless fill
+// writes none.
+func (d *document) details(summary string, fill func(*document)) {
+	sub := &document{}
+	fill(sub)
+	if len(sub.blocks) > 0 {
+		d.blocks = append(d.blocks, details{summary: summary, id: anchor(summary), blocks: sub.blocks})
+	}
+}
+
+// allDetails returns the details blocks of d in order.
+func (d *document) allDetails() []details {
+	var out []details
+	for _, b := range d.blocks {
+		if x, ok := b.(details); ok {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
 // links is a list of links to files of the run folder (relative paths).
 type links struct{ items []link }
 
@@ -76,6 +106,7 @@ func (paragraph) isBlock() {}
 func (list) isBlock()      {}
 func (table) isBlock()     {}
 func (chart) isBlock()     {}
+func (details) isBlock()   {}
 func (contents) isBlock()  {}
 func (links) isBlock()     {}
 

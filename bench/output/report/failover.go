@@ -11,7 +11,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/monolock/monolock-bench/bench/internal/stats"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -23,39 +22,50 @@ import (
 // of at most four figures so that a 1280-px page holds them.
 var failoverFigures = [][]struct{ metric, head string }{
 	{
-		{"unavailable_ms", "unavailable (ms)"}, {"zero_grant_ms", "no grant (ms)"},
-		{"recovery_ms", "recovery after restart (ms)"}, {"failed_attempts", "failed attempts"},
+		{"unavailable_ms", "unavailable"}, {"zero_grant_ms", "no grant"},
+		{"recovery_ms", "recovery after restart"}, {"failed_attempts", "failed attempts"},
 	},
 	{
 		{"lost_holders", "lost holders"}, {"double_grants", "double grants"},
-		{"acquire_p99_during_fault", "acquire p99 in fault (us)"}, {"tokens_monotonic", "tokens monotonic (1 = yes)"},
+		{"acquire_p99_during_fault", "acquire p99 in fault"}, {"tokens_monotonic", "tokens monotonic (1 = yes)"},
 	},
 }
 
 func (f *figures) failoverSection(d *document) error {
 	const s = "failover"
+	d.p("The charts show the first repetition of each contender, time 0 at the kill or stop; the dotted line is the median moment the restart began. Each contender ran on its own, one after the other.")
 	for _, v := range f.variants(s) {
 		svg, err := f.failoverChart(v)
 		if err != nil {
 			return err
 		}
 		if svg != nil {
-			d.add(chart{name: "failover-" + anchor(v), caption: "Grants per 100 ms around the fault (" + v + "), first repetition of each contender, time 0 at the kill or stop; the dotted line is the median moment the restart began. Each contender ran on its own, one after the other.", svg: svg})
+			d.add(chart{name: "failover-" + anchor(v), caption: "Grants per 100 ms around the fault (" + v + ").", svg: svg})
 		}
 	}
 	for i, group := range failoverFigures {
 		t := table{head: []string{"variant", "contender"}, labels: 2}
-		for _, x := range group {
-			t.head = append(t.head, x.head)
+		shows := make([]results.Display, len(group))
+		for j, x := range group {
+			var rows []results.Row
+			for _, v := range f.variants(s) {
+				for _, c := range f.locks(s) {
+					if r, ok := f.row(s, c, v, x.metric); ok {
+						rows = append(rows, r)
+					}
+				}
+			}
+			shows[j] = rowDisplay(rows...)
+			t.head = append(t.head, withDisplayUnit(x.head, shows[j]))
 		}
 		for _, v := range f.variants(s) {
 			for _, c := range f.locks(s) {
 				row := []cell{{text: v}, {text: c}}
 				any := false
-				for _, x := range group {
+				for j, x := range group {
 					text := "–"
 					if r, ok := f.row(s, c, v, x.metric); ok {
-						text, any = spread(r), true
+						text, any = spread(r, shows[j]), true
 					}
 					row = append(row, cell{text: text})
 				}
@@ -69,8 +79,10 @@ func (f *figures) failoverSection(d *document) error {
 		}
 		if i == 0 {
 			d.p("The figures of the failover variants (median across repetitions, min–max in parentheses; – where a figure does not apply):")
+			d.add(t)
+			continue
 		}
-		d.add(t)
+		d.details("Failover: holders lost, double grants, acquire p99 and tokens", func(d *document) { d.add(t) })
 	}
 	d.p(f.failoverReading())
 	return nil
@@ -92,7 +104,7 @@ func (f *figures) failoverReading() string {
 		return "Reading: no failover figures in this run."
 	}
 	text := "Reading: " + strings.Join(parts, "; ") + "."
-	text += " Unavailability is the longest stretch without a grant from the last grant before the fault on; no grant counts the empty 100-ms buckets after the fault; recovery runs from the moment the restart began (the server's start and the clients' retries included); the in-fault percentiles cover acquisitions and releases in flight between the fault and the restart (minority-down: to the end). A release to a dead server costs the worker as much as the release's client lets it (release_p99_during_fault)."
+	text += " Unavailability is the longest stretch without a grant from the last grant before the fault on; no grant counts the empty 100-ms buckets after the fault; recovery runs from the moment the restart began (the server's start and the clients' retries included); the in-fault percentiles cover acquisitions and releases in flight between the fault and the restart (minority-down: to the end). A release to a dead server costs the worker as much as the release's client lets it (the release p99 in the fault)."
 	return text
 }
 
@@ -103,7 +115,9 @@ func (f *figures) failoverChart(variant string) ([]byte, error) {
 	p := newPlot("Failover: grants per 100 ms ("+variant+")", "seconds since the fault", "grants per 100 ms")
 	var restarts []float64
 	lines := 0
-	top := 0.0
+	top, end := 0.0, 0.0
+	var drawn []*plotter.Line
+	var names []string
 	for _, c := range f.locks(s) {
 		raws := f.raws(s, c, variant)
 		if len(raws) == 0 {
@@ -120,21 +134,39 @@ func (f *figures) failoverChart(variant string) ([]byte, error) {
 		xys := make(plotter.XYs, len(grants.Values))
 		for i, g := range grants.Values {
 			xys[i] = plotter.XY{X: float64(i)*0.1 + 0.05 - fault, Y: g}
-			top = math.Max(top, g)
+			top, end = math.Max(top, g), math.Max(end, xys[i].X)
 		}
 		l, err := plotter.NewLine(xys)
 		if err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
 		l.LineStyle = f.lineStyle(c)
-		p.Add(l)
-		p.Legend.Add(c, l)
+		drawn, names = append(drawn, l), append(names, c)
 		lines++
 	}
 	if lines == 0 {
 		return nil, nil
 	}
 	top = math.Max(top*1.1, 1)
+	// the fault interval, shaded from the fault to the median restart (to
+	// the end where the servers stay down), behind the lines
+	until := end
+	if len(restarts) > 0 {
+		until = results.Median(slices.Sorted(slices.Values(restarts)))
+	}
+	if until > 0 {
+		shade, err := plotter.NewPolygon(plotter.XYs{{X: 0, Y: 0}, {X: until, Y: 0}, {X: until, Y: top}, {X: 0, Y: top}})
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		shade.Color, shade.LineStyle.Width = color.RGBA{0xee, 0xe6, 0xd0, 0xff}, 0
+		p.Add(shade)
+		p.Legend.Add("fault in effect", shade)
+	}
+	for i, l := range drawn {
+		p.Add(l)
+		p.Legend.Add(names[i], l)
+	}
 	mark := func(x float64, dashes []vg.Length, name string) error {
 		l, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: top}})
 		if err != nil {
@@ -150,7 +182,7 @@ func (f *figures) failoverChart(variant string) ([]byte, error) {
 	}
 	if len(restarts) > 0 {
 		slices.Sort(restarts)
-		if err := mark(stats.Median(restarts), []vg.Length{vg.Points(1), vg.Points(2)}, "restart"); err != nil {
+		if err := mark(results.Median(restarts), []vg.Length{vg.Points(1), vg.Points(2)}, "restart"); err != nil {
 			return nil, err
 		}
 	}

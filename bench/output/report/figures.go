@@ -198,40 +198,34 @@ func (f *figures) title(scenario string) string {
 	return scenario
 }
 
-// num prints a figure with a precision that suits its size: whole numbers
-// from 1000 up and for integral values (counts), one decimal from 10,
-// three significant digits below.
-func num(v float64) string {
-	switch a := math.Abs(v); {
-	case a == 0:
-		return "0"
-	case a >= 1000 || (v == math.Trunc(v) && a < 1e15):
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	default:
-		return strconv.FormatFloat(v, 'g', 3, 64)
+// spread prints a row as "median (min–max)" in display d, or the median
+// alone when there is one repetition or no spread at the printed
+// precision.
+func spread(x results.Row, d results.Display) string {
+	if x.N > 1 && d.Num(x.Min) != d.Num(x.Max) {
+		return fmt.Sprintf("%s (%s–%s)", d.Num(x.Median), d.Num(x.Min), d.Num(x.Max))
 	}
+	return d.Num(x.Median)
 }
 
-// spread prints a row as "median (min–max)", or the median alone when
-// there is one repetition or no spread at the printed precision.
-func spread(x results.Row) string {
-	if x.N > 1 && num(x.Min) != num(x.Max) {
-		return fmt.Sprintf("%s (%s–%s)", num(x.Median), num(x.Min), num(x.Max))
+// withDisplayUnit adds a display's unit to a column head: "unavailable
+// (ms)"; a head of counts stays as it is.
+func withDisplayUnit(head string, d results.Display) string {
+	if d.Unit == "" {
+		return head
 	}
-	return num(x.Median)
+	return head + " (" + d.Unit + ")"
 }
 
-// withUnit prints a value and its unit the way a reader says it.
-func withUnit(v float64, unit string) string {
-	switch unit {
-	case "", "count", "ratio":
-		return num(v)
-	case "1/s":
-		return num(v) + "/s"
+// rowDisplay picks one display for the rows of a column or sentence.
+func rowDisplay(xs ...results.Row) results.Display {
+	var unit string
+	var vs []float64
+	for _, x := range xs {
+		unit = x.Unit
+		vs = append(vs, x.Median, x.Min, x.Max)
 	}
-	return num(v) + " " + unit
+	return results.DisplayFor(unit, vs...)
 }
 
 // ratio prints a/b as "1.23×", with fewer decimals for large ratios.

@@ -2,9 +2,10 @@ package report
 
 import (
 	"fmt"
-	"github.com/monolock/monolock-bench/bench/output/results"
 	"slices"
 	"strings"
+
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // situation is one decision a reader makes, and the figure that decides
@@ -61,13 +62,8 @@ func (f *figures) guidance(d *document, claims []Claim) {
 		}
 	}
 	measured = append(measured, f.workloadAdvice()...)
-	for _, c := range claims {
-		if failed(c) {
-			measured = append(measured, fmt.Sprintf("Does not hold in this run: “%s” (%s).", c.Claim, c.Evidence))
-		}
-	}
 	if holds, fails, inc := tally(claims); holds+fails+inc > 0 {
-		measured = append(measured, fmt.Sprintf("Of the %d claims checked, %d hold, %d fail and %d are inconclusive in this run (see Claims checked).", len(claims), holds, fails, inc))
+		measured = append(measured, fmt.Sprintf("Of the %d claims checked, %d hold, %d fail and %d are inconclusive in this run (Claims checked names those that do not hold).", len(claims), holds, fails, inc))
 	}
 	if len(measured) > 0 {
 		d.p("From this run's numbers (ratios to the best in parentheses):")
@@ -83,8 +79,10 @@ func (f *figures) guidance(d *document, claims []Claim) {
 			}
 		}
 	}
-	if len(notes) > 0 {
-		d.p("Known trade-offs that this kind of run does not measure (from the design of each system, as its contender states them, not from these numbers):")
-		d.add(list{items: notes})
-	}
+	d.details("Known trade-offs that this kind of run does not measure", func(d *document) {
+		if len(notes) > 0 {
+			d.p("From the design of each system, as its contender states them, not from these numbers:")
+			d.add(list{items: notes})
+		}
+	})
 }

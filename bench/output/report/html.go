@@ -13,6 +13,8 @@ import (
 const style = `body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",Arial,sans-serif;line-height:1.45;max-width:76rem;margin:0 auto;padding:1rem;color:#1a1a1a;background:#fff}
 h1{font-size:1.6rem}h2{font-size:1.3rem;margin-top:2rem;border-bottom:1px solid #ccc}h3{font-size:1.1rem}
 .scroll{overflow-x:auto;margin:0.75rem 0}
+.scroll td:first-child,.scroll thead th:first-child{position:sticky;left:0;background:#fff;z-index:1}.scroll thead th:first-child{background:#f2f2f2}
+details{margin:0.75rem 0;border:1px solid #ddd;padding:0.25rem 0.5rem}summary{cursor:pointer;font-weight:bold}
 table{border-collapse:collapse;font-size:0.9rem}
 th,td{border:1px solid #ccc;padding:0.25rem 0.5rem;vertical-align:top}
 th{background:#f2f2f2;text-align:left}
@@ -26,6 +28,7 @@ figure{margin:1rem 0}figure svg{width:100%;max-width:48rem;height:auto;display:b
 figcaption{font-size:0.85rem;color:#444}
 a{color:#1f5fbf}p.warn{border:2px solid #b00;padding:0.5rem;font-weight:bold}
 @media (max-width:40rem){body{padding:0.5rem}td:first-child{min-width:6rem}
+figure{overflow-x:auto}figure svg{min-width:34rem}figcaption{position:sticky;left:0}
 table.cards,table.cards tbody,table.cards tr,table.cards td{display:block}table.cards thead{display:none}
 table.cards tr{border:1px solid #ccc;margin-bottom:0.75rem}table.cards td{border:none;border-bottom:1px solid #eee}
 table.cards td::before{content:attr(data-label) ": ";font-weight:bold;color:#444}}
@@ -40,26 +43,34 @@ func (d *document) html() []byte {
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	fmt.Fprintf(&b, "<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n", html.EscapeString(d.title), style)
 	fmt.Fprintf(&b, "<h1>%s</h1>\n", html.EscapeString(d.title))
-	for _, bl := range d.blocks {
+	htmlBlocks(&b, d.blocks)
+	b.WriteString("</body>\n</html>\n")
+	return []byte(b.String())
+}
+
+// htmlBlocks renders blocks into b; a details block becomes a collapsed
+// <details> element holding its blocks.
+func htmlBlocks(b *strings.Builder, blocks []block) {
+	for _, bl := range blocks {
 		switch x := bl.(type) {
 		case heading:
-			fmt.Fprintf(&b, "<h%d id=\"%s\">%s</h%d>\n", x.level, html.EscapeString(x.id), html.EscapeString(x.text), x.level)
+			fmt.Fprintf(b, "<h%d id=\"%s\">%s</h%d>\n", x.level, html.EscapeString(x.id), html.EscapeString(x.text), x.level)
 		case paragraph:
 			if x.strong {
-				fmt.Fprintf(&b, "<p class=\"warn\">%s</p>\n", html.EscapeString(x.text))
+				fmt.Fprintf(b, "<p class=\"warn\">%s</p>\n", htmlText(x.text))
 			} else {
-				fmt.Fprintf(&b, "<p>%s</p>\n", html.EscapeString(x.text))
+				fmt.Fprintf(b, "<p>%s</p>\n", htmlText(x.text))
 			}
 		case list:
 			b.WriteString("<ul>\n")
 			for _, it := range x.items {
-				fmt.Fprintf(&b, "<li>%s</li>\n", html.EscapeString(it))
+				fmt.Fprintf(b, "<li>%s</li>\n", htmlText(it))
 			}
 			b.WriteString("</ul>\n")
 		case links:
 			b.WriteString("<ul>\n")
 			for _, l := range x.items {
-				fmt.Fprintf(&b, "<li><a href=\"%s\">%s</a></li>\n", html.EscapeString(l.href), html.EscapeString(l.text))
+				fmt.Fprintf(b, "<li><a href=\"%s\">%s</a></li>\n", html.EscapeString(l.href), html.EscapeString(l.text))
 			}
 			b.WriteString("</ul>\n")
 		case table:
@@ -69,12 +80,12 @@ func (d *document) html() []byte {
 				b.WriteString("<div class=\"scroll\"><table>\n<thead><tr>")
 			}
 			for _, h := range x.head {
-				fmt.Fprintf(&b, "<th>%s</th>", breakable(h))
+				fmt.Fprintf(b, "<th>%s</th>", breakable(h))
 			}
 			b.WriteString("</tr></thead>\n<tbody>\n")
 			for _, row := range x.rows {
 				if isGroup(row) {
-					fmt.Fprintf(&b, "<tr class=\"group\"><th colspan=\"%d\" scope=\"rowgroup\">%s</th></tr>\n", len(x.head), html.EscapeString(row[0].text))
+					fmt.Fprintf(b, "<tr class=\"group\"><th colspan=\"%d\" scope=\"rowgroup\">%s</th></tr>\n", len(x.head), html.EscapeString(row[0].text))
 					continue
 				}
 				b.WriteString("<tr>")
@@ -85,18 +96,18 @@ func (d *document) html() []byte {
 					}
 					b.WriteString("<td")
 					if class != "" {
-						fmt.Fprintf(&b, " class=\"%s\"", class)
+						fmt.Fprintf(b, " class=\"%s\"", class)
 					}
 					if x.cards && i < len(x.head) {
-						fmt.Fprintf(&b, " data-label=\"%s\"", html.EscapeString(x.head[i]))
+						fmt.Fprintf(b, " data-label=\"%s\"", html.EscapeString(x.head[i]))
 					}
 					if c.title != "" {
-						fmt.Fprintf(&b, " title=\"%s\"", html.EscapeString(c.title))
+						fmt.Fprintf(b, " title=\"%s\"", html.EscapeString(c.title))
 					}
 					if class == "num" {
-						fmt.Fprintf(&b, ">%s</td>", numberCell(c.text))
+						fmt.Fprintf(b, ">%s</td>", numberCell(c.text))
 					} else {
-						fmt.Fprintf(&b, ">%s</td>", html.EscapeString(c.text))
+						fmt.Fprintf(b, ">%s</td>", html.EscapeString(c.text))
 					}
 				}
 				b.WriteString("</tr>\n")
@@ -108,16 +119,18 @@ func (d *document) html() []byte {
 				if i > 0 {
 					b.WriteString(" ·")
 				}
-				fmt.Fprintf(&b, " <a href=\"#%s\">%s</a>", html.EscapeString(h.id), html.EscapeString(h.text))
+				fmt.Fprintf(b, " <a href=\"#%s\">%s</a>", html.EscapeString(h.id), html.EscapeString(h.text))
 			}
 			b.WriteString("</p></nav>\n")
+		case details:
+			fmt.Fprintf(b, "<details id=\"%s\">\n<summary>%s</summary>\n", html.EscapeString(x.id), html.EscapeString(x.summary))
+			htmlBlocks(b, x.blocks)
+			b.WriteString("</details>\n")
 		case chart:
-			fmt.Fprintf(&b, "<figure id=\"chart-%s\">\n%s\n<figcaption>%s</figcaption>\n</figure>\n",
+			fmt.Fprintf(b, "<figure id=\"chart-%s\">\n%s\n<figcaption>%s</figcaption>\n</figure>\n",
 				html.EscapeString(x.name), inlineSVG(x.svg), html.EscapeString(x.caption))
 		}
 	}
-	b.WriteString("</body>\n</html>\n")
-	return []byte(b.String())
 }
 
 // inlineSVG turns a standalone SVG document into an element for an HTML

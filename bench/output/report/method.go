@@ -3,10 +3,11 @@ package report
 import (
 	"fmt"
 	"math"
+	"path"
 	"slices"
 	"strings"
 
-	"github.com/monolock/monolock-bench/bench/internal/stats"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // method writes the method and caveats: environment, servers and images,
@@ -21,25 +22,34 @@ func (f *figures) method(d *document) {
 	}
 	env := []string{
 		fmt.Sprintf("Machine: %s, %d cores, GOMAXPROCS %d, %s/%s, kernel %s.", orUnknown(e.CPUModel), e.Cores, e.GOMAXPROCS, e.OS, e.Arch, orUnknown(e.Kernel)),
-		fmt.Sprintf("Go %s; Docker engine %s; server versions as listed below.", orUnknown(e.GoVersion), orNone(e.DockerVersion)),
+		fmt.Sprintf("Go %s; Docker engine %s; server versions under Servers and images.", orUnknown(e.GoVersion), orNone(e.DockerVersion)),
 		fmt.Sprintf("Backend %s; network path: %s. All servers run in the same backend and are reached the same way.", e.Backend, orUnknown(e.NetworkPath)),
 	}
+	var servers []string
 	for _, s := range e.Servers {
 		line := fmt.Sprintf("Server %s at %s", s.Role, s.Address)
 		if s.Version != "" {
 			line += ", version " + s.Version
 		}
-		env = append(env, line+".")
+		servers = append(servers, line+".")
 	}
 	for _, im := range e.Images {
-		env = append(env, fmt.Sprintf("Image %s: %s (%s).", im.Role, im.Ref, im.Source))
+		servers = append(servers, fmt.Sprintf("Image %s: %s (%s).", im.Role, im.Ref, im.Source))
 	}
 	if len(e.Command) > 0 {
-		env = append(env, "Command: "+strings.Join(e.Command, " "))
+		// the program by its name, not by the temporary path of a go run
+		// binary
+		cmd := append([]string{path.Base(e.Command[0])}, e.Command[1:]...)
+		env = append(env, "Command: "+strings.Join(cmd, " "))
 	}
 	env = append(env, fmt.Sprintf("Repetitions: %d%s; contenders interleaved inside each repetition so that slow drift of the machine spreads over all of them. Timestamps come from the monotonic clock of the bench process.",
 		r.Parameters.Repetitions, map[bool]string{true: " (quick mode: shortened durations and counts)", false: ""}[r.Parameters.Quick]))
 	d.add(list{items: env})
+	d.details("Servers and images", func(d *document) {
+		if len(servers) > 0 {
+			d.add(list{items: servers})
+		}
+	})
 
 	d.h3("Noise")
 	d.p(f.noiseText())
@@ -49,7 +59,8 @@ func (f *figures) method(d *document) {
 
 	if fails := f.failureLines(); len(fails) > 0 {
 		d.h3("Failures and errors")
-		d.add(list{items: fails})
+		d.p(fmt.Sprintf("%d records of this run counted failed cycles, lost locks or errors.", len(fails)))
+		d.details("Failures and errors, per record", func(d *document) { d.add(list{items: fails}) })
 	}
 	if len(r.Notes) > 0 {
 		d.h3("Notes of the run")
@@ -78,7 +89,7 @@ func (f *figures) noiseText() string {
 		if x.N < 2 || x.Median == 0 {
 			continue
 		}
-		all = append(all, noisy{fmt.Sprintf("%s/%s/%s %s", x.Scenario, x.Variant, x.Contender, x.Metric), (x.Max - x.Min) / math.Abs(x.Median)})
+		all = append(all, noisy{fmt.Sprintf("%s/%s/%s %s", x.Scenario, x.Variant, x.Contender, f.metricLabel(x.Scenario, x.Metric)), (x.Max - x.Min) / math.Abs(x.Median)})
 	}
 	if len(all) == 0 {
 		return "Each figure comes from a single repetition, so this run says nothing about its own noise: run with --repetitions 3 or more before trusting small differences, and use monolock-bench compare for significance."
@@ -97,7 +108,7 @@ func (f *figures) noiseText() string {
 		spreads[i] = n.spread
 	}
 	slices.Sort(spreads)
-	med := stats.Median(spreads)
+	med := results.Median(spreads)
 	var worst []string
 	for _, n := range all[:min(3, len(all))] {
 		worst = append(worst, fmt.Sprintf("%s ±%.0f%%", n.name, 50*n.spread))
@@ -112,13 +123,13 @@ func (f *figures) overheadText() string {
 	var parts []string
 	for _, fl := range f.floors("latency") {
 		if x, ok := f.row("latency", fl, "w1", "acquire_p50"); ok {
-			parts = append(parts, fmt.Sprintf("%s %s per acquire (p50, 1 worker)", fl, withUnit(x.Median, x.Unit)))
+			parts = append(parts, fmt.Sprintf("%s %s per acquire (p50, 1 worker)", fl, results.Format(x.Median, x.Unit)))
 		}
 	}
 	if v, w := f.mostWorkers(); v != "" {
 		for _, fl := range f.floors("throughput") {
 			if x, ok := f.row("throughput", fl, v, "cycles_per_sec"); ok {
-				parts = append(parts, fmt.Sprintf("%s %s cycles/s at %d workers", fl, num(x.Median), w))
+				parts = append(parts, fmt.Sprintf("%s %s cycles/s at %d workers", fl, results.Num(x.Median), w))
 			}
 		}
 	}
@@ -170,5 +181,5 @@ func (f *figures) settingsTable(d *document) {
 	}
 	d.h3("Contender settings")
 	d.p("The lease (or TTL) is the same for every contender; each waiting strategy is a named parameter.")
-	d.add(list{items: items})
+	d.details("Contender settings, every parameter", func(d *document) { d.add(list{items: items}) })
 }

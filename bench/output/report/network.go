@@ -83,7 +83,7 @@ func networkSection(d *document, r *results.Results) error {
 	return nil
 }
 
-func usText(v float64) string { return num(v) + " us" }
+func usText(v float64) string { return results.Format(v, "us") }
 
 // askedVsMeasured lists every measured path: asked round trip, measured
 // round trip and connect time with their spread.
@@ -97,7 +97,8 @@ func askedVsMeasured(d *document, runs []profileRun) {
 			}
 			rtt, share := "–", "–"
 			if p.RTT.N > 0 {
-				rtt = fmt.Sprintf("%s (%s; %s–%s), n=%d", usText(p.RTT.P50), num(p.RTT.P90), num(p.RTT.Min), num(p.RTT.Max), p.RTT.N)
+				d := results.DisplayFor("us", p.RTT.P50, p.RTT.P90, p.RTT.Min, p.RTT.Max)
+				rtt = fmt.Sprintf("%s (%s; %s–%s), n=%d", d.Format(p.RTT.P50), d.Num(p.RTT.P90), d.Num(p.RTT.Min), d.Num(p.RTT.Max), p.RTT.N)
 				if p.AskedRTTUS > 0 {
 					share = ratio(p.RTT.P50, p.AskedRTTUS)
 				}
@@ -107,7 +108,7 @@ func askedVsMeasured(d *document, runs []profileRun) {
 				asked = usText(p.AskedRTTUS)
 			}
 			t.rows = append(t.rows, []cell{{text: pr.nr.Profile}, {text: path}, {text: asked}, {text: rtt}, {text: share},
-				{text: fmt.Sprintf("%s (%s), n=%d", usText(p.Connect.P50), num(p.Connect.P90), p.Connect.N)}, {text: num(float64(p.Failed))}})
+				{text: fmt.Sprintf("%s (%s), n=%d", results.DisplayFor("us", p.Connect.P50, p.Connect.P90).Format(p.Connect.P50), results.DisplayFor("us", p.Connect.P50, p.Connect.P90).Num(p.Connect.P90), p.Connect.N)}, {text: results.Num(float64(p.Failed))}})
 		}
 	}
 	if len(t.rows) == 0 {
@@ -127,9 +128,9 @@ func lineCostTable(d *document, runs []profileRun) {
 		if l == nil {
 			continue
 		}
-		t.rows = append(t.rows, []cell{{text: pr.nr.Profile}, {text: usText(pr.nr.LineOwnRTTUS)}, {text: num(l.PacketsPerSec)},
-			{text: num(l.CPUCores)}, {text: usText(l.LateP50US) + " / " + usText(l.LateP99US)}, {text: num(float64(l.MaxQueued))},
-			{text: fmt.Sprintf("%d (%d)", l.Dropped, l.LossDrops)}, {text: num(float64(l.KernelDrops))}})
+		t.rows = append(t.rows, []cell{{text: pr.nr.Profile}, {text: usText(pr.nr.LineOwnRTTUS)}, {text: results.Num(l.PacketsPerSec)},
+			{text: results.Num(l.CPUCores)}, {text: usText(l.LateP50US) + " / " + usText(l.LateP99US)}, {text: results.Num(float64(l.MaxQueued))},
+			{text: fmt.Sprintf("%d (%d)", l.Dropped, l.LossDrops)}, {text: results.Num(float64(l.KernelDrops))}})
 	}
 	if len(t.rows) == 0 {
 		return
@@ -155,9 +156,9 @@ func lineAtMostWorkers(d *document, runs []profileRun) {
 				continue
 			}
 			l := raws[0].Line
-			t.rows = append(t.rows, []cell{{text: pr.nr.Profile}, {text: c}, {text: num(l.PacketsPerSec)},
-				{text: usText(l.LateP50US) + " / " + usText(l.LateP99US)}, {text: num(float64(l.MaxQueued))},
-				{text: num(float64(l.Dropped))}, {text: num(l.CPUCores)}})
+			t.rows = append(t.rows, []cell{{text: pr.nr.Profile}, {text: c}, {text: results.Num(l.PacketsPerSec)},
+				{text: usText(l.LateP50US) + " / " + usText(l.LateP99US)}, {text: results.Num(float64(l.MaxQueued))},
+				{text: results.Num(float64(l.Dropped))}, {text: results.Num(l.CPUCores)}})
 		}
 	}
 	if len(t.rows) == 0 {
@@ -225,7 +226,7 @@ func acquireAgainstRTT(d *document, runs []profileRun) error {
 				row = append(row, cell{text: "–"})
 				continue
 			}
-			text := spread(x)
+			text := spread(x, rowDisplay(x))
 			if pr.rtt > 0 {
 				text += " (" + ratio(x.Median, pr.rtt) + " RTT)"
 				xys = append(xys, plotter.XY{X: pr.rtt, Y: x.Median})
@@ -310,7 +311,7 @@ func perProfileTable(d *document, runs []profileRun, title, scenario, variant, m
 		row := []cell{{text: c}}
 		for _, pr := range runs {
 			if x, ok := pr.f.row(scenario, c, variant, metric); ok {
-				row = append(row, cell{text: spread(x)})
+				row = append(row, cell{text: spread(x, rowDisplay(x))})
 			} else {
 				row = append(row, cell{text: "–"})
 			}
@@ -345,9 +346,9 @@ func failuresPerProfile(d *document, runs []profileRun) {
 			failed, fok := pr.f.row("latency", c, acquireVariant, "failures")
 			switch {
 			case ok && fok:
-				row = append(row, cell{text: num(p99.Median) + " us / " + num(failed.Median)})
+				row = append(row, cell{text: usText(p99.Median) + " / " + results.Num(failed.Median)})
 			case ok:
-				row = append(row, cell{text: num(p99.Median) + " us / –"})
+				row = append(row, cell{text: usText(p99.Median) + " / –"})
 			default:
 				row = append(row, cell{text: "–"})
 			}
@@ -360,7 +361,7 @@ func failuresPerProfile(d *document, runs []profileRun) {
 	var shaped []string
 	for _, pr := range runs {
 		if pr.nr.JitterUS > 0 || pr.nr.Loss > 0 {
-			shaped = append(shaped, fmt.Sprintf("%s (jitter ±%s, loss %s%%)", pr.nr.Profile, usText(pr.nr.JitterUS), num(100*pr.nr.Loss)))
+			shaped = append(shaped, fmt.Sprintf("%s (jitter ±%s, loss %s%%)", pr.nr.Profile, usText(pr.nr.JitterUS), results.Num(100*pr.nr.Loss)))
 		}
 	}
 	d.h3("Acquire tail and failures under jitter and loss")

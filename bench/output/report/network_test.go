@@ -60,7 +60,7 @@ func TestNetworkSection(t *testing.T) {
 	if strings.Contains(before, "@az") {
 		t.Error("a section before the network section shows a variant of the second profile")
 	}
-	for _, want := range []string{"bench → s", "1.00×", "(RTT 1000 us)", "line's own RTT", "Claims checked per profile"} {
+	for _, want := range []string{"bench → s", "1.00×", "(RTT 1 ms)", "line's own RTT", "Claims checked per profile"} {
 		if !strings.Contains(section, want) {
 			t.Errorf("network section lacks %q", want)
 		}

@@ -1,11 +1,13 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
-	"github.com/monolock/monolock-bench/bench/output/results"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/monolock/monolock-bench/bench/output/results"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -40,9 +42,9 @@ func (f *figures) openLoopSection(d *document) error {
 			p99, ok1 := f.row("latency", c, v, "acquire_p99")
 			off, ok2 := f.row("latency", c, v, "offered_per_sec")
 			if ok1 && ok2 {
-				text := fmt.Sprintf("%s at %s/s", withUnit(p99.Median, p99.Unit), num(off.Median))
+				text := fmt.Sprintf("%s at %s/s", results.Format(p99.Median, p99.Unit), results.Num(off.Median))
 				if vals, _ := f.values("latency", c, v, "acquire_p99"); noisy(vals) {
-					text += fmt.Sprintf(" (noise: %s–%s, n=%d)", num(p99.Min), num(p99.Max), len(vals))
+					text += fmt.Sprintf(" (noise: %s–%s, n=%d)", results.Num(p99.Min), results.Num(p99.Max), len(vals))
 				}
 				at = append(at, text)
 			}
@@ -60,7 +62,16 @@ func (f *figures) openLoopSection(d *document) error {
 // openLoopChart draws one percentile against the offered rate, a line per
 // contender through its open-loop variants.
 func (f *figures) openLoopChart(vs []string, metric, label string) ([]byte, error) {
-	p := newPlot("Open loop: acquire "+label+" against offered rate", "offered requests/s (log scale)", "acquire "+label+" from due time (us, log scale)")
+	var all []float64
+	for _, c := range f.scenarioContenders("latency") {
+		for _, v := range vs {
+			if y, ok := f.row("latency", c, v, metric); ok {
+				all = append(all, y.Median)
+			}
+		}
+	}
+	show := results.DisplayFor(p50Unit, all...)
+	p := newPlot("Open loop: acquire "+label+" against offered rate", "offered requests/s (log scale)", "acquire "+label+" from due time ("+show.Unit+", log scale)")
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = readableLogTicks, readableLogTicks
 	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
@@ -73,12 +84,12 @@ func (f *figures) openLoopChart(vs []string, metric, label string) ([]byte, erro
 			if !ok1 || !ok2 || x.Median <= 0 || y.Median <= 0 {
 				continue
 			}
-			xys = append(xys, plotter.XY{X: x.Median, Y: y.Median})
+			xys = append(xys, plotter.XY{X: x.Median, Y: show.Value(y.Median)})
 		}
 		if len(xys) == 0 {
 			continue
 		}
-		slices.SortFunc(xys, func(a, b plotter.XY) int { return cmpFloat(a.X, b.X) })
+		slices.SortFunc(xys, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
 		for _, xy := range xys {
 			xlo, xhi, ylo, yhi = math.Min(xlo, xy.X), math.Max(xhi, xy.X), math.Min(ylo, xy.Y), math.Max(yhi, xy.Y)
 		}
@@ -87,7 +98,7 @@ func (f *figures) openLoopChart(vs []string, metric, label string) ([]byte, erro
 			return nil, fmt.Errorf("report: %w", err)
 		}
 		l.LineStyle = f.lineStyle(c)
-		pts.Color = l.LineStyle.Color
+		pts.GlyphStyle = f.glyphStyle(c)
 		p.Add(l, pts)
 		p.Legend.Add(c, l, pts)
 		lines++
@@ -100,21 +111,17 @@ func (f *figures) openLoopChart(vs []string, metric, label string) ([]byte, erro
 	return svgOf(p)
 }
 
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // latencyNoise shows how far the uncontended figures can be trusted: each
 // contender's acquire p50 with the interval its per-block medians give,
 // and the spread of those medians.
 func (f *figures) latencyNoise(d *document) {
-	var rows [][]cell
+	type noise struct {
+		c           string
+		p50, lo, hi float64
+		blocks      []float64
+	}
+	var ns []noise
+	var all []float64
 	for _, c := range f.scenarioContenders("latency") {
 		p50, ok := f.row("latency", c, "w1", "acquire_p50")
 		lo, ok1 := f.row("latency", c, "w1", "acquire_p50_ci_lo")
@@ -122,20 +129,32 @@ func (f *figures) latencyNoise(d *document) {
 		if !ok || !ok1 || !ok2 {
 			continue
 		}
-		blocks := f.blockMedians(c, "w1", "acquire_p50_blocks")
-		spread := "–"
-		if len(blocks) > 0 {
-			spread = fmt.Sprintf("%s–%s (%d blocks)", num(slices.Min(blocks)), num(slices.Max(blocks)), len(blocks))
-		}
-		rows = append(rows, []cell{{text: c}, {text: num(p50.Median)}, {text: fmt.Sprintf("%s–%s", num(lo.Median), num(hi.Median))},
-			{text: fmt.Sprintf("±%.0f%%", 50*(hi.Median-lo.Median)/p50.Median)}, {text: spread}})
+		n := noise{c, p50.Median, lo.Median, hi.Median, f.blockMedians(c, "w1", "acquire_p50_blocks")}
+		ns = append(ns, n)
+		all = append(append(all, n.p50, n.lo, n.hi), n.blocks...)
 	}
-	if len(rows) == 0 {
+	if len(ns) == 0 {
 		return
 	}
-	d.p("Noise of the uncontended figure (w1): the contenders alternate in short blocks within each repetition, so a slow spell of the machine falls on all of them; the interval is that of the median of the per-block medians (distribution-free, ≥95% from six blocks). A floor whose interval lies above its lock's would mean the method, not the locks, made the figure: the claims table checks it.")
-	d.add(table{head: []string{"contender", "acquire p50 (us)", "interval of the median (us)", "half-width", "per-block medians (us)"}, rows: rows, labels: 1})
+	show := results.DisplayFor(p50Unit, all...)
+	var rows [][]cell
+	for _, n := range ns {
+		spread := "–"
+		if len(n.blocks) > 0 {
+			spread = fmt.Sprintf("%s–%s (%d blocks)", show.Num(slices.Min(n.blocks)), show.Num(slices.Max(n.blocks)), len(n.blocks))
+		}
+		rows = append(rows, []cell{{text: n.c}, {text: show.Num(n.p50)}, {text: fmt.Sprintf("%s–%s", show.Num(n.lo), show.Num(n.hi))},
+			{text: fmt.Sprintf("±%.0f%%", 50*(n.hi-n.lo)/n.p50)}, {text: spread}})
+	}
+	u := " (" + show.Unit + ")"
+	d.details("Noise of the uncontended figure (w1)", func(d *document) {
+		d.p("The contenders alternate in short blocks within each repetition, so a slow spell of the machine falls on all of them; the interval is that of the median of the per-block medians (distribution-free, ≥95% from six blocks). A floor whose interval lies above its lock's would mean the method, not the locks, made the figure: the claims table checks it.")
+		d.add(table{head: []string{"contender", "acquire p50" + u, "interval of the median" + u, "half-width", "per-block medians" + u}, rows: rows, labels: 1})
+	})
 }
+
+// p50Unit is the stored unit of the latency scenario's acquire figures.
+const p50Unit = "us"
 
 // blockMedians collects a per-block series of a contender over every
 // repetition.

@@ -1,11 +1,13 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/output/results"
 	"golang.org/x/perf/benchmath"
 )
 
@@ -101,7 +103,7 @@ func rank(es []entry, higherIsBetter bool) []entry {
 		if higherIsBetter {
 			am, bm = bm, am
 		}
-		return cmpFloat(am, bm)
+		return cmp.Compare(am, bm)
 	})
 	for i := range out {
 		out[i].place = i + 1
@@ -148,9 +150,9 @@ func rankText(es []entry) string {
 			extra = ", " + ratio(s.median, best)
 		}
 		if noisy(e.vals) {
-			extra += fmt.Sprintf(", noise: %s–%s", num(s.lo), num(s.hi))
+			extra += fmt.Sprintf(", noise: %s–%s", results.Num(s.lo), results.Num(s.hi))
 		}
-		fmt.Fprintf(&b, "%s (n=%d%s)", withUnit(s.median, e.unit), s.n, extra)
+		fmt.Fprintf(&b, "%s (n=%d%s)", results.Format(s.median, e.unit), s.n, extra)
 	}
 	return b.String()
 }

@@ -24,8 +24,8 @@ func TestRankTies(t *testing.T) {
 		{"one repetition: 1.5× ties", []entry{e("a", 10), e("b", 15)}, false, []int{1, 1}, []string{"a 10 ms (n=1) ~ b 15 ms (n=1)"}, nil},
 		{"one repetition: 2.5× ranks", []entry{e("a", 10), e("b", 25)}, false, []int{1, 2}, []string{"a 10 ms (n=1), then b 25 ms (n=1, 2.50×)"}, nil},
 		{"noise is never ranked", []entry{e("a", 1, 2, 30), e("b", 40, 41, 42)}, false, []int{1, 1}, []string{"noise: 1–30"}, []string{"then"}},
-		{"a zero best gives no ∞×", []entry{e("a", 0, 0), e("b", 5, 6)}, false, []int{1, 2}, []string{"a 0 ms (n=2), then b 5.5 ms (n=2)"}, []string{"∞"}},
-		{"failed ranks last and ties with failed", []entry{{contender: "f", failed: "never (> 5s)"}, e("a", 1900, 1950), {contender: "g", failed: "did not grant"}}, false, []int{1, 2, 2}, []string{"a 1925 ms (n=2), then f never (> 5s) ~ g did not grant"}, nil},
+		{"a zero best gives no ∞×", []entry{e("a", 0, 0), e("b", 5, 6)}, false, []int{1, 2}, []string{"a 0 ms (n=2), then b 5.50 ms (n=2)"}, []string{"∞"}},
+		{"failed ranks last and ties with failed", []entry{{contender: "f", failed: "never (> 5s)"}, e("a", 1900, 1950), {contender: "g", failed: "did not grant"}}, false, []int{1, 2, 2}, []string{"a 1.93 s (n=2), then f never (> 5s) ~ g did not grant"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := rank(tc.es, tc.higher)

@@ -22,6 +22,7 @@ import (
 // File names Write uses inside a report directory.
 const (
 	MarkdownFile = "report.md"
+	DetailsFile  = "details.md"
 	HTMLFile     = "report.html"
 	ChartsDir    = "charts"
 	ResultsFile  = "results.json"
@@ -30,7 +31,9 @@ const (
 // Report is a rendered report.
 type Report struct {
 	Markdown []byte
-	HTML     []byte
+	// Details is details.md, the appendix report.md links to.
+	Details []byte
+	HTML    []byte
 	// Charts are the SVG charts report.md links to as charts/<Name>.svg;
 	// report.html carries the same charts inline.
 	Charts []Chart
@@ -68,13 +71,21 @@ func Render(r *results.Results) (*Report, error) {
 		return nil, err
 	}
 	f.method(d)
+	f.glossarySection(d)
 	d.withContents(top)
-	rep := &Report{Markdown: d.markdown(), HTML: d.html(), Claims: claims}
-	for _, b := range d.blocks {
-		if c, ok := b.(chart); ok {
-			rep.Charts = append(rep.Charts, Chart{Name: c.name, SVG: c.svg})
+	rep := &Report{Markdown: d.markdown(), Details: d.detailsMarkdown(), HTML: d.html(), Claims: claims}
+	var collect func([]block)
+	collect = func(blocks []block) {
+		for _, b := range blocks {
+			switch c := b.(type) {
+			case chart:
+				rep.Charts = append(rep.Charts, Chart{Name: c.name, SVG: c.svg})
+			case details:
+				collect(c.blocks)
+			}
 		}
 	}
+	collect(d.blocks)
 	return rep, nil
 }
 
@@ -110,6 +121,9 @@ func Write(dir string, r *results.Results) error {
 		}
 	}
 	if err := writeIfChanged(filepath.Join(dir, MarkdownFile), rep.Markdown); err != nil {
+		return err
+	}
+	if err := writeIfChanged(filepath.Join(dir, DetailsFile), rep.Details); err != nil {
 		return err
 	}
 	return writeIfChanged(filepath.Join(dir, HTMLFile), rep.HTML)

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // safetySection reads the safety scenario: per variant what reached an
@@ -101,6 +102,9 @@ func (f *figures) marginChart() ([]byte, error) {
 	zero.Width = vg.Points(1)
 	p.Add(zero)
 	p.X.Tick.Marker = ticks
+	// the names stand upright under their bars, so that long names of
+	// neighbours never overlap
+	p.X.Tick.Label.Rotation, p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = math.Pi/2, draw.XRight, draw.YCenter
 	p.X.Min, p.X.Max = -0.6, float64(len(cs))-0.4
 	pad := 0.1 * math.Max(hi-lo, 1)
 	p.Y.Min, p.Y.Max = lo-pad, hi+pad

@@ -2,11 +2,12 @@ package report
 
 import (
 	"fmt"
-	"github.com/monolock/monolock-bench/bench/output/results"
 	"math"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/monolock/monolock-bench/bench/output/results"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -91,7 +92,7 @@ func (f *figures) seriesChart(title, xLabel, yLabel string, series map[string][]
 			return nil, fmt.Errorf("report: %w", err)
 		}
 		l.LineStyle = f.lineStyle(c)
-		dots.Color = l.LineStyle.Color
+		dots.GlyphStyle = f.glyphStyle(c)
 		eb := &plotter.YErrorBars{XYs: xys, YErrors: errs, LineStyle: l.LineStyle}
 		eb.LineStyle.Dashes = nil
 		p.Add(l, dots, eb)
@@ -181,14 +182,14 @@ func (f *figures) scaleSection(d *document) error {
 				total[i] = point{x: p.x, y: p.y * p.x}
 			}
 			if l, ok := fitLine(total); ok {
-				fs = append(fs, fmt.Sprintf("memory %s bytes per session (slope over %d counts)", num(l.b), len(mem)))
+				fs = append(fs, fmt.Sprintf("memory %s bytes per session (slope over %d counts)", results.Num(l.b), len(mem)))
 			} else {
-				fs = append(fs, fmt.Sprintf("memory %s bytes per session at C = %s", num(mem[0].y), num(mem[0].x)))
+				fs = append(fs, fmt.Sprintf("memory %s bytes per session at C = %s", results.Num(mem[0].y), results.Num(mem[0].x)))
 			}
 		}
 		if l, ok := fitLine(cpu); ok {
 			at := l.a + l.b*100000
-			fs = append(fs, fmt.Sprintf("CPU %s ms/s per 1,000 sessions, so 100,000 sessions would take %s ms/s (%.0f%% of 2 cores) by this slope", num(l.b*1000), num(at), at/20))
+			fs = append(fs, fmt.Sprintf("CPU %s ms/s per 1,000 sessions, so 100,000 sessions would take %s ms/s (%.0f%% of 2 cores) by this slope", results.Num(l.b*1000), results.Num(at), at/20))
 		}
 		if len(fs) > 0 {
 			parts = append(parts, c+": "+strings.Join(fs, "; "))
@@ -220,11 +221,11 @@ func (f *figures) scaleShortLease(d *document) {
 			if !ok || !okAll {
 				continue
 			}
-			s := fmt.Sprintf("%s %s of %s", c, num(held.Median), num(all.Median))
+			s := fmt.Sprintf("%s %s of %s", c, results.Num(held.Median), results.Num(all.Median))
 			if srv, ok := f.row(scale, c, v, "server_cpu_ms_per_sec"); ok {
-				s += fmt.Sprintf(" (server %s ms/s", num(srv.Median))
+				s += fmt.Sprintf(" (server %s ms/s", results.Num(srv.Median))
 				if b, ok := f.row(scale, c, v, "bench_cpu_ms_per_sec"); ok {
-					s += fmt.Sprintf(", bench %s ms/s", num(b.Median))
+					s += fmt.Sprintf(", bench %s ms/s", results.Num(b.Median))
 				}
 				s += ")"
 			}
@@ -257,7 +258,7 @@ func (f *figures) scaleLoad(d *document) {
 	if deepest == "" {
 		return
 	}
-	s := fmt.Sprintf("Reading (%s, %s waiters on one lock): commands/s beyond keep-alives while they wait: %s.", deepest, num(depth),
+	s := fmt.Sprintf("Reading (%s, %s waiters on one lock): commands/s beyond keep-alives while they wait: %s.", deepest, results.Num(depth),
 		f.listFigures(scale, deepest, "waiting_ops_per_sec", f.locks(scale)))
 	if line, _ := f.ranked(scale, deepest, "promotion_p50", f.locks(scale), false); line != "" {
 		s += " Promotion p50, fastest first: " + line + "."
@@ -266,7 +267,7 @@ func (f *figures) scaleLoad(d *document) {
 	for c, pts := range f.scaleSeries(results.LoadQueue, "depth", "promotion_p50") {
 		if len(pts) > 1 && pts[0].x == 1 && pts[0].y > 0 {
 			last := pts[len(pts)-1]
-			ratios = append(ratios, fmt.Sprintf("%s %s at depth %s", c, ratio(last.y, pts[0].y), num(last.x)))
+			ratios = append(ratios, fmt.Sprintf("%s %s at depth %s", c, ratio(last.y, pts[0].y), results.Num(last.x)))
 		}
 	}
 	if len(ratios) > 0 {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -97,7 +98,7 @@ func (f *figures) workloadRanking(v string) []WorkloadRank {
 			}
 			return 1
 		}
-		return cmpFloat(a.AcquireP99.Median, b.AcquireP99.Median)
+		return cmp.Compare(a.AcquireP99.Median, b.AcquireP99.Median)
 	})
 	for i := range ranks {
 		rk := &ranks[i]
@@ -182,13 +183,13 @@ func (f *figures) sloResults(c, v string) []SLOResult {
 func sloValue(s SLOResult) string {
 	switch s.Unit {
 	case "ratio":
-		return num(100*s.Value) + "%"
+		return results.Num(100*s.Value) + "%"
 	case "us":
 		if s.Value >= 1000 {
-			return num(s.Value/1000) + " ms"
+			return results.Num(s.Value/1000) + " ms"
 		}
 	}
-	return withUnit(s.Value, s.Unit)
+	return results.Format(s.Value, s.Unit)
 }
 
 // sloCell prints one threshold of one contender.
@@ -323,7 +324,7 @@ func (f *figures) censoredText(v string) []string {
 		if cut == 0 || n == 0 {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: %d of %d measured requests: percentiles from p%s up are lower bounds", c, cut, n, num(100*(1-float64(cut)/float64(n)))))
+		out = append(out, fmt.Sprintf("%s: %d of %d measured requests: percentiles from p%s up are lower bounds", c, cut, n, results.Num(100*(1-float64(cut)/float64(n)))))
 	}
 	return out
 }

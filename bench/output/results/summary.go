@@ -2,8 +2,6 @@ package results
 
 import (
 	"slices"
-
-	"github.com/monolock/monolock-bench/bench/internal/stats"
 )
 
 // Summarize aggregates the per-repetition metrics of raw into rows: one per
@@ -34,9 +32,21 @@ func Summarize(raw []Raw) []Row {
 		rows = append(rows, Row{
 			Scenario: k.scenario, Contender: k.contender, Variant: k.variant,
 			Metric: k.metric, Unit: units[k],
-			Median: stats.Median(v), Min: v[0], Max: v[len(v)-1], N: len(v),
+			Median: Median(v), Min: v[0], Max: v[len(v)-1], N: len(v),
 			Better: better[k], Network: k.network,
 		})
 	}
 	return rows
+}
+
+// Median returns the median of sorted, which must not be empty; an even
+// count takes the mean of the two middle values. It is exact (benchmath's
+// Center interpolates and differs in the last bits), so a summary
+// recomputed from the raw records matches the stored one.
+func Median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
 }

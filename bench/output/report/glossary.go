@@ -1,0 +1,29 @@
+package report
+
+// glossary are the terms a reader meets in the report, in the order a
+// reader meets them.
+var glossary = []struct{ term, meaning string }{
+	{"p50, p99", "the median and the 99th percentile of a set of timings: half of them, or 99 in 100, were at most this long."},
+	{"w1, w64", "a variant with 1 or 64 concurrent workers (clients taking locks)."},
+	{"distinct-w64, shared-w16", "64 workers each on its own lock key (no contention), or 16 workers sharing a small set of keys (contention)."},
+	{"floor", "the same exchange over the same network path with no lock logic at all (a bare TCP round trip, or the same store command without the lock): what the bench and the path cost by themselves. A lock cannot beat the floor of its kind unless it saves a step the floor pays (see TFO)."},
+	{"lease (TTL)", "how long a lock stays granted to a holder that stops renewing it; the same for every contender in a run."},
+	{"handover", "the time from a holder stopping (release, crash or freeze) to the next waiter's grant."},
+	{"fencing token", "a number that grows with every grant; a store that remembers the highest token it saw rejects a write from a holder whose lock has been passed on (a stale write)."},
+	{"learn-first margin", "how long before the next grant a holder that lost its lock (its host cut off) learned of the loss; negative means it learned after another holder was granted, a window for two writers."},
+	{"Jain index", "the fairness of the grants among clients: 1 when every client got the same number, 1/n when one client got all."},
+	{"FIFO inversion", "a grant that overtook an earlier pending request: 0 per 1,000 grants is strict first-in, first-out order."},
+	{"coordinated omission", "the error of a load generator that waits for slow replies before sending the next request and so never measures the requests a stall delayed; open-loop variants send on a fixed schedule and time each request from its scheduled start to avoid it."},
+	{"TFO", "TCP Fast Open: the client sends its first request inside the connection's SYN, saving the handshake's round trip on a new connection (the bare TCP floor pays it)."},
+	{"min–max, n", "the range across the run's repetitions and their number; a difference inside it is not a ranking."},
+}
+
+// glossarySection lists the terms.
+func (f *figures) glossarySection(d *document) {
+	d.h2("Glossary")
+	items := make([]string, len(glossary))
+	for i, g := range glossary {
+		items[i] = g.term + ": " + g.meaning
+	}
+	d.add(list{items: items})
+}

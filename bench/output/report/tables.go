@@ -1,0 +1,222 @@
+package report
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/monolock/monolock-bench/bench/output/results"
+)
+
+// maxFigureColumns keeps every table of figures within a 1280-px page:
+// more metrics than this go into a second table.
+const maxFigureColumns = 6
+
+// column is one figure column of a table with a row per contender.
+type column struct {
+	head  string
+	value func(contender string) (string, bool)
+}
+
+// figureColumn shows one summary figure as "median (min–max)", in the
+// one unit that suits every contender's figure; head gets that unit.
+func (f *figures) figureColumn(head, scenario, variant, metric string) column {
+	var rows []results.Row
+	for _, c := range f.scenarioContenders(scenario) {
+		if x, ok := f.row(scenario, c, variant, metric); ok {
+			rows = append(rows, x)
+		}
+	}
+	show := rowDisplay(rows...)
+	return column{head: withDisplayUnit(head, show), value: func(c string) (string, bool) {
+		x, ok := f.row(scenario, c, variant, metric)
+		if why := f.failedFigure(scenario, c, variant, metric, ok); why != "" {
+			return why, true
+		}
+		if !ok {
+			return "", false
+		}
+		return spread(x, show), true
+	}}
+}
+
+// contenderTable builds a table with one row per contender that has a
+// value in some column, in display order (grouped by family, floors
+// last, with a heading row per group when there is more than one), and
+// the columns that have a value for some contender; false when nothing
+// is left.
+func (f *figures) contenderTable(contenders []string, cols []column) (table, bool) {
+	var shown []column
+	for _, col := range cols {
+		for _, c := range contenders {
+			if _, ok := col.value(c); ok {
+				shown = append(shown, col)
+				break
+			}
+		}
+	}
+	t := table{head: []string{"contender"}}
+	for _, col := range shown {
+		t.head = append(t.head, col.head)
+	}
+	type group struct {
+		name string
+		rows [][]cell
+	}
+	var groups []group
+	for _, c := range contenders {
+		row := []cell{{text: c}}
+		any := false
+		for _, col := range shown {
+			v, ok := col.value(c)
+			if !ok {
+				v = "–"
+			}
+			any = any || ok
+			row = append(row, cell{text: v})
+		}
+		if !any {
+			continue
+		}
+		name := f.family(c)
+		if f.isFloor(c) {
+			name = "floors (baselines, no lock logic)"
+		}
+		if len(groups) == 0 || groups[len(groups)-1].name != name {
+			groups = append(groups, group{name: name})
+		}
+		groups[len(groups)-1].rows = append(groups[len(groups)-1].rows, row)
+	}
+	for _, g := range groups {
+		if len(groups) > 1 {
+			t.rows = append(t.rows, []cell{{text: g.name, class: groupClass}})
+		}
+		t.rows = append(t.rows, g.rows...)
+	}
+	return t, len(groups) > 0
+}
+
+// chunks splits columns into tables of at most maxFigureColumns.
+func chunks(cols []column) [][]column {
+	var out [][]column
+	for len(cols) > maxFigureColumns {
+		out = append(out, cols[:maxFigureColumns])
+		cols = cols[maxFigureColumns:]
+	}
+	if len(cols) > 0 {
+		out = append(out, cols)
+	}
+	return out
+}
+
+// figureTables lists every figure of a scenario: per variant, a row per
+// contender and a column per metric, then the contenders the variant was
+// not measured for, and why (results.Raw.Skipped).
+func (f *figures) figureTables(d *document, s string) {
+	variants := f.variants(s)
+	for _, x := range f.r.Raw {
+		if x.Scenario == s && x.Skipped != "" && !slices.Contains(variants, x.Variant) {
+			variants = append(variants, x.Variant)
+		}
+	}
+	for _, v := range variants {
+		var cols []column
+		var metrics []string
+		for _, x := range f.r.Summary {
+			if x.Scenario != s || x.Variant != v || x.Metric == "workers" || slices.Contains(metrics, x.Metric) {
+				continue // workers is a parameter, in the variant name
+			}
+			metrics = append(metrics, x.Metric)
+			cols = append(cols, f.figureColumn(f.metricLabel(s, x.Metric), s, v, x.Metric))
+		}
+		for i, part := range chunks(cols) {
+			t, ok := f.contenderTable(f.scenarioContenders(s), part)
+			if !ok {
+				continue
+			}
+			if i == 0 {
+				d.p("All figures of " + v + ":")
+			}
+			d.add(t)
+		}
+		if why := f.notMeasured(s, v); len(why) > 0 {
+			d.p("Not measured in " + v + ":")
+			d.add(list{items: why})
+		}
+	}
+}
+
+// notMeasured lists, once each, "contender: reason" for the records of
+// scenario s, variant v that say why they were not measured.
+func (f *figures) notMeasured(s, v string) []string {
+	var out []string
+	for _, x := range f.r.Raw {
+		if x.Scenario == s && x.Variant == v && x.Skipped != "" {
+			if line := x.Contender + ": " + x.Skipped; !slices.Contains(out, line) {
+				out = append(out, line)
+			}
+		}
+	}
+	return out
+}
+
+// locks lists the non-floor contenders of a scenario.
+func (f *figures) locks(s string) []string {
+	var out []string
+	for _, c := range f.scenarioContenders(s) {
+		if !f.isFloor(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// floors lists the floor contenders of a scenario.
+func (f *figures) floors(s string) []string {
+	var out []string
+	for _, c := range f.scenarioContenders(s) {
+		if f.isFloor(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// listFigures prints "a 210 us, b 180 us" for a figure.
+func (f *figures) listFigures(s, variant, metric string, contenders []string) string {
+	var parts []string
+	for _, c := range contenders {
+		x, ok := f.row(s, c, variant, metric)
+		if why := f.failedFigure(s, c, variant, metric, ok); why != "" {
+			parts = append(parts, c+" "+why)
+		} else if ok {
+			parts = append(parts, c+" "+results.Format(x.Median, x.Unit))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ranked prints the contenders that have a figure from best to worst,
+// figures inside each other's noise tied (see rank and rankText), failed
+// ones last; the best contender is returned too, "" when it ties.
+func (f *figures) ranked(s, variant, metric string, contenders []string, higherIsBetter bool) (string, string) {
+	es := rank(f.rankedEntries(s, variant, metric, contenders), higherIsBetter)
+	if len(es) == 0 {
+		return "", ""
+	}
+	best := es[0].contender
+	if len(es) > 1 && es[1].place == es[0].place || es[0].failed != "" {
+		best = ""
+	}
+	return rankText(es), best
+}
+
+// metricLabel names a metric for readers: its declared label, or its
+// name in an old run that declared none.
+func (f *figures) metricLabel(scenario, metric string) string {
+	if info, ok := f.r.Scenario(scenario); ok {
+		if m, ok := info.Metric(metric); ok && m.Label != "" {
+			return m.Label
+		}
+	}
+	return metric
+}
