@@ -268,9 +268,13 @@ type faultTimes struct {
 // the servers it gets again.
 func skipFewServers(least int, one, few string) func(c bench.Contender) string {
 	return func(c bench.Contender) string {
-		switch n := c.Server.Count(); {
-		case c.Standby:
+		if c.Standby {
 			return standbyPair
+		}
+		if c.Server == nil { // no spec: the run counts the servers it gets
+			return ""
+		}
+		switch n := c.Server.Count(); {
 		case n >= least:
 			return ""
 		case n == 1:
