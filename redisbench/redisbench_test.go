@@ -16,6 +16,9 @@ import (
 )
 
 func TestMutualExclusion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("16 workers on each Redis lock over real servers: not under -short (make test runs it)")
+	}
 	d := benchtest.Start(t, Server, RedlockMasters)
 	single := d.Servers(Server.Name)[0].Addr()
 	masters := bench.Addrs(d.Servers(RedlockMasters.Name))

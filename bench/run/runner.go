@@ -37,6 +37,16 @@ type Runner struct {
 	Progress Progress
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// Network, when set, is the network profile the deployment's servers
+	// sit behind: every record carries it (results.Raw.Network) and its
+	// variant's name ends in @Network, so that one run holds the same
+	// variant under several profiles.
+	Network string
+	// Line, when set, starts a window of the emulated network's counters
+	// before each step; the function it returns gives the window's cost,
+	// which every record of the step carries (results.Raw.Line): whether
+	// the delay line queued while the step ran.
+	Line func() func() *results.LineCost
 }
 
 // Step is one measured unit of a run.
@@ -142,7 +152,15 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 			r.Progress.Start(st.Step)
 		}
 		begin := time.Now()
+		var lineWindow func() *results.LineCost
+		if r.Line != nil {
+			lineWindow = r.Line()
+		}
 		raws, errs := r.runStep(ctx, st)
+		var line *results.LineCost
+		if lineWindow != nil { // nil when the counters could not be read
+			line = lineWindow()
+		}
 		eta.learn(st, raws, errs, time.Since(begin))
 		if r.Progress != nil {
 			st.Skipped = skipReasons(raws, errs, len(st.together) > 0)
@@ -166,6 +184,7 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 				continue
 			}
 			raw.Scenario, raw.Variant, raw.Repetition = st.Scenario, st.Variant, st.Repetition
+			raw.Network, raw.Line = r.Network, line
 			for i := range raw.Metrics {
 				raw.Metrics[i].Better = st.scenario.Better(raw.Metrics[i].Name)
 			}
@@ -317,6 +336,10 @@ func (r *Runner) plan(reps int) []plannedStep {
 	for si := range r.Scenarios {
 		s := &r.Scenarios[si]
 		for _, v := range s.Variants(r.Quick) {
+			name := v.Name
+			if r.Network != "" {
+				name += results.NetworkSuffix + r.Network
+			}
 			vreps := reps
 			if v.MaxRepetitions > 0 {
 				vreps = min(reps, v.MaxRepetitions)
@@ -335,7 +358,7 @@ func (r *Runner) plan(reps int) []plannedStep {
 					}
 					steps = append(steps, plannedStep{
 						Step: Step{
-							Scenario: s.Name, Variant: v.Name, Contender: c.Name,
+							Scenario: s.Name, Variant: name, Contender: c.Name,
 							Repetition: rep, Repetitions: vreps,
 						},
 						scenario: s, variant: v, contender: c, capped: capped,
@@ -344,7 +367,7 @@ func (r *Runner) plan(reps int) []plannedStep {
 				if len(together) > 0 {
 					steps = append(steps, plannedStep{
 						Step: Step{
-							Scenario: s.Name, Variant: v.Name, Contender: interleavedName(together),
+							Scenario: s.Name, Variant: name, Contender: interleavedName(together),
 							Repetition: rep, Repetitions: vreps,
 						},
 						scenario: s, variant: v, together: together,

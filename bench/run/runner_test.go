@@ -422,3 +422,29 @@ func TestContenderCaps(t *testing.T) {
 		}
 	}
 }
+
+// TestRunnerUnderNetwork: under a network profile every record carries it
+// and its variant's name ends in @profile; the summary keeps it per row.
+func TestRunnerUnderNetwork(t *testing.T) {
+	open := func(context.Context, []string, time.Duration, bench.OpenOptions) (bench.Locker, error) {
+		return &scriptedLocker{}, nil
+	}
+	c := bench.Contender{Name: "a", Server: &bench.ServerSpec{Name: "ra"}, New: open}
+	s := bench.Scenario{Name: "s", Settings: func(bool) results.Settings { return nil },
+		Variants: func(bool) []bench.Variant {
+			return []bench.Variant{{Name: "v", Run: func(context.Context, *bench.Env) (results.Raw, error) {
+				return results.Raw{Metrics: []results.Metric{{Name: "m", Unit: "us", Value: 1}}}, nil
+			}}}
+		}}
+	r := &Runner{Scenarios: []bench.Scenario{s}, Contenders: []bench.Contender{c}, Deployment: fakeDeployment{}, Lease: time.Second, Network: "az"}
+	res := &results.Results{}
+	if err := r.Run(context.Background(), res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Raw) != 1 || res.Raw[0].Variant != "v@az" || res.Raw[0].Network != "az" {
+		t.Fatalf("raw %+v", res.Raw)
+	}
+	if len(res.Summary) != 1 || res.Summary[0].Variant != "v@az" || res.Summary[0].Network != "az" {
+		t.Fatalf("summary %+v", res.Summary)
+	}
+}

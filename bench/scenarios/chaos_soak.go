@@ -13,13 +13,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/monolock/monolock-bench/bench/check"
 	"github.com/monolock/monolock-bench/bench/faults/faultproxy"
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/faults/nemesis"
+	"github.com/monolock/monolock-bench/bench/load"
 )
 
 // soak starts the clients, runs the schedule and the tail, stops the
@@ -90,7 +90,7 @@ func (s *chaosStep) soak(ctx context.Context, cfg ChaosConfig, sched nemesis.Sch
 			s.note(errors.New(line))
 		}
 	}
-	if !sleep(ctx, chaosTailLeases*s.env.Lease) {
+	if load.Sleep(ctx, chaosTailLeases*s.env.Lease) != nil {
 		return nil, ctx.Err()
 	}
 	stopClients()
@@ -193,16 +193,4 @@ func (s *chaosStep) history() (*check.History, error) {
 		return nil, fmt.Errorf("chaos: merging the histories: %w", err)
 	}
 	return h, nil
-}
-
-// sleep waits d or until ctx ends; it reports whether ctx is still live.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
