@@ -361,6 +361,68 @@ func TestVariantSkip(t *testing.T) {
 	}
 }
 
+// TestContenderCaps: a contender's cap leaves it out of the variants it
+// matches (full or quick only), interleaved or not, with the reason as its
+// record and in its settings, and out of the plan's estimate.
+func TestContenderCaps(t *testing.T) {
+	open := func(context.Context, []string, time.Duration, bench.OpenOptions) (bench.Locker, error) {
+		return &scriptedLocker{}, nil
+	}
+	ra := &bench.ServerSpec{Name: "ra"}
+	capped := bench.Contender{Name: "c", Server: ra, New: open, Caps: []bench.Cap{
+		{Scenario: "s", Variant: "big-*", Reason: "too big"},
+		{Scenario: "*", Variant: "w1", QuickOnly: true, Reason: "quick"},
+	}}
+	contenders := []bench.Contender{{Name: "a", Server: ra, New: open}, capped}
+	ran := map[string]int{}
+	run := func(_ context.Context, env *bench.Env) (results.Raw, error) {
+		ran[env.Contender.Name]++
+		return results.Raw{}, nil
+	}
+	inter := func(_ context.Context, envs []*bench.Env) ([]results.Raw, []error) {
+		for _, e := range envs {
+			ran[e.Contender.Name]++
+		}
+		return make([]results.Raw, len(envs)), make([]error, len(envs))
+	}
+	vs := []bench.Variant{
+		{Name: "big-1", Estimate: time.Second, Run: run},
+		{Name: "small", Estimate: time.Second, Run: run},
+		{Name: "w1", Estimate: time.Second, Interleaved: inter},
+	}
+	s := bench.Scenario{Name: "s", Settings: func(bool) results.Settings { return nil }, Variants: func(bool) []bench.Variant { return vs }}
+	for _, quick := range []bool{false, true} {
+		clear(ran)
+		r := &Runner{Scenarios: []bench.Scenario{s}, Contenders: contenders, Deployment: fakeDeployment{}, Lease: time.Second, Quick: quick}
+		want := 5 * time.Second // a: 3 variants; c: small and w1
+		if quick {
+			want = 4 * time.Second
+		}
+		if p := r.Plan(); p.Total != want || p.Scenario["s"] != want {
+			t.Errorf("quick=%v: plan %+v, want %v", quick, p, want)
+		}
+		res := &results.Results{}
+		if err := r.Run(context.Background(), res); err != nil {
+			t.Fatal(err)
+		}
+		skips := map[string]string{}
+		for _, x := range res.Raw {
+			if x.Contender == "c" && x.Skipped != "" {
+				skips[x.Variant] = x.Skipped
+			}
+		}
+		if skips["big-1"] != "capped: too big" || (skips["w1"] != "") == !quick || skips["small"] != "" {
+			t.Errorf("quick=%v: c's skips %v", quick, skips)
+		}
+		if wantC := map[bool]int{false: 2, true: 1}[quick]; ran["c"] != wantC || ran["a"] != 3 {
+			t.Errorf("quick=%v: runs %v", quick, ran)
+		}
+		if set := res.Parameters.Contender["c"]; set["cap_1"] != "s/big-*: too big" || set["cap_2"] != "*/w1 (quick): quick" {
+			t.Errorf("c's settings %v do not list its caps", set)
+		}
+	}
+}
+
 // TestRunnerUnderNetwork: under a network profile every record carries it
 // and its variant's name ends in @profile; the summary keeps it per row.
 func TestRunnerUnderNetwork(t *testing.T) {

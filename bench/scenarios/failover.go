@@ -220,13 +220,13 @@ func (cfg FailoverConfig) Scenario() bench.Scenario {
 				{Name: FailoverGraceful, Params: results.VariantParams{Workers: c.Workers, Fault: results.FaultServerStop}, MaxRepetitions: failoverRepetitions, Skip: skipStandby, Estimate: steady, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runFailover(ctx, env, c, FailoverGraceful)
 				}},
-				{Name: FailoverMinority, Params: results.VariantParams{Workers: c.Workers, Fault: results.FaultMinorityDown}, MaxRepetitions: failoverRepetitions, Skip: skipStandby, Estimate: minority, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+				{Name: FailoverMinority, Params: results.VariantParams{Workers: c.Workers, Fault: results.FaultMinorityDown}, MaxRepetitions: failoverRepetitions, Skip: skipFewServers(2, noMinority, noMinority), Estimate: minority, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runFailover(ctx, env, c, FailoverMinority)
 				}},
-				{Name: FailoverUnsafe, Params: results.VariantParams{Workers: 2, Keys: 1, Fault: results.FaultSplitUnsafe}, MaxRepetitions: failoverRepetitions, Skip: skipStandby, Estimate: split, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+				{Name: FailoverUnsafe, Params: results.VariantParams{Workers: 2, Keys: 1, Fault: results.FaultSplitUnsafe}, MaxRepetitions: failoverRepetitions, Skip: skipFewServers(3, noSplit, tooFewToSplit), Estimate: split, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runSplit(ctx, env, c, false)
 				}},
-				{Name: FailoverDelayed, Params: results.VariantParams{Workers: 2, Keys: 1, Fault: results.FaultSplitDelayed}, MaxRepetitions: failoverRepetitions, Skip: skipStandby, Estimate: split + time.Duration(c.Trials)*assumedLease/4, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+				{Name: FailoverDelayed, Params: results.VariantParams{Workers: 2, Keys: 1, Fault: results.FaultSplitDelayed}, MaxRepetitions: failoverRepetitions, Skip: skipFewServers(3, noSplit, tooFewToSplit), Estimate: split + time.Duration(c.Trials)*assumedLease/4, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runSplit(ctx, env, c, true)
 				}},
 			}, standbyVariants(c)...)
@@ -268,6 +268,29 @@ type faultTimes struct {
 	restart   time.Time // just before the restarts; zero for minority-down
 	up        time.Time // every restart returned: the servers serve
 	end       time.Time // the load stopped
+}
+
+// skipFewServers skips the standby pair and a contender with fewer than
+// least servers before the run (so the ETA leaves it out), with one's
+// reason for a single server and few's for more; the variant's run checks
+// the servers it gets again.
+func skipFewServers(least int, one, few string) func(c bench.Contender) string {
+	return func(c bench.Contender) string {
+		if c.Standby {
+			return standbyPair
+		}
+		if c.Server == nil { // no spec: the run counts the servers it gets
+			return ""
+		}
+		switch n := c.Server.Count(); {
+		case n >= least:
+			return ""
+		case n == 1:
+			return one
+		default:
+			return few
+		}
+	}
 }
 
 // runFailover runs one steady-load variant for env's contender.

@@ -206,10 +206,16 @@ func openCost(n int, lease time.Duration) time.Duration {
 	return time.Duration(n*f) * time.Millisecond / 2
 }
 
-// scaleStepOverhead is the ETA's cost of a scale step besides its waits
-// and opening: restarting the servers, reading counters, closing the
-// sessions (measured: ~1s for monolock and redis, more for etcd).
-const scaleStepOverhead = 2 * time.Second
+// stepOverhead is the ETA's cost of a scale step besides its waits and
+// opening: restarting the servers (not in quick runs), reading counters,
+// closing the sessions (measured: ~1s for monolock and redis, more for
+// etcd; quick idle-1k steps 3.5s for a 3.5s wait).
+func (c ScaleConfig) stepOverhead() time.Duration {
+	if c.reuse {
+		return 300 * time.Millisecond
+	}
+	return 2 * time.Second
+}
 
 // planEstimate is a variant's ETA estimate: est, or nothing when its
 // sessions exceed what the bench's own open-file limit allows (most), as

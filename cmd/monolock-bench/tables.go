@@ -1,6 +1,8 @@
 package main
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
@@ -11,6 +13,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/contenders/postgres"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/load"
+	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/bench/scenarios"
 	"github.com/monolock/monolock-bench/redisbench"
 	"github.com/monolock/monolock-bench/redisbench/redisson"
@@ -54,14 +57,36 @@ func scenarioTable(o tableOptions) []bench.Scenario {
 	return []bench.Scenario{
 		scenarios.Latency(),
 		scenarios.Throughput(),
-		scenarios.HandoverConfig{Holder: o.holder}.Scenario(),
+		quickWithout(scenarios.HandoverConfig{Holder: o.holder}.Scenario(), scenarios.HostLoss),
 		scenarios.FairnessConfig{}.Scenario(),
-		scenarios.SafetyConfig{Holder: o.holder}.Scenario(),
-		scenarios.FailoverConfig{}.Scenario(),
+		quickWithout(scenarios.SafetyConfig{Holder: o.holder}.Scenario(), scenarios.HostLoss),
+		quickWithout(scenarios.FailoverConfig{}.Scenario(), scenarios.FailoverGraceful),
 		scenarios.Scale(),
 		scenarios.ChaosConfig{Holder: o.holder, Seed: o.chaosSeed, Duration: o.chaosDuration, QuickFaults: quickChaosFaults}.Scenario(),
 		scenarios.WorkloadConfig{Workloads: o.workloads, QuickContenders: quickWorkloadContenders, Client: o.client}.Scenario(),
 	}
+}
+
+// quickWithout leaves the named variants out of s's quick runs, for the
+// quick suite's time budget (each costs a lease or more per contender;
+// the full run measures them), and records so in s's quick settings.
+func quickWithout(s bench.Scenario, names ...string) bench.Scenario {
+	variants, settings := s.Variants, s.Settings
+	s.Variants = func(quick bool) []bench.Variant {
+		vs := variants(quick)
+		if quick {
+			vs = slices.DeleteFunc(vs, func(v bench.Variant) bool { return slices.Contains(names, v.Name) })
+		}
+		return vs
+	}
+	s.Settings = func(quick bool) results.Settings {
+		set := settings(quick)
+		if quick {
+			set["quick_without"] = strings.Join(names, ", ") + " (the quick suite's time budget: the full run measures them)"
+		}
+		return set
+	}
+	return s
 }
 
 // contenderTable returns every contender in run and display order: the
