@@ -46,6 +46,7 @@ func (s *schedule) interval() time.Duration {
 type keeper struct {
 	lease   time.Duration
 	send    func() error     // writes one HEARTBEAT
+	confirm func(time.Time)  // told the send time of each answered frame; may be nil
 	answers <-chan time.Time // receive time of each answer to a frame we sent
 	quit    <-chan struct{}  // closed when the session ends for another reason
 	sched   schedule         // interval state
@@ -91,6 +92,9 @@ func (k *keeper) run(sentAt, answeredAt time.Time) error {
 				continue // an extra ACQUIRED: it confirms nothing new
 			}
 			inFlight = false
+			if k.confirm != nil {
+				k.confirm(sentAt)
+			}
 			k.sched.observe(at.Sub(sentAt))
 			deadline.Reset(time.Until(sentAt.Add(patience)))
 			if due {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/monolock/monolock-bench/monolock/protocol"
@@ -32,6 +33,14 @@ type Lock struct {
 	r  *bufio.Reader  // all reads of conn
 	wg sync.WaitGroup // the reader
 
+	// The pessimist's rule on the reader's side: a frame that arrives
+	// more than patience after the send of the last answered frame finds
+	// the session already lost (the server may have expired it), however
+	// late the keeper's own deadline fires.
+	born      time.Time     // the monotonic origin of confirmed
+	patience  time.Duration // 0.8 × lease; set before the reader starts
+	confirmed atomic.Int64  // send time of the last answered frame, ns after born
+
 	keeper      keeper        // heartbeats and the pessimistic deadline
 	keeperTimer *time.Timer   // runs the keeper when the first heartbeat is due
 	keeperDone  chan struct{} // closed when the keeper has returned or will never run
@@ -39,7 +48,16 @@ type Lock struct {
 
 func newLock(name string, conn net.Conn) *Lock {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Lock{name: name, conn: conn, r: bufio.NewReaderSize(conn, 64), granted: make(chan struct{}), ctx: ctx, cancel: cancel}
+	return &Lock{name: name, conn: conn, r: bufio.NewReaderSize(conn, 64), granted: make(chan struct{}), ctx: ctx, cancel: cancel, born: time.Now()}
+}
+
+// confirm records that the frame sent at sentAt has been answered.
+func (l *Lock) confirm(sentAt time.Time) { l.confirmed.Store(int64(sentAt.Sub(l.born))) }
+
+// overdue reports whether a frame received at is too late: more than
+// patience after the send of the last answered frame.
+func (l *Lock) overdue(at time.Time) bool {
+	return at.Sub(l.born)-time.Duration(l.confirmed.Load()) > l.patience
 }
 
 // Name returns the lock's name.
@@ -96,6 +114,9 @@ func (l *Lock) handshake(ctx context.Context, lease time.Duration, sentAt time.T
 		}
 		return f, at, l.readError(err)
 	}
+	if at.Sub(sentAt) > patience(lease) { // read after a freeze, before the deadline fired
+		return f, at, ErrHeartbeatTimeout
+	}
 	l.conn.SetReadDeadline(time.Time{})
 	return f, at, nil
 }
@@ -109,9 +130,12 @@ func (l *Lock) handshake(ctx context.Context, lease time.Duration, sentAt time.T
 // costs one goroutine, not two.
 func (l *Lock) start(lease time.Duration, sentAt, answeredAt time.Time, waiting bool) {
 	answers := make(chan time.Time, 2)
+	l.patience = patience(lease)
+	l.confirm(sentAt)
 	l.keeper = keeper{
 		lease:   lease,
 		send:    l.sendHeartbeat,
+		confirm: l.confirm,
 		answers: answers,
 		quit:    l.ctx.Done(),
 		sched:   newSchedule(lease),
@@ -182,6 +206,10 @@ func (l *Lock) read(answers chan<- time.Time, waited bool) {
 			if l.ctx.Err() == nil { // not our own Release
 				l.end(l.readError(err))
 			}
+			return
+		}
+		if l.overdue(at) {
+			l.end(ErrHeartbeatTimeout)
 			return
 		}
 		switch f.Type {
