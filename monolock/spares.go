@@ -1,7 +1,6 @@
 package monolock
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -106,7 +105,7 @@ func (c *Client) claim(ctx context.Context, conn net.Conn, name string, ms uint3
 	var counted *countingReader
 	if spare {
 		counted = &countingReader{r: conn}
-		l.r = bufio.NewReaderSize(counted, 64)
+		l.r.Reset(counted) // keeps newLock's 64-byte buffer
 	}
 	frame := protocol.AppendAcquire(make([]byte, 0, 16+len(name)), ms, name)
 	sentAt := time.Now()
