@@ -29,9 +29,10 @@ type Config struct {
 	// Spares is how many connections the Client keeps dialled in advance
 	// (TCP connected, and with a *tls.Dialer the TLS handshake done), so
 	// that Acquire writes its ACQUIRE on a ready connection and the claim
-	// costs one round trip instead of two (three or more with TLS). A
-	// spare taken by a claim is replaced in the background; each is
-	// replaced when it reaches SpareMaxAge; one found closed (by the
+	// costs one round trip instead of two (three or more with TLS).
+	// Spares taken by claims are replaced in the background, dialled
+	// together once half of them are taken; each is replaced when it
+	// reaches SpareMaxAge; one found closed (by the
 	// server's io-timeout or a restart) is discarded and the claim made on
 	// a fresh dial, which the caller does not see: the server never had
 	// its ACQUIRE. Every spare is an open connection and a file descriptor
