@@ -129,10 +129,12 @@ func ReadType(r io.Reader) (Type, error) {
 type peeker interface {
 	Peek(n int) ([]byte, error)
 	Discard(n int) (int, error)
+	Size() int // the buffer's size: the most Peek can return
 }
 
-// readField reads exactly n (at most 8) bytes, the rest of a started frame,
-// and passes them to use; a clean EOF is io.ErrUnexpectedEOF.
+// readField reads exactly n bytes (at most 8, or with a peeker at most its
+// Size), the rest of a started frame, and passes them to use; a clean EOF
+// is io.ErrUnexpectedEOF.
 func readField(r io.Reader, n int, use func([]byte)) error {
 	if p, ok := r.(peeker); ok {
 		b, err := p.Peek(n)
@@ -171,11 +173,18 @@ func ReadAcquire(r io.Reader) (Acquire, error) {
 	if err := readField(r, 6, func(h []byte) { a.LeaseMS, nameLen = binary.BigEndian.Uint32(h[0:4]), binary.BigEndian.Uint16(h[4:6]) }); err != nil {
 		return a, err
 	}
-	name := make([]byte, nameLen)
-	if _, err := io.ReadFull(r, name); err != nil {
-		return a, eofIsUnexpected(err)
+	if p, ok := r.(peeker); ok && int(nameLen) <= p.Size() {
+		// In place: the string is the only copy.
+		if err := readField(r, int(nameLen), func(b []byte) { a.Name = string(b) }); err != nil {
+			return a, err
+		}
+	} else {
+		name := make([]byte, nameLen)
+		if _, err := io.ReadFull(r, name); err != nil {
+			return a, eofIsUnexpected(err)
+		}
+		a.Name = string(name)
 	}
-	a.Name = string(name)
 	if err := ValidateName(a.Name); err != nil {
 		return a, err
 	}
