@@ -500,3 +500,43 @@ func TestFrameAfterPatienceIsLoss(t *testing.T) {
 		}
 	})
 }
+
+// noDeadlineDialer dials ln with connections whose read deadlines never
+// fire: what a process stopped past the deadline sees when it resumes with
+// the answer already buffered and its read returning before the timer.
+type noDeadlineDialer struct{ ln *monolocktest.Listener }
+
+func (d noDeadlineDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := d.ln.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return noDeadlineConn{c}, nil
+}
+
+type noDeadlineConn struct{ net.Conn }
+
+func (noDeadlineConn) SetReadDeadline(time.Time) error { return nil }
+
+// The ACQUIRE's own answer read later than the patience is a loss too (the
+// handshake reads it itself, before any reader goroutine exists).
+func TestHandshakeAnswerAfterPatienceIsLoss(t *testing.T) {
+	const lease = 500 * time.Millisecond
+	synctest.Test(t, func(t *testing.T) {
+		ln := monolocktest.NewListener()
+		servePeer(t, ln, func(p *peerConn) {
+			time.Sleep(lease)
+			p.conn.Write(protocol.AppendAcquired(nil, 7))
+			io.Copy(io.Discard, p.conn)
+		})
+		c := New(Config{Address: ln.Addr().String(), Dialer: noDeadlineDialer{ln}})
+		l, err := c.Acquire(t.Context(), "a", lease)
+		if err == nil {
+			l.Release()
+			t.Fatalf("Acquire granted token %d, answered after %v, past the patience of %v", l.Token(), lease, patience(lease))
+		}
+		if !errors.Is(err, ErrHeartbeatTimeout) {
+			t.Fatalf("Acquire = %v, want ErrHeartbeatTimeout", err)
+		}
+	})
+}
