@@ -14,7 +14,7 @@ export TESTCONTAINERS_RYUK_DISABLED := true
 # Binaries built into bin/ when their main package exists.
 BINARIES := $(wildcard cmd/monolock cmd/monolockctl cmd/monolock-bench)
 
-.PHONY: build test bench bench-quick chaos images lint fuzz clean redis-server postgresql cc
+.PHONY: build test bench bench-quick bench-network chaos images lint fuzz clean redis-server postgresql cc
 
 ## build: static binaries (CGO_ENABLED=0) into bin/
 build:
@@ -34,6 +34,14 @@ bench: redis-server postgresql cc
 ## bench-quick: every scenario and contender, shortened to a few minutes
 bench-quick: redis-server postgresql cc
 	$(GO) run ./cmd/monolock-bench run --quick $(BENCH_ARGS)
+
+## bench-network: latency, throughput, handover and fairness under the network
+## profiles NETWORKS (each server on an emulated host; needs root), one report
+NETWORKS ?= loopback,rack,az,region
+NETWORK_CONTENDERS ?= monolock,monolock-warm,monolock-tfo,redis,redlock,etcd
+bench-network: redis-server postgresql cc
+	$(GO) run ./cmd/monolock-bench run --quick --backend local --networks $(NETWORKS) \
+		--scenarios latency,throughput,handover,fairness --contenders $(NETWORK_CONTENDERS) $(BENCH_ARGS)
 
 ## chaos: the chaos scenario alone; DURATION=30m scales its fault schedule to about that long
 DURATION ?=

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"net"
+	"path"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench/output/results"
@@ -30,30 +31,37 @@ type Contender struct {
 	// takes part in: a mode of a lock that only those scenarios read (a
 	// fencing-token mode for the safety scenario). Default: all.
 	Scenarios []string
+	// Standby marks an active–passive pair: Server has two replicas, the
+	// first the primary and the second a passive standby that holds no
+	// state, and the clients know one address. Open gets that one
+	// address; a scenario that moves it between the two (failover) reads
+	// the servers from Env. Default false.
+	Standby bool
 	// Settings are every parameter of the contender (TTL rule, retry delay,
 	// tries, watchdog, pools, waiting strategy, what its counters read),
 	// recorded in results.json. The runner adds the lease.
 	Settings results.Settings
-	// Open connects a Locker to the servers at addrs using lease as the
-	// lease or TTL (parity: the same value for every contender).
-	Open func(ctx context.Context, addrs []string, lease time.Duration) (Locker, error)
+	// New connects a Locker to the servers at addrs using lease as the
+	// lease or TTL (parity: the same value for every contender), its
+	// connections made as o says. Open calls it with no options.
+	New func(ctx context.Context, addrs []string, lease time.Duration, o OpenOptions) (Locker, error)
 	// ServerSettings, when set, reads the settings known only once the
 	// servers run and the lease is set (the servers' own configuration,
 	// a TTL derived from the lease); the runner adds them to Settings
 	// before the first step, or notes why it could not.
 	ServerSettings func(ctx context.Context, servers []Server, lease time.Duration) (results.Settings, error)
-	// OpenWith, when set, opens a Locker like Open whose connections are
-	// made as o says (the scale scenario spreads many connections over
-	// several addresses). Nil when the contender takes no options; a
-	// scenario that needs them then skips it with the reason.
-	OpenWith func(ctx context.Context, addrs []string, lease time.Duration, o OpenOptions) (Locker, error)
-	// MaxClaims, when positive, is the most claims (held or waiting) one
-	// Locker can have at once, and MaxClaimsReason says what bounds it (a
+	// Dials says New makes its connections with OpenOptions.Dialer (the
+	// scale scenario spreads many connections over several addresses); a
+	// scenario that needs a dialer skips a contender without, with the
+	// reason.
+	Dials bool
+	// MaxSessions, when positive, is the most sessions (locks held or
+	// waited for) one Locker can have at once, and MaxSessionsReason says what bounds it (a
 	// connection pool below the server's connection limit): a scenario
 	// that needs more skips the contender with the reason at once rather
-	// than waiting for claims that cannot come.
-	MaxClaims       int
-	MaxClaimsReason string
+	// than waiting for sessions that cannot come.
+	MaxSessions       int
+	MaxSessionsReason string
 	// Counters opens a reader of the coordinator's own counters on the
 	// contender's servers; nil when it has none. It returns an error
 	// wrapping ErrNoCounters when the servers cannot be read.
@@ -65,6 +73,53 @@ type Contender struct {
 	// Notes are trade-offs of the design that a run does not measure; the
 	// report lists them, labelled as such.
 	Notes []string
+	// Caps are variants the contender does not run, each with its reason:
+	// the suite's time budget (a variant it cannot hold, that takes
+	// minutes, or that measures what another contender measures). The
+	// runner records the reason as the contender's record (Skipped),
+	// lists the caps in its settings and leaves them out of the ETA.
+	Caps []Cap
+}
+
+// Cap is one variant a contender does not run, and why.
+type Cap struct {
+	// Scenario and Variant are path.Match patterns of the scenario's and
+	// the variant's names ("scale", "idle-*", "*").
+	Scenario, Variant string
+	// QuickOnly limits the cap to quick runs.
+	QuickOnly bool
+	// Reason is recorded as the skip reason ("capped: " + Reason).
+	Reason string
+}
+
+// CapOf returns why c does not run scenario/variant in a run (quick or
+// full), "" when it runs it.
+func (c Contender) CapOf(scenario, variant string, quick bool) string {
+	for _, k := range c.Caps {
+		if k.QuickOnly && !quick {
+			continue
+		}
+		s, _ := path.Match(k.Scenario, scenario)
+		if v, _ := path.Match(k.Variant, variant); s && v {
+			return "capped: " + k.Reason
+		}
+	}
+	return ""
+}
+
+// String says what the cap skips, for the contender's settings.
+func (k Cap) String() string {
+	s := k.Scenario + "/" + k.Variant
+	if k.QuickOnly {
+		s += " (quick)"
+	}
+	return s + ": " + k.Reason
+}
+
+// Open connects a Locker to the servers at addrs with the client's own
+// options (New with none).
+func (c Contender) Open(ctx context.Context, addrs []string, lease time.Duration) (Locker, error) {
+	return c.New(ctx, addrs, lease, OpenOptions{})
 }
 
 // Info returns what results.json records of the contender for rendering.
@@ -85,7 +140,7 @@ type Dialer interface {
 	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
-// OpenOptions are what a scenario may ask of Contender.OpenWith.
+// OpenOptions are what a scenario may ask of Contender.New.
 type OpenOptions struct {
 	// Dialer, when set, makes every connection of the Locker to the
 	// servers. Default: the client's own dialer.

@@ -97,18 +97,20 @@ func layerOf(path string) string {
 
 func TestLayerOf(t *testing.T) {
 	for path, want := range map[string]string{
-		"bench":                           "core",
-		"bench/output/results":            "results",
-		"bench/output/report":             "output",
-		"bench/backend/containers/engine": "backend",
-		"bench/faults/clockshift":         "clockshift",
-		"bench/faults/nemesis":            "faults",
-		"bench/load/sessions":             "load",
-		"bench/contenders/etcd":           "contenders",
-		"bench/runner":                    "", // not bench/run
-		"bench/newthing":                  "",
-		"cmd/monolock-bench":              "cmd",
-		"cmd/other":                       "",
+		"bench":                            "core",
+		"bench/output/results":             "results",
+		"bench/output/report":              "output",
+		"bench/backend/containers/engine":  "backend",
+		"bench/faults/clockshift":          "clockshift",
+		"bench/faults/nemesis":             "faults",
+		"bench/faults/addrmove":            "faults",
+		"bench/load/sessions":              "load",
+		"bench/contenders/etcd":            "contenders",
+		"bench/contenders/monolockstandby": "contenders",
+		"bench/runner":                     "", // not bench/run
+		"bench/newthing":                   "",
+		"cmd/monolock-bench":               "cmd",
+		"cmd/other":                        "",
 	} {
 		if got := layerOf(path); got != want {
 			t.Errorf("layerOf(%q) = %q, want %q", path, got, want)

@@ -48,6 +48,9 @@ type Scenario struct {
 	// Metrics declares every metric the scenario reports, in the order a
 	// report shows them (see results.MetricSpec).
 	Metrics []results.MetricSpec
+	// Decides are the figures the report's decision section reads, as
+	// data (see results.DecisionFigure).
+	Decides []results.DecisionFigure
 	// Settings returns every parameter of the scenario for results.json.
 	Settings func(quick bool) results.Settings
 	// ContenderSettings, when set, returns what the scenario records in
@@ -73,10 +76,11 @@ type Variant struct {
 	Params results.VariantParams
 	// Estimate is the expected wall time of one run, for the ETA.
 	Estimate time.Duration
-	// Claims, when positive, is the most claims the variant holds at once:
-	// the ETA counts it as a skip for a contender whose MaxClaims is lower
+	// Sessions, when positive, is the most sessions (locks held or waited
+	// for) the variant has at once: the ETA counts it as a skip for a
+	// contender whose MaxSessions is lower
 	// (the scenario skips it at once, with the reason).
-	Claims int
+	Sessions int
 	// Skip, when set, says why the variant does not run a contender, or
 	// "" to run it. It is decided from the contender alone, before the
 	// run: the ETA leaves the contender out, and the runner records the
@@ -112,7 +116,7 @@ type Variant struct {
 // declaration and the parameters of the variants it runs when quick is
 // as given.
 func (s Scenario) Info(quick bool) results.ScenarioInfo {
-	info := results.ScenarioInfo{Name: s.Name, Title: s.Title, Metrics: slices.Clone(s.Metrics)}
+	info := results.ScenarioInfo{Name: s.Name, Title: s.Title, Metrics: slices.Clone(s.Metrics), Decides: slices.Clone(s.Decides)}
 	if s.Variants != nil {
 		for _, v := range s.Variants(quick) {
 			p := v.Params

@@ -52,6 +52,16 @@ func Claims() []results.ClaimRule {
 			Quote:  []results.ClaimQuote{{Metric: "grant_rate_ratio"}, {Metric: "acquire_p99_during_fault"}},
 		},
 		{
+			ID:        "redlock-fast-minority-down",
+			Claim:     "Redlock keeps granting with two of five masters down.",
+			Statement: "failover minority-down, Redlock with per-master timeouts of a few round trips (redlock-fast): no stretch without a grant longer than one TTL.",
+			Threshold: "holds when unavailable_ms ≤ TTL in every repetition; fails when above it in every repetition",
+			Scenario:  "failover", Variant: "minority-down", Subject: "redlock-fast", Metric: "unavailable_ms",
+			Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease"},
+			Spread: results.SpreadRange,
+			Quote:  []results.ClaimQuote{{Metric: "grant_rate_ratio"}, {Metric: "acquire_p99_during_fault"}},
+		},
+		{
 			ID:        "redlock-unsafe-restart",
 			Claim:     "Restarting a Redlock master without persistence or delay can grant a lock twice.",
 			Statement: "failover restart-unsafe: A holds a lock on masters 1–3, master 3 (no persistence) is killed and restarted at once, B (reaching 3–5) acquires while A still believes it holds the lock.",

@@ -57,6 +57,11 @@ type Timeouts struct {
 	// Read and Write bound one read and one write; default
 	// DefaultIOTimeout.
 	Read, Write time.Duration
+	// DialAttempts is how many times go-redis dials before a command fails
+	// to connect; default 0: go-redis's 5 attempts, 100ms apart, so a
+	// command to a server that is down waits 400ms (or its deadline) even
+	// when every dial is refused at once.
+	DialAttempts int
 }
 
 func (t Timeouts) withDefaults() Timeouts {
@@ -80,6 +85,11 @@ func (t Timeouts) Settings(s results.Settings) {
 	s["write_timeout"] = t.Write.String()
 	s["context_timeouts"] = "on (go-redis ContextTimeoutEnabled)"
 	s["client_retries"] = "off (go-redis MaxRetries -1)"
+	if t.DialAttempts > 0 {
+		s["dial_attempts"] = strconv.Itoa(t.DialAttempts) + " (go-redis DialerRetries)"
+	} else {
+		s["dial_attempts"] = "5, 100ms apart (go-redis defaults): a command to a server that is down waits 400ms or its deadline"
+	}
 }
 
 // ErrNotHeld is returned by Release when the lock's value was no longer
@@ -205,6 +215,7 @@ func NewClientDialer(addr string, poolSize int, t Timeouts, d bench.Dialer) *red
 		WriteTimeout:          t.Write,
 		ContextTimeoutEnabled: true,
 		MaxRetries:            -1,
+		DialerRetries:         t.DialAttempts,
 	}
 	if d != nil {
 		o.Dialer = d.DialContext

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +16,9 @@ import (
 )
 
 func TestMutualExclusion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("16 workers on each Redis lock over real servers: not under -short (make test runs it)")
+	}
 	d := benchtest.Start(t, Server, RedlockMasters)
 	single := d.Servers(Server.Name)[0].Addr()
 	masters := bench.Addrs(d.Servers(RedlockMasters.Name))
@@ -28,6 +33,9 @@ func TestMutualExclusion(t *testing.T) {
 		}, 20},
 		{"redlock/jitter", func() (bench.Locker, error) {
 			return NewRedlock(RedlockConfig{Addrs: masters, TTL: 10 * time.Second})
+		}, 3},
+		{"redlock-fast/jitter", func() (bench.Locker, error) {
+			return NewRedlock(RedlockConfig{Addrs: masters, TTL: 10 * time.Second, Timeouts: FastTimeouts})
 		}, 3},
 		{"redlock/spin", func() (bench.Locker, error) {
 			return NewRedlock(RedlockConfig{Addrs: masters, TTL: 10 * time.Second, Wait: SpinWait})
@@ -138,21 +146,59 @@ func TestRedlockQuorum(t *testing.T) {
 	}
 }
 
+// TestRedisWaitsUntilCancelled: a waiter on a held key keeps trying (the
+// server counts its SET NX attempts) and returns only when its context is
+// cancelled, with the context's error. Events, not a deadline: the test
+// cancels once the server has seen three attempts of the waiter's.
 func TestRedisWaitsUntilCancelled(t *testing.T) {
-	l, err := NewRedis(Config{Addr: startRedis(t), TTL: 10 * time.Second})
+	addr := startRedis(t)
+	l, err := NewRedis(Config{Addr: addr, TTL: time.Minute, Wait: SpinWait})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	h, err := l.Acquire(context.Background(), "busy")
+	bg := context.Background()
+	h, err := l.Acquire(bg, "busy")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h.Release(context.Background())
-	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer h.Release(bg)
+	probe := redis.NewClient(&redis.Options{Addr: addr})
+	defer probe.Close()
+	sets := func() int64 {
+		info, err := probe.Info(bg, "commandstats").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls, err := parseCommandStats(info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return calls["set"]
+	}
+	before := sets()
+	ctx, cancel := context.WithCancel(bg)
 	defer cancel()
-	if _, err := l.Acquire(ctx, "busy"); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Acquire on a held key = %v, want context.DeadlineExceeded", err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := l.Acquire(ctx, "busy")
+		done <- err
+	}()
+	for sets() < before+3 {
+		select {
+		case err := <-done:
+			t.Fatalf("Acquire on a held key returned %v before it was cancelled", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled Acquire on a held key = %v, want context.Canceled", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Acquire did not return within a minute of its cancellation")
 	}
 }
 
@@ -233,4 +279,59 @@ func TestParseCommandStats(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestContendersDialAsOpened opens every Redis row of the contender table
+// both ways (with the client's own dialer and with a dialer of the
+// scenario's, as the scale scenario does): each opening keeps the row's
+// settings, redis-incr's INCR token among them (its dialled opening once
+// dropped it), and a dialled Locker's connections go through the dialer.
+func TestContendersDialAsOpened(t *testing.T) {
+	addr := startRedis(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, c := range []bench.Contender{RedisContender(), RedisIncrContender()} {
+		wantToken := c.Name == "redis-incr"
+		for _, dialled := range []bool{false, true} {
+			d := &countingDialer{}
+			var o bench.OpenOptions
+			if dialled {
+				o.Dialer = d
+			}
+			l, err := c.New(ctx, []string{addr}, 10*time.Second, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var last uint64
+			for i := range 2 {
+				h, err := l.Acquire(ctx, "dial-"+c.Name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tok, ok := h.Token()
+				if ok != wantToken || (ok && tok <= last) {
+					t.Errorf("%s dialled=%v grant %d: token %d, %v; want a token %v, above %d", c.Name, dialled, i, tok, ok, wantToken, last)
+				}
+				last = tok
+				if err := h.Release(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			l.Close()
+			if n := d.dials.Load(); dialled != (n > 0) {
+				t.Errorf("%s dialled=%v: %d connections through the dialer", c.Name, dialled, n)
+			}
+		}
+	}
+}
+
+// countingDialer dials as net.Dialer does and counts its connections.
+type countingDialer struct {
+	net.Dialer
+	dials atomic.Int64
+}
+
+func (d *countingDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	d.dials.Add(1)
+	return d.Dialer.DialContext(ctx, network, addr)
 }

@@ -3,28 +3,20 @@ package benchtest
 import (
 	"context"
 	"errors"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/backend/containers"
-	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 )
 
 // StartContainers starts the servers of specs in containers for the test
-// and removes them in t.Cleanup. Without a Docker engine the test is
-// skipped, unless CI is set: in CI that is a failure.
+// and removes them in t.Cleanup. It skips as RequireDocker does.
 func StartContainers(t testing.TB, specs ...*bench.ServerSpec) *containers.Deployment {
 	t.Helper()
+	RequireDocker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	if err := engine.Ping(ctx); err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("skipping container test: %v (CI is unset; with CI set this is a failure)", err)
-		}
-		t.Fatalf("CI is set but: %v", err)
-	}
 	d, err := containers.Start(ctx, specs)
 	if err != nil {
 		t.Fatal(err)

@@ -61,7 +61,7 @@ func (cpuServer) CPU(context.Context) (time.Duration, string, bool, error) {
 // out, a required one fails the measurement.
 func TestMeasureReadsProbes(t *testing.T) {
 	env := &bench.Env{
-		Contender: bench.Contender{Name: "scripted", Open: func(context.Context, []string, time.Duration) (bench.Locker, error) {
+		Contender: bench.Contender{Name: "scripted", New: func(context.Context, []string, time.Duration, bench.OpenOptions) (bench.Locker, error) {
 			return &scriptedLocker{}, nil
 		}},
 		Servers: []bench.Server{cpuServer{}},

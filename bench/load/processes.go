@@ -348,9 +348,7 @@ func (ps *Processes) Run(ctx context.Context, ph Phase, warmup, window time.Dura
 		log.Stop = max(log.Stop, r.done.Stop)
 		cpu += r.done.CPU
 		for _, e := range r.done.Errors {
-			if len(log.Errors) < maxErrors && !slices.Contains(log.Errors, e) {
-				log.Errors = append(log.Errors, e)
-			}
+			log.Errors = NoteError(log.Errors, e)
 		}
 	}
 	if edgeErr != nil {

@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -22,8 +23,17 @@ func NewHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(histLowest, histHighest, histDigits)
 }
 
-// maxErrors bounds the distinct error messages a Recorder keeps.
-const maxErrors = 5
+// MaxErrors bounds the distinct error messages a record keeps (a
+// Recorder, a Log, a scenario's repetition).
+const MaxErrors = 5
+
+// NoteError adds msg to errs unless it is there or errs holds MaxErrors.
+func NoteError(errs []string, msg string) []string {
+	if len(errs) < MaxErrors && !slices.Contains(errs, msg) {
+		errs = append(errs, msg)
+	}
+	return errs
+}
 
 // Recorder holds the closed-loop figures of a run (Log.Recorder). It is
 // not safe for concurrent use; merge Recorders with Merge.
@@ -62,17 +72,7 @@ func (r *Recorder) Merge(o *Recorder) {
 	}
 }
 
-func (r *Recorder) noteError(msg string) {
-	if len(r.Errors) >= maxErrors {
-		return
-	}
-	for _, e := range r.Errors {
-		if e == msg {
-			return
-		}
-	}
-	r.Errors = append(r.Errors, msg)
-}
+func (r *Recorder) noteError(msg string) { r.Errors = NoteError(r.Errors, msg) }
 
 // stopped reports whether ctx ended or its deadline passed. The deadline
 // check matters: a dial or read bounded by ctx's deadline can fail with an

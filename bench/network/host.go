@@ -152,6 +152,15 @@ func (h *Host) SetFault(f Fault) error {
 	return h.update(h.profile, f)
 }
 
+// Cut drops every packet to and from the host (cut) or heals it (host
+// loss and its end, as SetFault with DropAll and NoFault).
+func (h *Host) Cut(cut bool) error {
+	if cut {
+		return h.SetFault(DropAll)
+	}
+	return h.SetFault(NoFault)
+}
+
 // SetProfile changes the host's link profile from the next packet on.
 func (h *Host) SetProfile(p Profile) error {
 	if p.IsLoopback() {

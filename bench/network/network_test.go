@@ -202,6 +202,9 @@ func TestLossDropsItsShare(t *testing.T) {
 }
 
 func TestJitterSpreads(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures 100 jittered round trips: not under -short (make test runs it)")
+	}
 	n := newTestNetwork(t, Profile{})
 	p := mustProfile(t, "rtt=4ms,jitter=2ms")
 	h := addHost(t, n, "jittery", p)

@@ -37,6 +37,16 @@ type Runner struct {
 	Progress Progress
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// Network, when set, is the network profile the deployment's servers
+	// sit behind: every record carries it (results.Raw.Network) and its
+	// variant's name ends in @Network, so that one run holds the same
+	// variant under several profiles.
+	Network string
+	// Line, when set, starts a window of the emulated network's counters
+	// before each step; the function it returns gives the window's cost,
+	// which every record of the step carries (results.Raw.Line): whether
+	// the delay line queued while the step ran.
+	Line func() func() *results.LineCost
 }
 
 // Step is one measured unit of a run.
@@ -68,6 +78,9 @@ type plannedStep struct {
 	// together are the contenders of an interleaved variant's step (one
 	// step per repetition); contender is then the zero value.
 	together []bench.Contender
+	// capped is why the contender does not run the variant
+	// (bench.Contender.Caps), "" when it does: the step records it.
+	capped string
 }
 
 // Run fills res.Parameters, res.Contenders, res.Claims, res.Scenarios,
@@ -114,6 +127,9 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 				set[k] = v
 			}
 		}
+		for i, k := range c.Caps {
+			set[fmt.Sprintf("cap_%d", i+1)] = k.String()
+		}
 		res.Parameters.Contender[c.Name] = set
 		res.Contenders = append(res.Contenders, c.Info())
 		res.Claims = append(res.Claims, c.Claims...)
@@ -136,7 +152,15 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 			r.Progress.Start(st.Step)
 		}
 		begin := time.Now()
+		var lineWindow func() *results.LineCost
+		if r.Line != nil {
+			lineWindow = r.Line()
+		}
 		raws, errs := r.runStep(ctx, st)
+		var line *results.LineCost
+		if lineWindow != nil { // nil when the counters could not be read
+			line = lineWindow()
+		}
 		eta.learn(st, raws, errs, time.Since(begin))
 		if r.Progress != nil {
 			st.Skipped = skipReasons(raws, errs, len(st.together) > 0)
@@ -160,6 +184,7 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 				continue
 			}
 			raw.Scenario, raw.Variant, raw.Repetition = st.Scenario, st.Variant, st.Repetition
+			raw.Network, raw.Line = r.Network, line
 			for i := range raw.Metrics {
 				raw.Metrics[i].Better = st.scenario.Better(raw.Metrics[i].Name)
 			}
@@ -199,6 +224,9 @@ func (r *Runner) runStep(ctx context.Context, st *plannedStep) ([]results.Raw, [
 	env := func(c bench.Contender) *bench.Env {
 		servers := r.Deployment.Servers(c.Server.Name)
 		return &bench.Env{Contender: c, Servers: servers, Addrs: bench.Addrs(servers), Lease: r.Lease, Deployment: r.Deployment, OutDir: r.OutDir}
+	}
+	if st.capped != "" {
+		return []results.Raw{{Contender: st.Contender, Skipped: st.capped}}, []error{nil}
 	}
 	if st.variant.Interleaved == nil {
 		if why := skipOf(st.variant, st.contender); why != "" {
@@ -253,8 +281,11 @@ func skipKey(st *plannedStep, contender string) string {
 // seen skipping it, or holding fewer claims than it needs.
 func (m *etaModel) cost(st *plannedStep) time.Duration {
 	skips := func(c bench.Contender) bool {
-		return m.skips[skipKey(st, c.Name)] || (c.MaxClaims > 0 && st.variant.Claims > c.MaxClaims) ||
+		return m.skips[skipKey(st, c.Name)] || (c.MaxSessions > 0 && st.variant.Sessions > c.MaxSessions) ||
 			(st.variant.Interleaved == nil && skipOf(st.variant, c) != "")
+	}
+	if st.capped != "" {
+		return 0
 	}
 	if len(st.together) == 0 {
 		if skips(st.contender) {
@@ -305,6 +336,10 @@ func (r *Runner) plan(reps int) []plannedStep {
 	for si := range r.Scenarios {
 		s := &r.Scenarios[si]
 		for _, v := range s.Variants(r.Quick) {
+			name := v.Name
+			if r.Network != "" {
+				name += results.NetworkSuffix + r.Network
+			}
 			vreps := reps
 			if v.MaxRepetitions > 0 {
 				vreps = min(reps, v.MaxRepetitions)
@@ -316,22 +351,23 @@ func (r *Runner) plan(reps int) []plannedStep {
 						(len(c.Scenarios) > 0 && !slices.Contains(c.Scenarios, s.Name)) {
 						continue
 					}
-					if v.Interleaved != nil {
+					capped := c.CapOf(s.Name, v.Name, r.Quick)
+					if v.Interleaved != nil && capped == "" {
 						together = append(together, c)
 						continue
 					}
 					steps = append(steps, plannedStep{
 						Step: Step{
-							Scenario: s.Name, Variant: v.Name, Contender: c.Name,
+							Scenario: s.Name, Variant: name, Contender: c.Name,
 							Repetition: rep, Repetitions: vreps,
 						},
-						scenario: s, variant: v, contender: c,
+						scenario: s, variant: v, contender: c, capped: capped,
 					})
 				}
 				if len(together) > 0 {
 					steps = append(steps, plannedStep{
 						Step: Step{
-							Scenario: s.Name, Variant: v.Name, Contender: interleavedName(together),
+							Scenario: s.Name, Variant: name, Contender: interleavedName(together),
 							Repetition: rep, Repetitions: vreps,
 						},
 						scenario: s, variant: v, together: together,
@@ -365,4 +401,41 @@ func CheckDeployment(d bench.Deployment, contenders []bench.Contender) error {
 		}
 	}
 	return nil
+}
+
+// Plan is what a run is expected to cost before it starts: its steps and
+// the ETA model's estimate, in total and per scenario.
+type Plan struct {
+	Steps int
+	Total time.Duration
+	// Scenario is the estimate of each scenario's steps; Contender of
+	// each contender's, per scenario (an interleaved step's estimate
+	// shared evenly).
+	Scenario  map[string]time.Duration
+	Contender map[string]map[string]time.Duration
+}
+
+// Plan returns the run's plan without running anything: what the runner
+// logs as "plan" at the start of Run.
+func (r *Runner) Plan() Plan {
+	steps := r.plan(max(r.Repetitions, 1))
+	eta := etaModel{skips: map[string]bool{}}
+	p := Plan{Steps: len(steps), Scenario: map[string]time.Duration{}, Contender: map[string]map[string]time.Duration{}}
+	for i := range steps {
+		st := &steps[i]
+		d := eta.cost(st)
+		p.Total += d
+		p.Scenario[st.Scenario] += d
+		if p.Contender[st.Scenario] == nil {
+			p.Contender[st.Scenario] = map[string]time.Duration{}
+		}
+		if len(st.together) == 0 {
+			p.Contender[st.Scenario][st.Contender] += d
+			continue
+		}
+		for _, c := range st.together {
+			p.Contender[st.Scenario][c.Name] += d / time.Duration(len(st.together))
+		}
+	}
+	return p
 }

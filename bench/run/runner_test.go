@@ -76,13 +76,15 @@ func (fakeDeployment) Describe(env *results.Environment)  { env.Backend = "local
 func (fakeDeployment) Close() error                       { return nil }
 
 func TestRunnerPlansRecordsAndStopsPartial(t *testing.T) {
-	open := func(context.Context, []string, time.Duration) (bench.Locker, error) { return &scriptedLocker{}, nil }
+	open := func(context.Context, []string, time.Duration, bench.OpenOptions) (bench.Locker, error) {
+		return &scriptedLocker{}, nil
+	}
 	ra, rf := &bench.ServerSpec{Name: "ra"}, &bench.ServerSpec{Name: "rf"}
 	contenders := []bench.Contender{
-		{Name: "a", Label: "A", Family: "fa", Colour: "#010203", Server: ra, Open: open,
+		{Name: "a", Label: "A", Family: "fa", Colour: "#010203", Server: ra, New: open,
 			Settings: results.Settings{"wait": "x", "lease": "a contender cannot override the run's lease"}},
-		{Name: "spin", Server: ra, Open: open, ContendedOnly: true},
-		{Name: "floor", Server: rf, Open: open, Floor: true},
+		{Name: "spin", Server: ra, New: open, ContendedOnly: true},
+		{Name: "floor", Server: rf, New: open, Floor: true},
 	}
 	var runs []string
 	ctx, cancel := context.WithCancel(context.Background())
@@ -156,8 +158,10 @@ func TestRunnerPlansRecordsAndStopsPartial(t *testing.T) {
 // repetition's record, is not a failure, adds nothing to the summary and
 // is told to Progress.
 func TestRunnerRecordsSkips(t *testing.T) {
-	open := func(context.Context, []string, time.Duration) (bench.Locker, error) { return &scriptedLocker{}, nil }
-	c := bench.Contender{Name: "a", Server: &bench.ServerSpec{Name: "ra"}, Open: open}
+	open := func(context.Context, []string, time.Duration, bench.OpenOptions) (bench.Locker, error) {
+		return &scriptedLocker{}, nil
+	}
+	c := bench.Contender{Name: "a", Server: &bench.ServerSpec{Name: "ra"}, New: open}
 	s := bench.Scenario{Name: "s", Settings: func(bool) results.Settings { return nil },
 		Variants: func(bool) []bench.Variant {
 			return []bench.Variant{{Name: "v", Run: func(context.Context, *bench.Env) (results.Raw, error) {
@@ -194,12 +198,14 @@ func (p *skipProgress) Finish(s Step, err error) {
 // An interleaved variant runs once per repetition for all its contenders;
 // each contender gets its own record or its own failure.
 func TestRunnerInterleaved(t *testing.T) {
-	open := func(context.Context, []string, time.Duration) (bench.Locker, error) { return &scriptedLocker{}, nil }
+	open := func(context.Context, []string, time.Duration, bench.OpenOptions) (bench.Locker, error) {
+		return &scriptedLocker{}, nil
+	}
 	ra, rf := &bench.ServerSpec{Name: "ra"}, &bench.ServerSpec{Name: "rf"}
 	contenders := []bench.Contender{
-		{Name: "a", Server: ra, Open: open},
-		{Name: "spin", Server: ra, Open: open, ContendedOnly: true},
-		{Name: "floor", Server: rf, Open: open, Floor: true},
+		{Name: "a", Server: ra, New: open},
+		{Name: "spin", Server: ra, New: open, ContendedOnly: true},
+		{Name: "floor", Server: rf, New: open, Floor: true},
 	}
 	var calls [][]string
 	v := bench.Variant{Name: "w1", Estimate: time.Second,
@@ -249,8 +255,10 @@ func TestRunnerInterleaved(t *testing.T) {
 }
 
 func TestRunnerCapsVariantRepetitions(t *testing.T) {
-	open := func(context.Context, []string, time.Duration) (bench.Locker, error) { return &scriptedLocker{}, nil }
-	contenders := []bench.Contender{{Name: "a", Server: &bench.ServerSpec{Name: "ra"}, Open: open}}
+	open := func(context.Context, []string, time.Duration, bench.OpenOptions) (bench.Locker, error) {
+		return &scriptedLocker{}, nil
+	}
+	contenders := []bench.Contender{{Name: "a", Server: &bench.ServerSpec{Name: "ra"}, New: open}}
 	var runs []string
 	variant := func(name string, maxReps int) bench.Variant {
 		return bench.Variant{Name: name, Estimate: time.Second, MaxRepetitions: maxReps,
@@ -301,14 +309,14 @@ func TestETA(t *testing.T) {
 	}
 }
 
-// A variant holding more claims than a contender's MaxClaims is skipped at
+// A variant with more sessions than a contender's MaxSessions is skipped at
 // once, so the ETA does not count it.
-func TestETAClaimsBeyondMaxClaims(t *testing.T) {
+func TestETASessionsBeyondMaxSessions(t *testing.T) {
 	ra := &bench.ServerSpec{Name: "ra"}
-	contenders := []bench.Contender{{Name: "a", Server: ra}, {Name: "pool", Server: ra, MaxClaims: 80}}
+	contenders := []bench.Contender{{Name: "a", Server: ra}, {Name: "pool", Server: ra, MaxSessions: 80}}
 	run := func(context.Context, *bench.Env) (results.Raw, error) { return results.Raw{}, nil }
-	small := bench.Variant{Name: "small", Estimate: time.Second, Claims: 80, Run: run}
-	big := bench.Variant{Name: "big", Estimate: 10 * time.Second, Claims: 1000, Run: run}
+	small := bench.Variant{Name: "small", Estimate: time.Second, Sessions: 80, Run: run}
+	big := bench.Variant{Name: "big", Estimate: 10 * time.Second, Sessions: 1000, Run: run}
 	s := bench.Scenario{Name: "s", Variants: func(bool) []bench.Variant { return []bench.Variant{small, big} }}
 	steps := (&Runner{Scenarios: []bench.Scenario{s}, Contenders: contenders}).plan(1)
 	m := etaModel{skips: map[string]bool{}}
@@ -321,9 +329,11 @@ func TestETAClaimsBeyondMaxClaims(t *testing.T) {
 // the ETA nothing, gets a record with the reason, and its Run is never
 // called.
 func TestVariantSkip(t *testing.T) {
-	open := func(context.Context, []string, time.Duration) (bench.Locker, error) { return &scriptedLocker{}, nil }
+	open := func(context.Context, []string, time.Duration, bench.OpenOptions) (bench.Locker, error) {
+		return &scriptedLocker{}, nil
+	}
 	ra := &bench.ServerSpec{Name: "ra"}
-	contenders := []bench.Contender{{Name: "a", Server: ra, Open: open}, {Name: "b", Server: ra, Open: open}}
+	contenders := []bench.Contender{{Name: "a", Server: ra, New: open}, {Name: "b", Server: ra, New: open}}
 	ran := map[string]int{}
 	v := bench.Variant{Name: "v", Estimate: time.Second,
 		Skip: func(c bench.Contender) string {
@@ -348,5 +358,31 @@ func TestVariantSkip(t *testing.T) {
 	}
 	if len(res.Raw) != 2 || res.Raw[1].Contender != "b" || res.Raw[1].Skipped != "not b" || ran["b"] != 0 || ran["a"] != 1 {
 		t.Fatalf("records %+v, runs %v: want a run for a and a skip saying why for b", res.Raw, ran)
+	}
+}
+
+// TestRunnerUnderNetwork: under a network profile every record carries it
+// and its variant's name ends in @profile; the summary keeps it per row.
+func TestRunnerUnderNetwork(t *testing.T) {
+	open := func(context.Context, []string, time.Duration, bench.OpenOptions) (bench.Locker, error) {
+		return &scriptedLocker{}, nil
+	}
+	c := bench.Contender{Name: "a", Server: &bench.ServerSpec{Name: "ra"}, New: open}
+	s := bench.Scenario{Name: "s", Settings: func(bool) results.Settings { return nil },
+		Variants: func(bool) []bench.Variant {
+			return []bench.Variant{{Name: "v", Run: func(context.Context, *bench.Env) (results.Raw, error) {
+				return results.Raw{Metrics: []results.Metric{{Name: "m", Unit: "us", Value: 1}}}, nil
+			}}}
+		}}
+	r := &Runner{Scenarios: []bench.Scenario{s}, Contenders: []bench.Contender{c}, Deployment: fakeDeployment{}, Lease: time.Second, Network: "az"}
+	res := &results.Results{}
+	if err := r.Run(context.Background(), res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Raw) != 1 || res.Raw[0].Variant != "v@az" || res.Raw[0].Network != "az" {
+		t.Fatalf("raw %+v", res.Raw)
+	}
+	if len(res.Summary) != 1 || res.Summary[0].Variant != "v@az" || res.Summary[0].Network != "az" {
+		t.Fatalf("summary %+v", res.Summary)
 	}
 }

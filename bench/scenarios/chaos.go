@@ -23,21 +23,17 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/check"
-	"github.com/monolock/monolock-bench/bench/faults/faultproxy"
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/faults/nemesis"
+	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -54,9 +50,12 @@ const (
 	// chaosOverhead is what a step costs besides the schedule and the
 	// tail, for the ETA: starting and stopping the clients and any
 	// clock-shifted servers, merging and checking (measured in quick
-	// runs: under a second on the local backend, a few seconds where
-	// clock-shifted containers start).
-	chaosOverhead = 3 * time.Second
+	// runs: under a second on the local backend, a few seconds on
+	// containers); chaosClockOverhead is added when the schedule has clock
+	// steps, whose clock-shifted servers start for the step (full steps
+	// took about 80s for spans of 68s on average with a 2s tail).
+	chaosOverhead      = 3 * time.Second
+	chaosClockOverhead = 7 * time.Second
 	// HistoriesDir is the folder of the run folder that holds the merged
 	// histories and porcupine's visualisations.
 	HistoriesDir = "histories"
@@ -78,6 +77,11 @@ type ChaosConfig struct {
 	// the schedule spans about that long (a longer soak: `make chaos
 	// DURATION=30m`); it applies to quick runs too.
 	Duration time.Duration
+	// QuickFaults, when positive, is the number of faults of a quick
+	// run's schedule, spread over the kinds every contender can take in
+	// their order (client pause, client host loss, ...), without a clock
+	// step: the suite's time budget. Zero: one fault of each kind.
+	QuickFaults int
 }
 
 func (c ChaosConfig) clients() int {
@@ -93,6 +97,9 @@ func (c ChaosConfig) counts(lease time.Duration, quick bool) map[nemesis.Kind]in
 	counts := nemesis.FullCounts()
 	if quick {
 		counts = nemesis.QuickCounts()
+		if c.QuickFaults > 0 {
+			counts = nemesis.CountsFor(c.QuickFaults, 0)
+		}
 	}
 	if c.Duration <= 0 {
 		return counts
@@ -169,17 +176,30 @@ func (cfg ChaosConfig) Scenario() bench.Scenario {
 			results.MetricSpec{Name: "violation_rate_hi_" + m, Unit: "ratio", Better: lower, Label: "violation rate upper bound under " + string(k), Kind: results.KindRatio})
 	}
 	return bench.Scenario{
-		Name:     "chaos",
-		Title:    "Chaos: random faults, recorded histories, checkers",
-		Metrics:  metrics,
+		Name:    "chaos",
+		Title:   "Chaos: random faults, recorded histories, checkers",
+		Metrics: metrics,
+		Decides: []results.DecisionFigure{
+			{ID: "fenced-store", Text: "fenced store accepted no stale write under random faults (chaos checkers)", Variant: ChaosSoak, Metric: "stale_writes_fenced", Op: results.AtMost, Without: &results.ClaimGuard{Metric: "stale_writes_unfenced", Label: "no fencing tokens"}},
+			{ID: "learns-first", Text: "no two clients believed they held the lock at once under random faults (chaos checkers)", Variant: ChaosSoak, Metric: "double_holders", Op: results.AtMost},
+		},
 		Settings: cfg.settings,
 		Variants: func(quick bool) []bench.Variant {
 			est := chaosOverhead + chaosTailLeases*assumedLease
 			if s, err := cfg.schedule(assumedLease, quick); err == nil {
 				est += s.Span()
 			}
+			if cfg.counts(assumedLease, quick)[nemesis.ClockStep] > 0 {
+				est += chaosClockOverhead
+			}
 			return []bench.Variant{{
 				Name: ChaosSoak, Contended: true, Estimate: est, MaxRepetitions: 1,
+				Skip: func(c bench.Contender) string {
+					if c.ContendedOnly {
+						return "a waiting-strategy variant: the lock and its safety are its base contender's (its retry delay changes how it waits, not what it guarantees); left out of chaos, where each step costs a whole schedule"
+					}
+					return ""
+				},
 				Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return cfg.run(ctx, env, quick)
 				},
@@ -214,6 +234,9 @@ func (cfg ChaosConfig) settings(quick bool) results.Settings {
 		"repetitions": "1 (each step runs a whole schedule; a longer run is a longer schedule: --chaos-duration, make chaos DURATION=30m)",
 		"contenders":  "every lock; the waiting-strategy variants (-spin) are skipped: their lock and its safety are their base contender's, and each step costs a schedule",
 		"budget":      "a step takes the schedule's span plus a lease of tail and a few seconds: measured about 80s per contender in a full run (spans 53-83s, 68s on average, at a 2s lease) and 19-26s in a quick run, on the containers backend of a 2-core machine; so one repetition, and only the locks above",
+	}
+	if quick && cfg.QuickFaults > 0 && cfg.Duration <= 0 {
+		set["quick_faults"] = strconv.Itoa(cfg.QuickFaults) + " (the suite's time budget: a quick step runs that many faults, the first kinds every contender can take, and no clock step; one of each kind took 19-26s per contender under load)"
 	}
 	if cfg.Duration > 0 {
 		set["duration"] = cfg.Duration.String() + " (--chaos-duration: the counts scaled so the schedule spans about that long)"
@@ -278,13 +301,10 @@ type chaosStep struct {
 	errs             []string
 }
 
-func (s *chaosStep) note(err error) { s.errs = noteError(s.errs, err.Error()) }
+func (s *chaosStep) note(err error) { s.errs = load.NoteError(s.errs, err.Error()) }
 
 // run runs one contender's chaos step.
 func (cfg ChaosConfig) run(ctx context.Context, env *bench.Env, quick bool) (results.Raw, error) {
-	if env.Contender.ContendedOnly {
-		return results.Raw{Skipped: "a waiting-strategy variant: the lock and its safety are its base contender's (its retry delay changes how it waits, not what it guarantees); left out of chaos, where each step costs a whole schedule"}, nil
-	}
 	if cfg.Holder.Path == "" {
 		return results.Raw{}, errors.New("chaos: no holder command configured")
 	}
@@ -326,189 +346,4 @@ func (cfg ChaosConfig) run(ctx context.Context, env *bench.Env, quick bool) (res
 	}
 	raw.Seconds = time.Since(begin).Seconds()
 	return raw, nil
-}
-
-// soak starts the clients, runs the schedule and the tail, stops the
-// clients and reads the counters, leaving every history file in s.dir.
-func (s *chaosStep) soak(ctx context.Context, cfg ChaosConfig, sched nemesis.Schedule, t chaosTargets) ([]nemesis.Outcome, error) {
-	proxy := faultproxy.New()
-	defer proxy.Close()
-	var procs []*holder.Process
-	stopped := false
-	stopClients := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		var wg sync.WaitGroup
-		for _, p := range procs {
-			wg.Go(p.Close) // SIGCONT, EOF, SIGKILL after the grace
-		}
-		wg.Wait()
-	}
-	defer stopClients()
-	var clients []nemesis.Client
-	holders := &holderTracker{held: map[int]int64{}}
-	for i := range cfg.clients() {
-		name := fmt.Sprintf("c%d", i+1)
-		view, err := proxy.View(name, t.addrs)
-		if err != nil {
-			return nil, err
-		}
-		sctx, cancel := context.WithTimeout(ctx, readyTimeout)
-		p, err := holder.StartChaos(sctx, cfg.Holder, holder.ChaosSpec{
-			Contender: s.env.Contender.Name, Addrs: view.Addrs(), Lease: s.env.Lease, Key: s.key,
-			Client: name, History: filepath.Join(s.dir, name+".jsonl"),
-			Fenced: s.fenced.Addr(), Unfenced: s.unfenced.Addr(), Seed: sched.Config.Seed + uint64(i) + 1,
-		})
-		cancel()
-		if err != nil {
-			return nil, fmt.Errorf("chaos: starting client %s: %w", name, err)
-		}
-		procs = append(procs, p)
-		p.Follow(holders.follow(i + 1))
-		links := make([]nemesis.Link, len(view.Links))
-		for j, l := range view.Links {
-			links[j] = l
-		}
-		clients = append(clients, &nemesis.ProcessClient{ClientName: name, Pid: p.Pid(), Links: links})
-	}
-
-	rec, err := check.Create(filepath.Join(s.dir, "nemesis.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	e := &nemesis.Executor{
-		Targets:  nemesis.Targets{Clients: clients, Servers: t.servers, Clocks: t.clocks, Cannot: t.cannot, Holder: holders.holder},
-		Recorder: rec,
-	}
-	outcomes, runErr := e.Run(ctx, sched)
-	if err := rec.Close(); err != nil && runErr == nil {
-		runErr = err
-	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	if runErr != nil {
-		// A fault that could not be applied or healed is in the history
-		// and the outcomes; the run goes on.
-		for _, line := range strings.Split(runErr.Error(), "\n") {
-			s.note(errors.New(line))
-		}
-	}
-	if !sleep(ctx, chaosTailLeases*s.env.Lease) {
-		return nil, ctx.Err()
-	}
-	stopClients()
-	for i, p := range procs {
-		if err := p.ExitErr(); err != nil {
-			s.note(fmt.Errorf("client c%d: %w", i+1, err))
-		}
-	}
-	return outcomes, s.finalReads()
-}
-
-// holderTracker knows which client holds the lock, from the clients'
-// "held" and "free" lines, so that client faults strike the holder.
-type holderTracker struct {
-	mu   sync.Mutex
-	seq  int64
-	held map[int]int64 // client (1-based) → the sequence number of its "held"
-}
-
-// follow returns the line handler of client c.
-func (t *holderTracker) follow(c int) func(string) {
-	return func(line string) {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		switch line {
-		case "held":
-			t.seq++
-			t.held[c] = t.seq
-		case "free":
-			delete(t.held, c)
-		}
-	}
-}
-
-// holder returns the client that believes it holds the lock, the latest
-// granted when several do.
-func (t *holderTracker) holder() (int, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	best, at := 0, int64(0)
-	for c, seq := range t.held {
-		if seq > at {
-			best, at = c, seq
-		}
-	}
-	return best, best > 0
-}
-
-// finalReads records the harness's reads of each store's counter, once
-// every client has stopped.
-func (s *chaosStep) finalReads() error {
-	rec, err := check.Create(filepath.Join(s.dir, "final.jsonl"))
-	if err != nil {
-		return err
-	}
-	final := rec.Client(check.FinalProcess)
-	for _, st := range []struct {
-		name  string
-		store *guardedstore.Store
-	}{{check.StoreFenced, s.fenced.Store}, {check.StoreUnfenced, s.unfenced.Store}} {
-		inv := final.Invoke(check.ReadCounter, check.Event{Store: st.name})
-		v := st.store.Last(s.key + "/counter")
-		n := int64(0)
-		if v != "" {
-			if n, err = strconv.ParseInt(v, 10, 64); err != nil {
-				inv.Fail(fmt.Errorf("counter holds %q", v))
-				continue
-			}
-		}
-		inv.OK(check.Event{Read: &n})
-	}
-	return rec.Close()
-}
-
-// history merges the step's files into one history.
-func (s *chaosStep) history() (*check.History, error) {
-	names, err := filepath.Glob(filepath.Join(s.dir, "*.jsonl"))
-	if err != nil {
-		return nil, fmt.Errorf("chaos: %w", err)
-	}
-	var files []*os.File
-	defer func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}()
-	for _, n := range names {
-		f, err := os.Open(n)
-		if err != nil {
-			return nil, fmt.Errorf("chaos: %w", err)
-		}
-		files = append(files, f)
-	}
-	srcs := make([]io.Reader, len(files))
-	for i, f := range files {
-		srcs[i] = f
-	}
-	h, err := check.Merge(srcs...)
-	if err != nil {
-		return nil, fmt.Errorf("chaos: merging the histories: %w", err)
-	}
-	return h, nil
-}
-
-// sleep waits d or until ctx ends; it reports whether ctx is still live.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

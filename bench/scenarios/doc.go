@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
@@ -95,17 +94,6 @@ func baseRaw(m load.Measurement) (results.Raw, error) {
 // completed, so that no latency can be given.
 func noCycles(m load.Measurement) error {
 	return fmt.Errorf("no cycle completed in %v (%d failures): %v", m.Elapsed.Round(time.Millisecond), m.Rec.Failures, m.Rec.Errors)
-}
-
-// maxErrors bounds the distinct error messages a repetition keeps.
-const maxErrors = 5
-
-// noteError adds msg to errs unless it is there or errs is full.
-func noteError(errs []string, msg string) []string {
-	if len(errs) < maxErrors && !slices.Contains(errs, msg) {
-		errs = append(errs, msg)
-	}
-	return errs
 }
 
 // openCoordinator opens env's coordinator counters, or returns nil when

@@ -14,22 +14,22 @@ package scenarios
 //
 // restart-unsafe and restart-delayed (failover_split.go) check the
 // delayed-restart rule of Redlock on any cluster of three or more servers.
+// primary-lost, primary-lost-fast and no-fence (failover_standby.go) are
+// the failover of a standby pair, its address moved by the bench; the
+// other variants skip a standby pair and the standby variants skip every
+// other contender, each with its reason. The steady load's workers and
+// figures are in failover_timeline.go.
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	mrand "math/rand/v2"
-	"net"
-	"slices"
+	"maps"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/internal/stats"
 	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"golang.org/x/sys/unix"
@@ -136,7 +136,8 @@ func (c FailoverConfig) withDefaults(quick bool) FailoverConfig {
 
 // Scenario returns the failover scenario: variants restart,
 // graceful-restart, minority-down, restart-unsafe and restart-delayed
-// with the metrics of the spec's failover row. Floors do not take part.
+// with the metrics of the spec's failover row, and the standby pair's
+// primary-lost, primary-lost-fast and no-fence. Floors do not take part.
 func (cfg FailoverConfig) Scenario() bench.Scenario {
 	lower, higher := results.BetterLower, results.BetterHigher
 	return bench.Scenario{
@@ -159,15 +160,32 @@ func (cfg FailoverConfig) Scenario() bench.Scenario {
 			{Name: "restart_ms", Unit: "ms", Label: "time the restart took", Kind: results.KindParameter},
 			{Name: "token_gap", Unit: "count", Label: "gap between the last token before and the first after", Kind: results.KindCount},
 			{Name: "b_granted", Unit: "count", Label: "trials where the second client was granted", Kind: results.KindCount},
+			{Name: "d_ms", Unit: "ms", Better: lower, Label: "D: detection and switch, from the fault to the move", Kind: results.KindLatency, Key: true},
+			{Name: "gap_over_d", Unit: "ratio", Better: lower, Label: "longest stretch without a grant / D", Kind: results.KindRatio},
+			{Name: "holder_stop_ms", Unit: "ms", Label: "time from the fault until the long holder stopped on its own", Kind: results.KindLatency},
+			{Name: "holder_stop_limit_ms", Unit: "ms", Label: "0.8 × lease: the latest a silent holder stops", Kind: results.KindParameter},
+			{Name: "unsafe_writes_fenced", Unit: "count", Better: lower, Label: "stale writes the fenced store accepted", Kind: results.KindCount, Key: true},
+			{Name: "unsafe_writes_unfenced", Unit: "count", Better: lower, Label: "stale writes the unfenced store accepted", Kind: results.KindCount},
+			{Name: "fenced_rejections", Unit: "count", Label: "writes the fenced store rejected for a stale token", Kind: results.KindCount},
+			{Name: "grants_dialled_before_move", Unit: "count", Label: "grants after the move of claims dialled before it (no-fence: the old primary's, but for dials that raced the move)", Kind: results.KindCount},
+			{Name: "grants_dialled_after_move", Unit: "count", Label: "grants of claims dialled after the move (the standby's)", Kind: results.KindCount},
 		},
 		// The graceful-restart variant stops a contender's servers with
 		// their spec's signal: recorded with the contender.
 		ContenderSettings: func(c bench.Contender) results.Settings {
 			return results.Settings{"stop_signal": unix.SignalName(c.Server.GracefulSignal()) + " (a graceful stop: failover " + FailoverGraceful + ")"}
 		},
+		Decides: []results.DecisionFigure{
+			{ID: "granting-server-down", Text: "keeps granting while a server is down (a minority down, or the primary lost with a standby: no stretch without a grant longer than one lease; or grants while the killed servers were down)", Variant: FailoverMinority, Metric: "unavailable_ms", Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease"}, Combine: results.CombineAny},
+			{ID: "granting-server-down", Text: "keeps granting while a server is down", Variant: FailoverRestart, Metric: "grants_while_down", Op: results.AtLeast, Than: results.ClaimBound{Value: 1}, Combine: results.CombineAny},
+			{ID: "granting-server-down", Text: "keeps granting while a server is down (the primary lost, a standby takes over within one lease)", Variant: FailoverPrimaryLostFast, Metric: "unavailable_ms", Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease"}, Combine: results.CombineAny},
+			{ID: "restart-no-double-grant", Text: "no double grant when a shared server restarts without its data", Variant: FailoverUnsafe, Metric: "double_grants", Op: results.AtMost},
+			{ID: "restart-unavailable", Text: "longest stretch without a grant when the servers are killed and restarted", Variant: FailoverRestart, Metric: "unavailable_ms"},
+			{ID: "recovery", Text: "grant rate after the restart / before", Variant: FailoverRestart, Metric: "grant_rate_ratio"},
+		},
 		Settings: func(quick bool) results.Settings {
 			c := cfg.withDefaults(quick)
-			return results.Settings{
+			set := results.Settings{
 				"workers":         strconv.Itoa(c.Workers) + ", distinct keys, one Locker shared by the workers",
 				"hold":            c.Hold.String(),
 				"before":          c.Before.String() + " of load before the fault",
@@ -183,6 +201,8 @@ func (cfg FailoverConfig) Scenario() bench.Scenario {
 				"repetitions":     "as the run's, at most " + strconv.Itoa(failoverRepetitions) + " (every variant restarts servers)",
 				"split":           "cluster contenders with 3+ servers: client A reaches a majority [1..q], client B the majority [n-q+1..n] (q = floor(n/2)+1), both through the embedded fault proxy, the other paths refused (the link is closed); A acquires, A's shared servers are SIGKILLed at once and restarted at once (unsafe) or after one lease (delayed), then B tries for 2 leases; A writes to an unfenced guarded store every 10ms while it believes it holds the lock, B once; double grants and unsafe writes by guardedstore.Analyze; the servers' persistence is the contender's (see its settings)",
 			}
+			maps.Copy(set, standbySettings())
+			return set
 		},
 		Variants: func(quick bool) []bench.Variant {
 			c := cfg.withDefaults(quick)
@@ -193,23 +213,23 @@ func (cfg FailoverConfig) Scenario() bench.Scenario {
 			steady := c.Before + c.Pause + c.After + restartCost
 			minority := (c.Before + c.Pause + c.After) / 4
 			split := time.Duration(c.Trials) * assumedLease / 2
-			return []bench.Variant{
-				{Name: FailoverRestart, Params: results.VariantParams{Workers: c.Workers, Fault: results.FaultServerKill}, MaxRepetitions: failoverRepetitions, Estimate: steady, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+			return append([]bench.Variant{
+				{Name: FailoverRestart, Params: results.VariantParams{Workers: c.Workers, Fault: results.FaultServerKill}, MaxRepetitions: failoverRepetitions, Skip: skipStandby, Estimate: steady, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runFailover(ctx, env, c, FailoverRestart)
 				}},
-				{Name: FailoverGraceful, Params: results.VariantParams{Workers: c.Workers, Fault: results.FaultServerStop}, MaxRepetitions: failoverRepetitions, Estimate: steady, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+				{Name: FailoverGraceful, Params: results.VariantParams{Workers: c.Workers, Fault: results.FaultServerStop}, MaxRepetitions: failoverRepetitions, Skip: skipStandby, Estimate: steady, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runFailover(ctx, env, c, FailoverGraceful)
 				}},
-				{Name: FailoverMinority, Params: results.VariantParams{Workers: c.Workers, Fault: results.FaultMinorityDown}, MaxRepetitions: failoverRepetitions, Estimate: minority, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+				{Name: FailoverMinority, Params: results.VariantParams{Workers: c.Workers, Fault: results.FaultMinorityDown}, MaxRepetitions: failoverRepetitions, Skip: skipStandby, Estimate: minority, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runFailover(ctx, env, c, FailoverMinority)
 				}},
-				{Name: FailoverUnsafe, Params: results.VariantParams{Workers: 2, Keys: 1, Fault: results.FaultSplitUnsafe}, MaxRepetitions: failoverRepetitions, Estimate: split, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+				{Name: FailoverUnsafe, Params: results.VariantParams{Workers: 2, Keys: 1, Fault: results.FaultSplitUnsafe}, MaxRepetitions: failoverRepetitions, Skip: skipStandby, Estimate: split, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runSplit(ctx, env, c, false)
 				}},
-				{Name: FailoverDelayed, Params: results.VariantParams{Workers: 2, Keys: 1, Fault: results.FaultSplitDelayed}, MaxRepetitions: failoverRepetitions, Estimate: split + time.Duration(c.Trials)*assumedLease/4, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+				{Name: FailoverDelayed, Params: results.VariantParams{Workers: 2, Keys: 1, Fault: results.FaultSplitDelayed}, MaxRepetitions: failoverRepetitions, Skip: skipStandby, Estimate: split + time.Duration(c.Trials)*assumedLease/4, Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return runSplit(ctx, env, c, true)
 				}},
-			}
+			}, standbyVariants(c)...)
 		},
 	}
 }
@@ -238,130 +258,6 @@ func targets(n int, variant string) []int {
 		out[i] = i
 	}
 	return out
-}
-
-// grantEvent is one grant of the steady load.
-type grantEvent struct {
-	began   time.Time // the acquisition's first attempt
-	attempt time.Time // the attempt that succeeded
-	at      time.Time // Acquire returned the grant
-	token   uint64
-	tokenOK bool
-	lostAt  time.Time // Lost closed before the release; zero if not
-	// released and releaseTook: when the release began and how long it
-	// took (a release to a dead server can cost more than the grant).
-	released    time.Time
-	releaseTook time.Duration
-}
-
-// failEvent is one failed Acquire attempt.
-type failEvent struct {
-	at   time.Time
-	kind string
-}
-
-// timeline collects the events of every worker. It is safe for concurrent
-// use: at a few hundred grants a second a mutex costs nothing.
-type timeline struct {
-	mu     sync.Mutex
-	grants []grantEvent
-	fails  []failEvent
-	counts map[string]int64
-	errs   []string
-}
-
-func (t *timeline) grant(g grantEvent) {
-	t.mu.Lock()
-	t.grants = append(t.grants, g)
-	t.mu.Unlock()
-}
-
-func (t *timeline) fail(at time.Time, kind string, err error) {
-	t.mu.Lock()
-	t.fails = append(t.fails, failEvent{at, kind})
-	t.counts["failed_"+kind]++
-	t.errs = noteError(t.errs, err.Error())
-	t.mu.Unlock()
-}
-
-func (t *timeline) count(name string) {
-	t.mu.Lock()
-	t.counts[name]++
-	t.mu.Unlock()
-}
-
-// errorKind sorts a failed attempt: timeout, refused, reset, unreachable,
-// gave_up or other.
-func errorKind(err error) string {
-	var ne net.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return "timeout"
-	case errors.Is(err, bench.ErrGaveUp):
-		return "gave_up"
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "refused"
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
-		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
-		return "reset"
-	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
-		return "unreachable"
-	}
-	return "other"
-}
-
-// steadyWorker acquires key, holds it for hold and releases it until ctx
-// ends, retrying failed attempts with backoff.
-func steadyWorker(ctx context.Context, l bench.Locker, key string, hold, lease time.Duration, tl *timeline) {
-	for ctx.Err() == nil {
-		g := grantEvent{began: time.Now()}
-		delay := retryMin
-		var h bench.Held
-		for {
-			g.attempt = time.Now()
-			actx, cancel := context.WithTimeout(ctx, lease)
-			var err error
-			h, err = l.Acquire(actx, key)
-			cancel()
-			if ctx.Err() != nil {
-				if h != nil {
-					_ = h.Release(context.WithoutCancel(ctx))
-				}
-				return
-			}
-			if err == nil {
-				break
-			}
-			tl.fail(time.Now(), errorKind(err), err)
-			if load.Sleep(ctx, delay/2+mrand.N(delay/2+1)) != nil {
-				return
-			}
-			delay = min(2*delay, retryMax)
-		}
-		g.at = time.Now()
-		g.token, g.tokenOK = h.Token()
-		t := time.NewTimer(hold)
-		select {
-		case <-t.C:
-		case <-h.Lost():
-		case <-ctx.Done():
-		}
-		t.Stop()
-		select {
-		case <-h.Lost():
-			g.lostAt = time.Now()
-		default:
-		}
-		// A release to a dead server must not hold the worker either.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lease)
-		g.released = time.Now()
-		if err := h.Release(rctx); err != nil && g.lostAt.IsZero() {
-			tl.count("release_errors")
-		}
-		g.releaseTook = time.Since(g.released)
-		cancel()
-		tl.grant(g)
-	}
 }
 
 // faultTimes are the moments of one fault on the bench's monotonic clock.
@@ -485,160 +381,4 @@ func onEach(servers []bench.Server, f func(bench.Server) error) []error {
 	}
 	wg.Wait()
 	return errs
-}
-
-// failoverRaw reads the figures of a steady-load variant from its
-// timeline.
-func failoverRaw(tl *timeline, ft faultTimes) results.Raw {
-	grants := slices.SortedFunc(slices.Values(tl.grants), func(a, b grantEvent) int { return a.at.Compare(b.at) })
-	// The fault window: until the restart began, or to the end of the load
-	// when the servers stay down.
-	windowEnd := ft.restart
-	if windowEnd.IsZero() {
-		windowEnd = ft.end
-	}
-	raw := results.Raw{
-		Seconds: ft.end.Sub(ft.start).Seconds(),
-		Counts:  tl.counts,
-		Errors:  tl.errs,
-	}
-	metric := func(name, unit string, v float64) {
-		raw.Metrics = append(raw.Metrics, results.Metric{Name: name, Unit: unit, Value: v})
-	}
-
-	// The unavailability window: the longest stretch without a grant from
-	// the last grant before the fault on; the end of the load closes a
-	// stretch that never ended.
-	var last time.Time
-	var before, during, after int
-	var maxBefore, minAfter uint64
-	var tokBefore, tokAfter bool
-	var whileDown int
-	var firstAfterRestart time.Time
-	var faultAcquires, faultReleases []float64
-	var lost int
-	var lostAfter time.Duration
-	for _, g := range grants {
-		switch {
-		case g.at.Before(ft.fault):
-			before++
-			last = g.at
-			if g.tokenOK {
-				maxBefore, tokBefore = max(maxBefore, g.token), true
-			}
-		case g.at.Before(windowEnd):
-			during++
-		default:
-			after++
-		}
-		if !ft.restart.IsZero() && !g.at.Before(ft.restart) {
-			if firstAfterRestart.IsZero() {
-				firstAfterRestart = g.at
-			}
-			if g.tokenOK {
-				if !tokAfter || g.token < minAfter {
-					minAfter = g.token
-				}
-				tokAfter = true
-			}
-		}
-		if !g.attempt.Before(ft.faultDone) && g.at.Before(windowEnd) {
-			whileDown++
-		}
-		// Acquisitions and releases in flight during the fault window.
-		if !g.at.Before(ft.fault) && g.began.Before(windowEnd) {
-			faultAcquires = append(faultAcquires, us(int64(g.at.Sub(g.began))))
-		}
-		if !g.released.Add(g.releaseTook).Before(ft.fault) && g.released.Before(windowEnd) {
-			faultReleases = append(faultReleases, ms(g.releaseTook))
-		}
-		if !g.lostAt.IsZero() && !g.lostAt.Before(ft.fault) {
-			lost++
-			lostAfter = max(lostAfter, g.lostAt.Sub(ft.fault))
-		}
-	}
-	gap := time.Duration(0)
-	prev := last
-	if prev.IsZero() {
-		prev = ft.start
-	}
-	for _, g := range grants {
-		if g.at.After(prev) && !g.at.Before(ft.fault) {
-			gap = max(gap, g.at.Sub(prev))
-			prev = g.at
-		}
-	}
-	gap = max(gap, ft.end.Sub(prev))
-	metric("unavailable_ms", "ms", ms(gap))
-
-	// Whole buckets only: a last, partial one would read as a drop.
-	buckets := int(ft.end.Sub(ft.start) / bucket)
-	grantSeries, failSeries := make([]float64, buckets), make([]float64, buckets)
-	for _, g := range grants {
-		if i := int(g.at.Sub(ft.start) / bucket); i < buckets {
-			grantSeries[i]++
-		}
-	}
-	for _, f := range tl.fails {
-		if i := int(f.at.Sub(ft.start) / bucket); i < buckets {
-			failSeries[i]++
-		}
-	}
-	// Time with zero grants: the empty whole buckets after the one the
-	// fault fell in.
-	zero := 0
-	for i := int(ft.fault.Sub(ft.start)/bucket) + 1; i < buckets; i++ {
-		if grantSeries[i] == 0 {
-			zero++
-		}
-	}
-	metric("zero_grant_ms", "ms", float64(zero)*ms(bucket))
-
-	if !ft.restart.IsZero() {
-		metric("restart_ms", "ms", ms(ft.up.Sub(ft.restart)))
-		if !firstAfterRestart.IsZero() {
-			metric("recovery_ms", "ms", ms(firstAfterRestart.Sub(ft.restart)))
-		} else {
-			raw.Counts["not_recovered"] = 1
-		}
-	}
-	metric("failed_attempts", "count", float64(len(tl.fails)))
-	metric("lost_holders", "count", float64(lost))
-	if lost > 0 {
-		metric("lost_after_ms", "ms", ms(lostAfter))
-	}
-	metric("grants_while_down", "count", float64(whileDown))
-	if sec := ft.fault.Sub(ft.start).Seconds(); before > 0 && sec > 0 {
-		rate := float64(during) / windowEnd.Sub(ft.fault).Seconds()
-		metric("grant_rate_ratio", "ratio", rate/(float64(before)/sec))
-	}
-	if len(faultAcquires) > 0 {
-		slices.Sort(faultAcquires)
-		metric("acquire_p99_during_fault", "us", stats.Percentile(faultAcquires, 99))
-	}
-	if len(faultReleases) > 0 {
-		slices.Sort(faultReleases)
-		metric("release_p99_during_fault", "ms", stats.Percentile(faultReleases, 99))
-	}
-	if tokBefore && tokAfter {
-		mono := 0.0
-		if minAfter > maxBefore {
-			mono = 1
-		}
-		metric("tokens_monotonic", "bool", mono)
-		metric("token_gap", "count", float64(minAfter)-float64(maxBefore))
-	}
-	raw.Counts["grants"] = int64(len(grants))
-	raw.Counts["grants_before"], raw.Counts["grants_during"], raw.Counts["grants_after"] = int64(before), int64(during), int64(after)
-	raw.Counts["lost_holders"] = int64(lost)
-	marks := []float64{ms(ft.fault.Sub(ft.start)), ms(ft.faultDone.Sub(ft.start))}
-	if !ft.restart.IsZero() {
-		marks = append(marks, ms(ft.restart.Sub(ft.start)), ms(ft.up.Sub(ft.start)))
-	}
-	raw.Series = []results.Series{
-		{Name: "grants_per_100ms", Unit: "count", Values: grantSeries},
-		{Name: "failed_per_100ms", Unit: "count", Values: failSeries},
-		{Name: "fault_marks", Unit: "ms", Values: marks},
-	}
-	return raw
 }

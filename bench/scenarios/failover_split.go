@@ -98,7 +98,7 @@ func runSplit(ctx context.Context, env *bench.Env, cfg FailoverConfig, delayed b
 			return results.Raw{}, ctx.Err()
 		}
 		if err != nil {
-			errs = noteError(errs, err.Error())
+			errs = load.NoteError(errs, err.Error())
 		}
 		if !r.aGranted {
 			counts["a_not_granted"]++

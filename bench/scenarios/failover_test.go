@@ -171,7 +171,9 @@ func (externalServer) Restart(context.Context) error { return bench.ErrNotSuppor
 // On servers the backend cannot kill, every variant is skipped with the
 // reason, none fails.
 func TestFailoverSkipsWhatTheBackendCannotDo(t *testing.T) {
-	c := bench.Contender{Name: "x", Open: func(context.Context, []string, time.Duration) (bench.Locker, error) { return freeLocker{}, nil }}
+	c := bench.Contender{Name: "x", New: func(context.Context, []string, time.Duration, bench.OpenOptions) (bench.Locker, error) {
+		return freeLocker{}, nil
+	}}
 	cfg := FailoverConfig{Before: 20 * time.Millisecond, Trials: 1}.withDefaults(true)
 	for _, n := range []int{1, 3} {
 		servers := make([]bench.Server, n)
@@ -198,7 +200,7 @@ func TestFailoverSkipsWhatTheBackendCannotDo(t *testing.T) {
 // not take part.
 func TestFailoverVariantNames(t *testing.T) {
 	s := FailoverConfig{}.Scenario()
-	want := []string{"restart", "graceful-restart", "minority-down", "restart-unsafe", "restart-delayed"}
+	want := []string{"restart", "graceful-restart", "minority-down", "restart-unsafe", "restart-delayed", "primary-lost", "primary-lost-fast", "no-fence"}
 	for _, quick := range []bool{false, true} {
 		if got := variantNames(s, quick); !slices.Equal(got, want) {
 			t.Errorf("quick=%v: %v, want %v", quick, got, want)

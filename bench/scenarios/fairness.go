@@ -104,6 +104,11 @@ func (cfg FairnessConfig) Scenario() bench.Scenario {
 			{Name: "utilisation", Unit: "ratio", Label: "share of time the lock was held", Kind: results.KindRatio},
 			{Name: "grants", Unit: "count", Label: "grants", Kind: results.KindCount},
 		},
+		Decides: []results.DecisionFigure{
+			{ID: "fifo", Text: "strict FIFO: no grant overtook an earlier request (hot lock)", Where: hot, Metric: "fifo_inversions_per_1k", Op: results.AtMost},
+			{ID: "hot-wait-p99", Text: "wait for the hot lock, p99", Where: hot, Metric: "wait_p99"},
+			{ID: "hot-coordinator-load", Text: "coordinator commands/s while clients wait for the hot lock", Where: hot, Metric: "server_ops_per_sec"},
+		},
 		Settings: func(quick bool) results.Settings {
 			c := cfg.withDefaults(quick)
 			return results.Settings{
@@ -148,7 +153,7 @@ type clientLog struct {
 	errs     []string
 }
 
-func (l *clientLog) note(err error) { l.errs = noteError(l.errs, err.Error()) }
+func (l *clientLog) note(err error) { l.errs = load.NoteError(l.errs, err.Error()) }
 
 // snapshot is the coordinator's and the bench's counters at one moment.
 type snapshot struct {
@@ -225,7 +230,7 @@ func runFairness(ctx context.Context, env *bench.Env, cfg FairnessConfig) (resul
 		failures += l.failures
 		lost += l.lost
 		for _, e := range l.errs {
-			errs = noteError(errs, e)
+			errs = load.NoteError(errs, e)
 		}
 	}
 	f := AnalyzeFairness(reqs, cfg.Clients, a.at, b.at, cfg.InversionSlack)
@@ -381,3 +386,7 @@ func record(cfg FairnessConfig, f FairnessFigures, reqs []FairnessRequest, a, b 
 	}
 	return raw, nil
 }
+
+// hot picks the fairness variant: clients in a closed loop on one shared
+// lock.
+var hot = &results.VariantParams{Load: results.LoadClosed, Contended: true}

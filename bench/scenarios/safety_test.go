@@ -34,6 +34,9 @@ func safetyContenders(t *testing.T) ([]bench.Contender, []*bench.ServerSpec) {
 // — on the local backend and, when a Docker engine answers, on the
 // containers backend, and checks what the stores' histories show.
 func TestSafetySmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the safety scenario's faults on real servers: not under -short (make test runs it)")
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/faults/faultproxy"
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
+	"github.com/monolock/monolock-bench/bench/load"
 )
 
 // grantBound is how long B may wait for its grant after the fault, and A
@@ -346,5 +347,5 @@ func (s *safetyRun) count(name string) {
 func (s *safetyRun) note(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.errs = noteError(s.errs, err.Error())
+	s.errs = load.NoteError(s.errs, err.Error())
 }

@@ -2,13 +2,12 @@ package scenarios
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/backend/containers"
-	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
+	"github.com/monolock/monolock-bench/bench/benchtest"
 )
 
 // TestScaleContainers runs the scale scenario's idle and queue variants at
@@ -19,15 +18,7 @@ import (
 func TestScaleContainers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
-	err := engine.Ping(pctx)
-	pcancel()
-	if err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("no Docker engine: %v", err)
-		}
-		t.Fatalf("CI is set but no Docker engine answers: %v", err)
-	}
+	benchtest.RequireDocker(t)
 	var cs []bench.Contender
 	for _, c := range baseLocks() {
 		if c.Server.Count() == 1 && dialable(c) {

@@ -141,15 +141,15 @@ func TestScaleVariantNames(t *testing.T) {
 
 // Each variant declares the claims it holds at once, and a count beyond
 // the bench's own open-file limit costs the ETA nothing (it skips at once).
-func TestScaleVariantClaimsAndEstimates(t *testing.T) {
+func TestScaleVariantSessionsAndEstimates(t *testing.T) {
 	most := benchMostSessions()
 	want := map[string]int{"idle-1k": 1000, "idle-100k-lease2s": 100000, "queue-10k": 10001, "churn-10k": 10000, "idle-max": min(most, 100000)}
 	for _, v := range Scale().Variants(false) {
-		if n, ok := want[v.Name]; ok && v.Claims != n {
-			t.Errorf("%s: %d claims, want %d", v.Name, v.Claims, n)
+		if n, ok := want[v.Name]; ok && v.Sessions != n {
+			t.Errorf("%s: %d sessions, want %d", v.Name, v.Sessions, n)
 		}
-		if beyond := v.Claims > most; beyond != (v.Estimate == 0) {
-			t.Errorf("%s: %d claims (the bench allows %d), estimate %v", v.Name, v.Claims, most, v.Estimate)
+		if beyond := v.Sessions > most; beyond != (v.Estimate == 0) {
+			t.Errorf("%s: %d sessions (the bench allows %d), estimate %v", v.Name, v.Sessions, most, v.Estimate)
 		}
 	}
 }
@@ -157,19 +157,19 @@ func TestScaleVariantClaimsAndEstimates(t *testing.T) {
 // A contender whose Locker cannot have C claims at once (a connection
 // pool) is skipped at once, with its reason, rather than waiting for the
 // time cap.
-func TestScaleSkipsBeyondMaxClaims(t *testing.T) {
+func TestScaleSkipsBeyondMaxSessions(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	contenders, d := locks(t)
 	c := contenders[0]
-	c.MaxClaims, c.MaxClaimsReason = 10, "a pool of 10 connections"
+	c.MaxSessions, c.MaxSessionsReason = 10, "a pool of 10 connections"
 	s := ScaleConfig{Idle: []int{20}, Queue: []int{9}, Churn: []int{}, MinWindow: 100 * time.Millisecond}.Scenario()
 	res := runScenario(ctx, t, s, []bench.Contender{c}, d, 2*time.Second)
 	for _, raw := range res.Raw {
 		switch raw.Variant {
 		case "idle-20":
-			if !strings.Contains(raw.Skipped, "20 sessions exceed the 10 claims") || !strings.Contains(raw.Skipped, "a pool of 10 connections") {
-				t.Errorf("idle-20: skipped %q, want the claims limit and its reason", raw.Skipped)
+			if !strings.Contains(raw.Skipped, "20 sessions exceed the 10 sessions") || !strings.Contains(raw.Skipped, "a pool of 10 connections") {
+				t.Errorf("idle-20: skipped %q, want the sessions limit and its reason", raw.Skipped)
 			}
 		case "queue-9": // 10 sessions: within the limit
 			if raw.Skipped != "" {

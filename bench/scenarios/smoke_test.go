@@ -17,6 +17,9 @@ import (
 // child processes, stopped at the end of the test.
 func locks(t *testing.T) ([]bench.Contender, *local.Deployment) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs a scenario on every contender's servers: not under -short (make test runs it)")
+	}
 	cs := baseLocks()
 	specs, err := bench.Specs(cs)
 	if err != nil {
@@ -41,9 +44,9 @@ func named(names ...string) func(bench.Contender) bool {
 	return func(c bench.Contender) bool { return slices.Contains(names, c.Name) }
 }
 
-// dialable keeps the contenders that take a dialer (OpenWith): the ones
+// dialable keeps the contenders that take a dialer (Dials): the ones
 // the scale scenario can spread over several addresses.
-func dialable(c bench.Contender) bool { return c.OpenWith != nil }
+func dialable(c bench.Contender) bool { return c.Dials }
 
 // runScenario runs s once for contenders on d and returns the validated
 // results.

@@ -211,15 +211,15 @@ func (c WorkloadConfig) variant(w workload.Workload, quick bool) bench.Variant {
 	return bench.Variant{
 		Name:           w.Name,
 		Contended:      contended(w),
-		Claims:         w.Clients,
+		Sessions:       w.Clients,
 		Estimate:       est,
 		MaxRepetitions: c.MaxRepetitions,
 		Skip: func(ct bench.Contender) string {
 			switch {
 			case quick && len(c.QuickContenders) > 0 && !slices.Contains(c.QuickContenders, ct.Name):
 				return "quick suite: the workloads run on " + strings.Join(c.QuickContenders, " and ") + " only (the full suite runs every lock)"
-			case ct.MaxClaims > 0 && w.Clients > ct.MaxClaims:
-				return fmt.Sprintf("%d clients exceed the %d claims %s can have at once: %s", w.Clients, ct.MaxClaims, ct.Name, ct.MaxClaimsReason)
+			case ct.MaxSessions > 0 && w.Clients > ct.MaxSessions:
+				return fmt.Sprintf("%d clients exceed the %d sessions %s can have at once: %s", w.Clients, ct.MaxSessions, ct.Name, ct.MaxSessionsReason)
 			case w.Processes > 1 && c.Client.Path == "":
 				return "clients.processes > 1 needs the workload-client subcommand of the bench binary"
 			}

@@ -161,8 +161,8 @@ func TestWorkloadScenario(t *testing.T) {
 func TestWorkloadSkips(t *testing.T) {
 	w := testWorkload(t, `{name: w, clients: 5, keys: 1, arrivals: {loop: closed}, hold: 1ms, lease: 1s, duration: 1s}`)
 	s := WorkloadConfig{Workloads: []WorkloadFile{w}, QuickContenders: []string{"a"}}.Scenario()
-	contender := func(name string, maxClaims int) bench.Contender {
-		return bench.Contender{Name: name, MaxClaims: maxClaims, MaxClaimsReason: "a small pool"}
+	contender := func(name string, most int) bench.Contender {
+		return bench.Contender{Name: name, MaxSessions: most, MaxSessionsReason: "a small pool"}
 	}
 	for _, c := range []struct {
 		quick bool
@@ -170,7 +170,7 @@ func TestWorkloadSkips(t *testing.T) {
 		want  string
 	}{
 		{true, contender("b", 0), "quick suite"},
-		{false, contender("b", 4), "5 clients exceed the 4 claims b can have at once: a small pool"},
+		{false, contender("b", 4), "5 clients exceed the 4 sessions b can have at once: a small pool"},
 		{true, contender("a", 0), ""},
 		{false, contender("b", 5), ""},
 	} {
@@ -179,7 +179,7 @@ func TestWorkloadSkips(t *testing.T) {
 		}
 	}
 	v := s.Variants(false)[0]
-	if v.Name != "w" || !v.Contended || v.Claims != 5 || v.MaxRepetitions != DefaultWorkloadRepetitions || v.Estimate <= time.Second {
+	if v.Name != "w" || !v.Contended || v.Sessions != 5 || v.MaxRepetitions != DefaultWorkloadRepetitions || v.Estimate <= time.Second {
 		t.Errorf("variant %+v", v)
 	}
 	set := s.Settings(false)

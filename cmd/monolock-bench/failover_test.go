@@ -3,14 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
+	"github.com/monolock/monolock-bench/bench/benchtest"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/bench/scenarios"
 )
@@ -20,20 +19,12 @@ import (
 // graceful-restart, tiny durations): both grant again after the restart,
 // monolock's tokens after it exceed those before, and the cluster variants
 // are skipped with their reason. The local backend is covered by
-// bench/scenarios.
+// bench/scenarios. The windows are generous: a grant before the kill and
+// one after the restart must fall in them on a loaded 2-core machine,
+// where a container restart and the clients' reconnects (go-redis dials a
+// refused server 5 times, 100ms apart) take seconds.
 func TestFailoverContainers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kills and restarts servers in containers")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	err := engine.Ping(ctx)
-	cancel()
-	if err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("no Docker engine: %v", err)
-		}
-		t.Fatalf("CI is set but no Docker engine answers: %v", err)
-	}
+	benchtest.RequireDocker(t)
 	var cs []bench.Contender
 	for _, c := range contenderTable() {
 		if c.Name == "monolock" || c.Name == "redis" {
@@ -42,7 +33,7 @@ func TestFailoverContainers(t *testing.T) {
 	}
 	out := t.TempDir()
 	o := &runOptions{
-		scenarios:  []bench.Scenario{scenarios.FailoverConfig{Before: 400 * time.Millisecond, After: time.Second}.Scenario()},
+		scenarios:  []bench.Scenario{scenarios.FailoverConfig{Before: 2 * time.Second, After: 5 * time.Second}.Scenario()},
 		contenders: cs, backend: "containers", quick: true, repetitions: 1, out: out, lease: 2 * time.Second,
 	}
 	var stdout, stderr bytes.Buffer

@@ -8,6 +8,7 @@
 //	                       [--repetitions N] [--out DIR]
 //	                       [--monolock-addr A] [--redis-addr A] [--redlock-addrs A,B,C,D,E]
 //	                       [--workload NAME|FILE,...]
+//	                       [--network PROFILE[,server=PROFILE...]] [--networks P1,P2,...]
 //	monolock-bench report  DIR/results.json
 //	monolock-bench compare A/results.json B/results.json
 //	monolock-bench images  build|clean
@@ -27,6 +28,7 @@ import (
 
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/load"
+	"github.com/monolock/monolock-bench/bench/network"
 	"github.com/monolock/monolock-bench/redisbench"
 )
 
@@ -48,6 +50,7 @@ const (
 )
 
 func main() {
+	network.ChildMain() // the delay line and the namespace shim are this binary, re-executed
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	slog.SetDefault(log)
 	redisbench.LogTo(log)

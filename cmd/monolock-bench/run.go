@@ -51,6 +51,7 @@ type runOptions struct {
 	addrs       map[string]external.Addrs // external addresses by spec name
 	bins        map[string]string         // local prebuilt binaries by spec name
 	notes       []string
+	phases      []phase // one per network profile, in run order
 }
 
 // specFlags are the per-server-spec flags of run, made from the contender
@@ -130,6 +131,8 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		lease         = fs.Duration("lease", defaultLease, "lease = TTL of every contender")
 		chaosSeed     = fs.Uint64("chaos-seed", 0, "seed of the chaos scenario's fault schedule, the same for every contender; default 0: a random one (recorded in results.json)")
 		chaosDuration = fs.Duration("chaos-duration", 0, "chaos: scale the fault counts so that the schedule spans about this long (e.g. 30m); default the full (or --quick) counts")
+		networkOne    = fs.String("network", "", "network profile of every server: loopback (default: no emulation), rack, az, az-lossy, region, or rtt=…[,jitter=…][,loss=…%][,rate=…]; per-server overrides follow (az,redlock-2=region,redlock-3=region); needs root and the local backend")
+		networkList   = fs.String("networks", "", "a sweep: the scenarios run once per profile into one run (loopback,rack,az,region), overrides as with --network")
 	)
 	var perSpec []specFlags
 	for _, spec := range allSpecs {
@@ -195,6 +198,13 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		addrFlags = append(addrFlags, "--"+f.addrFlag)
 	}
 	o.backend = *backend
+	plan, err := parseNetworks(*networkOne, *networkList)
+	if err != nil {
+		return nil, err
+	}
+	if err := planPhases(o, plan, *networkOne != "" || *networkList != ""); err != nil {
+		return nil, err
+	}
 	switch {
 	case o.backend == "" && len(o.addrs) > 0:
 		o.backend = "external"
@@ -319,37 +329,14 @@ func runSuite(ctx context.Context, o *runOptions, stdout, stderr io.Writer) int 
 		o.out = filepath.Join("reports", res.RunID)
 	}
 
-	d, err := deploy(ctx, o, log)
-	if err != nil {
-		fmt.Fprintf(stderr, "monolock-bench run: %v\n", err)
+	runErr, fatal := runPhases(ctx, o, res, stderr, log)
+	if fatal != nil {
+		fmt.Fprintf(stderr, "monolock-bench run: %v\n", fatal)
 		if ctx.Err() != nil {
 			return exitInterrupted
 		}
 		return exitFailure
 	}
-	defer func() {
-		if err := d.Close(); err != nil {
-			log.Error("monolock-bench: removing servers", "err", err)
-		}
-	}()
-	d.Describe(&res.Environment)
-	serverVersions(ctx, d, o.contenders, &res.Environment)
-
-	runner := &run.Runner{
-		Scenarios: o.scenarios, Contenders: o.contenders, Deployment: d,
-		Repetitions: o.repetitions, Quick: o.quick, Lease: o.lease, OutDir: o.out, Logger: log,
-	}
-	closeProgress := func() {}
-	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
-		bar := newBarProgress(stderr)
-		runner.Progress, closeProgress = bar, bar.Close
-	} else {
-		runner.Progress = &lineProgress{w: stderr}
-	}
-	log.Info("monolock-bench: running", "backend", res.Environment.Backend, "scenarios", len(o.scenarios),
-		"contenders", len(o.contenders), "repetitions", o.repetitions, "out", o.out)
-	runErr := runner.Run(ctx, res)
-	closeProgress()
 	res.FinishedAt = time.Now().UTC()
 
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
@@ -382,7 +369,7 @@ func runSuite(ctx context.Context, o *runOptions, stdout, stderr io.Writer) int 
 
 // deploy starts (or, for external, checks) the servers of the selected
 // contenders on the backend.
-func deploy(ctx context.Context, o *runOptions, log *slog.Logger) (bench.Deployment, error) {
+func deploy(ctx context.Context, o *runOptions, hosts local.Hosts, log *slog.Logger) (bench.Deployment, error) {
 	if o.backend == "" {
 		pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		err := engine.Ping(pingCtx)
@@ -413,7 +400,7 @@ func deploy(ctx context.Context, o *runOptions, log *slog.Logger) (bench.Deploym
 		}
 		d = cd
 	case "local":
-		ld, err := local.Start(ctx, specs, o.bins)
+		ld, err := local.StartOn(ctx, specs, o.bins, hosts)
 		if err != nil {
 			return nil, fmt.Errorf("local backend: %w", err)
 		}

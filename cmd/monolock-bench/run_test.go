@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/backend/local"
+	"github.com/monolock/monolock-bench/bench/benchtest"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/bench/scenarios"
 )
@@ -66,15 +66,7 @@ func TestSmoke(t *testing.T) {
 	for _, backend := range []string{"local", "containers"} {
 		t.Run(backend, func(t *testing.T) {
 			if backend == "containers" {
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				err := engine.Ping(ctx)
-				cancel()
-				if err != nil {
-					if os.Getenv("CI") == "" {
-						t.Skipf("no Docker engine: %v", err)
-					}
-					t.Fatalf("CI is set but no Docker engine answers: %v", err)
-				}
+				benchtest.RequireDocker(t)
 			} else {
 				requireExecutables(t)
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/contenders/etcd"
 	"github.com/monolock/monolock-bench/bench/contenders/floors"
 	"github.com/monolock/monolock-bench/bench/contenders/monolock"
+	"github.com/monolock/monolock-bench/bench/contenders/monolockstandby"
 	"github.com/monolock/monolock-bench/bench/contenders/postgres"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/load"
@@ -23,6 +24,11 @@ import (
 // quickWorkloadContenders are the pair the quick suite runs the workloads
 // on; the full suite runs every lock.
 var quickWorkloadContenders = []string{"monolock", "redis"}
+
+// quickChaosFaults are the faults of a quick chaos step (a client pause
+// of the holder): the quick suite's time budget; the full run keeps its
+// schedule.
+const quickChaosFaults = 1
 
 // tableOptions are what the scenario table's rows take from the command
 // line.
@@ -53,7 +59,7 @@ func scenarioTable(o tableOptions) []bench.Scenario {
 		scenarios.SafetyConfig{Holder: o.holder}.Scenario(),
 		scenarios.FailoverConfig{}.Scenario(),
 		scenarios.Scale(),
-		scenarios.ChaosConfig{Holder: o.holder, Seed: o.chaosSeed, Duration: o.chaosDuration}.Scenario(),
+		scenarios.ChaosConfig{Holder: o.holder, Seed: o.chaosSeed, Duration: o.chaosDuration, QuickFaults: quickChaosFaults}.Scenario(),
 		scenarios.WorkloadConfig{Workloads: o.workloads, QuickContenders: quickWorkloadContenders, Client: o.client}.Scenario(),
 	}
 }
@@ -66,8 +72,10 @@ func contenderTable() []bench.Contender {
 		monolock.Contender(),
 		monolock.WarmContender(),
 		monolock.FastOpenContender(),
+		monolockstandby.Contender(),
 		redisbench.RedisContender(),
 		redisbench.RedlockContender(),
+		redisbench.RedlockFastContender(),
 		redisson.Contender(),
 		redissonfair.Contender(),
 		etcd.Contender(),

@@ -20,15 +20,14 @@ func Contender() bench.Contender {
 		Name: Name, Label: "Redisson lock (RLock)", Family: "redis", Colour: "#e7298a",
 		Server:   redisbench.Server,
 		Settings: Settings(),
-		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return New(Config{Addr: addrs[0], TTL: lease})
-		},
-		OpenWith: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
+		New: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
 			return New(Config{Addr: addrs[0], TTL: lease, Dialer: o.Dialer})
 		},
+		Dials:    true,
 		Counters: redissonlock.NewCounters,
-		Claims:   Claims(),
+		Claims:   results.OfKind(results.ClaimOther, Claims()),
 		Notes:    Notes(),
+		Caps:     redisbench.WatchdogIdleCaps,
 	}
 }
 

@@ -17,22 +17,18 @@ const Name = "redisson-fair"
 // Redisson's fair lock on the single Redis the redis contender uses (the
 // same server).
 func Contender() bench.Contender {
-	open := func(addrs []string, lease time.Duration, d bench.Dialer) (bench.Locker, error) {
-		return New(Config{Config: redissonlock.Config{Addr: addrs[0], TTL: lease, Dialer: d}})
-	}
 	return bench.Contender{
 		Name: Name, Label: "Redisson fair lock", Family: "redis", Colour: "#a6761d",
 		Server:   redisbench.Server,
 		Settings: Settings(),
-		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return open(addrs, lease, nil)
+		New: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
+			return New(Config{Config: redissonlock.Config{Addr: addrs[0], TTL: lease, Dialer: o.Dialer}})
 		},
-		OpenWith: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
-			return open(addrs, lease, o.Dialer)
-		},
+		Dials:    true,
 		Counters: redissonlock.NewCounters,
-		Claims:   Claims(),
+		Claims:   results.OfKind(results.ClaimOther, Claims()),
 		Notes:    Notes(),
+		Caps:     redisbench.WatchdogIdleCaps,
 	}
 }
 

@@ -11,6 +11,9 @@ import (
 )
 
 func TestDeployment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers to stand in for external ones: not under -short (make test runs it)")
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -26,18 +26,35 @@ type Deployment struct {
 	specs     []string                  // in start order, for Describe
 	processes map[string][]bench.Server // of *Process
 	sysctls   map[string]string         // specs' settings the host lacks, for Describe
+	place     *placement                // each server's emulated host, or nil
 	closeOnce sync.Once
 }
 
 // Start starts the servers of every spec; bins maps a spec name to a
 // prebuilt binary used instead of building its GoPackage. On error
 // everything started so far is stopped again.
-func Start(ctx context.Context, specs []*bench.ServerSpec, bins map[string]string) (_ *Deployment, err error) {
+func Start(ctx context.Context, specs []*bench.ServerSpec, bins map[string]string) (*Deployment, error) {
+	return StartOn(ctx, specs, bins, nil)
+}
+
+// StartOn is Start with every server on a host of its own that hosts
+// gives (nil: 127.0.0.1, as Start): each runs inside its host's network
+// namespace, listening at its host's address on the spec's container
+// ports, and cluster members reach each other at their hosts' addresses.
+func StartOn(ctx context.Context, specs []*bench.ServerSpec, bins map[string]string, hosts Hosts) (_ *Deployment, err error) {
 	dir, err := os.MkdirTemp("", "monolock-bench-local-")
 	if err != nil {
 		return nil, fmt.Errorf("local: %w", err)
 	}
 	d := &Deployment{dir: dir, processes: map[string][]bench.Server{}, sysctls: hostSysctls(specs)}
+	if hosts != nil {
+		d.place = &placement{hosts: hosts, by: map[string]Host{}}
+		for _, spec := range specs {
+			for k, want := range spec.Sysctls {
+				d.sysctls[spec.Name+": "+k] = want + " (set in each server's emulated host)"
+			}
+		}
+	}
 	defer func() {
 		if err != nil {
 			d.Close()
@@ -55,7 +72,7 @@ func Start(ctx context.Context, specs []*bench.ServerSpec, bins map[string]strin
 				return nil, err
 			}
 		}
-		ps, err := startSpec(ctx, spec, path, dir)
+		ps, err := startSpec(ctx, spec, path, dir, d.place)
 		d.mu.Lock()
 		d.processes[spec.Name] = ps
 		d.mu.Unlock()
@@ -137,6 +154,9 @@ func (d *Deployment) Servers(spec string) []bench.Server {
 func (d *Deployment) Describe(env *results.Environment) {
 	env.Backend = "local"
 	env.NetworkPath = "loopback 127.0.0.1, servers are child processes of the bench"
+	if d.place != nil {
+		env.NetworkPath = "emulated hosts: every server a child process of the bench in a network namespace of its own, reached through the delay line"
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if len(d.sysctls) > 0 && env.Sysctls == nil {
@@ -202,7 +222,7 @@ func (d *Deployment) StartClockShifted(ctx context.Context, spec *bench.ServerSp
 			stop()
 		}
 	}()
-	ps, err := specProcesses(ctx, spec, path, dir)
+	ps, err := specProcesses(ctx, spec, path, dir, nil) // on 127.0.0.1: the spec's servers hold its hosts' names
 	if err != nil {
 		return nil, nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/network"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -20,6 +21,7 @@ import (
 const echoEnv = "MONOLOCK_BENCH_LOCAL_TEST_ECHO"
 
 func TestMain(m *testing.M) {
+	network.ChildMain() // the delay line and namespace shim of TestServersOnEmulatedHosts
 	if os.Getenv(echoEnv) == "1" {
 		fs := flag.NewFlagSet("echo", flag.ExitOnError)
 		listen := fs.String("listen", "", "")
@@ -57,6 +59,9 @@ func echoSpec(t *testing.T, replicas int) *bench.ServerSpec {
 }
 
 func TestDeployment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts, kills and restarts every contender's servers: not under -short (make test runs it)")
+	}
 	ctx := context.Background()
 	d, err := Start(ctx, []*bench.ServerSpec{echoSpec(t, 3)}, nil)
 	if err != nil {

@@ -34,6 +34,7 @@ type Process struct {
 	env                 []string // added to the bench's environment
 	ready               func(ctx context.Context, addr, opsAddr string) error
 	stopSignal          syscall.Signal // of a graceful stop: the spec's GracefulSignal
+	host                Host           // the emulated host it runs on, or nil
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -51,10 +52,10 @@ type Process struct {
 // child gets its own process group, so a Ctrl-C on the terminal reaches
 // only the bench, which then stops its children itself. The processes
 // returned (also on error, for Close) are the started ones.
-func startSpec(ctx context.Context, spec *bench.ServerSpec, path, dir string) ([]bench.Server, error) {
+func startSpec(ctx context.Context, spec *bench.ServerSpec, path, dir string, pl *placement) ([]bench.Server, error) {
 	var lastErr error
 	for range 3 {
-		ps, err := specProcesses(ctx, spec, path, dir)
+		ps, err := specProcesses(ctx, spec, path, dir, pl)
 		if err != nil {
 			return nil, err
 		}
@@ -84,23 +85,44 @@ func startSpec(ctx context.Context, spec *bench.ServerSpec, path, dir string) ([
 }
 
 // specProcesses prepares (but does not start) the replicas of spec on
-// fresh free ports.
-func specProcesses(ctx context.Context, spec *bench.ServerSpec, path, dir string) ([]*Process, error) {
+// fresh free ports, or, with a placement, each on its host at the spec's
+// ports.
+func specProcesses(ctx context.Context, spec *bench.ServerSpec, path, dir string, pl *placement) ([]*Process, error) {
 	n := spec.Count()
 	args := make([]bench.ServerArgs, n)
+	hosts := make([]Host, n)
 	var peers []string
 	for i := range args {
 		a := bench.ServerArgs{Replica: i}
 		var err error
-		if a.Listen, err = FreeAddr(); err != nil {
+		if pl != nil {
+			h, err := pl.host(ctx, spec.ServerName(i))
+			if err != nil {
+				return nil, fmt.Errorf("local: %s: %w", spec.ServerName(i), err)
+			}
+			hosts[i] = h
+			for k, v := range spec.Sysctls {
+				if err := h.Sysctl(k, v); err != nil {
+					return nil, fmt.Errorf("local: %s: %w", spec.ServerName(i), err)
+				}
+			}
+			a.Listen = hostAddr(h, spec.Port, hostPort)
+			if spec.OpsPort != 0 {
+				a.Ops = hostAddr(h, spec.OpsPort, hostOpsPort)
+			}
+			if spec.PeerPort != 0 {
+				a.PeerListen = hostAddr(h, spec.PeerPort, hostPeerPort)
+				peers = append(peers, a.PeerListen)
+			}
+		} else if a.Listen, err = FreeAddr(); err != nil {
 			return nil, err
 		}
-		if spec.OpsPort != 0 {
+		if spec.OpsPort != 0 && pl == nil {
 			if a.Ops, err = FreeAddr(); err != nil {
 				return nil, err
 			}
 		}
-		if spec.PeerPort != 0 {
+		if spec.PeerPort != 0 && pl == nil {
 			if a.PeerListen, err = FreeAddr(); err != nil {
 				return nil, err
 			}
@@ -121,7 +143,7 @@ func specProcesses(ctx context.Context, spec *bench.ServerSpec, path, dir string
 				return nil, fmt.Errorf("local: %s: %w", spec.ServerName(i), err)
 			}
 		}
-		ps[i] = &Process{name: spec.ServerName(i), addr: a.Listen, opsAddr: a.Ops, argv: argv, ready: spec.Ready, stopSignal: spec.GracefulSignal()}
+		ps[i] = &Process{name: spec.ServerName(i), addr: a.Listen, opsAddr: a.Ops, argv: argv, ready: spec.Ready, stopSignal: spec.GracefulSignal(), host: hosts[i]}
 	}
 	return ps, nil
 }
@@ -140,6 +162,14 @@ func StartProcess(ctx context.Context, name, addr, path string, args ...string) 
 
 func (p *Process) start(ctx context.Context) error {
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
+	if p.host != nil {
+		// The shim joins the host's namespace and execs the server, which
+		// keeps the child's process id.
+		cmd = p.host.Command(context.Background(), p.argv[0], p.argv[1:]...)
+		if cmd.Err != nil {
+			return fmt.Errorf("local: starting %s: %w", p.name, cmd.Err)
+		}
+	}
 	if len(p.env) > 0 {
 		cmd.Env = append(os.Environ(), p.env...)
 	}
@@ -241,14 +271,21 @@ func (p *Process) Pause(context.Context) error { return p.send(syscall.SIGSTOP) 
 // Unpause implements bench.Server with SIGCONT.
 func (p *Process) Unpause(context.Context) error { return p.send(syscall.SIGCONT) }
 
-// Cut implements bench.Server: child processes share the bench's network,
-// so it is not supported.
+// Cut implements bench.Server: a server on an emulated host loses every
+// packet, SYNs included; child processes on 127.0.0.1 share the bench's
+// network, so there it is not supported.
 func (p *Process) Cut(context.Context) error {
+	if c, ok := p.host.(cutter); ok {
+		return c.Cut(true)
+	}
 	return fmt.Errorf("local: cutting %s off the network: %w", p.name, bench.ErrNotSupported)
 }
 
 // Restore implements bench.Server; see Cut.
 func (p *Process) Restore(context.Context) error {
+	if c, ok := p.host.(cutter); ok {
+		return c.Cut(false)
+	}
 	return fmt.Errorf("local: restoring %s's network: %w", p.name, bench.ErrNotSupported)
 }
 

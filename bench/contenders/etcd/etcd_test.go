@@ -75,6 +75,9 @@ etcd_server_proposals_committed_total 42
 // members, stopped at the end of the test.
 func startCluster(t *testing.T, n int) *LocalCluster {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts an etcd cluster: not under -short (make test runs it)")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	bin, err := BuildServer(ctx)

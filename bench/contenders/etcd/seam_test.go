@@ -11,6 +11,9 @@ import (
 // describes, as child processes and in containers (the peers named by
 // the backends before any member starts).
 func TestSeam(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an etcd cluster: not under -short (make test runs it)")
+	}
 	c := Contender()
 	t.Run("local", func(t *testing.T) {
 		benchtest.Contender(t, c, benchtest.Start(t, c.Server), time.Second, 4, 10)

@@ -20,15 +20,13 @@ func Contender() bench.Contender {
 		Name: "monolock", Label: "monolock", Family: "monolock", Colour: "#1f5fbf",
 		Server:   Server,
 		Settings: Settings(),
-		Open: func(_ context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
-			return New(monolock.Config{Address: addrs[0]}, lease), nil
-		},
-		OpenWith: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
+		New: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
 			// A nil o.Dialer stays nil: the client's own dialer.
 			return New(monolock.Config{Address: addrs[0], Dialer: o.Dialer}, lease), nil
 		},
+		Dials:    true,
 		Counters: NewCounters,
-		Claims:   append(Claims(), scaleClaims()...),
+		Claims:   kinds(append(Claims(), scaleClaims()...)),
 		Notes:    Notes(),
 	}
 }

@@ -67,7 +67,18 @@ func Contender() bench.Contender {
 // server with TunedKeepalives, as the comparison page suggests for
 // noticing a dead client within seconds.
 func KeepaliveContender() bench.Contender {
-	return contender("postgres-keepalive", "PostgreSQL advisory lock, tuned keepalives", "#7fa7cf", KeepaliveServer, TunedKeepalives)
+	c := contender("postgres-keepalive", "PostgreSQL advisory lock, tuned keepalives", "#7fa7cf", KeepaliveServer, TunedKeepalives)
+	c.Caps = KeepaliveCaps
+	return c
+}
+
+// KeepaliveCaps are the quick runs' caps of postgres-keepalive, for the
+// quick suite's time budget: its handover and safety steps wait for the
+// server to notice a lost client (~5s each, twice postgres's lease-bound
+// contenders), which the full run measures.
+var KeepaliveCaps = []bench.Cap{
+	{Scenario: "handover", Variant: "*", QuickOnly: true, Reason: "quick: the full run measures how soon tuned keepalives free a lost holder's lock (~5s per step)"},
+	{Scenario: "safety", Variant: "*", QuickOnly: true, Reason: "quick: the full run measures how soon tuned keepalives free a lost holder's lock (~5s per step)"},
 }
 
 // contender is a postgres row on spec. It always fences (Config.Fence):
@@ -89,17 +100,17 @@ func contender(name, label, colour string, spec *bench.ServerSpec, tuned []strin
 		Server:         spec,
 		Settings:       set,
 		ServerSettings: serverSettings,
-		Open: func(ctx context.Context, addrs []string, lease time.Duration) (bench.Locker, error) {
+		New: func(ctx context.Context, addrs []string, lease time.Duration, _ bench.OpenOptions) (bench.Locker, error) {
 			if len(addrs) != 1 {
 				return nil, fmt.Errorf("postgres: want one server, got %d", len(addrs))
 			}
 			return New(ctx, Config{Addr: addrs[0], Lease: lease, Fence: true})
 		},
-		MaxClaims:       DefaultPoolSize,
-		MaxClaimsReason: "each claim holds one pooled connection, served by a backend process of its own: pool_size " + strconv.Itoa(DefaultPoolSize) + ", below PostgreSQL's default max_connections (100)",
-		Counters:        newCounters,
-		Claims:          Claims(name),
-		Notes:           Notes(),
+		MaxSessions:       DefaultPoolSize,
+		MaxSessionsReason: "each session holds one pooled connection, served by a backend process of its own: pool_size " + strconv.Itoa(DefaultPoolSize) + ", below PostgreSQL's default max_connections (100)",
+		Counters:          newCounters,
+		Claims:            results.OfKind(results.ClaimOther, Claims(name)),
+		Notes:             Notes(),
 	}
 }
 

@@ -38,6 +38,9 @@ func TestServerArgs(t *testing.T) {
 // installed the test is skipped, unless CI is set.
 func startLocal(t *testing.T, args ...string) *LocalServer {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("initdb and a PostgreSQL server: not under -short (make test runs it)")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	s, err := StartLocal(ctx, args...)

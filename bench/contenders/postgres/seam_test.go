@@ -11,6 +11,9 @@ import (
 // describe, as child processes and in containers, and checks that the
 // tuned row's server has the tuned keepalives.
 func TestSeam(t *testing.T) {
+	if testing.Short() {
+		t.Skip("initdb and PostgreSQL servers: not under -short (make test runs it)")
+	}
 	for _, c := range []struct {
 		name string
 		run  func(t *testing.T)

@@ -14,6 +14,7 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/check"
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
+	"github.com/monolock/monolock-bench/bench/load"
 )
 
 // The chaos client: a holder child in chaos mode (`monolock-bench holder
@@ -207,7 +208,7 @@ func (c *chaosClient) cycle(ctx context.Context) {
 			// made and not seen.
 			inv.Info(err, check.Event{})
 		}
-		sleep(ctx, c.leases(chaosThinkMin, chaosThinkMax))
+		_ = load.Sleep(ctx, c.leases(chaosThinkMin, chaosThinkMax))
 		return
 	}
 	var tok *uint64
@@ -239,14 +240,14 @@ func (c *chaosClient) cycle(ctx context.Context) {
 	// release, so that a fault can strike anywhere in it.
 	gap := hold / time.Duration(len(steps)+2+1)
 	for _, st := range steps {
-		if !sleep(ctx, gap) || isClosed(h.Lost()) {
+		if load.Sleep(ctx, gap) != nil || isClosed(h.Lost()) {
 			break
 		}
 		st.op(ctx, st.store, st.client, tok, gap)
 	}
-	sleep(ctx, gap)
+	_ = load.Sleep(ctx, gap)
 	w.release(ctx, h)
-	sleep(ctx, c.leases(chaosThinkMin, chaosThinkMax))
+	_ = load.Sleep(ctx, c.leases(chaosThinkMin, chaosThinkMax))
 }
 
 // readRegister reads the store's register.
@@ -296,7 +297,7 @@ func (c *chaosClient) increment(ctx context.Context, store string, sc *guardedst
 			return
 		}
 	}
-	sleep(ctx, gap)
+	_ = load.Sleep(ctx, gap)
 	e, err := c.write(ctx, sc, "/counter", tok, strconv.FormatInt(n+1, 10))
 	if err != nil {
 		if errors.Is(err, guardedstore.ErrRefused) {
@@ -377,19 +378,6 @@ func (w *lostWatcher) release(ctx context.Context, h bench.Held) {
 		return
 	}
 	inv.OK(check.Event{})
-}
-
-// sleep waits d, or less when ctx ends first; it reports whether ctx is
-// still live.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 func isClosed(ch <-chan struct{}) bool {

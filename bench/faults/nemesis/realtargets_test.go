@@ -85,6 +85,9 @@ func processState(pid int) (byte, error) {
 // that redis-server (pause, kill and restart), and shows with probes
 // during and after each fault that it really happened and really ended.
 func TestExecutorRealProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a fault schedule on real processes: not under -short (make test runs it)")
+	}
 	redisBin, err := exec.LookPath("redis-server")
 	if err != nil {
 		t.Skip("redis-server not installed")

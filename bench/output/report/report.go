@@ -48,18 +48,24 @@ type Chart struct {
 // corrupt histogram); missing scenarios or contenders are reported as
 // missing.
 func Render(r *results.Results) (*Report, error) {
+	all, r := r, r.FirstNetwork() // the sections read one network profile; networkSection reads all
 	f := newFigures(r)
 	claims := Check(r)
 	d := &document{title: "monolock-bench report — run " + r.RunID}
 	f.intro(d)
 	top := len(d.blocks)
+	f.decisionSection(d)
 	f.atAGlance(d)
 	f.claimsSection(d, claims)
 	f.guidance(d, claims)
+	f.claims = claims
 	for _, s := range f.scenarios() {
 		if err := f.scenarioSection(d, s); err != nil {
 			return nil, err
 		}
+	}
+	if err := networkSection(d, all); err != nil {
+		return nil, err
 	}
 	f.method(d)
 	d.withContents(top)

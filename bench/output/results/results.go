@@ -53,6 +53,10 @@ type Results struct {
 	// (see ScenarioInfo). Absent in files written before it existed; see
 	// FillDefaults.
 	Scenarios []ScenarioInfo `json:"scenario_info,omitempty"`
+	// Networks are the network profiles the run measured under, in run
+	// order, with their asked and measured paths (see NetworkRun). Absent
+	// in files written before it existed, and for a run on loopback only.
+	Networks []NetworkRun `json:"networks,omitempty"`
 }
 
 // ContenderInfo is how a contender describes itself to a report.
@@ -165,6 +169,8 @@ type Row struct {
 	// BetterHigher, or "" when it has none (a count of grants, a
 	// parameter). Summarize copies it from the raw metrics.
 	Better string `json:"better,omitempty"`
+	// Network is the network profile of the figure (Raw.Network).
+	Network string `json:"network,omitempty"`
 }
 
 // Directions of Row.Better.
@@ -219,6 +225,14 @@ type Raw struct {
 	// contender, and the report shows the reason. It is the only way a run
 	// records a variant it did not measure.
 	Skipped string `json:"skipped,omitempty"`
+	// Network is the network profile the repetition ran under (a
+	// NetworkRun's Profile), "" for loopback; under another profile the
+	// variant's name carries it too ("w1@az"), so that every figure of
+	// one variant under one profile stays one row.
+	Network string `json:"network,omitempty"`
+	// Line is what the emulated network's delay line did during the
+	// repetition's step (shared by the records of an interleaved step).
+	Line *LineCost `json:"line,omitempty"`
 }
 
 // Metric is one named figure of one repetition.

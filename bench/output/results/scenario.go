@@ -27,6 +27,9 @@ type ScenarioInfo struct {
 	// Variants are the scenario's variants in run order, with their
 	// parameters.
 	Variants []VariantInfo `json:"variants,omitempty"`
+	// Decides are the figures of the scenario that the report's decision
+	// section reads (see DecisionFigure).
+	Decides []DecisionFigure `json:"decides,omitempty"`
 }
 
 // MetricSpec declares one metric of a scenario.
@@ -166,6 +169,8 @@ const (
 	FaultMinorityDown    = "minority-down"     // the largest minority is killed and kept down
 	FaultSplitUnsafe     = "split-unsafe"      // a shared master restarts without its data at once
 	FaultSplitDelayed    = "split-delayed"     // the same after one lease
+	FaultPrimaryLost     = "primary-lost"      // a standby pair's primary is frozen, its address moved with the fence
+	FaultSwitchNoFence   = "switch-no-fence"   // a standby pair's address moves, the old primary keeps its sessions
 	FaultMixed           = "mixed"             // a nemesis injects random faults
 )
 

@@ -13,13 +13,13 @@ import (
 // as its first record gives it. An even count takes the mean of the
 // two middle values as the median.
 func Summarize(raw []Raw) []Row {
-	type key struct{ scenario, contender, variant, metric string }
+	type key struct{ scenario, contender, variant, metric, network string }
 	var order []key
 	units, better := map[key]string{}, map[key]string{}
 	values := map[key][]float64{}
 	for _, r := range raw {
 		for _, m := range r.Metrics {
-			k := key{r.Scenario, r.Contender, r.Variant, m.Name}
+			k := key{r.Scenario, r.Contender, r.Variant, m.Name, r.Network}
 			if _, ok := values[k]; !ok {
 				order = append(order, k)
 				units[k], better[k] = m.Unit, m.Better
@@ -35,7 +35,7 @@ func Summarize(raw []Raw) []Row {
 			Scenario: k.scenario, Contender: k.contender, Variant: k.variant,
 			Metric: k.metric, Unit: units[k],
 			Median: stats.Median(v), Min: v[0], Max: v[len(v)-1], N: len(v),
-			Better: better[k],
+			Better: better[k], Network: k.network,
 		})
 	}
 	return rows

@@ -146,6 +146,9 @@ func counts(t *testing.T, p bench.Coordinator) bench.Counts {
 // Lost; renewals that get no answer (the server paused) close Lost at
 // 0.8 × TTL after the last confirmed one, before the lock could expire.
 func TestWatchdog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out several TTLs of a real Redis: not under -short (make test runs it)")
+	}
 	servers := benchtest.Start(t, redisbench.Server).Servers(redisbench.Server.Name)
 	addr := servers[0].Addr()
 	probe := redis.NewClient(&redis.Options{Addr: addr})

@@ -40,10 +40,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// requireDocker skips the test when no Docker engine answers, unless CI
-// is set: CI must run these tests.
+// requireDocker skips the test under -short, and when no Docker engine
+// answers, unless CI is set: CI must run these tests. (benchtest's
+// RequireDocker imports this package.)
 func requireDocker(t *testing.T) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("container test: not under -short (make test runs it)")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := Ping(ctx); err != nil {

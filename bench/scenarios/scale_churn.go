@@ -1,0 +1,122 @@
+package scenarios
+
+// The scale scenario's churn runner (churn-*): C sessions cycling on C/10 locks.
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/load"
+	"github.com/monolock/monolock-bench/bench/output/results"
+)
+
+func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (results.Raw, error) {
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
+	defer cancel()
+	s, err := prepare(ctx, env, cfg, c, cfg.LongLease)
+	defer s.close()
+	if err != nil {
+		return skipped(err, s.counts)
+	}
+	keys := max(1, c/10)
+	prefix := "churn-" + randomHex() + "-"
+	var (
+		mu       sync.Mutex
+		wait     = load.NewHistogram()
+		grants   int64
+		failures int64
+		errs     []string
+		counting atomic.Bool
+	)
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var wg sync.WaitGroup
+	for i := range c {
+		key := prefix + strconv.Itoa(i%keys)
+		wg.Go(func() {
+			// Starts spread over the warm-up, as sessions of a fleet.
+			if load.Sleep(runCtx, time.Duration(int64(churnWarmup)*int64(i)/int64(c))) != nil {
+				return
+			}
+			for runCtx.Err() == nil {
+				start := time.Now()
+				h, err := s.locker.Acquire(runCtx, key)
+				if err != nil {
+					if runCtx.Err() == nil {
+						mu.Lock()
+						failures++
+						errs = load.NoteError(errs, err.Error())
+						mu.Unlock()
+						_ = load.Sleep(runCtx, failurePause)
+					}
+					continue
+				}
+				if counting.Load() {
+					mu.Lock()
+					grants++
+					_ = wait.RecordValue(int64(time.Since(start)))
+					mu.Unlock()
+				}
+				_ = load.Sleep(runCtx, DefaultChurnHold)
+				_ = h.Release(context.WithoutCancel(runCtx))
+			}
+		})
+	}
+	if err := load.Sleep(ctx, churnWarmup); err != nil {
+		return results.Raw{}, err
+	}
+	a, err := s.read(ctx, env)
+	if err != nil {
+		return results.Raw{}, err
+	}
+	counting.Store(true)
+	if err := load.Sleep(ctx, cfg.MinWindow); err != nil {
+		return results.Raw{}, err
+	}
+	counting.Store(false)
+	b, err := s.read(ctx, env)
+	if err != nil {
+		return results.Raw{}, err
+	}
+	stop()
+	wg.Wait()
+	raw := s.record()
+	s.load(&raw, a, b)
+	// Under churn the keep-alive counters also count releases (a Redis
+	// release is a script too): no heartbeat figure.
+	raw.Metrics = slices.DeleteFunc(raw.Metrics, func(m results.Metric) bool {
+		return m.Name == "heartbeats_per_sec" || m.Name == "server_cpu_us_per_heartbeat"
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	raw.Counts["grants"], raw.Counts["failures"] = grants, failures
+	for _, e := range errs {
+		raw.Errors = load.NoteError(raw.Errors, e)
+	}
+	secs := b.at.Sub(a.at).Seconds()
+	raw.Metrics = append(raw.Metrics,
+		results.Metric{Name: "sessions_reached", Unit: "count", Value: float64(c)},
+		results.Metric{Name: "grants_per_sec", Unit: "1/s", Value: float64(grants) / secs},
+		results.Metric{Name: "failures", Unit: "count", Value: float64(failures)},
+	)
+	if grants > 0 {
+		h, err := results.NewHistogram("wait", "ns", wait)
+		if err != nil {
+			return results.Raw{}, err
+		}
+		raw.Histograms = append(raw.Histograms, h)
+		raw.Metrics = append(raw.Metrics,
+			results.Metric{Name: "wait_p50", Unit: "ms", Value: float64(wait.ValueAtQuantile(50)) / 1e6},
+			results.Metric{Name: "wait_p99", Unit: "ms", Value: float64(wait.ValueAtQuantile(99)) / 1e6},
+		)
+		if raw.CPU != nil {
+			raw.Metrics = append(raw.Metrics, results.Metric{Name: "server_cpu_ms_per_1k", Unit: "ms", Value: raw.CPU.ServerMS * 1000 / float64(grants)})
+		}
+	}
+	return raw, nil
+}

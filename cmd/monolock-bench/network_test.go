@@ -1,0 +1,121 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseNetworks(t *testing.T) {
+	for _, c := range []struct {
+		one, several string
+		profiles     []string
+		hosts        map[string]string
+	}{
+		{"", "", []string{"loopback"}, nil},
+		{"az", "", []string{"az"}, nil},
+		{"rtt=2ms,jitter=200us,loss=0.1%", "", []string{"rtt=2ms,jitter=200µs,loss=0.1%"}, nil},
+		{"az,redlock-2=region,redlock-3=rtt=5ms,jitter=1ms", "", []string{"az"}, map[string]string{"redlock-2": "region", "redlock-3": "rtt=5ms,jitter=1ms"}},
+		{"", "loopback,rack,az,region", []string{"loopback", "rack", "az", "region"}, nil},
+		{"", "loopback,rtt=2ms,jitter=200us,az,loss=1%", []string{"loopback", "rtt=2ms,jitter=200µs", "rtt=1ms,jitter=100µs,loss=1%"}, nil},
+	} {
+		plan, err := parseNetworks(c.one, c.several)
+		if err != nil {
+			t.Errorf("parseNetworks(%q, %q): %v", c.one, c.several, err)
+			continue
+		}
+		var got []string
+		for _, p := range plan.profiles {
+			got = append(got, p.String())
+		}
+		if strings.Join(got, " ") != strings.Join(c.profiles, " ") {
+			t.Errorf("parseNetworks(%q, %q) profiles %q, want %q", c.one, c.several, got, c.profiles)
+		}
+		if len(plan.hosts) != len(c.hosts) {
+			t.Errorf("parseNetworks(%q, %q) overrides %v, want %v", c.one, c.several, plan.hosts, c.hosts)
+		}
+		for h, want := range c.hosts {
+			if p, ok := plan.hosts[h]; !ok || p.String() != want {
+				t.Errorf("parseNetworks(%q, %q) override %s = %v, want %s", c.one, c.several, h, p, want)
+			}
+		}
+	}
+}
+
+func TestParseNetworksErrors(t *testing.T) {
+	for _, c := range []struct{ one, several, want string }{
+		{"lan", "", "unknown profile"},
+		{"rtt=fast", "", "rtt"},
+		{"jitter=1ms", "", "must follow a profile"},
+		{"az,region", "", "for several use --networks"},
+		{"az", "rack", "not both"},
+		{"", "az,az", "twice"},
+		{"redlock-2=region", "", "no profile"},
+		{"loopback,redlock-2=region", "", "other than loopback"},
+		{"az,redlock-2=loopback", "", "cannot be loopback"},
+	} {
+		_, err := parseNetworks(c.one, c.several)
+		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("parseNetworks(%q, %q) = %v, want a usage error saying %q", c.one, c.several, err, c.want)
+		}
+	}
+}
+
+// TestNetworkNeedsRoot: a profile other than loopback asked by a user
+// other than root is refused before anything starts, saying why.
+func TestNetworkNeedsRoot(t *testing.T) {
+	plan, err := parseNetworks("az", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = checkNetworkPrivileges(plan, 1000)
+	if !errors.Is(err, errNeedsRoot) || !strings.Contains(err.Error(), "root") || !strings.Contains(err.Error(), "--network loopback") {
+		t.Fatalf("checkNetworkPrivileges as uid 1000 = %v, want it to say the bench needs root", err)
+	}
+	if err := checkNetworkPrivileges(plan, 0); err != nil {
+		t.Fatalf("as root: %v", err)
+	}
+	loop, _ := parseNetworks("", "")
+	if err := checkNetworkPrivileges(loop, 1000); err != nil {
+		t.Fatalf("loopback needs no root: %v", err)
+	}
+}
+
+// TestNetworkFlags: emulated profiles take the local backend and refuse
+// the others; the quick suite adds its profile for latency only.
+func TestNetworkFlags(t *testing.T) {
+	o, err := parseRunFlags([]string{"--networks", "loopback,az", "--scenarios", "latency,throughput"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.backend != "local" || len(o.phases) != 2 || len(o.phases[1].scenarios) != 2 {
+		t.Fatalf("backend %q, %d phases", o.backend, len(o.phases))
+	}
+	if _, err := parseRunFlags([]string{"--network", "az", "--backend", "containers"}, io.Discard); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--backend local") {
+		t.Fatalf("containers with a profile: %v, want a usage error naming --backend local", err)
+	}
+	if os.Geteuid() != 0 {
+		return // the quick suite adds its profile only as root (and notes why not)
+	}
+	o, err = parseRunFlags([]string{"--quick", "--backend", "local", "--scenarios", "latency,throughput"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.phases) != 2 || o.phases[1].profile.Name != quickProfile.Name || len(o.phases[1].scenarios) != 1 || o.phases[1].scenarios[0].Name != quickScenario {
+		t.Fatalf("quick phases %+v, want loopback then %s for %s only", o.phases, quickProfile.Name, quickScenario)
+	}
+	if o.phases[1].profile.RTT != time.Millisecond || o.phases[1].backend != "local" {
+		t.Fatalf("quick profile RTT %v on backend %q, want 1ms on local", o.phases[1].profile.RTT, o.phases[1].backend)
+	}
+	// The quick suite's own backend stays the run's choice.
+	o, err = parseRunFlags([]string{"--quick", "--scenarios", "latency"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.backend != "" || len(o.phases) != 2 {
+		t.Fatalf("quick without --backend: backend %q, %d phases", o.backend, len(o.phases))
+	}
+}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/backend/local"
+	"github.com/monolock/monolock-bench/bench/network"
+	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/run"
+)
+
+// quickProfile is the one emulated profile the quick suite adds, for its
+// quickScenario only: a round trip as between availability zones.
+var quickProfile, quickScenario = network.AZ, "latency"
+
+// phase is one network profile of a run: its scenarios under it.
+type phase struct {
+	profile   network.Profile
+	hosts     map[string]network.Profile
+	scenarios []bench.Scenario
+	// backend, when set, replaces the run's for this phase (the quick
+	// suite's emulated profile runs on the local backend whatever the
+	// loopback phase runs on).
+	backend string
+}
+
+// planPhases turns the network plan into o.phases. Emulated hosts run on
+// the local backend only: the containers backend cannot take a link yet.
+// Without --network or --networks the quick suite adds quickProfile for
+// quickScenario on the local backend when the bench runs as root and its
+// servers are not external, and says in a note when it cannot.
+func planPhases(o *runOptions, plan networkPlan, asked bool) error {
+	if !asked && o.quick {
+		i := slices.IndexFunc(o.scenarios, func(s bench.Scenario) bool { return s.Name == quickScenario })
+		switch {
+		case i < 0:
+		case os.Geteuid() != 0:
+			o.notes = append(o.notes, fmt.Sprintf("quick suite: %s under the %s network profile not run: %v", quickScenario, quickProfile.Name, checkNetworkPrivileges(networkPlan{profiles: []network.Profile{quickProfile}}, os.Geteuid())))
+		case o.backend == "external" || len(o.addrs) > 0:
+			o.notes = append(o.notes, fmt.Sprintf("quick suite: %s under the %s network profile not run: external servers cannot be put on emulated hosts", quickScenario, quickProfile.Name))
+		default:
+			o.phases = []phase{{profile: network.Loopback, scenarios: o.scenarios},
+				{profile: quickProfile, scenarios: o.scenarios[i : i+1], backend: "local"}}
+			return nil
+		}
+	}
+	if err := checkNetworkPrivileges(plan, os.Geteuid()); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if plan.emulated() {
+		switch o.backend {
+		case "":
+			o.backend = "local"
+		case "local":
+		default:
+			return fmt.Errorf("%w: emulated network profiles run on --backend local only (each server in a network namespace of its own); --backend %s cannot take them", errUsage, o.backend)
+		}
+	}
+	for _, p := range plan.profiles {
+		o.phases = append(o.phases, phase{profile: p, hosts: plan.hosts, scenarios: o.scenarios})
+	}
+	return nil
+}
+
+// runPhases runs every phase into res: the first fills it as a run on
+// one profile does, the later ones add their records. fatal is a failure
+// of the first phase to start its servers; a later phase that cannot
+// start is noted and makes runErr.
+func runPhases(ctx context.Context, o *runOptions, res *results.Results, stderr io.Writer, log *slog.Logger) (runErr, fatal error) {
+	if len(o.phases) == 0 { // options built without the network flags: today's path
+		o.phases = []phase{{profile: network.Loopback, scenarios: o.scenarios}}
+	}
+	sweep := len(o.phases) > 1 || !o.phases[0].profile.IsLoopback()
+	var errs []error
+	for i, ph := range o.phases {
+		part := res
+		if i > 0 {
+			part = &results.Results{}
+		}
+		nr, startErr, err := runPhase(ctx, o, ph, part, i == 0, stderr, log)
+		if i == 0 && startErr != nil {
+			return nil, startErr
+		}
+		err = errors.Join(startErr, err)
+		if sweep {
+			res.Networks = append(res.Networks, nr)
+		}
+		if i > 0 {
+			res.Raw = append(res.Raw, part.Raw...)
+			res.Notes = append(res.Notes, part.Notes...)
+			if part.Partial {
+				res.Partial, res.PartialReason = true, part.PartialReason+" (network "+ph.profile.String()+")"
+			}
+		}
+		if err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("network %s: %v", ph.profile, err))
+			errs = append(errs, err)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	res.Summary = results.Summarize(res.Raw)
+	if len(errs) > 0 {
+		return fmt.Errorf("%d of %d network phases failed, first: %w", len(errs), len(o.phases), errs[0]), nil
+	}
+	return nil, nil
+}
+
+// runPhase starts the phase's network and servers, measures the paths,
+// runs the scenarios and stops everything again; startErr is a failure
+// before any scenario ran.
+func runPhase(ctx context.Context, o *runOptions, ph phase, res *results.Results, first bool, stderr io.Writer, log *slog.Logger) (nr results.NetworkRun, startErr, runErr error) {
+	nr = results.NetworkRun{Profile: ph.profile.String()}
+	n, err := startNetwork(ctx, ph.profile, networkPlan{hosts: ph.hosts}, log)
+	if err != nil {
+		return nr, err, nil
+	}
+	var hosts local.Hosts
+	if n != nil {
+		defer n.Close()
+		hosts = localHosts(n)
+		log.Info("monolock-bench: emulated network", "profile", ph.profile.String(),
+			"line_own_rtt", n.Calibration().OwnRTT.String())
+	}
+	po := o
+	if ph.backend != "" && ph.backend != o.backend {
+		c := *o
+		c.backend = ph.backend
+		po = &c
+		res.Notes = append(res.Notes, fmt.Sprintf("network %s: servers on the %s backend (emulated hosts)", ph.profile, ph.backend))
+	}
+	d, err := deploy(ctx, po, hosts, log)
+	if err != nil {
+		return nr, err, nil
+	}
+	defer func() {
+		if err := d.Close(); err != nil {
+			log.Error("monolock-bench: removing servers", "err", err)
+		}
+	}()
+	if first {
+		d.Describe(&res.Environment)
+		serverVersions(ctx, d, o.contenders, &res.Environment)
+	}
+	var before network.Stats
+	specs, _ := bench.Specs(o.contenders) // deploy checked them
+	samples := 50
+	if o.quick {
+		samples = 20
+	}
+	if n == nil {
+		nr = measureLoopback(ctx, d, specs, samples)
+	} else {
+		for name := range ph.hosts {
+			if n.Host(name) == nil {
+				var names []string
+				for _, h := range n.Hosts() {
+					names = append(names, h.Name())
+				}
+				slices.Sort(names)
+				return nr, fmt.Errorf("%w: the network override %s=… names no server of this run (servers: %s)", errUsage, name, strings.Join(names, ", ")), nil
+			}
+		}
+		if nr, err = measureNetwork(ctx, n, d, specs, samples); err != nil {
+			return nr, err, nil
+		}
+		for _, p := range nr.Paths {
+			log.Info("monolock-bench: path measured", "server", p.Server, "from", p.From, "asked_rtt_us", p.AskedRTTUS,
+				"rtt_p50_us", p.RTT.P50, "connect_p50_us", p.Connect.P50)
+		}
+		if before, err = n.Stats(); err != nil {
+			return nr, err, nil
+		}
+	}
+	runner := &run.Runner{
+		Scenarios: ph.scenarios, Contenders: o.contenders, Deployment: d,
+		Repetitions: o.repetitions, Quick: o.quick, Lease: o.lease, OutDir: o.out, Logger: log,
+		Network: profileLabel(ph.profile),
+	}
+	if n != nil {
+		runner.Line = func() func() *results.LineCost {
+			before, err := n.Stats()
+			if err != nil {
+				return nil
+			}
+			return func() *results.LineCost {
+				after, err := n.Stats()
+				if err != nil {
+					return nil
+				}
+				return lineCost(before, after)
+			}
+		}
+	}
+	closeProgress := func() {}
+	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
+		bar := newBarProgress(stderr)
+		runner.Progress, closeProgress = bar, bar.Close
+	} else {
+		runner.Progress = &lineProgress{w: stderr}
+	}
+	log.Info("monolock-bench: running", "backend", o.backend, "network", ph.profile.String(), "scenarios", len(ph.scenarios),
+		"contenders", len(o.contenders), "repetitions", o.repetitions, "out", o.out)
+	runErr = runner.Run(ctx, res)
+	closeProgress()
+	if n != nil {
+		if after, err := n.Stats(); err == nil {
+			nr.Line = lineCost(before, after)
+		}
+	}
+	return nr, nil, runErr
+}
