@@ -21,9 +21,11 @@ build:
 	@mkdir -p bin
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/ $(addprefix ./,$(BINARIES))
 
-## test: every test, with the race detector, containers included
+## test: every test, with the race detector, containers included; then
+## monolock's benchmarks once each (-benchtime=1x), so that they cannot rot
 test: redis-server postgresql cc
 	$(GO) test -race -count=1 -timeout 20m ./...
+	$(GO) test -run '^$$' -bench . -benchtime=1x ./monolock/...
 
 ## bench: the full suite into reports/<run-id>/
 bench: redis-server postgresql cc

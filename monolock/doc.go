@@ -12,7 +12,10 @@
 // The client is the pessimist. When no frame has confirmed the session for
 // 0.8 × lease (the ACQUIRE handshake included), it closes the connection
 // and reports the lock lost (Lock.Done, Lock.Err) before the server can
-// expire it and grant it to someone else. The fencing token is what makes
+// expire it and grant it to someone else. A frame that arrives later than
+// that (after the process was stopped, say) does not revive the session:
+// it is lost before the frame is read, so a grant read late is not
+// reported. The fencing token is what makes
 // the remaining window safe: hand it to the resource you protect and have
 // the resource reject tokens lower than the highest it has seen.
 //

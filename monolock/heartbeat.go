@@ -1,6 +1,11 @@
 package monolock
 
-import "time"
+import (
+	"io"
+	"time"
+
+	"github.com/monolock/monolock-bench/monolock/protocol"
+)
 
 // Heartbeat schedule constants (see the package documentation).
 const (
@@ -45,11 +50,14 @@ func (s *schedule) interval() time.Duration {
 // so that the schedule is testable without a connection.
 type keeper struct {
 	lease   time.Duration
-	send    func() error     // writes one HEARTBEAT
+	w       io.Writer        // the connection: HEARTBEATs are written here
+	conf    *confirmation    // told the send time of each answered frame; may be nil
 	answers <-chan time.Time // receive time of each answer to a frame we sent
 	quit    <-chan struct{}  // closed when the session ends for another reason
 	sched   schedule         // interval state
 }
+
+var heartbeatFrame = protocol.AppendHeartbeat(nil)
 
 // patience is how long the client waits for a confirming frame before it
 // gives the session up: 0.8 × lease.
@@ -73,7 +81,7 @@ func (k *keeper) run(sentAt, answeredAt time.Time) error {
 	next := time.NewTimer(time.Until(sentAt.Add(k.sched.interval())))
 	defer next.Stop()
 	send := func() error {
-		if err := k.send(); err != nil {
+		if _, err := k.w.Write(heartbeatFrame); err != nil {
 			return &connError{what: "sending heartbeat", err: err}
 		}
 		sentAt, inFlight, due = time.Now(), true, false
@@ -91,6 +99,9 @@ func (k *keeper) run(sentAt, answeredAt time.Time) error {
 				continue // an extra ACQUIRED: it confirms nothing new
 			}
 			inFlight = false
+			if k.conf != nil {
+				k.conf.confirm(sentAt)
+			}
 			k.sched.observe(at.Sub(sentAt))
 			deadline.Reset(time.Until(sentAt.Add(patience)))
 			if due {

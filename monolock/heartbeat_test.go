@@ -70,11 +70,11 @@ func (f *fakeServer) keeper(lease time.Duration, quit <-chan struct{}) *keeper {
 	f.frames <- time.Now()
 	return &keeper{
 		lease: lease,
-		send: func() error {
+		w: writerFunc(func(p []byte) (int, error) {
 			f.sends = append(f.sends, time.Since(f.start))
 			f.frames <- time.Now()
-			return nil
-		},
+			return len(p), nil
+		}),
 		answers: f.answers,
 		quit:    quit,
 		sched:   newSchedule(lease),
@@ -192,7 +192,7 @@ func TestKeeperSendError(t *testing.T) {
 		answers := make(chan time.Time, 1)
 		answers <- time.Now()
 		broken := errors.New("broken pipe")
-		k := &keeper{lease: time.Second, send: func() error { return broken }, answers: answers, quit: quit, sched: newSchedule(time.Second)}
+		k := &keeper{lease: time.Second, w: writerFunc(func([]byte) (int, error) { return 0, broken }), answers: answers, quit: quit, sched: newSchedule(time.Second)}
 		err := k.run(time.Now(), time.Time{})
 		if !errors.Is(err, ErrConnectionClosed) || !errors.Is(err, broken) {
 			t.Fatalf("run = %v, want ErrConnectionClosed wrapping the write error", err)
@@ -211,3 +211,8 @@ func equalDurations(a, b []time.Duration) bool {
 	}
 	return true
 }
+
+// writerFunc is an io.Writer made of a function.
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/monolock/monolock-bench/monolock/protocol"
@@ -30,16 +31,36 @@ type Lock struct {
 	err   error // why the session ended; nil for Release
 
 	r  *bufio.Reader  // all reads of conn
-	wg sync.WaitGroup // the reader
+	wg sync.WaitGroup // the reader, and the keeper until it has returned or will never run
 
-	keeper      keeper        // heartbeats and the pessimistic deadline
-	keeperTimer *time.Timer   // runs the keeper when the first heartbeat is due
-	keeperDone  chan struct{} // closed when the keeper has returned or will never run
+	conf confirmation // the last confirmation, for the reader's check
+
+	keeper      keeper      // heartbeats and the pessimistic deadline
+	keeperTimer *time.Timer // runs the keeper when the first heartbeat is due
+}
+
+// confirmation is the pessimist's rule on the reader's side: a frame that
+// arrives more than patience after the send of the last answered frame
+// finds the session already lost (the server may have expired it), however
+// late the keeper's own deadline fires.
+type confirmation struct {
+	born     time.Time     // the monotonic origin of sent
+	patience time.Duration // 0.8 × lease; set before the reader starts
+	sent     atomic.Int64  // send time of the last answered frame, ns after born
 }
 
 func newLock(name string, conn net.Conn) *Lock {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Lock{name: name, conn: conn, r: bufio.NewReaderSize(conn, 64), granted: make(chan struct{}), ctx: ctx, cancel: cancel}
+	return &Lock{name: name, conn: conn, r: bufio.NewReaderSize(conn, 64), granted: make(chan struct{}), ctx: ctx, cancel: cancel, conf: confirmation{born: time.Now()}}
+}
+
+// confirm records that the frame sent at sentAt has been answered.
+func (c *confirmation) confirm(sentAt time.Time) { c.sent.Store(int64(sentAt.Sub(c.born))) }
+
+// overdue reports whether a frame received at is too late: more than
+// patience after the send of the last answered frame.
+func (c *confirmation) overdue(at time.Time) bool {
+	return at.Sub(c.born)-time.Duration(c.sent.Load()) > c.patience
 }
 
 // Name returns the lock's name.
@@ -96,6 +117,9 @@ func (l *Lock) handshake(ctx context.Context, lease time.Duration, sentAt time.T
 		}
 		return f, at, l.readError(err)
 	}
+	if at.Sub(sentAt) > patience(lease) { // read after a freeze, before the deadline fired
+		return f, at, ErrHeartbeatTimeout
+	}
 	l.conn.SetReadDeadline(time.Time{})
 	return f, at, nil
 }
@@ -109,31 +133,26 @@ func (l *Lock) handshake(ctx context.Context, lease time.Duration, sentAt time.T
 // costs one goroutine, not two.
 func (l *Lock) start(lease time.Duration, sentAt, answeredAt time.Time, waiting bool) {
 	answers := make(chan time.Time, 2)
+	l.conf.patience = patience(lease)
+	l.conf.confirm(sentAt)
 	l.keeper = keeper{
 		lease:   lease,
-		send:    l.sendHeartbeat,
+		w:       l.conn,
+		conf:    &l.conf,
 		answers: answers,
 		quit:    l.ctx.Done(),
 		sched:   newSchedule(lease),
 	}
 	first := l.keeper.sched
 	first.observe(answeredAt.Sub(sentAt))
-	l.wg.Add(1)
+	l.wg.Add(2)
 	go l.read(answers, waiting)
-	l.keeperDone = make(chan struct{})
 	l.keeperTimer = time.AfterFunc(time.Until(sentAt.Add(first.interval())), func() {
-		defer close(l.keeperDone)
+		defer l.wg.Done()
 		if err := l.keeper.run(sentAt, answeredAt); err != nil {
 			l.end(err)
 		}
 	})
-}
-
-var heartbeatFrame = protocol.AppendHeartbeat(nil)
-
-func (l *Lock) sendHeartbeat() error {
-	_, err := l.conn.Write(heartbeatFrame)
-	return err
 }
 
 // end ends the session once: cause nil is a Release. Done is closed before
@@ -154,9 +173,8 @@ func (l *Lock) end(cause error) {
 // must have ended.
 func (l *Lock) wait() {
 	if l.keeperTimer.Stop() {
-		close(l.keeperDone) // it will never run
+		l.wg.Done() // the keeper will never run
 	}
-	<-l.keeperDone
 	l.wg.Wait()
 }
 
@@ -182,6 +200,10 @@ func (l *Lock) read(answers chan<- time.Time, waited bool) {
 			if l.ctx.Err() == nil { // not our own Release
 				l.end(l.readError(err))
 			}
+			return
+		}
+		if l.conf.overdue(at) {
+			l.end(ErrHeartbeatTimeout)
 			return
 		}
 		switch f.Type {

@@ -470,3 +470,73 @@ func TestServerErrorClassification(t *testing.T) {
 		}
 	}
 }
+
+// A waiter that could not act past its patience (frozen, as by SIGSTOP; here
+// its keeper is stuck writing a heartbeat the peer does not read, so the
+// keeper's deadline never gets its turn) must not report the promotion it
+// then reads: the server may already have expired the session and granted
+// the lock to someone else. The frame arrives 0.8 × lease after the last
+// confirmation, so the session is lost before the frame is processed.
+func TestFrameAfterPatienceIsLoss(t *testing.T) {
+	const lease = 500 * time.Millisecond
+	synctest.Test(t, func(t *testing.T) {
+		c := scriptedPeer(t, func(p *peerConn) {
+			p.write(protocol.AppendWaiting(nil))
+			time.Sleep(lease) // the client's heartbeat write waits meanwhile
+			p.conn.Write(protocol.AppendAcquired(nil, 7))
+			io.Copy(io.Discard, p.conn)
+		})
+		start := time.Now()
+		l, err := c.Acquire(t.Context(), "a", lease)
+		if err == nil {
+			l.Release()
+			t.Fatalf("Acquire granted token %d %v after the ACQUIRE, past the patience of %v", l.Token(), time.Since(start), patience(lease))
+		}
+		if !errors.Is(err, ErrHeartbeatTimeout) {
+			t.Fatalf("Acquire = %v, want ErrHeartbeatTimeout", err)
+		}
+		if d := time.Since(start); d < patience(lease) {
+			t.Errorf("lost after %v, before the patience of %v", d, patience(lease))
+		}
+	})
+}
+
+// noDeadlineDialer dials ln with connections whose read deadlines never
+// fire: what a process stopped past the deadline sees when it resumes with
+// the answer already buffered and its read returning before the timer.
+type noDeadlineDialer struct{ ln *monolocktest.Listener }
+
+func (d noDeadlineDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := d.ln.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return noDeadlineConn{c}, nil
+}
+
+type noDeadlineConn struct{ net.Conn }
+
+func (noDeadlineConn) SetReadDeadline(time.Time) error { return nil }
+
+// The ACQUIRE's own answer read later than the patience is a loss too (the
+// handshake reads it itself, before any reader goroutine exists).
+func TestHandshakeAnswerAfterPatienceIsLoss(t *testing.T) {
+	const lease = 500 * time.Millisecond
+	synctest.Test(t, func(t *testing.T) {
+		ln := monolocktest.NewListener()
+		servePeer(t, ln, func(p *peerConn) {
+			time.Sleep(lease)
+			p.conn.Write(protocol.AppendAcquired(nil, 7))
+			io.Copy(io.Discard, p.conn)
+		})
+		c := New(Config{Address: ln.Addr().String(), Dialer: noDeadlineDialer{ln}})
+		l, err := c.Acquire(t.Context(), "a", lease)
+		if err == nil {
+			l.Release()
+			t.Fatalf("Acquire granted token %d, answered after %v, past the patience of %v", l.Token(), lease, patience(lease))
+		}
+		if !errors.Is(err, ErrHeartbeatTimeout) {
+			t.Fatalf("Acquire = %v, want ErrHeartbeatTimeout", err)
+		}
+	})
+}

@@ -1,7 +1,6 @@
 package monolock
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -106,14 +105,14 @@ func (c *Client) claim(ctx context.Context, conn net.Conn, name string, ms uint3
 	var counted *countingReader
 	if spare {
 		counted = &countingReader{r: conn}
-		l.r = bufio.NewReaderSize(counted, 64)
+		l.r.Reset(counted) // keeps newLock's 64-byte buffer
 	}
 	frame := protocol.AppendAcquire(make([]byte, 0, 16+len(name)), ms, name)
 	sentAt := time.Now()
 	if _, err := conn.Write(frame); err != nil {
 		closeAbortively(conn)
 		if spare {
-			c.spares.refill()
+			c.spares.taken()
 			return nil, errSpareDead
 		}
 		return nil, err
@@ -122,7 +121,7 @@ func (c *Client) claim(ctx context.Context, conn net.Conn, name string, ms uint3
 	// goroutine: an uncontended grant then costs no goroutine handoff.
 	f, answeredAt, err := l.handshake(ctx, lease, sentAt)
 	if spare {
-		c.spares.refill()
+		c.spares.taken()
 	}
 	if err != nil {
 		closeAbortively(conn)
@@ -163,8 +162,10 @@ type spare struct {
 }
 
 // spares keeps up to max connections dialled in advance, oldest first, and
-// replaces each one that is taken or reaches maxAge. One goroutine (run)
-// does the refill; close stops it.
+// replaces those taken (in batches: once half are gone) or reaching maxAge.
+// One goroutine (run) decides what to dial; each dial is a goroutine of its
+// own, so that dials overlap and claims in a burst find spares; close
+// stops them all.
 type spares struct {
 	dial   func(context.Context) (net.Conn, error)
 	max    int
@@ -172,13 +173,17 @@ type spares struct {
 
 	ctx    context.Context // cancelled by close: aborts dials in flight
 	cancel context.CancelFunc
-	wake   chan struct{} // spares were taken (capacity 1)
-	done   chan struct{} // closed when run has returned
-	dead   atomic.Int64  // spares found closed by the server (for tests)
+	wake   chan struct{}  // spares were taken or a dial failed (capacity 1)
+	done   chan struct{}  // closed when run has returned
+	dials  sync.WaitGroup // dials in flight
+	dead   atomic.Int64   // spares found closed by the server (for tests)
+	missed atomic.Int64   // takes that found no spare (for benchmarks)
 
-	mu     sync.Mutex
-	idle   []spare // oldest first
-	closed bool
+	mu       sync.Mutex
+	idle     []spare // oldest first
+	dialing  int     // dials in flight
+	failures int     // dials failed since run last looked
+	closed   bool
 }
 
 func newSpares(dial func(context.Context) (net.Conn, error), max int, maxAge time.Duration) *spares {
@@ -189,7 +194,7 @@ func newSpares(dial func(context.Context) (net.Conn, error), max int, maxAge tim
 }
 
 // take returns the oldest spare that is young enough and still open, or
-// nil. The caller asks for a replacement (refill) once its claim has been
+// nil. The caller asks for a replacement (taken) once its claim has been
 // answered, so that the replacement's handshake does not compete with the
 // claim for CPU on either side; a spare found dead or missing is replaced
 // at once.
@@ -219,8 +224,22 @@ func (p *spares) take() net.Conn {
 		}
 		return s.conn
 	}
+	p.missed.Add(1)
 	p.refill()
 	return nil
+}
+
+// taken asks for replacements once half of the spares (rounded up) are
+// taken and not yet being replaced: dialled in a batch, the refill wakes
+// run once per max/2 claims rather than once per claim, and its dials
+// overlap.
+func (p *spares) taken() {
+	p.mu.Lock()
+	low := len(p.idle)+p.dialing <= p.max/2
+	p.mu.Unlock()
+	if low {
+		p.refill()
+	}
 }
 
 // refill wakes run to replace the spares taken.
@@ -232,7 +251,7 @@ func (p *spares) refill() {
 }
 
 // run refills the spares until close: it drops those that reach maxAge,
-// dials what is missing (in parallel), and backs off after failures.
+// starts dials for what is missing, and backs off after failures.
 func (p *spares) run() {
 	defer close(p.done)
 	timer := time.NewTimer(time.Hour)
@@ -248,35 +267,40 @@ func (p *spares) run() {
 			p.idle[0] = spare{}
 			p.idle = p.idle[1:]
 		}
-		missing := p.max - len(p.idle)
+		if p.failures > 0 {
+			p.failures = 0
+			backoff = min(max(2*backoff, spareBackoffMin), spareBackoffMax)
+			retryAt = now.Add(backoff)
+		} else if p.dialing == 0 && len(p.idle) > 0 {
+			backoff = 0 // every dial since the last failure connected
+		}
+		missing := p.max - len(p.idle) - p.dialing
+		start := missing > 0 && !now.Before(retryAt)
+		if start {
+			p.dialing += missing
+		}
+		var next time.Time // the oldest spare's expiry
+		if len(p.idle) > 0 {
+			next = p.idle[0].born.Add(p.maxAge)
+		} else if p.dialing > 0 {
+			next = now.Add(p.maxAge) // a spare dialled from now on expires no sooner
+		}
 		p.mu.Unlock()
 		for _, c := range expired {
 			closeAbortively(c)
 		}
-		if missing > 0 && !now.Before(retryAt) {
-			if p.fill(missing) {
-				backoff, retryAt = 0, time.Time{}
-			} else {
-				backoff = min(max(2*backoff, spareBackoffMin), spareBackoffMax)
-				retryAt = time.Now().Add(backoff)
+		if start {
+			for range missing {
+				p.dials.Go(p.dialOne)
 			}
-			if p.ctx.Err() != nil {
-				return
-			}
-			continue
 		}
-		// Sleep until the oldest spare expires or the back-off ends.
-		var next time.Time
-		p.mu.Lock()
-		if len(p.idle) > 0 {
-			next = p.idle[0].born.Add(p.maxAge)
-		}
-		p.mu.Unlock()
-		if missing > 0 && (next.IsZero() || retryAt.Before(next)) {
+		// Sleep until the oldest spare expires, the back-off ends, or a
+		// take or a failure wakes us.
+		if missing > 0 && !start && (next.IsZero() || retryAt.Before(next)) {
 			next = retryAt
 		}
 		if next.IsZero() {
-			next = now.Add(time.Hour) // full and nothing to expire: cannot happen with max > 0
+			next = now.Add(time.Hour) // nothing to expire or dial: cannot happen with max > 0
 		}
 		timer.Reset(time.Until(next))
 		select {
@@ -294,47 +318,33 @@ func (p *spares) run() {
 	}
 }
 
-// fill dials n spares in parallel and adds those that connect; it reports
-// whether every dial succeeded.
-func (p *spares) fill(n int) bool {
-	results := make(chan spare, n)
-	for range n {
-		go func() {
-			born := time.Now()
-			c, err := p.dial(p.ctx)
-			if err != nil {
-				c = nil
-			}
-			results <- spare{conn: c, born: born}
-		}()
-	}
-	ok := true
-	var late []net.Conn
-	for range n {
-		s := <-results
-		if s.conn == nil {
-			ok = false
-			continue
+// dialOne dials one spare and adds it, keeping the list ordered by age
+// (dials finish out of order); a failure wakes run to back off.
+func (p *spares) dialOne() {
+	born := time.Now()
+	c, err := p.dial(p.ctx)
+	p.mu.Lock()
+	p.dialing--
+	late := err == nil && (p.closed || len(p.idle) >= p.max)
+	switch {
+	case err != nil:
+		p.failures++
+	case !late:
+		i := len(p.idle)
+		for i > 0 && p.idle[i-1].born.After(born) {
+			i--
 		}
-		p.mu.Lock()
-		if p.closed || len(p.idle) >= p.max {
-			late = append(late, s.conn)
-		} else {
-			// Keep the list ordered by age: dials finish out of order.
-			i := len(p.idle)
-			for i > 0 && p.idle[i-1].born.After(s.born) {
-				i--
-			}
-			p.idle = append(p.idle, spare{})
-			copy(p.idle[i+1:], p.idle[i:])
-			p.idle[i] = s
-		}
-		p.mu.Unlock()
+		p.idle = append(p.idle, spare{})
+		copy(p.idle[i+1:], p.idle[i:])
+		p.idle[i] = spare{conn: c, born: born}
 	}
-	for _, c := range late {
+	p.mu.Unlock()
+	if late {
 		closeAbortively(c)
 	}
-	return ok
+	if err != nil {
+		p.refill()
+	}
 }
 
 // close stops the refill and closes every spare; it returns when run and
@@ -345,6 +355,7 @@ func (p *spares) close() {
 	p.mu.Unlock()
 	p.cancel()
 	<-p.done
+	p.dials.Wait()
 	p.mu.Lock()
 	idle := p.idle
 	p.idle = nil

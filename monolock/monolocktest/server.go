@@ -48,7 +48,7 @@ func NewServerConfig(tb testing.TB, cfg server.Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := listen("127.0.0.1:0")
 	if err != nil {
 		tb.Fatalf("monolocktest: listen: %v", err)
 	}
@@ -161,7 +161,7 @@ func (s *Server) Restart(tb testing.TB) {
 	// The port was just freed; another process could grab it, so a few
 	// attempts absorb transient errors but not a stolen port.
 	for range 50 {
-		if l, err = net.Listen("tcp", s.Addr); err == nil || !errors.Is(err, syscall.EADDRINUSE) {
+		if l, err = listen(s.Addr); err == nil || !errors.Is(err, syscall.EADDRINUSE) {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -170,4 +170,10 @@ func (s *Server) Restart(tb testing.TB) {
 		tb.Fatalf("monolocktest: restart on %s: %v", s.Addr, err)
 	}
 	s.start(tb, l)
+}
+
+// listen listens as cmd/monolock does: without TCP keep-alive on the
+// accepted connections (leases bound every silence).
+func listen(addr string) (net.Listener, error) {
+	return (&net.ListenConfig{KeepAlive: -1}).Listen(context.Background(), "tcp", addr)
 }

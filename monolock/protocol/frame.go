@@ -112,11 +112,45 @@ func AppendError(b []byte, code Code, reason string) []byte {
 
 // ReadType reads the type byte that starts every frame.
 func ReadType(r io.Reader) (Type, error) {
+	if br, ok := r.(io.ByteReader); ok { // no scratch byte escaping to the heap
+		b, err := br.ReadByte()
+		return Type(b), err
+	}
 	var b [1]byte
 	if _, err := io.ReadFull(r, b[:]); err != nil {
 		return 0, err
 	}
 	return Type(b[0]), nil
+}
+
+// peeker is what a *bufio.Reader offers to read a fixed-size field in
+// place: the scratch array that io.ReadFull needs escapes to the heap, one
+// allocation per field on every frame.
+type peeker interface {
+	Peek(n int) ([]byte, error)
+	Discard(n int) (int, error)
+	Size() int // the buffer's size: the most Peek can return
+}
+
+// readField reads exactly n bytes (at most 8, or with a peeker at most its
+// Size), the rest of a started frame, and passes them to use; a clean EOF
+// is io.ErrUnexpectedEOF.
+func readField(r io.Reader, n int, use func([]byte)) error {
+	if p, ok := r.(peeker); ok {
+		b, err := p.Peek(n)
+		if err != nil {
+			return eofIsUnexpected(err)
+		}
+		use(b)
+		p.Discard(n)
+		return nil
+	}
+	var b [8]byte
+	if _, err := io.ReadFull(r, b[:n]); err != nil {
+		return eofIsUnexpected(err)
+	}
+	use(b[:n])
+	return nil
 }
 
 // ReadAcquire reads the body of an ACQUIRE frame whose type byte has already
@@ -129,24 +163,28 @@ func ReadType(r io.Reader) (Type, error) {
 // layout of the rest is unknown.
 func ReadAcquire(r io.Reader) (Acquire, error) {
 	var a Acquire
-	var v [1]byte
-	if _, err := io.ReadFull(r, v[:]); err != nil {
-		return a, eofIsUnexpected(err)
+	if err := readField(r, 1, func(v []byte) { a.Version = v[0] }); err != nil {
+		return a, err
 	}
-	a.Version = v[0]
 	if a.Version != Version {
 		return a, &Error{CodeUnsupportedVersion, fmt.Sprintf("unsupported protocol version %d (server speaks %d)", a.Version, Version)}
 	}
-	var h [6]byte
-	if _, err := io.ReadFull(r, h[:]); err != nil {
-		return a, eofIsUnexpected(err)
+	var nameLen uint16
+	if err := readField(r, 6, func(h []byte) { a.LeaseMS, nameLen = binary.BigEndian.Uint32(h[0:4]), binary.BigEndian.Uint16(h[4:6]) }); err != nil {
+		return a, err
 	}
-	a.LeaseMS = binary.BigEndian.Uint32(h[0:4])
-	name := make([]byte, binary.BigEndian.Uint16(h[4:6]))
-	if _, err := io.ReadFull(r, name); err != nil {
-		return a, eofIsUnexpected(err)
+	if p, ok := r.(peeker); ok && int(nameLen) <= p.Size() {
+		// In place: the string is the only copy.
+		if err := readField(r, int(nameLen), func(b []byte) { a.Name = string(b) }); err != nil {
+			return a, err
+		}
+	} else {
+		name := make([]byte, nameLen)
+		if _, err := io.ReadFull(r, name); err != nil {
+			return a, eofIsUnexpected(err)
+		}
+		a.Name = string(name)
 	}
-	a.Name = string(name)
 	if err := ValidateName(a.Name); err != nil {
 		return a, err
 	}
@@ -178,11 +216,9 @@ func ReadServerFrame(r io.Reader) (ServerFrame, error) {
 	switch t {
 	case TypeWaiting:
 	case TypeAcquired:
-		var b [8]byte
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return f, eofIsUnexpected(err)
+		if err := readField(r, 8, func(b []byte) { f.Token = binary.BigEndian.Uint64(b) }); err != nil {
+			return f, err
 		}
-		f.Token = binary.BigEndian.Uint64(b[:])
 	case TypeError:
 		var h [2]byte
 		if _, err := io.ReadFull(r, h[:]); err != nil {

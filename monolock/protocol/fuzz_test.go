@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -18,7 +19,12 @@ func FuzzReadAcquire(f *testing.F) {
 	f.Add([]byte{1, 0, 0, 0, 1, 0xff, 0xff})
 	f.Add([]byte{1, 0, 0, 0, 1, 0, 2, 0xc3, 0x28})
 	f.Fuzz(func(t *testing.T, body []byte) {
-		for _, r := range []io.Reader{bytes.NewReader(body), iotest.OneByteReader(bytes.NewReader(body))} {
+		// Plain readers, and bufio.Readers (read in place, one with a
+		// buffer shorter than most names, which falls back).
+		for _, r := range []io.Reader{
+			bytes.NewReader(body), iotest.OneByteReader(bytes.NewReader(body)),
+			bufio.NewReaderSize(bytes.NewReader(body), 16), bufio.NewReader(iotest.OneByteReader(bytes.NewReader(body))),
+		} {
 			a, err := ReadAcquire(r)
 			var perr *Error
 			switch {
@@ -50,8 +56,15 @@ func FuzzReadServerFrame(f *testing.F) {
 	f.Add([]byte{0x13, 0x01, 0xff})
 	f.Fuzz(func(t *testing.T, in []byte) {
 		r := bytes.NewReader(in)
+		// The same input through a bufio.Reader (fields read in place)
+		// decodes to the same frames and the same final error.
+		br := bufio.NewReaderSize(iotest.OneByteReader(bytes.NewReader(in)), 16)
 		for {
 			fr, err := ReadServerFrame(r)
+			bfr, berr := ReadServerFrame(br)
+			if bfr != fr || (berr == nil) != (err == nil) || berr != nil && berr.Error() != err.Error() {
+				t.Fatalf("through bufio: %+v, %v; plain: %+v, %v", bfr, berr, fr, err)
+			}
 			if err != nil {
 				if err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, ErrUnknownFrame) {
 					t.Fatalf("unexpected error %v", err)

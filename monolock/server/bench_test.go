@@ -126,31 +126,6 @@ func BenchmarkCycleVsFloor(b *testing.B) {
 	b.ReportMetric(100*monolock/floor, "%-of-floor")
 }
 
-// BenchmarkHeartbeatRoundTrip measures HEARTBEAT → ACQUIRED on an owned lock.
-func BenchmarkHeartbeatRoundTrip(b *testing.B) {
-	ts := monolocktest.NewServer(b)
-	c, err := net.Dial("tcp", ts.Addr)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	c.Write(protocol.AppendAcquire(nil, 60_000, "hb"))
-	var buf [protocol.AcquiredLen]byte
-	if _, err := io.ReadFull(c, buf[:]); err != nil {
-		b.Fatal(err)
-	}
-	hb := protocol.AppendHeartbeat(nil)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := c.Write(hb); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := io.ReadFull(c, buf[:]); err != nil || buf[0] != byte(protocol.TypeAcquired) {
-			b.Fatalf("ack %x, %v", buf, err)
-		}
-	}
-}
-
 // BenchmarkIdleSessionMemory opens 10,000 idle sessions (each the owner of
 // its own lock, lease 10 minutes) from a child process and reports the
 // server's heap and stack growth per session. Run it with -benchtime=1x.

@@ -208,7 +208,9 @@ func (s *Server) onRelease(h locktable.Holder, held time.Duration, reason lockta
 // error that made l unusable (net.ErrClosed when someone else closed it).
 // Accept failures such as EMFILE/ENFILE are counted and retried with a
 // back-off from 5ms to 1s; Serve does not exit on them. Serve closes l when
-// it returns.
+// it returns. Leases and the io-timeout bound every silence, so TCP
+// keep-alive only costs system calls: listen with net.ListenConfig's
+// KeepAlive -1, as cmd/monolock does.
 func (s *Server) Serve(l net.Listener) error {
 	if !s.trackListener(l) {
 		l.Close()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -73,6 +74,7 @@ func newSession(s *Server, conn net.Conn) *session {
 // serve is the session's reader goroutine: it owns the connection's life.
 func (ss *session) serve() {
 	s := ss.srv
+	buf := make([]byte, 64) // reads after the ACQUIRE, and the drain: one allocation for both
 	defer s.active.Done()
 	defer s.untrackSession(ss)
 	defer func() {
@@ -81,7 +83,7 @@ func (ss *session) serve() {
 			ss.end(locktable.Graceful, nil)
 		}
 		ss.flush() // the final step: write what is queued, then close or half-close
-		ss.drain()
+		ss.drain(buf)
 		ss.conn.Close()
 		// The session's own release, in case the claim entered the table
 		// after another goroutine ended the session; otherwise a no-op.
@@ -95,7 +97,7 @@ func (ss *session) serve() {
 	if !ss.handshake() {
 		return
 	}
-	ss.readLoop()
+	ss.readLoop(buf)
 }
 
 // handshake completes TLS, reads and answers the ACQUIRE, all under the
@@ -132,7 +134,9 @@ func (ss *session) handshake() bool {
 		ss.end(locktable.Graceful, protocol.ErrFirstNotAcquire)
 		return false
 	}
-	ss.setReadDeadline(time.Now().Add(s.cfg.IOTimeout))
+	if !acquireBuffered(br) { // the usual ACQUIRE arrives whole: no deadline to move
+		ss.setReadDeadline(time.Now().Add(s.cfg.IOTimeout))
+	}
 	acq, err := protocol.ReadAcquire(br)
 	if err != nil {
 		ss.readFailed(err)
@@ -152,6 +156,18 @@ func (ss *session) handshake() bool {
 	// stall half-read: silence is bounded by the lease alone.
 	ss.setReadDeadline(time.Time{})
 	return true
+}
+
+// acquireBuffered reports whether br holds the whole rest of an ACQUIRE
+// after its type byte (version 1, lease 4, name length 2, name), so that
+// reading it cannot block.
+func acquireBuffered(br *bufio.Reader) bool {
+	const head = 1 + 4 + 2
+	if br.Buffered() < head {
+		return false
+	}
+	h, _ := br.Peek(head)
+	return br.Buffered() >= head+int(binary.BigEndian.Uint16(h[5:7]))
 }
 
 // acquire enters the claim in the table and answers with its state.
@@ -194,10 +210,9 @@ func (ss *session) acquire(acq protocol.Acquire) bool {
 // readLoop reads frames until the session ends. Every frame after the
 // ACQUIRE is one byte, so one read delivers whole frames; their answers
 // are written together.
-func (ss *session) readLoop() {
-	var buf [64]byte
+func (ss *session) readLoop(buf []byte) {
 	for {
-		n, err := ss.conn.Read(buf[:])
+		n, err := ss.conn.Read(buf)
 		if !ss.frames(buf[:n]) {
 			return
 		}
@@ -421,10 +436,9 @@ func (ss *session) flush() {
 
 // drain discards input until the connection is closed, the linger deadline
 // passes or the client closes; it runs once the session is ending.
-func (ss *session) drain() {
-	var b [64]byte
+func (ss *session) drain(buf []byte) {
 	for {
-		if _, err := ss.conn.Read(b[:]); err != nil {
+		if _, err := ss.conn.Read(buf); err != nil {
 			return
 		}
 	}
