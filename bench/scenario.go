@@ -48,6 +48,9 @@ type Scenario struct {
 	// Metrics declares every metric the scenario reports, in the order a
 	// report shows them (see results.MetricSpec).
 	Metrics []results.MetricSpec
+	// Decides are the figures the report's decision section reads, as
+	// data (see results.DecisionFigure).
+	Decides []results.DecisionFigure
 	// Settings returns every parameter of the scenario for results.json.
 	Settings func(quick bool) results.Settings
 	// ContenderSettings, when set, returns what the scenario records in
@@ -113,7 +116,7 @@ type Variant struct {
 // declaration and the parameters of the variants it runs when quick is
 // as given.
 func (s Scenario) Info(quick bool) results.ScenarioInfo {
-	info := results.ScenarioInfo{Name: s.Name, Title: s.Title, Metrics: slices.Clone(s.Metrics)}
+	info := results.ScenarioInfo{Name: s.Name, Title: s.Title, Metrics: slices.Clone(s.Metrics), Decides: slices.Clone(s.Decides)}
 	if s.Variants != nil {
 		for _, v := range s.Variants(quick) {
 			p := v.Params

@@ -78,7 +78,7 @@ func redisContender(name string, wait Wait, token string, contendedOnly bool, co
 		},
 		Dials:    true,
 		Counters: NewCounters,
-		Claims:   claimsAbout(name),
+		Claims:   results.OfKind(results.ClaimOther, claimsAbout(name)),
 	}
 }
 
@@ -92,7 +92,7 @@ func redlockContender(name string, wait Wait, timeouts Timeouts, contendedOnly b
 		},
 		Dials:    true,
 		Counters: NewCounters,
-		Claims:   claimsAbout(name),
+		Claims:   results.OfKind(results.ClaimOther, claimsAbout(name)),
 	}
 }
 

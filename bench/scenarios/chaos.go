@@ -165,9 +165,13 @@ func (cfg ChaosConfig) Scenario() bench.Scenario {
 			results.MetricSpec{Name: "violation_rate_hi_" + m, Unit: "ratio", Better: lower, Label: "violation rate upper bound under " + string(k), Kind: results.KindRatio})
 	}
 	return bench.Scenario{
-		Name:     "chaos",
-		Title:    "Chaos: random faults, recorded histories, checkers",
-		Metrics:  metrics,
+		Name:    "chaos",
+		Title:   "Chaos: random faults, recorded histories, checkers",
+		Metrics: metrics,
+		Decides: []results.DecisionFigure{
+			{ID: "fenced-store", Text: "fenced store accepted no stale write under random faults (chaos checkers)", Variant: ChaosSoak, Metric: "stale_writes_fenced", Op: results.AtMost, Without: &results.ClaimGuard{Metric: "stale_writes_unfenced", Label: "no fencing tokens"}},
+			{ID: "learns-first", Text: "no two clients believed they held the lock at once under random faults (chaos checkers)", Variant: ChaosSoak, Metric: "double_holders", Op: results.AtMost},
+		},
 		Settings: cfg.settings,
 		Variants: func(quick bool) []bench.Variant {
 			est := chaosOverhead + chaosTailLeases*assumedLease

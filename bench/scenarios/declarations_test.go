@@ -71,3 +71,43 @@ func TestVariantsHaveParams(t *testing.T) {
 		}
 	}
 }
+
+// Every decision figure names a metric its scenario declares (its
+// guards and bound metric too), a variant the scenario runs or a Where
+// some variant matches, and a valid operator: the report's decision
+// section reads them, and a misspelt name would leave a capability "not
+// measured" for every lock.
+func TestDecisionFiguresAreDeclared(t *testing.T) {
+	chaos := ChaosConfig{}.Scenario()
+	for _, s := range append(every(), chaos) {
+		info := s.Info(false)
+		if len(info.Decides) == 0 && s.Name != "chaos" {
+			continue
+		}
+		for _, d := range info.Decides {
+			names := []string{d.Metric, d.Than.Metric}
+			for _, g := range append(append([]results.ClaimGuard{}, d.Fail...), d.Void...) {
+				names = append(names, g.Metric)
+			}
+			if d.Without != nil {
+				names = append(names, d.Without.Metric)
+			}
+			for _, n := range names {
+				if _, ok := info.Metric(n); n != "" && !ok {
+					t.Errorf("%s %s: metric %q not declared", s.Name, d.ID, n)
+				}
+			}
+			switch d.Op {
+			case "", results.AtMost, results.AtLeast:
+			default:
+				t.Errorf("%s %s: op %q", s.Name, d.ID, d.Op)
+			}
+			if d.ID == "" || d.Text == "" || (d.Variant == "") == (d.Where == nil) {
+				t.Errorf("%s %+v: want an id, a text and exactly one of Variant and Where", s.Name, d)
+			}
+			if _, ok := info.Variant(d.Variant); d.Variant != "" && !ok {
+				t.Errorf("%s %s: variant %q not run", s.Name, d.ID, d.Variant)
+			}
+		}
+	}
+}

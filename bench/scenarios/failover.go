@@ -175,6 +175,14 @@ func (cfg FailoverConfig) Scenario() bench.Scenario {
 		ContenderSettings: func(c bench.Contender) results.Settings {
 			return results.Settings{"stop_signal": unix.SignalName(c.Server.GracefulSignal()) + " (a graceful stop: failover " + FailoverGraceful + ")"}
 		},
+		Decides: []results.DecisionFigure{
+			{ID: "granting-server-down", Text: "keeps granting while a server is down (a minority down, or the primary lost with a standby: no stretch without a grant longer than one lease; or grants while the killed servers were down)", Variant: FailoverMinority, Metric: "unavailable_ms", Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease"}, Combine: results.CombineAny},
+			{ID: "granting-server-down", Text: "keeps granting while a server is down", Variant: FailoverRestart, Metric: "grants_while_down", Op: results.AtLeast, Than: results.ClaimBound{Value: 1}, Combine: results.CombineAny},
+			{ID: "granting-server-down", Text: "keeps granting while a server is down (the primary lost, a standby takes over within one lease)", Variant: FailoverPrimaryLostFast, Metric: "unavailable_ms", Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease"}, Combine: results.CombineAny},
+			{ID: "restart-no-double-grant", Text: "no double grant when a shared server restarts without its data", Variant: FailoverUnsafe, Metric: "double_grants", Op: results.AtMost},
+			{ID: "restart-unavailable", Text: "longest stretch without a grant when the servers are killed and restarted", Variant: FailoverRestart, Metric: "unavailable_ms"},
+			{ID: "recovery", Text: "grant rate after the restart / before", Variant: FailoverRestart, Metric: "grant_rate_ratio"},
+		},
 		Settings: func(quick bool) results.Settings {
 			c := cfg.withDefaults(quick)
 			set := results.Settings{

@@ -104,6 +104,11 @@ func (cfg FairnessConfig) Scenario() bench.Scenario {
 			{Name: "utilisation", Unit: "ratio", Label: "share of time the lock was held", Kind: results.KindRatio},
 			{Name: "grants", Unit: "count", Label: "grants", Kind: results.KindCount},
 		},
+		Decides: []results.DecisionFigure{
+			{ID: "fifo", Text: "strict FIFO: no grant overtook an earlier request (hot lock)", Where: hot, Metric: "fifo_inversions_per_1k", Op: results.AtMost},
+			{ID: "hot-wait-p99", Text: "wait for the hot lock, p99", Where: hot, Metric: "wait_p99"},
+			{ID: "hot-coordinator-load", Text: "coordinator commands/s while clients wait for the hot lock", Where: hot, Metric: "server_ops_per_sec"},
+		},
 		Settings: func(quick bool) results.Settings {
 			c := cfg.withDefaults(quick)
 			return results.Settings{
@@ -381,3 +386,7 @@ func record(cfg FairnessConfig, f FairnessFigures, reqs []FairnessRequest, a, b 
 	}
 	return raw, nil
 }
+
+// hot picks the fairness variant: clients in a closed loop on one shared
+// lock.
+var hot = &results.VariantParams{Load: results.LoadClosed, Contended: true}

@@ -130,6 +130,13 @@ func (cfg HandoverConfig) Scenario() bench.Scenario {
 			{Name: "max", Unit: "ms", Better: lower, Label: "slowest handover", Kind: results.KindLatency, Key: true},
 			{Name: "failed", Unit: "count", Better: lower, Label: "failed trials", Kind: results.KindCount, Key: true},
 		},
+		Decides: []results.DecisionFigure{
+			{ID: "frozen-freed", Text: "frees a frozen holder's lock within one lease (SIGSTOP; slowest trial ≤ 1.1 × lease)", Variant: Freeze, Metric: "max", Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease", Factor: 1.1}, Fail: trialsFailed},
+			{ID: "host-loss-freed", Text: "frees the lock of a holder whose host vanished within one lease (slowest trial ≤ 1.1 × lease)", Variant: HostLoss, Metric: "max", Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease", Factor: 1.1}, Fail: trialsFailed},
+			{ID: "handover-graceful", Text: "handover after a release, p50", Variant: Graceful, Metric: "p50", Fail: trialsFailed},
+			{ID: "handover-crash", Text: "handover after a crash (SIGKILL), p50", Variant: Crash, Metric: "p50", Fail: trialsFailed},
+			{ID: "handover-freeze", Text: "handover after a freeze (SIGSTOP), p50", Variant: Freeze, Metric: "p50", Fail: trialsFailed},
+		},
 		Settings: func(quick bool) results.Settings {
 			return results.Settings{
 				"trials_graceful":  strconv.Itoa(cfg.trials(quick, Graceful)),
@@ -433,3 +440,7 @@ var grantBoundRule = results.Bound{Leases: 2, Plus: time.Second.String(), Min: m
 func phaseBound(lease time.Duration) time.Duration { return max(phaseMin, lease/3) }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// trialsFailed fails a handover figure whose trials include one where the
+// waiter never got the lock within its bound.
+var trialsFailed = []results.ClaimGuard{{Metric: "failed", Label: "trials without a grant within the bound"}}

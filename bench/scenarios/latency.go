@@ -71,6 +71,9 @@ func (c LatencyConfig) Scenario() bench.Scenario {
 		Title:   "Latency (uncontended)",
 		Floors:  true,
 		Metrics: latencyMetrics(),
+		Decides: []results.DecisionFigure{
+			{ID: "acquire-p50", Text: "uncontended acquire p50, one worker", Variant: "w1", Metric: "acquire_p50"},
+		},
 		Settings: func(quick bool) results.Settings {
 			p := c.withDefaults(quick)
 			w1, w8 := p.Blocks*max(p.Iterations/p.Blocks, 1), p.Blocks*max(p.IterationsW8/p.Blocks, 1)

@@ -127,6 +127,11 @@ func (cfg SafetyConfig) Scenario() bench.Scenario {
 			{Name: "learn_first_margin_min", Unit: "ms", Better: higher, Label: "smallest learn-first margin", Kind: results.KindLatency, Key: true},
 			{Name: "proxy_overhead_p50", Unit: "us", Label: "what one fault-proxy link adds to a round trip (p50)", Kind: results.KindParameter},
 		},
+		Decides: []results.DecisionFigure{
+			{ID: "fenced-store", Text: "fenced store rejected every stale write (a holder paused past its lease, then wrote)", Variant: Pause, Metric: "unsafe_writes_fenced", Op: results.AtMost, Void: notGranted, Without: &results.ClaimGuard{Metric: "unsafe_writes_unfenced", Label: "no fencing tokens"}},
+			{ID: "learns-first", Text: "holder learns it lost the lock before the next grant (its host vanished)", Variant: HostLoss, Metric: "learn_first_margin_min", Op: results.AtLeast, Void: notGranted, Fail: []results.ClaimGuard{{Metric: "never_learned", Label: "trials where the old holder never learned"}}},
+			{ID: "learn-first-margin", Text: "smallest learn-first margin after a host loss", Variant: HostLoss, Metric: "learn_first_margin_min", Void: notGranted},
+		},
 		Settings: func(quick bool) results.Settings {
 			return results.Settings{
 				"trials":             strconv.Itoa(cfg.trials(quick)) + " per variant, contender and repetition (pause and host-loss: at most " + strconv.Itoa(faultRepetitions) + " repetitions); one fresh key per trial",
@@ -351,3 +356,8 @@ func release(ctx context.Context, h bench.Held) {
 	defer cancel()
 	_ = h.Release(rctx)
 }
+
+// notGranted voids a safety trial's figures: in a trial whose second
+// client was never granted the lock nothing stale could be written, so
+// its zero says nothing good.
+var notGranted = []results.ClaimGuard{{Metric: "not_granted", Label: "did not grant"}}

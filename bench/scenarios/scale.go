@@ -34,6 +34,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 		Name:    "scale",
 		Title:   "Scale",
 		Metrics: scaleMetrics,
+		Decides: cfg.decides(),
 		Settings: func(quick bool) results.Settings {
 			c := cfg.withDefaults(quick)
 			s := results.Settings{
@@ -152,4 +153,30 @@ func names(ns []int) []string {
 type scaleState struct {
 	mu        sync.Mutex
 	saturated map[string]string // contender → reason
+}
+
+// decides are the scale figures of the decision section: sessions held at
+// the largest count at each lease, and the load of queued waiters. A
+// quick run idles at its own lease; a report shows the leases the run
+// has.
+func (cfg ScaleConfig) decides() []results.DecisionFigure {
+	c, q := cfg.withDefaults(false), cfg.withDefaults(true)
+	queue := &results.VariantParams{Load: results.LoadQueue}
+	var out []results.DecisionFigure
+	var leases []time.Duration
+	for _, lease := range []time.Duration{c.LongLease, c.ShortLease, q.LongLease, q.ShortLease} {
+		if lease <= 0 || slices.Contains(leases, lease) {
+			continue
+		}
+		leases = append(leases, lease)
+		out = append(out, results.DecisionFigure{
+			ID: "sessions-lease" + lease.String(), Text: "holds every session at the largest count, lease " + lease.String(),
+			Where: &results.VariantParams{Load: results.LoadIdle, Lease: lease.String()}, Metric: "sessions_reached",
+			Op: results.AtLeast, Than: results.ClaimBound{Metric: "sessions"},
+		})
+	}
+	return append(out,
+		results.DecisionFigure{ID: "waiters-no-load", Text: "queued waiters put no load on the coordinator (commands/s other than keep-alives, deepest queue)", Where: queue, Metric: "waiting_ops_per_sec", Op: results.AtMost},
+		results.DecisionFigure{ID: "server-bytes-per-session", Text: "server memory per idle session, largest count", Where: &results.VariantParams{Load: results.LoadIdle, Lease: c.LongLease.String()}, Metric: "server_bytes_per_session"},
+	)
 }

@@ -71,6 +71,10 @@ func (c ThroughputConfig) Scenario() bench.Scenario {
 			{Name: "failures", Unit: "count", Better: lower, Label: "failed cycles", Kind: results.KindCount},
 			{Name: "workers", Unit: "count", Label: "workers", Kind: results.KindParameter},
 		},
+		Decides: []results.DecisionFigure{
+			{ID: "short-locks-rate", Text: "locks per second, most workers on distinct keys (hold 0)", Where: &results.VariantParams{Load: results.LoadClosed}, Metric: "cycles_per_sec", Fail: []results.ClaimGuard{{Metric: "failures", Label: "failed cycles"}}},
+			{ID: "short-locks-cpu", Text: "coordinator CPU per 1,000 locks, most workers", Where: &results.VariantParams{Load: results.LoadClosed}, Metric: "server_cpu_ms_per_1k"},
+		},
 		Settings: func(quick bool) results.Settings {
 			p := c.withDefaults(quick)
 			return results.Settings{

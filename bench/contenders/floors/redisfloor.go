@@ -18,7 +18,7 @@ func Redis() bench.Contender {
 	return bench.Contender{
 		Name: "redis-floor", Label: "redis-floor", Family: "floor", Colour: "#999999",
 		Server: redisbench.Server, Floor: true, Settings: RedisSettings(0),
-		Claims: []results.ClaimRule{belowLock("redis-floor", "redis", "whose acquire is one command on the same pooled connection")},
+		Claims: results.OfKind(results.ClaimTarget, []results.ClaimRule{belowLock("redis-floor", "redis", "whose acquire is one command on the same pooled connection")}),
 		New: func(_ context.Context, addrs []string, _ time.Duration, _ bench.OpenOptions) (bench.Locker, error) {
 			return NewRedis(addrs[0], 0), nil
 		},

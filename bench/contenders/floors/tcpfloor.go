@@ -28,7 +28,7 @@ func TCP() bench.Contender {
 	return bench.Contender{
 		Name: "tcp-floor", Label: "tcp-floor", Family: "floor", Colour: "#555555",
 		Server: TCPServer, Floor: true, Settings: TCPSettings(),
-		Claims: []results.ClaimRule{belowLock("tcp-floor", "monolock", "whose claim is the same connection and frame exchange plus the lock table")},
+		Claims: results.OfKind(results.ClaimTarget, []results.ClaimRule{belowLock("tcp-floor", "monolock", "whose claim is the same connection and frame exchange plus the lock table")}),
 		New: func(_ context.Context, addrs []string, lease time.Duration, _ bench.OpenOptions) (bench.Locker, error) {
 			return NewTCP(addrs[0], lease)
 		},

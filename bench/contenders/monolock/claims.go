@@ -1,6 +1,10 @@
 package monolock
 
-import "github.com/monolock/monolock-bench/bench/output/results"
+import (
+	"strings"
+
+	"github.com/monolock/monolock-bench/bench/output/results"
+)
 
 // Claims returns the claims of monolock's comparison page, word for word,
 // as rules the report evaluates against a run's figures. Each threshold
@@ -145,4 +149,16 @@ func Notes() []string {
 		"Clocks: the monolock server runs leases on the monotonic clock — a lease is a Go timer, time.AfterFunc(c.Lease, c.expire) (monolock/internal/locktable/table.go:185), and lease times are time.Since(epoch) (table.go:158) — so a wall-clock step on its host cannot expire a lease early; tokens are forced increasing, next = max(last+1, unixSecond<<20) (monolock/internal/locktable/tokens.go:35), so a wall-clock step back never repeats a token within a process. Its client gives a lease up after 0.8 × lease without confirmation (monolock/heartbeat.go:56). The safety scenario's clock-jump variants therefore do not apply to monolock: its server is a static Go binary whose clock no LD_PRELOAD interposer reaches, and nothing in it expires on the wall clock; this is stated from the code, not measured.",
 		"Operations: Redis SET NX needs nothing new if Redis is already run; Redlock needs five independent masters; monolock is one more service (one static binary, standard library only, Prometheus metrics, an admin API to list holders and waiters and to force-release).",
 	}
+}
+
+// kinds labels monolock's claims: the targets of the project (ids
+// "target-…", and the scale targets of issue 16) as targets, the rest as
+// monolock's own promises.
+func kinds(rules []results.ClaimRule) []results.ClaimRule {
+	for i, r := range rules {
+		if r.Kind == "" && strings.HasPrefix(r.ID, "target-") {
+			rules[i].Kind = results.ClaimTarget
+		}
+	}
+	return results.OfKind(results.ClaimPromise, rules)
 }

@@ -26,7 +26,7 @@ func Contender() bench.Contender {
 		},
 		Dials:    true,
 		Counters: NewCounters,
-		Claims:   append(Claims(), scaleClaims()...),
+		Claims:   kinds(append(Claims(), scaleClaims()...)),
 		Notes:    Notes(),
 	}
 }

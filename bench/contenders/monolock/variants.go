@@ -35,7 +35,7 @@ func WarmContender() bench.Contender {
 			return New(monolock.Config{Address: addrs[0], Spares: WarmSpares}, lease), nil
 		},
 		Counters: NewCounters,
-		Claims:   append(VariantClaims("monolock-warm", "with warm spares"), warmTargets()...),
+		Claims:   kinds(append(VariantClaims("monolock-warm", "with warm spares"), warmTargets()...)),
 		Notes:    []string{WarmNote},
 	}
 }
@@ -84,7 +84,7 @@ func FastOpenContender() bench.Contender {
 			return New(monolock.Config{Address: addrs[0], TCPFastOpen: true}, lease), nil
 		},
 		Counters: NewCounters,
-		Claims:   append(append(VariantClaims("monolock-tfo", "with TCP Fast Open"), fastOpenInEffect()), fastOpenTargets()...),
+		Claims:   kinds(append(append(VariantClaims("monolock-tfo", "with TCP Fast Open"), fastOpenInEffect()), fastOpenTargets()...)),
 		Notes:    []string{FastOpenNote},
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/contenders/monolock"
+	"github.com/monolock/monolock-bench/bench/output/results"
 	mono "github.com/monolock/monolock-bench/monolock"
 )
 
@@ -52,7 +53,7 @@ func Contender() bench.Contender {
 			return monolock.New(mono.Config{Address: addrs[0], Dialer: o.Dialer}, lease), nil
 		},
 		Dials:  true,
-		Claims: Claims(),
+		Claims: results.OfKind(results.ClaimPromise, Claims()),
 		Notes:  Notes(),
 	}
 }

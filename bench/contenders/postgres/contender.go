@@ -98,7 +98,7 @@ func contender(name, label, colour string, spec *bench.ServerSpec, tuned []strin
 		MaxSessions:       DefaultPoolSize,
 		MaxSessionsReason: "each session holds one pooled connection, served by a backend process of its own: pool_size " + strconv.Itoa(DefaultPoolSize) + ", below PostgreSQL's default max_connections (100)",
 		Counters:          newCounters,
-		Claims:            Claims(name),
+		Claims:            results.OfKind(results.ClaimOther, Claims(name)),
 		Notes:             Notes(),
 	}
 }

@@ -355,6 +355,9 @@ type logBars struct {
 	values  []float64
 	whisker []float64 // same length as values; NaN for none
 	fill    color.Color
+	// capped marks bars drawn at a bound rather than at a figure (the
+	// waiter never got the lock within it): outlined, not filled.
+	capped []bool
 }
 
 func (b *logBars) pos(g int) (center, half float64) {
@@ -375,7 +378,11 @@ func (b *logBars) Plot(c draw.Canvas, p *plot.Plot) {
 			{X: trX(center - half), Y: c.Min.Y}, {X: trX(center + half), Y: c.Min.Y},
 			{X: trX(center + half), Y: top}, {X: trX(center - half), Y: top},
 		})
-		c.FillPolygon(b.fill, rect)
+		if g < len(b.capped) && b.capped[g] {
+			c.StrokeLines(draw.LineStyle{Color: b.fill, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}, append(rect, rect[0]))
+		} else {
+			c.FillPolygon(b.fill, rect)
+		}
 		if w := b.whisker[g]; !math.IsNaN(w) && w > v {
 			ls := draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
 			x := trX(center)
@@ -432,7 +439,11 @@ func (f *figures) handoverChart() ([]byte, error) {
 			if x, ok := f.row("handover", c, m, "max"); ok {
 				w = math.Max(x.Median, 1e-3)
 			}
-			b.values, b.whisker = append(b.values, v), append(b.whisker, w)
+			at, capped := f.neverAt("handover", c, m, "p50")
+			if capped {
+				v = at
+			}
+			b.values, b.whisker, b.capped = append(b.values, v), append(b.whisker, w), append(b.capped, capped)
 		}
 		p.Add(b)
 		p.Legend.Add(c, b)

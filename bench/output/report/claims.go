@@ -35,8 +35,13 @@ type Claim struct {
 	Statement string  `json:"statement"`
 	Threshold string  `json:"threshold"`
 	Verdict   Verdict `json:"verdict"`
+	// Kind is whose statement it is (results.ClaimPromise, ClaimOther,
+	// ClaimTarget; "" is a promise).
+	Kind string `json:"kind,omitempty"`
 	// Evidence gives the numbers behind the verdict, or what is missing.
 	Evidence string `json:"evidence"`
+	// scenario is the rule's scenario, for the findings of its section.
+	scenario string
 }
 
 // Check evaluates the run's claim rules (r.Claims) against its figures,
@@ -78,7 +83,7 @@ func spanOf(vals []float64) span {
 
 // evaluate judges one rule; see results.ClaimRule for its fields.
 func (f *figures) evaluate(rule results.ClaimRule) Claim {
-	c := Claim{ID: rule.ID, Claim: rule.Claim, Statement: rule.Statement, Threshold: rule.Threshold, Verdict: Inconclusive}
+	c := Claim{ID: rule.ID, Claim: rule.Claim, Statement: rule.Statement, Threshold: rule.Threshold, Verdict: Inconclusive, Kind: rule.Kind, scenario: rule.Scenario}
 	compared := []string{rule.Subject}
 	if rule.Than.Contender != "" {
 		compared = append(compared, rule.Than.Contender)
@@ -146,6 +151,9 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 		bound = span{rule.Than.Value, rule.Than.Value, rule.Than.Value, 1}
 	}
 	c.Verdict = judge(rule.Op, rule.Spread, s, bound, factor)
+	if defect := f.unreachable(rule, v, unit, factor*bound.hi); defect != "" {
+		c.Verdict, c.Evidence = Inconclusive, c.Evidence+"; "+defect
+	}
 
 	for _, q := range rule.Quote {
 		c.Evidence += f.quote(rule, q, v)

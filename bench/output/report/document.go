@@ -49,6 +49,8 @@ func (t table) isLabel(i int) bool { return t.leftAligned || i < max(t.labels, 1
 type cell struct {
 	text  string
 	class string
+	// title is the figure behind a verdict cell, shown on hover in HTML.
+	title string
 }
 
 const groupClass = "group"

@@ -21,6 +21,8 @@ type figures struct {
 	// contenders in display order: the locks grouped by family (families
 	// in order of first appearance), then the floors.
 	contenders []string
+	// claims are the checked claims, for the findings of each section.
+	claims []Claim
 }
 
 type figureKey struct{ scenario, contender, variant, metric string }

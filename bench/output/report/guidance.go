@@ -56,13 +56,13 @@ func (f *figures) guidance(d *document, claims []Claim) {
 		if len(locks) < 2 {
 			continue
 		}
-		if line, _ := f.ranked(s.scenario, s.variant, s.metric, locks, s.higherIsBetter); strings.Contains(line, ",") {
+		if line, _ := f.ranked(s.scenario, s.variant, s.metric, locks, s.higherIsBetter); strings.Contains(line, ", then") || strings.Contains(line, " ~ ") {
 			measured = append(measured, fmt.Sprintf("%s, best first: %s.", s.text, line))
 		}
 	}
 	measured = append(measured, f.workloadAdvice()...)
 	for _, c := range claims {
-		if c.Verdict == Fails {
+		if failed(c) {
 			measured = append(measured, fmt.Sprintf("Does not hold in this run: “%s” (%s).", c.Claim, c.Evidence))
 		}
 	}

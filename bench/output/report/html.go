@@ -90,6 +90,9 @@ func (d *document) html() []byte {
 					if x.cards && i < len(x.head) {
 						fmt.Fprintf(&b, " data-label=\"%s\"", html.EscapeString(x.head[i]))
 					}
+					if c.title != "" {
+						fmt.Fprintf(&b, " title=\"%s\"", html.EscapeString(c.title))
+					}
 					if class == "num" {
 						fmt.Fprintf(&b, ">%s</td>", numberCell(c.text))
 					} else {

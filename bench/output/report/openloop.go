@@ -40,7 +40,11 @@ func (f *figures) openLoopSection(d *document) error {
 			p99, ok1 := f.row("latency", c, v, "acquire_p99")
 			off, ok2 := f.row("latency", c, v, "offered_per_sec")
 			if ok1 && ok2 {
-				at = append(at, fmt.Sprintf("%s at %s/s", withUnit(p99.Median, p99.Unit), num(off.Median)))
+				text := fmt.Sprintf("%s at %s/s", withUnit(p99.Median, p99.Unit), num(off.Median))
+				if vals, _ := f.values("latency", c, v, "acquire_p99"); noisy(vals) {
+					text += fmt.Sprintf(" (noise: %s–%s, n=%d)", num(p99.Min), num(p99.Max), len(vals))
+				}
+				at = append(at, text)
 			}
 		}
 		if len(at) > 0 {

@@ -54,9 +54,11 @@ func Render(r *results.Results) (*Report, error) {
 	d := &document{title: "monolock-bench report — run " + r.RunID}
 	f.intro(d)
 	top := len(d.blocks)
+	f.decisionSection(d)
 	f.atAGlance(d)
 	f.claimsSection(d, claims)
 	f.guidance(d, claims)
+	f.claims = claims
 	for _, s := range f.scenarios() {
 		if err := f.scenarioSection(d, s); err != nil {
 			return nil, err

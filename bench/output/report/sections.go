@@ -21,10 +21,10 @@ func (f *figures) intro(d *document) {
 	d.p(fmt.Sprintf("Measured on %s (%d cores, GOMAXPROCS %d, %s/%s), backend %s, network path: %s. Run started %s, finished %s.",
 		orUnknown(e.CPUModel), e.Cores, e.GOMAXPROCS, e.OS, e.Arch, e.Backend, orUnknown(e.NetworkPath),
 		r.StartedAt.UTC().Format("2006-01-02 15:04:05Z"), finished(r)))
-	d.p(fmt.Sprintf("Every figure is the median across the run's %d repetition(s), with the min–max across repetitions in parentheses when they differ. "+
+	d.p(fmt.Sprintf("Every figure is the median across its repetitions (n; %s), with the min–max across repetitions in parentheses when they differ. "+
 		"Lower is better for latencies, handover times, waits, CPU and coordinator load; higher is better for throughput and the Jain index. "+
 		"All of this report is generated from results.json (monolock-bench report DIR/results.json re-renders it); nothing in it is written by hand.",
-		r.Parameters.Repetitions))
+		f.repetitionsText()))
 	f.contenderList(d)
 }
 
@@ -71,6 +71,9 @@ type column struct {
 func (f *figures) figureColumn(head, scenario, variant, metric string) column {
 	return column{head: head, value: func(c string) (string, bool) {
 		x, ok := f.row(scenario, c, variant, metric)
+		if why := f.failedFigure(scenario, c, variant, metric, ok); why != "" {
+			return why, true
+		}
 		if !ok {
 			return "", false
 		}
@@ -226,16 +229,7 @@ func (f *figures) claimsSection(d *document, claims []Claim) {
 		return
 	}
 	d.p("Each claim the contenders' comparison pages make, as a testable statement with the verdict this run's data gives. A verdict is holds or fails only when every repetition agrees with respect to the stated threshold; when the spread straddles the threshold, or the data is missing, it is inconclusive.")
-	t := table{head: []string{"claim", "testable statement", "verdict", "measured", "threshold"}, leftAligned: true, cards: true}
-	for _, c := range claims {
-		t.rows = append(t.rows, []cell{
-			{text: c.Claim}, {text: c.Statement}, {text: string(c.Verdict), class: string(c.Verdict)},
-			{text: c.Evidence}, {text: c.Threshold},
-		})
-	}
-	d.add(t)
-	holds, fails, inc := tally(claims)
-	d.p(fmt.Sprintf("%d of %d claims hold, %d fail, %d are inconclusive in this run.", holds, len(claims), fails, inc))
+	f.claimTables(d, claims)
 }
 
 // tally counts the verdicts of claims.
@@ -255,6 +249,7 @@ func tally(claims []Claim) (holds, fails, inconclusive int) {
 
 func (f *figures) scenarioSection(d *document, s string) error {
 	d.h2(f.title(s))
+	f.findings(d, s, f.claims)
 	if set := f.r.Parameters.Scenario[s]; len(set) > 0 {
 		d.p("Parameters: " + settingsText(set) + ".")
 	}
@@ -391,43 +386,29 @@ func (f *figures) floors(s string) []string {
 func (f *figures) listFigures(s, variant, metric string, contenders []string) string {
 	var parts []string
 	for _, c := range contenders {
-		if x, ok := f.row(s, c, variant, metric); ok {
+		x, ok := f.row(s, c, variant, metric)
+		if why := f.failedFigure(s, c, variant, metric, ok); why != "" {
+			parts = append(parts, c+" "+why)
+		} else if ok {
 			parts = append(parts, c+" "+withUnit(x.Median, x.Unit))
 		}
 	}
 	return strings.Join(parts, ", ")
 }
 
-// ranked prints the contenders that have a figure from best to worst by
-// their medians, each after the first with its ratio to the best: "b 180
-// us, a 210 us (1.17×)"; the best contender is returned too.
+// ranked prints the contenders that have a figure from best to worst,
+// figures inside each other's noise tied (see rank and rankText), failed
+// ones last; the best contender is returned too, "" when it ties.
 func (f *figures) ranked(s, variant, metric string, contenders []string, higherIsBetter bool) (string, string) {
-	var xs []results.Row
-	for _, c := range contenders {
-		if x, ok := f.row(s, c, variant, metric); ok {
-			xs = append(xs, x)
-		}
-	}
-	if len(xs) == 0 {
+	es := rank(f.rankedEntries(s, variant, metric, contenders), higherIsBetter)
+	if len(es) == 0 {
 		return "", ""
 	}
-	slices.SortStableFunc(xs, func(a, b results.Row) int {
-		if higherIsBetter {
-			a, b = b, a
-		}
-		switch {
-		case a.Median < b.Median:
-			return -1
-		case a.Median > b.Median:
-			return 1
-		}
-		return 0
-	})
-	parts := []string{xs[0].Contender + " " + withUnit(xs[0].Median, xs[0].Unit)}
-	for _, x := range xs[1:] {
-		parts = append(parts, fmt.Sprintf("%s %s (%s)", x.Contender, withUnit(x.Median, x.Unit), ratio(x.Median, xs[0].Median)))
+	best := es[0].contender
+	if len(es) > 1 && es[1].place == es[0].place || es[0].failed != "" {
+		best = ""
 	}
-	return strings.Join(parts, ", "), xs[0].Contender
+	return rankText(es), best
 }
 
 func (f *figures) latencySection(d *document) error {
@@ -510,7 +491,7 @@ func (f *figures) handoverSection(d *document) error {
 		return err
 	}
 	if svg != nil {
-		d.add(chart{name: "handover", caption: "Time from the holder's stop (release, SIGKILL, SIGSTOP) to the waiter's grant: bars are the p50 of the trials, whiskers the slowest trial (medians across repetitions), log scale.", svg: svg})
+		d.add(chart{name: "handover", caption: "Time from the holder's stop (release, SIGKILL, SIGSTOP) to the waiter's grant: bars are the p50 of the trials, whiskers the slowest trial (medians across repetitions), log scale. A dashed outline without fill is a failure, not a figure: the waiter never got the lock, drawn at the trial's bound (never > bound).", svg: svg})
 	}
 	var parts []string
 	for _, mode := range f.variants("handover") {

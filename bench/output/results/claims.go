@@ -31,6 +31,9 @@ type ClaimRule struct {
 	Claim     string `json:"claim"`
 	Statement string `json:"statement"`
 	Threshold string `json:"threshold"`
+	// Kind is ClaimPromise, ClaimOther or ClaimTarget; "" is read as a
+	// promise (files written before it existed: see FillDefaults).
+	Kind string `json:"kind,omitempty"`
 
 	Scenario string `json:"scenario"`
 	// Variant is the scenario variant. A "*" stands for any text; then Pick
@@ -192,6 +195,8 @@ func (r *Results) FillDefaults(d Defaults) {
 	if len(r.Scenarios) == 0 {
 		r.Scenarios = r.declared(d.Scenarios)
 	}
+	r.fillDecides(d.Scenarios)
+	r.fillKinds(d.Claims)
 	better := func(scenario, metric string) string {
 		s, _ := r.Scenario(scenario)
 		m, _ := s.Metric(metric)

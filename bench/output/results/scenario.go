@@ -27,6 +27,9 @@ type ScenarioInfo struct {
 	// Variants are the scenario's variants in run order, with their
 	// parameters.
 	Variants []VariantInfo `json:"variants,omitempty"`
+	// Decides are the figures of the scenario that the report's decision
+	// section reads (see DecisionFigure).
+	Decides []DecisionFigure `json:"decides,omitempty"`
 }
 
 // MetricSpec declares one metric of a scenario.

@@ -1,0 +1,89 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/monolock/monolock-bench/bench/output/results"
+)
+
+// notObserved is how a report shows a statement about another system that
+// the run contradicts: the run did not see what that system's
+// documentation says may happen, which is no failure of anything.
+const notObserved = "not observed in this run"
+
+// claimKinds are the kinds of claim in the order the report shows them,
+// with their headings.
+var claimKinds = []struct{ kind, heading, intro string }{
+	{results.ClaimPromise, "Promises of the project's lock", "What the project's own comparison page promises; a promise that fails here is a finding."},
+	{results.ClaimOther, "Statements about other systems", "What the comparison page says of the other systems, from their documentation or design; where this run saw something else, the statement is " + notObserved + ", not a failure."},
+	{results.ClaimTarget, "Targets and method checks", "Aims of the project and checks of the method; a target not met is work to do."},
+}
+
+// kindOf reads a claim's kind; "" is a promise.
+func kindOf(c Claim) string {
+	if c.Kind == "" {
+		return results.ClaimPromise
+	}
+	return c.Kind
+}
+
+// failed reports whether a claim is a failure a reader must weigh: a
+// promise or a target that fails, never a statement about another system.
+func failed(c Claim) bool { return c.Verdict == Fails && kindOf(c) != results.ClaimOther }
+
+// shownVerdict is a claim's verdict as the report prints it.
+func shownVerdict(c Claim) cell {
+	if c.Verdict == Fails && kindOf(c) == results.ClaimOther {
+		return cell{text: notObserved, class: string(Inconclusive)}
+	}
+	return cell{text: string(c.Verdict), class: string(c.Verdict)}
+}
+
+// claimTables writes one table per kind of claim, each with its tally.
+func (f *figures) claimTables(d *document, claims []Claim) {
+	for _, k := range claimKinds {
+		var of []Claim
+		for _, c := range claims {
+			if kindOf(c) == k.kind {
+				of = append(of, c)
+			}
+		}
+		if len(of) == 0 {
+			continue
+		}
+		d.h3(k.heading)
+		d.p(k.intro)
+		t := table{head: []string{"claim", "testable statement", "verdict", "measured", "threshold"}, leftAligned: true, cards: true}
+		for _, c := range of {
+			t.rows = append(t.rows, []cell{{text: c.Claim}, {text: c.Statement}, shownVerdict(c), {text: c.Evidence}, {text: c.Threshold}})
+		}
+		d.add(t)
+		holds, fails, inc := tally(of)
+		if k.kind == results.ClaimOther {
+			d.p(fmt.Sprintf("%d of %d hold, %d %s, %d inconclusive.", holds, len(of), fails, notObserved, inc))
+		} else {
+			d.p(fmt.Sprintf("%d of %d hold, %d fail, %d inconclusive.", holds, len(of), fails, inc))
+		}
+	}
+}
+
+// unreachable returns why a claim's limit cannot be tested, or "": an
+// at-most limit at or above the grant bound of the trial it judges (a 6 s
+// claim behind a 5 s give-up) can never fail by a trial whose waiter
+// never got the lock, so it is a defect of the claim, not a verdict.
+func (f *figures) unreachable(rule results.ClaimRule, variant, unit string, limit float64) string {
+	p := f.params(rule.Scenario, variant)
+	per, ok := nanoseconds[unit]
+	if rule.Op != results.AtMost || p.GrantBound == nil || !ok {
+		return ""
+	}
+	lease, ok := f.duration(rule.Subject, "lease")
+	if !ok {
+		return ""
+	}
+	b := p.GrantBound.At(lease)
+	if bound := float64(b.Nanoseconds()) / per; limit >= bound {
+		return fmt.Sprintf("defect of the claim: its limit %s is not below the trial's own grant bound %s, so a trial can never show it exceeded", withUnit(limit, unit), b)
+	}
+	return ""
+}

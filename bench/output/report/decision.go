@@ -1,0 +1,282 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// decisionSection opens the report: for each use case (useCases) the
+// locks this run supports, the figures that decide it, its caveat and the
+// rule that picked it; the workload scenario's ranking where the run has
+// one; then the capability matrix.
+func (f *figures) decisionSection(d *document) {
+	t := table{head: []string{"use case", "this run supports", "deciding figures", "caveat", "rule"}, leftAligned: true, cards: true}
+	for _, u := range useCases {
+		if row, ok := f.useCaseRow(u); ok {
+			t.rows = append(t.rows, row)
+		}
+	}
+	for _, v := range f.variants(workloadScenario) {
+		ranks := f.workloadRanking(v)
+		if len(ranks) < 2 {
+			continue
+		}
+		var first []string
+		for _, rk := range ranks {
+			if rk.Place == ranks[0].Place {
+				first = append(first, rk.Contender)
+			}
+		}
+		supports := strings.Join(first, ", ")
+		if !ranks[0].PassesAll {
+			supports = "none passes every threshold; closest: " + supports
+		}
+		caveat := "A workload file describes one traffic shape; the ranking holds for it, not for others."
+		if oneRepetition(ranks) {
+			caveat += " It rests on one repetition: places are not tested against noise."
+		}
+		t.rows = append(t.rows, []cell{
+			{text: "Your workload (" + v + ")"}, {text: supports}, {text: rankingText(ranks)}, {text: caveat},
+			{text: "every threshold of the file passed in every repetition first, then by acquire p99 from the intended start; overlapping repetitions tie"},
+		})
+	}
+	if len(t.rows) == 0 && len(f.capabilityIDs()) == 0 {
+		return
+	}
+	d.h2("Which lock for which job")
+	d.p("Picked from this run's figures by the rules in the last column: a lock is supported for a job when every capability the job requires held in every repetition; the supported locks are then ordered by the first deciding figure, and two figures tie (“~”, as benchstat prints it) unless the ranges of their repetitions are apart (or a Mann-Whitney U-test finds the difference significant) and their medians differ by 5% at least; with one repetition only a 2× difference counts. n is the number of repetitions behind a figure. A lock that failed a requirement is named with the requirement it failed, so that the best option of every family is on the page.")
+	if len(t.rows) > 0 {
+		d.add(t)
+	}
+	f.capabilityMatrix(d)
+}
+
+// requirements expands a use case's required ids (a trailing "*" is a
+// prefix) into the run's capability ids; one the run's scenarios do not
+// declare stays, as a requirement not measured.
+func (f *figures) requirements(u useCase) []string {
+	var out []string
+	for _, r := range u.requires {
+		n := len(out)
+		for _, id := range f.capabilityIDs() {
+			if r == id || matchVariant(r, id) && f.measuredAnywhere(id) {
+				out = append(out, id)
+			}
+		}
+		if len(out) == n {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// standing is one lock's standing for a use case.
+type standing struct {
+	contender string
+	failed    []string // requirements ✗, as "label (figure)"
+	unknown   []string // requirements not measured
+	passed    int      // requirements ✓
+}
+
+func (s standing) qualified() bool { return len(s.failed) == 0 && len(s.unknown) == 0 }
+
+// useCaseRow picks the locks for a use case; false when the run measured
+// none of its figures.
+func (f *figures) useCaseRow(u useCase) ([]cell, bool) {
+	reqs := f.requirements(u)
+	var locks []string
+	for _, c := range f.contenders {
+		if !f.isFloor(c) {
+			locks = append(locks, c)
+		}
+	}
+	var stands []standing
+	measured := false
+	for _, c := range locks {
+		s := standing{contender: c}
+		for _, id := range reqs {
+			j := f.capability(c, id)
+			switch j.mark {
+			case markNo:
+				s.failed = append(s.failed, fmt.Sprintf("%s (%s)", f.capabilityLabel(id), j.figure))
+				measured = true
+			case markNone:
+				s.unknown = append(s.unknown, f.capabilityLabel(id))
+			default:
+				s.passed++
+				measured = true
+			}
+		}
+		stands = append(stands, s)
+	}
+	var first *decl
+	if len(u.rank) > 0 {
+		if ds := f.decls(u.rank[0]); len(ds) > 0 {
+			first = &ds[0]
+		}
+	}
+	var qualified []entry
+	for _, s := range stands {
+		if !s.qualified() || first == nil {
+			continue
+		}
+		if j := f.judgeDecl(s.contender, *first); len(j.entry.vals) > 0 || j.entry.failed != "" {
+			qualified = append(qualified, j.entry)
+			measured = true
+		}
+	}
+	if first == nil {
+		for _, s := range stands {
+			if s.qualified() {
+				qualified = append(qualified, entry{contender: s.contender})
+			}
+		}
+	}
+	if !measured {
+		return nil, false
+	}
+	var ranked []entry
+	if first != nil {
+		ranked = rank(qualified, f.higherIsBetter(*first))
+	} else {
+		ranked = qualified
+	}
+
+	var supports []string
+	for _, e := range ranked {
+		if e.place == ranked[0].place && e.failed == "" {
+			supports = append(supports, e.contender)
+		}
+	}
+	var figures []string
+	if first != nil && len(ranked) > 0 {
+		figures = append(figures, fmt.Sprintf("%s: %s.", first.Text, rankText(ranked)))
+		for _, id := range u.rank[1:] {
+			if line := f.figureLine(id, supports); line != "" {
+				figures = append(figures, line)
+			}
+		}
+	}
+	figures = append(figures, f.otherFamilies(stands)...)
+	supportText := strings.Join(supports, ", ")
+	if len(supports) == 0 {
+		supportText = "none: no lock of this run showed every required capability"
+	} else if len(supports) > 1 {
+		supportText += " (tie)"
+	}
+	caveat := u.caveat
+	if n := minN(ranked, supports); n == 1 {
+		caveat += " The deciding figure rests on one repetition."
+	}
+	rule := "ranked by " + f.figureTexts(u.rank)
+	if len(reqs) > 0 {
+		labels := slicesMap(reqs, f.capabilityLabel)
+		rule = "requires ✓ on: " + strings.Join(labels, "; ") + "; then " + rule
+	}
+	return []cell{{text: u.title}, {text: supportText}, {text: strings.Join(figures, " ")}, {text: caveat}, {text: rule}}, true
+}
+
+// higherIsBetter reads a figure's declared direction.
+func (f *figures) higherIsBetter(d decl) bool {
+	s, _ := f.r.Scenario(d.scenario)
+	m, _ := s.Metric(d.Metric)
+	return m.Better == "higher"
+}
+
+// figureLine prints one further figure of a use case for the supported
+// locks, ranked.
+func (f *figures) figureLine(id string, contenders []string) string {
+	ds := f.decls(id)
+	if len(ds) == 0 {
+		return ""
+	}
+	var es []entry
+	for _, c := range contenders {
+		if j := f.judgeDecl(c, ds[0]); len(j.entry.vals) > 0 || j.entry.failed != "" {
+			es = append(es, j.entry)
+		}
+	}
+	if len(es) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: %s.", ds[0].Text, rankText(rank(es, f.higherIsBetter(ds[0]))))
+}
+
+// otherFamilies names, for every family without a lock that qualifies,
+// its lock closest to qualifying (see better) and what it failed or did
+// not measure.
+func (f *figures) otherFamilies(stands []standing) []string {
+	var families []string
+	for _, s := range stands {
+		if s.qualified() {
+			families = append(families, f.family(s.contender))
+		}
+	}
+	best := map[string]standing{}
+	var order []string
+	for _, s := range stands {
+		fam := f.family(s.contender)
+		if slices.Contains(families, fam) || s.qualified() {
+			continue
+		}
+		b, seen := best[fam]
+		if !seen {
+			order = append(order, fam)
+		}
+		if !seen || better(s, b) {
+			best[fam] = s
+		}
+	}
+	var out []string
+	for _, fam := range order {
+		s := best[fam]
+		switch {
+		case len(s.failed) > 0:
+			out = append(out, fmt.Sprintf("Best of the %s family: %s, ✗ %s.", fam, s.contender, strings.Join(s.failed, "; ✗ ")))
+		case len(s.unknown) > 0:
+			out = append(out, fmt.Sprintf("Best of the %s family: %s, not measured: %s.", fam, s.contender, strings.Join(s.unknown, "; ")))
+		}
+	}
+	return out
+}
+
+// figureTexts names figures by their declared text.
+func (f *figures) figureTexts(ids []string) string {
+	var out []string
+	for _, id := range ids {
+		if ds := f.decls(id); len(ds) > 0 {
+			out = append(out, ds[0].Text)
+		}
+	}
+	if len(out) == 0 {
+		return "nothing (every qualifying lock is supported)"
+	}
+	return strings.Join(out, ", then ")
+}
+
+// minN is the fewest repetitions behind the figures of the supported
+// locks.
+func minN(es []entry, supports []string) int {
+	n := 0
+	for _, e := range es {
+		if slices.Contains(supports, e.contender) && len(e.vals) > 0 && (n == 0 || len(e.vals) < n) {
+			n = len(e.vals)
+		}
+	}
+	return n
+}
+
+// better reports whether a lock is closer to qualifying than b: one with
+// a measured requirement before one with none, then more requirements
+// shown, then fewer failed.
+func better(a, b standing) bool {
+	am, bm := a.passed+len(a.failed) > 0, b.passed+len(b.failed) > 0
+	switch {
+	case am != bm:
+		return am
+	case a.passed != b.passed:
+		return a.passed > b.passed
+	}
+	return len(a.failed) < len(b.failed)
+}

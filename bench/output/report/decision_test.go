@@ -1,0 +1,138 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/scenarios"
+)
+
+// decisionFixture is a synthetic run (made-up figures, labelled as a
+// fixture) of the handover and safety scenarios with four locks that show
+// the failures the decision section must name as failures: alpha frees a
+// frozen holder and fences; beta's waiter never got the lock within the
+// trial's bound after a freeze; gamma has no fencing tokens; delta never
+// granted the second client in the safety trials, so its zero stale
+// writes say nothing good.
+func decisionFixture() *results.Results {
+	start := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	m := func(name, unit string, v float64) results.Metric {
+		return results.Metric{Name: name, Unit: unit, Value: v}
+	}
+	var raw []results.Raw
+	add := func(s, c, v string, rep int, ms ...results.Metric) {
+		raw = append(raw, results.Raw{Scenario: s, Contender: c, Variant: v, Repetition: rep, StartedAt: start, Seconds: 1, Metrics: ms})
+	}
+	for rep := 1; rep <= 2; rep++ {
+		d := float64(rep)
+		for _, c := range []string{"alpha", "gamma", "delta"} {
+			add("handover", c, "graceful", rep, m("p50", "ms", 1+d/10), m("max", "ms", 2+d/10), m("failed", "count", 0))
+			add("handover", c, "freeze", rep, m("p50", "ms", 1700+d), m("max", "ms", 1900+d), m("failed", "count", 0))
+		}
+		add("handover", "beta", "graceful", rep, m("p50", "ms", 0.5+d/100), m("max", "ms", 1), m("failed", "count", 0))
+		add("handover", "beta", "freeze", rep, m("failed", "count", 2))
+		safety := func(c string, fenced bool, notGranted float64) {
+			ms := []results.Metric{m("trials", "count", 2), m("not_granted", "count", notGranted), m("unsafe_writes_unfenced", "count", 2)}
+			if fenced {
+				ms = append(ms, m("unsafe_writes_fenced", "count", 0))
+			}
+			add("safety", c, "pause", rep, ms...)
+			add("safety", c, "host-loss", rep, m("trials", "count", 2), m("not_granted", "count", notGranted), m("never_learned", "count", 0), m("learn_first_margin_min", "ms", 400+d))
+		}
+		safety("alpha", true, 0)
+		safety("beta", true, 0)
+		safety("gamma", false, 0)
+		safety("delta", true, 2)
+	}
+	lease := results.Settings{"lease": "2s"}
+	r := &results.Results{
+		SchemaVersion: results.SchemaVersion, RunID: "fixture-decision", StartedAt: start, FinishedAt: start.Add(time.Hour),
+		Environment: results.Environment{CPUModel: "synthetic fixture, not a measurement", Cores: 2, GOMAXPROCS: 2, Backend: "local"},
+		Parameters: results.Parameters{Repetitions: 2, Scenarios: []string{"handover", "safety"}, Contenders: []string{"alpha", "beta", "gamma", "delta"},
+			Contender: map[string]results.Settings{"alpha": lease, "beta": lease, "gamma": lease, "delta": lease}},
+		Contenders: []results.ContenderInfo{{Name: "alpha", Family: "a"}, {Name: "beta", Family: "b"}, {Name: "gamma", Family: "a"}, {Name: "delta", Family: "d"}},
+		Raw:        raw,
+		Summary:    results.Summarize(raw),
+	}
+	return declared(r)
+}
+
+// section returns the Markdown from the heading "## title" to the next
+// level-2 heading.
+func section(md, title string) string {
+	_, rest, ok := strings.Cut(md, "\n## "+title+"\n")
+	if !ok {
+		return ""
+	}
+	if i := strings.Index(rest, "\n## "); i >= 0 {
+		rest = rest[:i]
+	}
+	return "## " + title + "\n" + rest
+}
+
+// The decision section and the failure rendering of the handover and
+// safety sections, against testdata/decision.golden.md (go test -update
+// rewrites it; review the diff).
+func TestDecisionGolden(t *testing.T) {
+	rep, err := Render(decisionFixture())
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(rep.Markdown)
+	var b strings.Builder
+	for _, title := range []string{"Which lock for which job", "Handover", "Safety: pauses, host loss, clock jumps, fencing"} {
+		s := section(md, title)
+		if s == "" {
+			t.Fatalf("no section %q in the report", title)
+		}
+		b.WriteString(s)
+	}
+	got := []byte(b.String())
+	path := filepath.Join("testdata", "decision.golden.md")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test ./bench/output/report -run TestDecisionGolden -update, then review)\n%s", path, firstDiff(want, got))
+	}
+	// What the golden file must say, whatever else changes in it.
+	for _, w := range []string{
+		"| beta | ✗ never (&gt; 5s) |",                              // a freeze trial without a grant is a failure, in the matrix
+		"beta never (&gt; 5s)",                                      // and ranks last in the readings
+		"| delta | ✓ 1902 ms | ✗ did not grant | ✗ did not grant |", // zero stale writes without a second grant is no pass
+		"| gamma | ✓ 1902 ms | ✗ no fencing tokens |",
+	} {
+		if !strings.Contains(string(got), w) {
+			t.Errorf("the rendering lacks %q", w)
+		}
+	}
+}
+
+// The chaos checkers' verdicts are safety rows of the matrix where the
+// run has them: a history with overlapping holds is a ✗ for "no two
+// clients believed they held the lock".
+func TestDecisionReadsChaosVerdicts(t *testing.T) {
+	r := chaosFixture(t)
+	r.Scenarios[0].Decides = scenarios.ChaosConfig{}.Scenario().Info(false).Decides
+	rep, err := Render(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := section(string(rep.Markdown), "Which lock for which job")
+	for _, w := range []string{"| alpha | ✓ 0 |", "| beta | ✗ 1 |", "no two clients believed they held the lock at once"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("decision section lacks %q:\n%s", w, md)
+		}
+	}
+}
