@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"net"
+	"path"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench/output/results"
@@ -72,6 +73,47 @@ type Contender struct {
 	// Notes are trade-offs of the design that a run does not measure; the
 	// report lists them, labelled as such.
 	Notes []string
+	// Caps are variants the contender does not run, each with its reason:
+	// the suite's time budget (a variant it cannot hold, that takes
+	// minutes, or that measures what another contender measures). The
+	// runner records the reason as the contender's record (Skipped),
+	// lists the caps in its settings and leaves them out of the ETA.
+	Caps []Cap
+}
+
+// Cap is one variant a contender does not run, and why.
+type Cap struct {
+	// Scenario and Variant are path.Match patterns of the scenario's and
+	// the variant's names ("scale", "idle-*", "*").
+	Scenario, Variant string
+	// QuickOnly limits the cap to quick runs.
+	QuickOnly bool
+	// Reason is recorded as the skip reason ("capped: " + Reason).
+	Reason string
+}
+
+// CapOf returns why c does not run scenario/variant in a run (quick or
+// full), "" when it runs it.
+func (c Contender) CapOf(scenario, variant string, quick bool) string {
+	for _, k := range c.Caps {
+		if k.QuickOnly && !quick {
+			continue
+		}
+		s, _ := path.Match(k.Scenario, scenario)
+		if v, _ := path.Match(k.Variant, variant); s && v {
+			return "capped: " + k.Reason
+		}
+	}
+	return ""
+}
+
+// String says what the cap skips, for the contender's settings.
+func (k Cap) String() string {
+	s := k.Scenario + "/" + k.Variant
+	if k.QuickOnly {
+		s += " (quick)"
+	}
+	return s + ": " + k.Reason
 }
 
 // Open connects a Locker to the servers at addrs with the client's own

@@ -78,6 +78,9 @@ type plannedStep struct {
 	// together are the contenders of an interleaved variant's step (one
 	// step per repetition); contender is then the zero value.
 	together []bench.Contender
+	// capped is why the contender does not run the variant
+	// (bench.Contender.Caps), "" when it does: the step records it.
+	capped string
 }
 
 // Run fills res.Parameters, res.Contenders, res.Claims, res.Scenarios,
@@ -123,6 +126,9 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 			for k, v := range got {
 				set[k] = v
 			}
+		}
+		for i, k := range c.Caps {
+			set[fmt.Sprintf("cap_%d", i+1)] = k.String()
 		}
 		res.Parameters.Contender[c.Name] = set
 		res.Contenders = append(res.Contenders, c.Info())
@@ -219,6 +225,9 @@ func (r *Runner) runStep(ctx context.Context, st *plannedStep) ([]results.Raw, [
 		servers := r.Deployment.Servers(c.Server.Name)
 		return &bench.Env{Contender: c, Servers: servers, Addrs: bench.Addrs(servers), Lease: r.Lease, Deployment: r.Deployment, OutDir: r.OutDir}
 	}
+	if st.capped != "" {
+		return []results.Raw{{Contender: st.Contender, Skipped: st.capped}}, []error{nil}
+	}
 	if st.variant.Interleaved == nil {
 		if why := skipOf(st.variant, st.contender); why != "" {
 			return []results.Raw{{Contender: st.Contender, Skipped: why}}, []error{nil}
@@ -274,6 +283,9 @@ func (m *etaModel) cost(st *plannedStep) time.Duration {
 	skips := func(c bench.Contender) bool {
 		return m.skips[skipKey(st, c.Name)] || (c.MaxSessions > 0 && st.variant.Sessions > c.MaxSessions) ||
 			(st.variant.Interleaved == nil && skipOf(st.variant, c) != "")
+	}
+	if st.capped != "" {
+		return 0
 	}
 	if len(st.together) == 0 {
 		if skips(st.contender) {
@@ -339,7 +351,8 @@ func (r *Runner) plan(reps int) []plannedStep {
 						(len(c.Scenarios) > 0 && !slices.Contains(c.Scenarios, s.Name)) {
 						continue
 					}
-					if v.Interleaved != nil {
+					capped := c.CapOf(s.Name, v.Name, r.Quick)
+					if v.Interleaved != nil && capped == "" {
 						together = append(together, c)
 						continue
 					}
@@ -348,7 +361,7 @@ func (r *Runner) plan(reps int) []plannedStep {
 							Scenario: s.Name, Variant: name, Contender: c.Name,
 							Repetition: rep, Repetitions: vreps,
 						},
-						scenario: s, variant: v, contender: c,
+						scenario: s, variant: v, contender: c, capped: capped,
 					})
 				}
 				if len(together) > 0 {
@@ -388,4 +401,41 @@ func CheckDeployment(d bench.Deployment, contenders []bench.Contender) error {
 		}
 	}
 	return nil
+}
+
+// Plan is what a run is expected to cost before it starts: its steps and
+// the ETA model's estimate, in total and per scenario.
+type Plan struct {
+	Steps int
+	Total time.Duration
+	// Scenario is the estimate of each scenario's steps; Contender of
+	// each contender's, per scenario (an interleaved step's estimate
+	// shared evenly).
+	Scenario  map[string]time.Duration
+	Contender map[string]map[string]time.Duration
+}
+
+// Plan returns the run's plan without running anything: what the runner
+// logs as "plan" at the start of Run.
+func (r *Runner) Plan() Plan {
+	steps := r.plan(max(r.Repetitions, 1))
+	eta := etaModel{skips: map[string]bool{}}
+	p := Plan{Steps: len(steps), Scenario: map[string]time.Duration{}, Contender: map[string]map[string]time.Duration{}}
+	for i := range steps {
+		st := &steps[i]
+		d := eta.cost(st)
+		p.Total += d
+		p.Scenario[st.Scenario] += d
+		if p.Contender[st.Scenario] == nil {
+			p.Contender[st.Scenario] = map[string]time.Duration{}
+		}
+		if len(st.together) == 0 {
+			p.Contender[st.Scenario][st.Contender] += d
+			continue
+		}
+		for _, c := range st.together {
+			p.Contender[st.Scenario][c.Name] += d / time.Duration(len(st.together))
+		}
+	}
+	return p
 }

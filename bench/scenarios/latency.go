@@ -136,10 +136,12 @@ func latencyVariant(name string, workers, iterations, blocks int, warmup time.Du
 	return bench.Variant{
 		Name:   name,
 		Params: results.VariantParams{Workers: workers, Load: results.LoadClosed},
-		// Per contender: ~1ms per cycle on two cores, averaged over the
-		// table (etcd's ~10ms mean weighs most), plus opening and closing
-		// (~60ms) and the warm-up in every block.
-		Estimate: time.Duration(blocks)*(warmup+60*time.Millisecond) + time.Duration(blocks*per*workers)*time.Millisecond,
+		// Per contender: opening and closing (~60ms) and the warm-up in
+		// every block, plus ~0.3ms per cycle of one worker (the workers
+		// run theirs at once), averaged over the table: the full run
+		// 20261201T002715Z took 1.6s per contender and repetition for w1
+		// (1,600 cycles) and 1.2s for w8 (200 per worker).
+		Estimate: time.Duration(blocks)*(warmup+60*time.Millisecond) + time.Duration(blocks*per)*300*time.Microsecond,
 		Interleaved: func(ctx context.Context, envs []*bench.Env) ([]results.Raw, []error) {
 			ms := make([][]load.Measurement, len(envs))
 			errs := make([]error, len(envs))

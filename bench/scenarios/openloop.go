@@ -118,16 +118,32 @@ func (c OpenLoopConfig) variant(name string, cal *calibrations, rateOf func(max 
 			if err != nil {
 				return results.Raw{}, err
 			}
-			// A window whose requests all still wait behind a backlog at
-			// the stop is a measured saturation (their latencies are
-			// lower bounds); a run without a single grant is no
-			// measurement.
-			if p.everGranted == 0 {
-				return results.Raw{}, fmt.Errorf("no request granted in the run (%d due in the %v window, %d failures): %v", p.due, p.span.Round(time.Millisecond), p.failures, p.errors)
-			}
-			return p.raw(rate, maxRate)
+			return p.outcome(rate, maxRate)
 		},
 	}
+}
+
+// outcome is the record of an open-loop run. A window whose requests all
+// still wait behind a backlog at the stop is a measured saturation (their
+// latencies are lower bounds), even when no request was granted in the
+// whole run (a slow contender on a loaded machine in a quick window): the
+// record says so in its errors and counts (saturated_no_grant), which the
+// report shows. A run with no grant and failures, or nothing due, is no
+// measurement: an error.
+func (p pacedResult) outcome(rate, maxRate float64) (results.Raw, error) {
+	if p.everGranted > 0 {
+		return p.raw(rate, maxRate)
+	}
+	if p.failures > 0 || p.unserved == 0 {
+		return results.Raw{}, fmt.Errorf("no request granted in the run (%d due in the %v window, %d failures): %v", p.due, p.span.Round(time.Millisecond), p.failures, p.errors)
+	}
+	raw, err := p.raw(rate, maxRate)
+	if err != nil {
+		return raw, err
+	}
+	raw.Counts["saturated_no_grant"] = 1
+	raw.Errors = append(raw.Errors, fmt.Sprintf("saturated: no request granted within the run (%d due in the %v window, all unserved at the stop, 0 failures): the latencies are lower bounds", p.due, p.span.Round(time.Millisecond)))
+	return raw, nil
 }
 
 // of returns env's contender's closed-loop maximum, measuring it on first

@@ -114,3 +114,39 @@ func near(v int64, d time.Duration) bool {
 	diff := v - int64(d)
 	return diff < int64(d)/500 && -diff < int64(d)/500
 }
+
+// TestPacedNoGrantIsSaturation: a contender whose grants take longer than
+// the whole run (a short quick window on a loaded machine) gives a
+// record of a saturated window, its latencies lower bounds of at least
+// the time the requests waited, not a failed step; a run whose requests
+// failed stays an error.
+func TestPacedNoGrantIsSaturation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		window := 200 * time.Millisecond
+		p, err := paced(t.Context(), slowEnv(10*window), 500, 1, 0, window, DistinctKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.everGranted != 0 || p.unserved == 0 {
+			t.Fatalf("granted %d, unserved %d: want no grant and a backlog", p.everGranted, p.unserved)
+		}
+		raw, err := p.outcome(500, 0)
+		if err != nil {
+			t.Fatalf("a saturated window failed the step: %v", err)
+		}
+		if raw.Counts["saturated_no_grant"] != 1 || len(raw.Errors) == 0 {
+			t.Errorf("counts %v, errors %v: the record does not say it saturated", raw.Counts, raw.Errors)
+		}
+		for _, m := range raw.Metrics {
+			// The first request, due at the window's start, waited at
+			// least until the stop, drainFactor windows later.
+			if m.Name == "acquire_p999" && m.Value < float64(window/time.Microsecond) {
+				t.Errorf("p99.9 %vus below the window: not a lower bound", m.Value)
+			}
+		}
+		p.failures = 1
+		if _, err := p.outcome(500, 0); err == nil {
+			t.Error("no grant with failures: want an error")
+		}
+	})
+}

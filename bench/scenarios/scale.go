@@ -71,7 +71,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 					if n == MaxSessions {
 						held = min(most, slices.Max(c.Idle))
 					}
-					est := lease/3 + c.window(lease) + 5*time.Second + openCost(held, lease)
+					est := lease/3 + c.window(lease) + scaleStepOverhead + openCost(held, lease)
 					vs = append(vs, bench.Variant{
 						Name: "idle-" + countName(n) + c.leaseSuffix(lease), Sessions: held, MaxRepetitions: scaleRepetitions,
 						Params:   results.VariantParams{Load: results.LoadIdle, Sessions: n, SessionsMax: n == MaxSessions, Keys: n, Lease: lease.String()},
@@ -83,7 +83,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 				}
 			}
 			for _, n := range c.Queue {
-				est := c.window(c.QueueLease) + 5*time.Second + c.PromotionTime/2 + openCost(n, c.QueueLease)
+				est := c.window(c.QueueLease) + scaleStepOverhead + c.PromotionTime/2 + openCost(n, c.QueueLease)
 				vs = append(vs, bench.Variant{
 					Name: "queue-" + countName(n), Contended: true, Sessions: n + 1, MaxRepetitions: scaleRepetitions,
 					Params:   results.VariantParams{Load: results.LoadQueue, Depth: n, Keys: 1, Lease: c.QueueLease.String()},
@@ -97,7 +97,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 				vs = append(vs, bench.Variant{
 					Name: "churn-" + countName(n), Contended: true, Sessions: n, MaxRepetitions: scaleRepetitions,
 					Params:   results.VariantParams{Load: results.LoadChurn, Sessions: n, Keys: max(n/10, 1)},
-					Estimate: planEstimate(n, most, churnWarmup+c.MinWindow+5*time.Second),
+					Estimate: planEstimate(n, most, churnWarmup+c.MinWindow+scaleStepOverhead),
 					Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 						return runChurn(ctx, env, c, n)
 					},

@@ -196,13 +196,20 @@ func (c ScaleConfig) window(lease time.Duration) time.Duration {
 	return time.Duration(n) * q
 }
 
-// openCost is the ETA's cost of opening n sessions at a lease: ~1ms per
-// session on 2 cores (measured: 10k in 10–40s), more at a short lease
-// whose keep-alives compete with the opening.
+// openCost is the ETA's cost of opening n sessions at a lease: ~0.5ms per
+// session on 2 cores averaged over the contenders (the full run
+// 20261201T002715Z: 10k took monolock and redis under a second beyond the
+// window, redlock 3s, etcd 34s), more at a short lease whose keep-alives
+// compete with the opening (~1.5ms per session at 2s).
 func openCost(n int, lease time.Duration) time.Duration {
 	f := max(1, int(DefaultScaleLongLease/lease)/4)
-	return time.Duration(n*f) * time.Millisecond
+	return time.Duration(n*f) * time.Millisecond / 2
 }
+
+// scaleStepOverhead is the ETA's cost of a scale step besides its waits
+// and opening: restarting the servers, reading counters, closing the
+// sessions (measured: ~1s for monolock and redis, more for etcd).
+const scaleStepOverhead = 2 * time.Second
 
 // planEstimate is a variant's ETA estimate: est, or nothing when its
 // sessions exceed what the bench's own open-file limit allows (most), as

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/backend/containers"
 	"github.com/monolock/monolock-bench/bench/backend/local"
 	"github.com/monolock/monolock-bench/bench/network"
 	"github.com/monolock/monolock-bench/bench/output/results"
@@ -163,6 +164,21 @@ func localHosts(n *network.Network) local.Hosts {
 	}
 }
 
+// containerHosts attaches every server container of the containers
+// backend to a host of n: the container's own namespace.
+func containerHosts(n *network.Network) containers.Hosts {
+	return func(ctx context.Context, server string, pid int) (containers.Host, error) {
+		return n.AttachNamespace(ctx, server, pid, network.HostOptions{})
+	}
+}
+
+// emulatedHosts place the servers of either backend on the emulated
+// network; both nil on loopback.
+type emulatedHosts struct {
+	local      local.Hosts
+	containers containers.Hosts
+}
+
 // measureNetwork measures the path from the bench to every server of d,
 // and between the members of a cluster, through n.
 func measureNetwork(ctx context.Context, n *network.Network, d bench.Deployment, specs []*bench.ServerSpec, samples int) (results.NetworkRun, error) {
@@ -172,6 +188,7 @@ func measureNetwork(ctx context.Context, n *network.Network, d bench.Deployment,
 		Profile: p.String(), AskedRTTUS: us(p.RTT), JitterUS: us(p.Jitter), Loss: p.Loss,
 		LineOwnRTTUS: us(c.OwnRTT), DirectRTTUS: us(c.Direct.P50),
 	}
+	_, peersOffLine := d.(*containers.Deployment)
 	for _, spec := range specs {
 		servers := d.Servers(spec.Name)
 		var first *network.Host
@@ -185,7 +202,9 @@ func measureNetwork(ctx context.Context, n *network.Network, d bench.Deployment,
 				return nr, err
 			}
 			nr.Paths = append(nr.Paths, pathOf(m))
-			if spec.PeerPort == 0 {
+			// Container cluster members reach each other over the
+			// session network, not the line: no path of theirs to measure.
+			if spec.PeerPort == 0 || peersOffLine {
 				continue
 			}
 			if i == 0 {

@@ -84,8 +84,8 @@ func TestNetworkNeedsRoot(t *testing.T) {
 	}
 }
 
-// TestNetworkFlags: emulated profiles take the local backend and refuse
-// the others; the quick suite adds its profile for latency only.
+// TestNetworkFlags: emulated profiles take the local backend by default,
+// the containers backend when asked, and refuse external; the quick suite adds its profile for latency only.
 func TestNetworkFlags(t *testing.T) {
 	o, err := parseRunFlags([]string{"--networks", "loopback,az", "--scenarios", "latency,throughput"}, io.Discard)
 	if err != nil {
@@ -94,8 +94,13 @@ func TestNetworkFlags(t *testing.T) {
 	if o.backend != "local" || len(o.phases) != 2 || len(o.phases[1].scenarios) != 2 {
 		t.Fatalf("backend %q, %d phases", o.backend, len(o.phases))
 	}
-	if _, err := parseRunFlags([]string{"--network", "az", "--backend", "containers"}, io.Discard); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--backend local") {
-		t.Fatalf("containers with a profile: %v, want a usage error naming --backend local", err)
+	if os.Geteuid() == 0 {
+		if o, err := parseRunFlags([]string{"--network", "az", "--backend", "containers"}, io.Discard); err != nil || o.backend != "containers" || len(o.phases) != 1 {
+			t.Fatalf("containers with a profile: %v, backend %q, want it taken", err, o.backend)
+		}
+	}
+	if _, err := parseRunFlags([]string{"--network", "az", "--backend", "external", "--monolock-addr", "127.0.0.1:1"}, io.Discard); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--backend local or containers") {
+		t.Fatalf("external with a profile: %v, want a usage error naming --backend local or containers", err)
 	}
 	if os.Geteuid() != 0 {
 		return // the quick suite adds its profile only as root (and notes why not)

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/backend/local"
 	"github.com/monolock/monolock-bench/bench/network"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"github.com/monolock/monolock-bench/bench/run"
@@ -59,9 +58,9 @@ func planPhases(o *runOptions, plan networkPlan, asked bool) error {
 		switch o.backend {
 		case "":
 			o.backend = "local"
-		case "local":
+		case "local", "containers":
 		default:
-			return fmt.Errorf("%w: emulated network profiles run on --backend local only (each server in a network namespace of its own); --backend %s cannot take them", errUsage, o.backend)
+			return fmt.Errorf("%w: emulated network profiles run on --backend local or containers only (each server in a network namespace of its own); --backend %s cannot take them", errUsage, o.backend)
 		}
 	}
 	for _, p := range plan.profiles {
@@ -75,6 +74,9 @@ func planPhases(o *runOptions, plan networkPlan, asked bool) error {
 // of the first phase to start its servers; a later phase that cannot
 // start is noted and makes runErr.
 func runPhases(ctx context.Context, o *runOptions, res *results.Results, stderr io.Writer, log *slog.Logger) (runErr, fatal error) {
+	if len(o.phases) == 0 { // options built without the network flags: today's path
+		o.phases = []phase{{profile: network.Loopback, scenarios: o.scenarios}}
+	}
 	sweep := len(o.phases) > 1 || !o.phases[0].profile.IsLoopback()
 	var errs []error
 	for i, ph := range o.phases {
@@ -121,10 +123,10 @@ func runPhase(ctx context.Context, o *runOptions, ph phase, res *results.Results
 	if err != nil {
 		return nr, err, nil
 	}
-	var hosts local.Hosts
+	var hosts emulatedHosts
 	if n != nil {
 		defer n.Close()
-		hosts = localHosts(n)
+		hosts = emulatedHosts{local: localHosts(n), containers: containerHosts(n)}
 		log.Info("monolock-bench: emulated network", "profile", ph.profile.String(),
 			"line_own_rtt", n.Calibration().OwnRTT.String())
 	}

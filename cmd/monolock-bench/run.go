@@ -369,7 +369,7 @@ func runSuite(ctx context.Context, o *runOptions, stdout, stderr io.Writer) int 
 
 // deploy starts (or, for external, checks) the servers of the selected
 // contenders on the backend.
-func deploy(ctx context.Context, o *runOptions, hosts local.Hosts, log *slog.Logger) (bench.Deployment, error) {
+func deploy(ctx context.Context, o *runOptions, hosts emulatedHosts, log *slog.Logger) (bench.Deployment, error) {
 	if o.backend == "" {
 		pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		err := engine.Ping(pingCtx)
@@ -394,13 +394,13 @@ func deploy(ctx context.Context, o *runOptions, hosts local.Hosts, log *slog.Log
 	var d bench.Deployment
 	switch o.backend {
 	case "containers":
-		cd, err := containers.Start(ctx, specs)
+		cd, err := containers.StartOn(ctx, specs, hosts.containers)
 		if err != nil {
 			return nil, fmt.Errorf("containers backend: %w", err)
 		}
 		d = cd
 	case "local":
-		ld, err := local.StartOn(ctx, specs, o.bins, hosts)
+		ld, err := local.StartOn(ctx, specs, o.bins, hosts.local)
 		if err != nil {
 			return nil, fmt.Errorf("local backend: %w", err)
 		}

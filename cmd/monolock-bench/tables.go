@@ -25,6 +25,11 @@ import (
 // on; the full suite runs every lock.
 var quickWorkloadContenders = []string{"monolock", "redis"}
 
+// quickChaosFaults are the faults of a quick chaos step (a client pause
+// of the holder): the quick suite's time budget; the full run keeps its
+// schedule.
+const quickChaosFaults = 1
+
 // tableOptions are what the scenario table's rows take from the command
 // line.
 type tableOptions struct {
@@ -54,7 +59,7 @@ func scenarioTable(o tableOptions) []bench.Scenario {
 		scenarios.SafetyConfig{Holder: o.holder}.Scenario(),
 		scenarios.FailoverConfig{}.Scenario(),
 		scenarios.Scale(),
-		scenarios.ChaosConfig{Holder: o.holder, Seed: o.chaosSeed, Duration: o.chaosDuration}.Scenario(),
+		scenarios.ChaosConfig{Holder: o.holder, Seed: o.chaosSeed, Duration: o.chaosDuration, QuickFaults: quickChaosFaults}.Scenario(),
 		scenarios.WorkloadConfig{Workloads: o.workloads, QuickContenders: quickWorkloadContenders, Client: o.client}.Scenario(),
 	}
 }

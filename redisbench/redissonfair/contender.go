@@ -28,6 +28,7 @@ func Contender() bench.Contender {
 		Counters: redissonlock.NewCounters,
 		Claims:   results.OfKind(results.ClaimOther, Claims()),
 		Notes:    Notes(),
+		Caps:     redisbench.WatchdogIdleCaps,
 	}
 }
 

@@ -38,19 +38,30 @@ type Deployment struct {
 	images    []results.Image
 	sysctls   map[string]string // the specs' settings, for Describe
 	engine    string
-	shifted   int // clock-shifted server sets started, for unique names
+	shifted   int  // clock-shifted server sets started, for unique names
+	onHosts   bool // StartOn with hosts: servers on emulated hosts
 	closeOnce sync.Once
 	closeErr  error
 }
 
 // Start builds (or reuses, by content hash) the images the specs need and
 // starts their containers. On error everything started is removed again.
-func Start(ctx context.Context, specs []*bench.ServerSpec) (_ *Deployment, err error) {
+func Start(ctx context.Context, specs []*bench.ServerSpec) (*Deployment, error) {
+	return StartOn(ctx, specs, nil)
+}
+
+// StartOn is Start with every container, once ready, attached to an
+// emulated host that hosts gives it (its own namespace joined to a delay
+// line): the bench reaches each server at its host's address, so every
+// packet between them, SYN included, crosses the line. Cluster members
+// still reach each other by name over the session network. Nil hosts is
+// Start.
+func StartOn(ctx context.Context, specs []*bench.ServerSpec, hosts Hosts) (_ *Deployment, err error) {
 	s, err := engine.NewSession(ctx)
 	if err != nil {
 		return nil, err
 	}
-	d := &Deployment{session: s, servers: map[string][]bench.Server{}, sysctls: map[string]string{}}
+	d := &Deployment{session: s, servers: map[string][]bench.Server{}, sysctls: map[string]string{}, onHosts: hosts != nil}
 	defer func() {
 		if err != nil {
 			d.Close()
@@ -78,10 +89,15 @@ func Start(ctx context.Context, specs []*bench.ServerSpec) (_ *Deployment, err e
 		for i := range ctrs {
 			wg.Go(func() {
 				c, err := s.Start(ctx, containerSpec(spec, i, img, s.Network))
-				if err == nil {
-					ctrs[i] = &server{c: c, opsPort: spec.OpsPort, session: s}
+				if err != nil {
+					errs[i] = err
+					return
 				}
-				errs[i] = err
+				srv := &server{c: c, port: spec.Port, opsPort: spec.OpsPort, session: s}
+				if hosts != nil {
+					errs[i] = srv.attach(ctx, hosts)
+				}
+				ctrs[i] = srv
 			})
 		}
 		wg.Wait()
@@ -175,10 +191,12 @@ func (d *Deployment) Servers(spec string) []bench.Server {
 // server is one container as a bench.Server.
 type server struct {
 	c       *engine.Container
+	port    int
 	opsPort int
 	session *engine.Session
 
 	mu    sync.Mutex
+	host  Host         // the emulated host, nil on the session network alone
 	addrs []netip.Addr // Destinations: the container's own address, then extra ones
 }
 
@@ -212,6 +230,12 @@ func (s *server) FileLimits(ctx context.Context) (bench.FileLimits, error) {
 func (s *server) Destinations(ctx context.Context, n int) ([]netip.Addr, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.host != nil {
+		if n > 1 {
+			return nil, errOneAddress
+		}
+		return []netip.Addr{s.host.IP()}, nil
+	}
 	if len(s.addrs) == 0 {
 		s.addrs = []netip.Addr{s.c.IP}
 	}
@@ -226,15 +250,52 @@ func (s *server) Destinations(ctx context.Context, n int) ([]netip.Addr, error) 
 }
 
 func (s *server) Name() string                      { return s.c.Name }
-func (s *server) Addr() string                      { return s.c.Addr() }
-func (s *server) OpsAddr() string                   { return opsAddr(s.c, s.opsPort) }
 func (s *server) Kill(ctx context.Context) error    { return s.c.Kill(ctx) }
 func (s *server) Stop(ctx context.Context) error    { return s.c.Stop(ctx) }
-func (s *server) Restart(ctx context.Context) error { return s.c.Restart(ctx) }
 func (s *server) Pause(ctx context.Context) error   { return s.c.Pause(ctx) }
 func (s *server) Unpause(ctx context.Context) error { return s.c.Unpause(ctx) }
-func (s *server) Cut(ctx context.Context) error     { return s.c.Cut(ctx) }
-func (s *server) Restore(ctx context.Context) error { return s.c.Restore(ctx) }
+
+// Addr implements bench.Server: the address on the server's emulated
+// host when it has one, else the container's.
+func (s *server) Addr() string {
+	if h := s.onHost(); h != nil {
+		return hostAddr(h, s.port)
+	}
+	return s.c.Addr()
+}
+
+// OpsAddr implements bench.Server, as Addr.
+func (s *server) OpsAddr() string {
+	if h := s.onHost(); h != nil && s.opsPort != 0 {
+		return hostAddr(h, s.opsPort)
+	}
+	return opsAddr(s.c, s.opsPort)
+}
+
+// Restart implements bench.Server; a server on an emulated host keeps its
+// address there.
+func (s *server) Restart(ctx context.Context) error {
+	if h := s.onHost(); h != nil {
+		return s.restartOnHost(ctx, h)
+	}
+	return s.c.Restart(ctx)
+}
+
+// Cut implements bench.Server.
+func (s *server) Cut(ctx context.Context) error {
+	if h := s.onHost(); h != nil {
+		return s.cutOnHost(ctx, h, true)
+	}
+	return s.c.Cut(ctx)
+}
+
+// Restore implements bench.Server.
+func (s *server) Restore(ctx context.Context) error {
+	if h := s.onHost(); h != nil {
+		return s.cutOnHost(ctx, h, false)
+	}
+	return s.c.Restore(ctx)
+}
 
 // CPU implements bench.Server: the container's CPU time from its cgroup.
 // When the engine runs on this host the cgroup files are read directly
@@ -257,6 +318,9 @@ const cgroupSourceNote = "cpuacct.usage / cpu.stat usage_usec of the container, 
 func (d *Deployment) Describe(env *results.Environment) {
 	env.Backend = "containers"
 	env.NetworkPath = d.session.Path + " (network " + d.session.Network + ")"
+	if d.onHosts {
+		env.NetworkPath = "emulated hosts: every server container's own network namespace attached to the delay line, reached through it; cluster members reach each other over the session network " + d.session.Network + " (not delayed)"
+	}
 	env.DockerVersion = d.engine
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -318,7 +382,7 @@ func (d *Deployment) StartClockShifted(ctx context.Context, spec *bench.ServerSp
 			return nil, nil, err
 		}
 		started = append(started, c)
-		out = append(out, shiftedServer{&server{c: c, opsPort: spec.OpsPort}})
+		out = append(out, shiftedServer{&server{c: c, port: spec.Port, opsPort: spec.OpsPort}})
 	}
 	return out, stop, nil
 }

@@ -31,6 +31,7 @@ func WarmContender() bench.Contender {
 		Server:    Server,
 		Settings:  set,
 		Scenarios: notScale,
+		Caps:      VariantCaps,
 		New: func(_ context.Context, addrs []string, lease time.Duration, _ bench.OpenOptions) (bench.Locker, error) {
 			return New(monolock.Config{Address: addrs[0], Spares: WarmSpares}, lease), nil
 		},
@@ -47,6 +48,15 @@ func WarmContender() bench.Contender {
 // where each step costs a whole fault schedule and the variants' safety
 // (heartbeats, the client's pessimism, the token) is the plain client's.
 var notScale = []string{"latency", "throughput", "handover", "fairness", "safety", "failover", "workload"}
+
+// VariantCaps are the variants the client variants do not run, for the
+// suite's time budget: where a claim's dial does not enter the figures,
+// and in quick runs everything but latency, where it does.
+var VariantCaps = []bench.Cap{
+	{Scenario: "safety", Variant: "*", Reason: "who holds the lock is decided by the server and the lease, which are monolock's: how a claim's connection is dialled does not change it"},
+	{Scenario: "workload", Variant: "*", Reason: "a workload's clients keep their Lockers open: the steady state is monolock's (the dial enters latency and failover)"},
+	{Scenario: "[^l]*", Variant: "*", QuickOnly: true, Reason: "quick: the client variants run latency only (the full run measures the rest)"},
+}
 
 // FastOpenServer is the monolock server with TCP Fast Open on its
 // listener: the same binary as Server with -tcp-fastopen, and the
@@ -80,6 +90,7 @@ func FastOpenContender() bench.Contender {
 		Server:    FastOpenServer,
 		Settings:  set,
 		Scenarios: notScale,
+		Caps:      VariantCaps,
 		New: func(_ context.Context, addrs []string, lease time.Duration, _ bench.OpenOptions) (bench.Locker, error) {
 			return New(monolock.Config{Address: addrs[0], TCPFastOpen: true}, lease), nil
 		},

@@ -67,7 +67,18 @@ func Contender() bench.Contender {
 // server with TunedKeepalives, as the comparison page suggests for
 // noticing a dead client within seconds.
 func KeepaliveContender() bench.Contender {
-	return contender("postgres-keepalive", "PostgreSQL advisory lock, tuned keepalives", "#7fa7cf", KeepaliveServer, TunedKeepalives)
+	c := contender("postgres-keepalive", "PostgreSQL advisory lock, tuned keepalives", "#7fa7cf", KeepaliveServer, TunedKeepalives)
+	c.Caps = KeepaliveCaps
+	return c
+}
+
+// KeepaliveCaps are the quick runs' caps of postgres-keepalive, for the
+// quick suite's time budget: its handover and safety steps wait for the
+// server to notice a lost client (~5s each, twice postgres's lease-bound
+// contenders), which the full run measures.
+var KeepaliveCaps = []bench.Cap{
+	{Scenario: "handover", Variant: "*", QuickOnly: true, Reason: "quick: the full run measures how soon tuned keepalives free a lost holder's lock (~5s per step)"},
+	{Scenario: "safety", Variant: "*", QuickOnly: true, Reason: "quick: the full run measures how soon tuned keepalives free a lost holder's lock (~5s per step)"},
 }
 
 // contender is a postgres row on spec. It always fences (Config.Fence):
