@@ -55,7 +55,10 @@ func TestMutualExclusion(t *testing.T) {
 
 func TestRedisWatchdog(t *testing.T) {
 	addr := startRedis(t)
-	const ttl = 300 * time.Millisecond
+	// Renewals every TTL/3, given up at 0.8 × TTL: at 300ms that left a
+	// loaded machine 140ms of slack for a renewal's round trip; 750ms
+	// leaves 350ms.
+	const ttl = 750 * time.Millisecond
 	l, err := NewRedis(Config{Addr: addr, TTL: ttl})
 	if err != nil {
 		t.Fatal(err)

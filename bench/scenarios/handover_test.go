@@ -167,11 +167,20 @@ func TestHandoverWithoutServerCounters(t *testing.T) {
 		{"settle pause", holder.Command{Path: exe, Env: append(os.Environ(), childEnv+"=1")}, false},
 		{"holder cannot start", holder.Command{Path: filepath.Join(t.TempDir(), "no-such-binary")}, true},
 	}
+	// A graceful handover is a release crossing a pipe into the holder
+	// process and two round trips to the server, well below any lease on
+	// an idle machine, but a loaded one (CI's two cores, the race
+	// detector, parallel test binaries) has delayed it by seconds (1.75s
+	// measured at load ~15). The lease is long enough to be an upper bound
+	// such a machine honours and that a handover the lease ended instead
+	// of the release would still break; and the holder keeps its lock
+	// while descheduled (it gives up at 0.8 × lease).
+	const lease = 5 * time.Second
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := HandoverConfig{Holder: tt.cmd, Trials: 2}.Scenario().Variants(false)[0]
 			servers := d.Servers(c.Server.Name)
-			env := &bench.Env{Contender: c, Servers: servers, Addrs: bench.Addrs(servers), Lease: time.Second}
+			env := &bench.Env{Contender: c, Servers: servers, Addrs: bench.Addrs(servers), Lease: lease}
 			raw, err := v.Run(context.Background(), env)
 			if tt.wantErr {
 				if !errors.Is(err, errSetup) {
@@ -186,8 +195,8 @@ func TestHandoverWithoutServerCounters(t *testing.T) {
 				t.Fatalf("counts %v, series %v, errors %v", raw.Counts, raw.Series, raw.Errors)
 			}
 			for _, v := range raw.Series[0].Values {
-				if v >= 500 {
-					t.Errorf("graceful handover %vms, want well below the 1s lease", v)
+				if v >= ms(lease) {
+					t.Errorf("graceful handover %vms, want below the %v lease: the release, not the lease, ends the holder's claim", v, lease)
 				}
 			}
 		})

@@ -61,7 +61,8 @@ type answer = struct {
 }
 
 func TestAdminAgainstContractJSON(t *testing.T) {
-	since := time.Now().Add(-90 * time.Second).UTC().Format(time.RFC3339Nano)
+	sinceT := time.Now().Add(-90 * time.Second)
+	since := sinceT.UTC().Format(time.RFC3339Nano)
 	holder := `{"identity":"spiffe://ci/deployer","remote_addr":"127.0.0.1:5555","since":"` + since + `","lease_ms":2000,"token":42}`
 	waiter := `{"identity":"","remote_addr":"127.0.0.1:5556","queued_at":"` + since + `"}`
 	answers := map[string]answer{
@@ -83,7 +84,7 @@ func TestAdminAgainstContractJSON(t *testing.T) {
 		want    []string // in stdout (success) or stderr (failure)
 	}{
 		{"locks table", []string{"locks"}, 0, "GET /api/locks",
-			[]string{"NAME", "WAITERS", "deploy/prod", "127.0.0.1:5555", "spiffe://ci/deployer", "42", "1m30", "2s", `"odd name\t1"`}},
+			[]string{"NAME", "WAITERS", "deploy/prod", "127.0.0.1:5555", "spiffe://ci/deployer", "42", "2s", `"odd name\t1"`}},
 		{"locks with a glob", []string{"locks", "deploy/*"}, 0, "GET /api/locks?match=deploy%2F%2A", nil},
 		{"show", []string{"show", "deploy/prod"}, 0, "GET /api/locks/deploy%2Fprod",
 			[]string{"lock deploy/prod", "holder", "1", "127.0.0.1:5556", "2", "[::1]:5557", "cn-x"}},
@@ -100,9 +101,14 @@ func TestAdminAgainstContractJSON(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rp.reqs = nil
 			args := append([]string{tt.args[0], "-admin", addr}, tt.args[1:]...)
+			before := time.Now()
 			code, stdout, stderr := invoke(t, nil, args...)
+			after := time.Now()
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tt.code, stderr)
+			}
+			if tt.name == "locks table" {
+				checkAge(t, stdout, "deploy/prod", before.Sub(sinceT), after.Sub(sinceT))
 			}
 			if len(rp.reqs) != 1 || rp.reqs[0] != tt.request {
 				t.Fatalf("requests %q, want %q", rp.reqs, tt.request)
@@ -118,6 +124,28 @@ func TestAdminAgainstContractJSON(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkAge checks the age column (the fifth) of the table row of lock:
+// the holder's age when the command ran, somewhere in [lo, hi] (rounded
+// to 100ms), however long a loaded machine took to get there.
+func checkAge(t *testing.T, table, lock string, lo, hi time.Duration) {
+	t.Helper()
+	for line := range strings.Lines(table) {
+		f := strings.Fields(line)
+		if len(f) < 5 || f[0] != lock {
+			continue
+		}
+		d, err := time.ParseDuration(f[4])
+		if err != nil {
+			t.Fatalf("age %q of %s: %v", f[4], lock, err)
+		}
+		if d < lo.Round(100*time.Millisecond) || d > hi.Round(100*time.Millisecond) {
+			t.Errorf("age %v of %s, want between %v and %v", d, lock, lo, hi)
+		}
+		return
+	}
+	t.Fatalf("no row for %s:\n%s", lock, table)
 }
 
 func TestAdminJSONAndAddress(t *testing.T) {

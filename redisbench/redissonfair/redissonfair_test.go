@@ -2,6 +2,7 @@ package redissonfair
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -144,7 +145,7 @@ func TestLeavesQueueOnCancel(t *testing.T) {
 	}()
 	f.awaitQueue(t, key, 1)
 	wcancel()
-	if err := <-done; err != context.Canceled {
+	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled Acquire = %v, want context.Canceled", err)
 	}
 	f.awaitQueue(t, key, 0)

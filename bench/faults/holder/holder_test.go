@@ -50,7 +50,12 @@ func reaped(t *testing.T, pid int) {
 // freeze) and that Close reaps the child.
 func TestStop(t *testing.T) {
 	srv := monolocktest.NewServer(t)
-	const lease = 500 * time.Millisecond
+	// Long enough that a loaded machine (a release crossing the pipe
+	// into a descheduled child took 1.75s at load ~15) still hands over
+	// within lease/2 after a release or kill, which an expiry could not
+	// (it comes at least 3/4 of a lease after the last heartbeat, sent every lease/4), and
+	// that the child keeps its lock while descheduled before the stop.
+	const lease = 2 * time.Second
 	tests := []struct {
 		name string
 		stop func(*Process) error

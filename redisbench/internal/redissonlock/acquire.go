@@ -44,6 +44,11 @@ func (c *Client) Acquire(ctx context.Context, a Attempt) (time.Time, error) {
 	sub, err := c.pubsub.subscribe(ctx, a.Channel)
 	if err != nil {
 		c.leave(ctx, a)
+		if ctx.Err() != nil {
+			// The SUBSCRIBE (or its connection's dial) failed because
+			// ctx ended: report that, as every other step does.
+			return time.Time{}, ctx.Err()
+		}
 		return time.Time{}, err
 	}
 	defer sub.close()

