@@ -45,7 +45,7 @@ func (f *figures) decisionSection(d *document) {
 		return
 	}
 	d.h2("Which lock for which job")
-	d.p("Picked from this run's figures by the rules in the last column: a lock is supported for a job when every capability the job requires held in every repetition; the supported locks are then ordered by the first deciding figure, and two figures tie (“~”, as benchstat prints it) unless the ranges of their repetitions are apart (or a Mann-Whitney U-test finds the difference significant) and their medians differ by 5% at least; with one repetition only a 2× difference counts. n is the number of repetitions behind a figure. A lock that failed a requirement is named with the requirement it failed, so that the best option of every family is on the page.")
+	d.p("Picked from this run's figures by the rule in the last column: a lock is supported when every capability the job requires held in every repetition, then ordered by the first deciding figure; “~” is a tie (see the glossary), n the repetitions behind a figure. A lock that failed a requirement is named with it, so the best of every family is on the page.")
 	if len(t.rows) > 0 {
 		d.add(t)
 	}
@@ -99,10 +99,10 @@ func (f *figures) useCaseRow(u useCase) ([]cell, bool) {
 			j := f.capability(c, id)
 			switch j.mark {
 			case markNo:
-				s.failed = append(s.failed, fmt.Sprintf("%s (%s)", f.capabilityLabel(id), j.figure))
+				s.failed = append(s.failed, fmt.Sprintf("%s (%s)", shortLabel(f.capabilityLabel(id)), j.figure))
 				measured = true
 			case markNone:
-				s.unknown = append(s.unknown, f.capabilityLabel(id))
+				s.unknown = append(s.unknown, shortLabel(f.capabilityLabel(id)))
 			default:
 				s.passed++
 				measured = true
@@ -151,7 +151,7 @@ func (f *figures) useCaseRow(u useCase) ([]cell, bool) {
 	}
 	var figures []string
 	if first != nil && len(ranked) > 0 {
-		figures = append(figures, fmt.Sprintf("%s: %s.", first.Text, rankText(ranked)))
+		figures = append(figures, fmt.Sprintf("%s: %s.", first.Text, rankText(topOf(ranked))))
 		for _, id := range u.rank[1:] {
 			if line := f.figureLine(id, supports); line != "" {
 				figures = append(figures, line)
@@ -279,4 +279,27 @@ func better(a, b standing) bool {
 		return a.passed > b.passed
 	}
 	return len(a.failed) < len(b.failed)
+}
+
+// decisionShown is how many ranked locks a decision row names; the
+// section's own tables rank them all.
+const decisionShown = 4
+
+// topOf keeps the first decisionShown entries of a ranking, and every
+// entry tied with the last of them.
+func topOf(es []entry) []entry {
+	n := min(decisionShown, len(es))
+	for n < len(es) && es[n].place == es[n-1].place {
+		n++
+	}
+	return es[:n]
+}
+
+// shortLabel is a capability's text without its parenthesised
+// definition, which the capability matrix's legend gives once.
+func shortLabel(text string) string {
+	if i := strings.Index(text, " ("); i > 0 {
+		return text[:i]
+	}
+	return text
 }

@@ -40,7 +40,7 @@ func (f *figures) findings(d *document, s string, claims []Claim) {
 				no = append(no, c+" ("+j.short+")")
 			}
 		}
-		label := f.capabilityLabelIn(info, id)
+		label := shortLabel(f.capabilityLabelIn(info, id))
 		if len(no) > 0 {
 			items = append(items, fmt.Sprintf("✗ %s — not shown by %s.", label, strings.Join(no, ", ")))
 		}

@@ -58,9 +58,12 @@ func Render(r *results.Results) (*Report, error) {
 	f.intro(d)
 	top := len(d.blocks)
 	f.decisionSection(d)
-	f.atAGlance(d)
+	d.details("At a glance: the headline figures side by side", f.atAGlance)
 	f.claimsSection(d, claims)
-	f.guidance(d, claims)
+	// The decision section answers from the same figures; the older
+	// per-metric leaderboards stay in the appendix for the reader who
+	// wants every ranking.
+	d.details("Which lock when: a leaderboard per figure, and the trade-offs the contenders state", func(d *document) { f.guidance(d, claims) })
 	f.claims = claims
 	for _, s := range f.scenarios() {
 		if err := f.scenarioSection(d, s); err != nil {
@@ -70,8 +73,8 @@ func Render(r *results.Results) (*Report, error) {
 	if err := networkSection(d, all); err != nil {
 		return nil, err
 	}
-	f.method(d)
 	f.glossarySection(d)
+	d.details("Method and caveats", f.method)
 	d.withContents(top)
 	rep := &Report{Markdown: d.markdown(), Details: d.detailsMarkdown(), HTML: d.html(), Claims: claims}
 	var collect func([]block)

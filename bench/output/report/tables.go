@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -207,7 +208,7 @@ func (f *figures) ranked(s, variant, metric string, contenders []string, higherI
 	if len(es) > 1 && es[1].place == es[0].place || es[0].failed != "" {
 		best = ""
 	}
-	return rankText(es), best
+	return rankText(topOf(es)) + more(es), best
 }
 
 // metricLabel names a metric for readers: its declared label, or its
@@ -219,4 +220,13 @@ func (f *figures) metricLabel(scenario, metric string) string {
 		}
 	}
 	return metric
+}
+
+// more says how many ranked locks topOf left out of a reading; the
+// section's table in details.md has them all.
+func more(es []entry) string {
+	if n := len(es) - len(topOf(es)); n > 0 {
+		return fmt.Sprintf(", and %d more", n)
+	}
+	return ""
 }
