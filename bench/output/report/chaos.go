@@ -53,49 +53,51 @@ func (f *figures) chaosSection(d *document) error {
 	seedText := "seed " + strings.Join(slicesMap(slices.Sorted(maps.Keys(seeds)), func(s uint64) string { return fmt.Sprint(s) }), ", ")
 	d.p("Every contender ran the same seeded schedule of faults (" + seedText + ") while " + fmt.Sprint(len(runs[0].c.Timeline.Lanes)) +
 		" client processes contended for one lock and, under it, read and wrote a register and incremented a counter in a fenced and an unfenced store. " +
-		"A client fault strikes the client that holds the lock at the fault's start (the scheduled client when none does). " +
-		"Each row rests on one run: its operations are in the history file, and the faults applied to that contender are its trials. " +
-		"valid means no checker found a violation; invalid that one did (the first of each kind is shown below, with the history around it); unknown that a checker could not decide. " +
-		"The register's linearizability checks the store and the recording against the store's model; what a lock gets wrong shows as double holders, stale writes the store accepted, and lost increments. " +
-		"Double holders count beliefs: a holder frozen past its lease believes it holds the lock until it runs again, which no lease-based lock can prevent; whether that harms the resource shows in the stores, where only a token lets the store refuse the late writes. " +
-		"A stale write is one invoked after another client's newer grant; a fenced store still accepts one that reaches it before the new holder's first operation (it has not seen the newer token yet), which costs nothing here: the new holder's fenced read then sees it.")
-
+		"A client fault strikes the client that holds the lock at the fault's start. Each row rests on one run, and the faults applied to that contender are its trials; " +
+		"valid means no checker found a violation. Double holders count beliefs: a holder frozen past its lease believes it holds the lock until it runs again, which no lease-based lock can prevent; only a token lets the store refuse its late writes.")
 	d.h3("Verdicts")
 	d.add(f.chaosVerdicts(runs))
-	d.add(f.chaosStores(runs))
 	d.h3("Faults and violation rates")
-	d.p("Per kind: faults applied with at least one violation attributed to them, of the faults applied (Wilson 95% interval); a kind the contender or its backend cannot do is skipped, with the reason below the table. A violation is attributed to every fault active in its cause window (an overlap: from the earlier grant to the overlap's end; a stale write: from the writer's grant to the write; a lost increment: from the first of the two increments to the second's completion), so overlapping faults share it.")
+	d.p("Per kind: faults with at least one violation attributed to them, of the faults applied (Wilson 95% interval).")
 	d.add(f.chaosFaults(runs))
-	if skips := chaosSkips(runs); len(skips) > 0 {
-		d.add(list{items: skips})
-	}
-	if t, ok := chaosHolderFaults(runs); ok {
-		d.p("Client faults that struck the client holding the lock, and what became of the lock: kept through the fault means no other client was granted it before the fault ended (safe, but every waiter waited); the time to the next grant runs from the fault's start.")
-		d.add(t)
-	}
-	for _, r := range runs {
-		f.chaosViolations(d, r)
-	}
+	d.details("Chaos: the stores, the faults on holders, the first violation of each kind, the histories", func(d *document) {
+		d.p("valid means no checker found a violation; invalid that one did (the first of each kind is shown below, with the history around it); unknown that a checker could not decide. " +
+			"The register's linearizability checks the store and the recording against the store's model; what a lock gets wrong shows as double holders, stale writes the store accepted, and lost increments. " +
+			"A stale write is one invoked after another client's newer grant; a fenced store still accepts one that reaches it before the new holder's first operation (it has not seen the newer token yet), which costs nothing here: the new holder's fenced read then sees it.")
+		d.add(f.chaosStores(runs))
+		d.p("A kind the contender or its backend cannot do is skipped, with the reason. A violation is attributed to every fault active in its cause window (an overlap: from the earlier grant to the overlap's end; a stale write: from the writer's grant to the write; a lost increment: from the first of the two increments to the second's completion), so overlapping faults share it.")
+		if skips := chaosSkips(runs); len(skips) > 0 {
+			d.add(list{items: skips})
+		}
+		if t, ok := chaosHolderFaults(runs); ok {
+			d.p("Client faults that struck the client holding the lock, and what became of the lock: kept through the fault means no other client was granted it before the fault ended (safe, but every waiter waited); the time to the next grant runs from the fault's start.")
+			d.add(t)
+		}
+		for _, r := range runs {
+			f.chaosViolations(d, r)
+		}
+		if items := chaosLinks(runs); len(items) > 0 {
+			d.p("The histories (JSON lines, the README's format) and porcupine's visualisations of registers that were not linearizable:")
+			d.add(links{items: items})
+		}
+		var notes []string
+		for _, r := range runs {
+			for _, n := range r.c.Notes {
+				notes = append(notes, r.contender+": "+n)
+			}
+		}
+		if len(notes) > 0 {
+			d.add(list{items: notes})
+		}
+	})
 	d.h3("Timelines")
+	d.p("One lane per client; light bars are acquires (from the request to the grant or the failure), dark bars holds (to the release), orange holds ended by the lost notice; shaded spans are the faults (labelled by their number and kind; a client fault also outlines its client's lane).")
 	for _, r := range runs {
 		d.add(chart{
 			name:    "chaos-timeline-" + r.contender,
-			caption: r.contender + ": one lane per client; light bars are acquires (from the request to the grant or the failure), dark bars holds (to the release), orange holds ended by the lost notice; shaded spans are the faults (labelled by their number and kind; a client fault also outlines its client's lane).",
+			caption: r.contender + ": the chaos run's timeline.",
 			svg:     f.chaosTimeline(r),
 		})
-	}
-	if items := chaosLinks(runs); len(items) > 0 {
-		d.p("The histories (JSON lines, the README's format) and porcupine's visualisations of registers that were not linearizable:")
-		d.add(links{items: items})
-	}
-	var notes []string
-	for _, r := range runs {
-		for _, n := range r.c.Notes {
-			notes = append(notes, r.contender+": "+n)
-		}
-	}
-	if len(notes) > 0 {
-		d.add(list{items: notes})
 	}
 	return nil
 }

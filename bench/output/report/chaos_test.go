@@ -102,7 +102,8 @@ func TestChaosSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md := string(rep.Markdown)
+	// The section with its appendix: the excerpts, stores and holder faults are in details.md.
+	md := string(rep.Markdown) + string(rep.Details)
 	for _, want := range []string{
 		"## Chaos: random faults, recorded histories, checkers",
 		"seed 24",
@@ -117,7 +118,8 @@ func TestChaosSection(t *testing.T) {
 		`(3 events left out)`,
 		"- [beta: history](histories/beta.jsonl)",
 		"- [beta: unfenced register, porcupine visualisation](histories/beta-unfenced.html)",
-		"![beta: one lane per client",
+		"![beta: the chaos run's timeline.",
+		"One lane per client",
 		"| beta | client-pause | 2 | 1 | 0.600 s | 2.90 s |",
 	} {
 		if !strings.Contains(md, mdEscape(want)) && !strings.Contains(md, want) {

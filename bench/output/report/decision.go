@@ -151,7 +151,7 @@ func (f *figures) useCaseRow(u useCase) ([]cell, bool) {
 	}
 	var figures []string
 	if first != nil && len(ranked) > 0 {
-		figures = append(figures, fmt.Sprintf("%s: %s.", first.Text, rankText(topOf(ranked))))
+		figures = append(figures, fmt.Sprintf("%s: %s.", first.Text, rankText(topOf(ranked))+more(ranked)))
 		for _, id := range u.rank[1:] {
 			if line := f.figureLine(id, supports); line != "" {
 				figures = append(figures, line)
@@ -171,7 +171,7 @@ func (f *figures) useCaseRow(u useCase) ([]cell, bool) {
 	}
 	rule := "ranked by " + f.figureTexts(u.rank)
 	if len(reqs) > 0 {
-		labels := slicesMap(reqs, f.capabilityLabel)
+		labels := slicesMap(reqs, func(id string) string { return shortLabel(f.capabilityLabel(id)) })
 		rule = "requires ✓ on: " + strings.Join(labels, "; ") + "; then " + rule
 	}
 	return []cell{{text: u.title}, {text: supportText}, {text: strings.Join(figures, " ")}, {text: caveat}, {text: rule}}, true
@@ -200,7 +200,8 @@ func (f *figures) figureLine(id string, contenders []string) string {
 	if len(es) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s: %s.", ds[0].Text, rankText(rank(es, f.higherIsBetter(ds[0]))))
+	ranked := rank(es, f.higherIsBetter(ds[0]))
+	return fmt.Sprintf("%s: %s.", ds[0].Text, rankText(topOf(ranked))+more(ranked))
 }
 
 // otherFamilies names, for every family without a lock that qualifies,
@@ -285,11 +286,12 @@ func better(a, b standing) bool {
 // section's own tables rank them all.
 const decisionShown = 4
 
-// topOf keeps the first decisionShown entries of a ranking, and every
-// entry tied with the last of them.
+// topOf keeps the first decisionShown entries of a ranking, and the
+// entries tied with the last of them up to twice as many; more(es) says
+// how many it left out.
 func topOf(es []entry) []entry {
 	n := min(decisionShown, len(es))
-	for n < len(es) && es[n].place == es[n-1].place {
+	for n < min(len(es), 2*decisionShown) && es[n].place == es[n-1].place {
 		n++
 	}
 	return es[:n]

@@ -209,36 +209,38 @@ func (f *figures) workloadSection(d *document) error {
 	set := f.r.Parameters.Scenario[workloadScenario]
 	for _, v := range f.variants(workloadScenario) {
 		d.h3("Workload " + v)
-		if desc := set[v+".description"]; desc != "" {
-			for _, para := range strings.Split(desc, "\n") {
-				if strings.HasPrefix(para, "- ") {
-					continue // the SLOs, in the table below
-				}
-				if para != "SLOs:" {
-					d.p(para)
-				}
-			}
-		}
-		if src := set[v+".source"]; src != "" {
-			d.p("From " + src + "; its full text is in results.json (parameters.scenario.workload." + v + ".file).")
-		}
-		var warnings []string
-		if ws := set[v+".warnings"]; ws != "" {
-			warnings = strings.Split(ws, "\n")
-		}
-		for _, c := range f.scenarioContenders(workloadScenario) {
-			for _, raw := range f.raws(workloadScenario, c, v) {
-				for _, w := range raw.Warnings {
-					if line := c + ": " + w; !slices.Contains(warnings, line) {
-						warnings = append(warnings, line)
+		d.details("Workload "+v+": its description, source and warnings", func(d *document) {
+			if desc := set[v+".description"]; desc != "" {
+				for _, para := range strings.Split(desc, "\n") {
+					if strings.HasPrefix(para, "- ") {
+						continue // the SLOs, in the table below
+					}
+					if para != "SLOs:" {
+						d.p(para)
 					}
 				}
 			}
-		}
-		if len(warnings) > 0 {
-			d.p("Warnings (allowed, but worth saying):")
-			d.add(list{items: warnings})
-		}
+			if src := set[v+".source"]; src != "" {
+				d.p("From " + src + "; its full text is in results.json (parameters.scenario.workload." + v + ".file).")
+			}
+			var warnings []string
+			if ws := set[v+".warnings"]; ws != "" {
+				warnings = strings.Split(ws, "\n")
+			}
+			for _, c := range f.scenarioContenders(workloadScenario) {
+				for _, raw := range f.raws(workloadScenario, c, v) {
+					for _, w := range raw.Warnings {
+						if line := c + ": " + w; !slices.Contains(warnings, line) {
+							warnings = append(warnings, line)
+						}
+					}
+				}
+			}
+			if len(warnings) > 0 {
+				d.p("Warnings (allowed, but worth saying):")
+				d.add(list{items: warnings})
+			}
+		})
 		f.sloTable(d, v)
 		svg, err := f.percentileChart("Acquire latency from the intended start ("+v+")", workloadScenario, v, "acquire_from_intended", "acquire from the intended start (ms, log scale)", "ms")
 		if err != nil {
@@ -248,8 +250,10 @@ func (f *figures) workloadSection(d *document) error {
 			d.add(chart{name: "workload-" + anchor(v), caption: "Acquire latency of " + v + " from each request's intended start (coordinated omission corrected; requests still waiting at the end at their lower bound), the CDF drawn as a percentile plot, all repetitions merged from the HdrHistograms.", svg: svg})
 		}
 		if cut := f.censoredText(v); len(cut) > 0 {
-			d.p("Requests still waiting, or never started, when the run stopped (their latency from the intended start is a lower bound, and so is every percentile that reaches them):")
-			d.add(list{items: cut})
+			d.details("Workload "+v+": requests still waiting at the stop", func(d *document) {
+				d.p("Requests still waiting, or never started, when the run stopped (their latency from the intended start is a lower bound, and so is every percentile that reaches them):")
+				d.add(list{items: cut})
+			})
 		}
 		ranks := f.workloadRanking(v)
 		if line := rankingText(ranks); line != "" {
