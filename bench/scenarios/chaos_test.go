@@ -128,23 +128,28 @@ func TestChaosSoak(t *testing.T) {
 				t.Errorf("faults failed to apply: %+v", h.Failed)
 			}
 
-			// Every client took part: granted and writing.
-			granted := map[string]int{}
+			// Every client took part (asked for the lock), and the lock
+			// changed hands. Which clients were granted depends on where
+			// the faults struck: a client paused, cut off or restarted
+			// away while queued loses its place, and under CI load a
+			// quick run makes only a few grants (9 once), so one client
+			// may go without. FIFO order is the fairness test's to check.
+			asked, granted := map[string]int{}, map[string]int{}
 			for _, op := range h.Ops {
-				if op.Invoke.F == check.Acquire && op.Outcome() == check.OK {
+				if op.Invoke.F != check.Acquire {
+					continue
+				}
+				asked[op.Invoke.Process]++
+				if op.Outcome() == check.OK {
 					granted[op.Invoke.Process]++
 				}
 			}
-			// monolock's queue is FIFO, so every client gets its turn; a
-			// polling lock may starve a client for a short run (redis did,
-			// once in CI-like load): there, contention is what counts.
-			if raw.Contender == "monolock" {
-				for i := range DefaultChaosClients {
-					if name := fmt.Sprintf("c%d", i+1); granted[name] == 0 {
-						t.Errorf("client %s was never granted", name)
-					}
+			for i := range DefaultChaosClients {
+				if name := fmt.Sprintf("c%d", i+1); asked[name] == 0 {
+					t.Errorf("client %s never asked for the lock", name)
 				}
-			} else if len(granted) < 2 {
+			}
+			if len(granted) < 2 {
 				t.Errorf("only %d client(s) granted: %v", len(granted), granted)
 			}
 			if len(c.Timeline.Lanes) != DefaultChaosClients {
