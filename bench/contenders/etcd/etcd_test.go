@@ -157,15 +157,15 @@ func TestLocalCluster(t *testing.T) {
 	}
 	// 60 claims: at least one Txn each; the Txn and the Delete are
 	// proposals. Sessions are reused (4 workers, 4 sessions), so there is
-	// no lease grant and revoke per claim.
+	// no lease grant and revoke per acquisition.
 	if d := after.Attempts - before.Attempts; d < 60 {
-		t.Errorf("%d Txn calls for 60 claims, want at least 60", d)
+		t.Errorf("%d Txn calls for 60 acquisitions, want at least 60", d)
 	}
 	if d := after.Commands - before.Commands; d < 2*60 {
-		t.Errorf("%d commands for 60 claims, want at least 120 (txn, delete)", d)
+		t.Errorf("%d commands for 60 acquisitions, want at least 120 (txn, delete)", d)
 	}
 	if d := after.Proposals - before.Proposals; d < 2*60 || d >= 4*60 {
-		t.Errorf("%d proposals for 60 claims, want at least 120 (txn, delete) and fewer than 240 (a grant and revoke per claim)", d)
+		t.Errorf("%d proposals for 60 acquisitions, want at least 120 (txn, delete) and fewer than 240 (a grant and revoke per acquisition)", d)
 	}
 
 	t.Run("a held lock's renewals count as keep-alives", func(t *testing.T) {
@@ -240,7 +240,7 @@ func TestLocalCluster(t *testing.T) {
 		})
 		select {
 		case <-got:
-			t.Fatal("second claim granted while the first is held")
+			t.Fatal("second acquisition granted while the first is held")
 		case <-time.After(300 * time.Millisecond):
 		}
 		tok1, _ := h1.Token()

@@ -99,7 +99,7 @@ monolock_wait_seconds_count 3
 }
 
 // TestCounters reads a real server's /metrics: a queued waiter shows in
-// Waiting, each claim is one attempt; without an ops address the counters
+// Waiting, each acquisition is one attempt; without an ops address the counters
 // are unavailable.
 func TestCounters(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
