@@ -92,14 +92,21 @@
 //     an answered read raises it to its token; unfenced: last write wins),
 //     bounded in time.
 //   - CheckExclusion: holds (grant's completion to release's invocation or
-//     the lost notice) of different clients that overlap.
+//     the lost notice) of different clients that overlap, each marked as
+//     the earlier holder frozen by a client pause through it (inherent to
+//     any lease: only a fencing token keeps the frozen holder's late writes
+//     out) or running (the lock let a running client believe while another
+//     was granted).
 //   - CheckLostUpdates: acknowledged increments missing from the counter's
 //     final value, and acknowledged increments that wrote the same value.
 //   - CheckStaleWrites: writes a store accepted after a newer grant (a
 //     higher token, or without tokens a later one) had completed.
 //
 // Each violation is attributed to the faults active during its cause
-// window, so rates can be given with faults as trials (Wilson), and the
-// first violation of each kind comes with an excerpt of the history.
+// window that act on a client it involves or on a server (a fault on
+// another client is never blamed; an overlap under a frozen holder is
+// blamed on the pause alone), so rates can be given with faults as trials
+// (Wilson), and the first violation of each kind comes with an excerpt of
+// the history.
 // Check runs them all into a Verdict.
 package check

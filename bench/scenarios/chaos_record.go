@@ -125,10 +125,14 @@ func (s *chaosStep) verdict(h *check.History, v check.Verdict) results.ChaosVerd
 		Valid: string(v.Valid), Operations: v.Operations,
 		Faults: v.Faults.ByKind, Skipped: v.Faults.Skipped, SkipReasons: v.Faults.SkipReasons, Failed: v.Faults.Failed,
 		Exclusion:  chaosCheck(h, v.Exclusion.Valid, v.Exclusion.Findings, ""),
+		Running:    &v.Exclusion.Running,
 		Holds:      v.Exclusion.Holds,
 		OverlapMS:  float64(v.Exclusion.Overlapped) / float64(time.Millisecond),
 		Rate:       chaosRate(v.Rate),
 		RateByKind: chaosRates(v.RateByKind),
+	}
+	if f := v.Exclusion.FirstRunning; f != nil {
+		out.FirstRunning = chaosViolation(h, *f)
 	}
 	for _, st := range v.Stores {
 		cs := results.ChaosStore{

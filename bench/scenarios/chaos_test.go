@@ -178,6 +178,9 @@ func TestChaosSoak(t *testing.T) {
 			if fig["faults"] != float64(len(h.Faults)) || fig["operations"] == 0 {
 				t.Errorf("figures %v", fig)
 			}
+			if r := c.Verdict.Running; r == nil || float64(*r) != fig["double_holders_running"] || *r > c.Verdict.Exclusion.Count {
+				t.Errorf("running double holders %v, figure %v, of %d", r, fig["double_holders_running"], c.Verdict.Exclusion.Count)
+			}
 			_, fencedFigure := fig["stale_writes_fenced"]
 			if c.Tokens != (raw.Contender == "monolock") || fencedFigure != c.Tokens {
 				t.Errorf("tokens %v, fenced figures %v", c.Tokens, fencedFigure)
