@@ -478,6 +478,28 @@ func TestStaleWrites(t *testing.T) {
 		t.Errorf("late grant: %d stale writes, first %+v; want c2's alone", l.Count, l.First)
 	}
 
+	// An increment read before the newer grant and wrote after it (its
+	// client frozen in between) is stale when its write left then; without
+	// the time its write left it is judged at its invocation, and missed.
+	inc := newBuilder()
+	inc.acquire("c1", 1, 2, 1)
+	inc.fault(1, "client-pause", "c1", 4, 30)
+	inc.fault(2, "client-pause", "c3", 4, 30) // another client: not blamed
+	inc.incWrite("c1", StoreUnfenced, 1, 3, 30, 31, OK, 0, true)
+	inc.inc("c1", StoreFenced, 1, 3, 31, OK, 0, true)
+	inc.acquire("c2", 5, 12, 2)
+	inc.inc("c2", StoreUnfenced, 2, 13, 14, OK, 0, true)
+	inc.inc("c2", StoreFenced, 2, 13, 14, OK, 0, true)
+	inc.release("c2", 15, 16)
+	inc.acquire("c3", 17, 0, 0)
+	h2 := inc.history(t)
+	if s := CheckStaleWrites(h2, StoreUnfenced); s.Count != 1 || s.First == nil || s.First.At != 30*ms || !slices.Equal(s.First.Faults, []int64{1}) || !strings.Contains(s.First.What, "its write left") {
+		t.Errorf("increment written late: %d stale writes, first %+v; want one at 30 ms blamed on fault 1", s.Count, s.First)
+	}
+	if s := CheckStaleWrites(h2, StoreFenced); s.Count != 0 {
+		t.Errorf("increment without the time its write left: %d stale writes, want 0 (judged at its invocation)", s.Count)
+	}
+
 	// Only unknown outcomes: the verdict cannot say valid.
 	b2 := newBuilder()
 	b2.acquire("c1", 1, 2, 1)
