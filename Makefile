@@ -49,6 +49,8 @@ bench-network: redis-server postgresql cc
 		--scenarios latency,throughput,handover,fairness --contenders $(NETWORK_CONTENDERS) $(BENCH_ARGS)
 
 ## chaos: the chaos scenario alone; DURATION=30m scales its fault schedule to about that long
+## per contender: the contenders run it one after another (all 8 locks at 30m: about 4 h);
+## pick some with BENCH_ARGS="--contenders monolock,etcd"
 DURATION ?=
 chaos: redis-server postgresql cc
 	$(GO) run ./cmd/monolock-bench run --scenarios chaos $(if $(DURATION),--chaos-duration $(DURATION)) $(BENCH_ARGS)

@@ -81,6 +81,19 @@ func (b *builder) inc(p, store string, token uint64, call, ret Mono, typ Type, r
 	b.op(p, Increment, call, ret, typ, args, r)
 }
 
+// incWrite is inc whose write left at write (recorded as WriteT).
+func (b *builder) incWrite(p, store string, token uint64, call, write, ret Mono, typ Type, read int64, accepted bool) {
+	args := Event{Store: store}
+	if token > 0 {
+		args.Token = Ptr(token)
+	}
+	r := Event{Read: Ptr(read), Wrote: Ptr(read + 1), WriteT: Ptr(write * ms)}
+	if typ == OK {
+		r.Accepted = Ptr(accepted)
+	}
+	b.op(p, Increment, call, ret, typ, args, r)
+}
+
 func (b *builder) final(store string, t Mono, v int64) {
 	b.op(FinalProcess, ReadCounter, t, t, OK, Event{Store: store}, Event{Read: Ptr(v)})
 }

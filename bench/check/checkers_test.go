@@ -323,6 +323,96 @@ func TestExclusion(t *testing.T) {
 	}
 }
 
+// TestExclusionFrozenOrRunning: an overlap whose earlier holder was
+// frozen by a client pause through it (inherent to a lease) is told from
+// one whose earlier holder ran (the lock's failure), and each is blamed
+// on the faults that act on its holders or on a server only.
+func TestExclusionFrozenOrRunning(t *testing.T) {
+	tests := []struct {
+		name    string
+		build   func(b *builder)
+		running int     // of one overlap
+		blamed  []int64 // the faults it is attributed to
+	}{
+		{"frozen through the overlap", func(b *builder) {
+			b.acquire("c1", 1, 2, 1)
+			b.fault(1, "client-pause", "c1", 3, 20)
+			b.acquire("c2", 4, 10, 2)
+			b.lost("c1", 20) // at its resumption
+			b.release("c2", 25, 26)
+		}, 0, []int64{1}},
+		{"resumed and learned within the grace", func(b *builder) {
+			b.acquire("c1", 1, 2, 1)
+			b.fault(1, "client-pause", "c1", 3, 20)
+			b.acquire("c2", 4, 10, 2)
+			b.lost("c1", 21) // 1 ms after SIGCONT: the process first has to run
+			b.release("c2", 25, 26)
+		}, 0, []int64{1}},
+		{"resumed and kept believing", func(b *builder) {
+			b.acquire("c1", 1, 2, 1)
+			b.fault(1, "client-pause", "c1", 3, 12)
+			b.acquire("c2", 4, 10, 2)
+			b.lost("c1", 40) // 28 ms after it runs again
+			b.release("c2", 50, 51)
+		}, 1, []int64{1}},
+		{"two pauses joined", func(b *builder) {
+			b.acquire("c1", 1, 2, 1)
+			b.fault(1, "client-pause", "c1", 3, 12)
+			b.fault(2, "client-pause", "c1", 11, 30)
+			b.acquire("c2", 4, 10, 2)
+			b.lost("c1", 30)
+			b.release("c2", 50, 51)
+		}, 0, []int64{1, 2}},
+		{"granted before the pause began", func(b *builder) {
+			b.acquire("c1", 1, 2, 1)
+			b.acquire("c2", 3, 5, 2) // while c1 ran: the lock's failure
+			b.fault(1, "client-pause", "c1", 6, 20)
+			b.lost("c1", 20)
+			b.release("c2", 25, 26)
+		}, 1, nil}, // the pause came after the grant: not its cause
+		{"host loss: the holder runs", func(b *builder) {
+			b.acquire("c1", 1, 2, 1)
+			b.fault(1, "client-host-loss", "c1", 3, 30)
+			b.acquire("c2", 4, 10, 2)
+			b.lost("c1", 15)
+			b.release("c2", 25, 26)
+		}, 1, []int64{1}},
+		{"faults elsewhere are not blamed", func(b *builder) {
+			b.fault(1, "client-host-loss", "c2", 1, 3) // on the later holder, before it asked
+			b.acquire("c1", 4, 5, 1)
+			b.fault(2, "client-partition", "c3", 6, 30)  // on a third client
+			b.fault(3, "server-pause", "srv-1", 6, 8)    // on a server while c1 holds
+			b.fault(4, "client-partition", "c2", 7, 9)   // on the later holder while it waits
+			b.fault(5, "server-kill", "srv-1", 12, 14)   // after the later grant
+			b.fault(6, "server-pause", "srv-1", 1, 4)    // before c1's grant
+			b.fault(7, "client-host-loss", "c1", 11, 20) // on c1 after the later grant
+			b.acquire("c2", 6, 10, 2)
+			b.acquire("c3", 31, 0, 0)
+			b.lost("c1", 15)
+			b.release("c2", 25, 26)
+		}, 1, []int64{3, 4}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBuilder()
+			tt.build(b)
+			x := CheckExclusion(b.history(t))
+			if x.Count != 1 || x.Running != tt.running || x.Overlaps[0].FirstPaused != (tt.running == 0) {
+				t.Fatalf("%d overlaps, %d running, %+v; want 1, %d", x.Count, x.Running, x.Overlaps, tt.running)
+			}
+			if got := x.First.Faults; !slices.Equal(got, tt.blamed) {
+				t.Errorf("blamed %v, want %v", got, tt.blamed)
+			}
+			if (x.FirstRunning != nil) != (tt.running > 0) {
+				t.Errorf("first running violation %+v with %d running", x.FirstRunning, x.Running)
+			}
+			if len(tt.blamed) == 0 && x.Unattributed != 1 {
+				t.Errorf("unattributed %d, want 1", x.Unattributed)
+			}
+		})
+	}
+}
+
 func TestStaleWrites(t *testing.T) {
 	// c1 holds token 1 and is paused past its lease; c2 is granted token 2
 	// and writes; c1 resumes and writes with its old token, to both
@@ -386,6 +476,28 @@ func TestStaleWrites(t *testing.T) {
 	late.release("c3", 27, 28)
 	if l := CheckStaleWrites(late.history(t), StoreUnfenced); l.Count != 1 || l.First == nil || !strings.Contains(l.First.What, "c2's write") {
 		t.Errorf("late grant: %d stale writes, first %+v; want c2's alone", l.Count, l.First)
+	}
+
+	// An increment read before the newer grant and wrote after it (its
+	// client frozen in between) is stale when its write left then; without
+	// the time its write left it is judged at its invocation, and missed.
+	inc := newBuilder()
+	inc.acquire("c1", 1, 2, 1)
+	inc.fault(1, "client-pause", "c1", 4, 30)
+	inc.fault(2, "client-pause", "c3", 4, 30) // another client: not blamed
+	inc.incWrite("c1", StoreUnfenced, 1, 3, 30, 31, OK, 0, true)
+	inc.inc("c1", StoreFenced, 1, 3, 31, OK, 0, true)
+	inc.acquire("c2", 5, 12, 2)
+	inc.inc("c2", StoreUnfenced, 2, 13, 14, OK, 0, true)
+	inc.inc("c2", StoreFenced, 2, 13, 14, OK, 0, true)
+	inc.release("c2", 15, 16)
+	inc.acquire("c3", 17, 0, 0)
+	h2 := inc.history(t)
+	if s := CheckStaleWrites(h2, StoreUnfenced); s.Count != 1 || s.First == nil || s.First.At != 30*ms || !slices.Equal(s.First.Faults, []int64{1}) || !strings.Contains(s.First.What, "its write left") {
+		t.Errorf("increment written late: %d stale writes, first %+v; want one at 30 ms blamed on fault 1", s.Count, s.First)
+	}
+	if s := CheckStaleWrites(h2, StoreFenced); s.Count != 0 {
+		t.Errorf("increment without the time its write left: %d stale writes, want 0 (judged at its invocation)", s.Count)
 	}
 
 	// Only unknown outcomes: the verdict cannot say valid.
@@ -549,7 +661,7 @@ func TestCheck(t *testing.T) {
 		got[fg.Metric] = fg.Value
 	}
 	want := map[string]float64{
-		"faults": 2, "operations": 12, "double_holders": 1, "double_holder_ms": 5,
+		"faults": 2, "operations": 12, "double_holders": 1, "double_holders_running": 0, "double_holder_ms": 5,
 		"stale_writes_fenced": 0, "stale_writes_unfenced": 1, "lost_updates": 1, "lost_updates_unfenced": 1,
 		"linearizable_fenced": 1, "linearizable_unfenced": 1, "violation_rate_hi": Wilson(1, 2).Hi,
 	}

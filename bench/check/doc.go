@@ -39,6 +39,9 @@
 //	                  read; read-counter ok: the value read
 //	wrote     int64   increment ok (and info when known): the value written,
 //	                  read + 1
+//	write_t   int64   increment ok (and info when it was sent): when the
+//	                  write left (CLOCK_MONOTONIC ns), after the read and a
+//	                  wait; absent in histories recorded before it existed
 //	error     string  fail, info: why; fault-failed, skip: why
 //	fault     object  fault events: {"kind", "target", "direction",
 //	                  "step_ns"}: kind client-pause | client-host-loss |
@@ -79,7 +82,7 @@
 //	{"t":1900,"process":"c1","type":"invoke","f":"write","id":2,"store":"fenced","token":7,"value":"c1-2"}
 //	{"t":2100,"process":"c1","type":"ok","f":"write","id":2,"store":"fenced","accepted":true}
 //	{"t":2200,"process":"c1","type":"invoke","f":"increment","id":3,"store":"unfenced","token":7}
-//	{"t":2600,"process":"c1","type":"ok","f":"increment","id":3,"store":"unfenced","accepted":true,"read":4,"wrote":5}
+//	{"t":2600,"process":"c1","type":"ok","f":"increment","id":3,"store":"unfenced","accepted":true,"read":4,"wrote":5,"write_t":2450}
 //	{"t":2700,"process":"nemesis","type":"start","f":"fault","id":1,"fault":{"kind":"client-pause","target":"c1"}}
 //	{"t":6900,"process":"nemesis","type":"end","f":"fault","id":1,"fault":{"kind":"client-pause","target":"c1"}}
 //	{"t":7000,"process":"c1","type":"notice","f":"lost","id":0}
@@ -92,14 +95,22 @@
 //     an answered read raises it to its token; unfenced: last write wins),
 //     bounded in time.
 //   - CheckExclusion: holds (grant's completion to release's invocation or
-//     the lost notice) of different clients that overlap.
+//     the lost notice) of different clients that overlap, each marked as
+//     the earlier holder frozen by a client pause through it (inherent to
+//     any lease: only a fencing token keeps the frozen holder's late writes
+//     out) or running (the lock let a running client believe while another
+//     was granted).
 //   - CheckLostUpdates: acknowledged increments missing from the counter's
 //     final value, and acknowledged increments that wrote the same value.
 //   - CheckStaleWrites: writes a store accepted after a newer grant (a
-//     higher token, or without tokens a later one) had completed.
+//     higher token, or without tokens a later one) had completed when the
+//     write left (an increment's write_t, else the invocation).
 //
 // Each violation is attributed to the faults active during its cause
-// window, so rates can be given with faults as trials (Wilson), and the
-// first violation of each kind comes with an excerpt of the history.
+// window that act on a client it involves or on a server (a fault on
+// another client is never blamed; an overlap under a frozen holder is
+// blamed on the pause alone), so rates can be given with faults as trials
+// (Wilson), and the first violation of each kind comes with an excerpt of
+// the history.
 // Check runs them all into a Verdict.
 package check

@@ -113,6 +113,11 @@ type Event struct {
 	// (Increment; Read also ReadCounter OK).
 	Read  *int64 `json:"read,omitempty"`
 	Wrote *int64 `json:"wrote,omitempty"`
+	// WriteT is when an Increment's write left (OK, and Info when it was
+	// sent), after its read and a wait: the time its staleness is judged
+	// at. Absent in histories recorded before it existed, and when the
+	// write was never sent.
+	WriteT *Mono `json:"write_t,omitempty"`
 	// Error says why an operation failed or is unknown, why a fault could
 	// not be applied or was skipped.
 	Error string `json:"error,omitempty"`
@@ -187,6 +192,8 @@ func (e Event) validate() error {
 		return bad("read-counter ok without read")
 	case e.Type == OK && e.F == Increment && (e.Read == nil || e.Wrote == nil):
 		return bad("increment ok without read and wrote")
+	case e.WriteT != nil && (e.F != Increment || e.Type != OK && e.Type != Info):
+		return bad("write_t on %s %s, want an increment's ok or info", e.F, e.Type)
 	}
 	return nil
 }

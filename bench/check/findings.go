@@ -1,6 +1,9 @@
 package check
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // excerptRadius is how many events an excerpt shows on each side of an
 // event of the violation.
@@ -46,33 +49,55 @@ type Findings struct {
 
 func newFindings() Findings { return Findings{ByFault: map[int64]int{}, ByKind: map[string]int{}} }
 
-// add counts a violation that showed at at, caused within [from, to], made
-// of the events at the indexes events (-1 for none).
-func (f *Findings) add(h *History, at, from, to Mono, what string, events ...int) {
+// add counts a violation that showed at at, attributed to the faults
+// blamed, made of the events at the indexes events (-1 for none), and
+// returns it.
+func (f *Findings) add(h *History, at Mono, blamed []int64, what string, events ...int) Violation {
 	f.Count++
-	ids := faultsDuring(h, from, to)
 	kinds := map[string]bool{}
-	for _, id := range ids {
+	for _, id := range blamed {
 		f.ByFault[id]++
 		kinds[h.fault(id).Fault.Kind] = true
 	}
 	for k := range kinds {
 		f.ByKind[k]++
 	}
-	if len(ids) == 0 {
+	if len(blamed) == 0 {
 		f.Unattributed++
 	}
+	v := Violation{At: at, What: what, Faults: blamed, Excerpt: excerpt(h, events...)}
 	if f.First == nil || at < f.First.At {
-		f.First = &Violation{At: at, What: what, Faults: ids, Excerpt: excerpt(h, events...)}
+		f.First = &v
 	}
+	return v
 }
 
-// faultsDuring returns the ids of the applied faults active at some time
-// in [from, to].
-func faultsDuring(h *History, from, to Mono) []int64 {
+// cause is a violation's cause window: a fault on a server (a fault not
+// of a client kind whose target is no client process of the history: a
+// server, its clock) is blamed when it was active at some time in [from,
+// to]; a fault on a client only when the client is one of clients, active
+// at some time from the client's own start there to to. A fault on
+// another client leaves the clients involved and the servers they share
+// alone.
+type cause struct {
+	from, to Mono
+	clients  map[string]Mono
+}
+
+// faultsBlamed returns the ids of the applied faults c blames.
+func faultsBlamed(h *History, c cause) []int64 {
+	processes := h.processes()
 	var ids []int64
 	for _, f := range h.Faults {
-		if f.From <= to && f.To >= from {
+		from := c.from
+		if strings.HasPrefix(f.Fault.Kind, "client-") || slices.Contains(processes, f.Fault.Target) {
+			start, involved := c.clients[f.Fault.Target]
+			if !involved {
+				continue
+			}
+			from = start
+		}
+		if f.From <= c.to && f.To >= from {
 			ids = append(ids, f.ID)
 		}
 	}

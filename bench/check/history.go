@@ -122,6 +122,8 @@ func NewHistory(events []Event) (*History, error) {
 				return nil, fmt.Errorf("%w: %s id %d completed twice", ErrBadEvent, e.Process, e.ID)
 			case h.Ops[j].Invoke.F != e.F:
 				return nil, fmt.Errorf("%w: %s id %d invoked as %s, completed as %s", ErrBadEvent, e.Process, e.ID, h.Ops[j].Invoke.F, e.F)
+			case e.WriteT != nil && (*e.WriteT < h.Ops[j].Invoke.T || *e.WriteT > e.T):
+				return nil, fmt.Errorf("%w: %s id %d: write_t %d outside its invocation and completion", ErrBadEvent, e.Process, e.ID, *e.WriteT)
 			}
 			done := e
 			h.Ops[j].Done, h.Ops[j].DoneIndex = &done, i

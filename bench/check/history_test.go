@@ -184,6 +184,10 @@ func TestBadHistories(t *testing.T) {
 {"t":2,"process":"nemesis","type":"end","f":"fault","id":1,"fault":{"kind":"server-kill"}}
 {"t":3,"process":"nemesis","type":"end","f":"fault","id":1,"fault":{"kind":"server-kill"}}`, "twice"},
 		{"not json", `{"t":1,`, "line 1"},
+		{"write_t on a write", `{"t":1,"process":"c1","type":"invoke","f":"write","id":1,"store":"fenced","value":"x"}
+{"t":3,"process":"c1","type":"ok","f":"write","id":1,"accepted":true,"write_t":2}`, "want an increment"},
+		{"write_t after the completion", `{"t":1,"process":"c1","type":"invoke","f":"increment","id":1,"store":"fenced"}
+{"t":3,"process":"c1","type":"ok","f":"increment","id":1,"accepted":true,"read":0,"wrote":1,"write_t":4}`, "outside its invocation"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

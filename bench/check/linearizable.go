@@ -222,7 +222,7 @@ func CheckLinearizable(h *History, store string, o LinearizabilityOptions) Linea
 		l.First = &Violation{
 			At:      op.Invoke.T,
 			What:    fmt.Sprintf("no linearization of store %s's register includes %s", store, model.DescribeOperation(ops[i].Input, ops[i].Output)),
-			Faults:  faultsDuring(h, op.Invoke.T, Mono(min(ops[i].Return, int64(h.End())))),
+			Faults:  faultsBlamed(h, cause{from: op.Invoke.T, to: Mono(min(ops[i].Return, int64(h.End()))), clients: map[string]Mono{op.Invoke.Process: op.Invoke.T}}),
 			Excerpt: excerpt(h, op.Index, op.DoneIndex),
 		}
 	}

@@ -28,7 +28,8 @@ type LostUpdates struct {
 	// Findings counts the duplicate increments: acknowledged increments
 	// that wrote a value an earlier acknowledged increment had written (a
 	// serial run writes 1, 2, 3, … once each), each attributed to the
-	// faults active from the first one's invocation to its own completion.
+	// faults on either incrementing client or on a server active from the
+	// first one's invocation to its own completion.
 	// When only the final value shows a loss, First is the final read.
 	Findings
 }
@@ -68,7 +69,9 @@ func CheckLostUpdates(h *History, store string) LostUpdates {
 		}
 		what := fmt.Sprintf("%s's acknowledged increment wrote %d, which %s's acknowledged increment had already written: one of them is lost",
 			op.Invoke.Process, w, first.Invoke.Process)
-		l.add(h, op.Done.T, min(first.Invoke.T, op.Invoke.T), op.Done.T, what, first.Index, first.DoneIndex, op.Index, op.DoneIndex)
+		from := min(first.Invoke.T, op.Invoke.T)
+		blamed := faultsBlamed(h, cause{from: from, to: op.Done.T, clients: map[string]Mono{first.Invoke.Process: from, op.Invoke.Process: from}})
+		l.add(h, op.Done.T, blamed, what, first.Index, first.DoneIndex, op.Index, op.DoneIndex)
 	}
 	l.Lost = l.Count
 	if final < 0 {

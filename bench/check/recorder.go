@@ -127,19 +127,19 @@ func (c *Client) Invoke(f Func, args Event) *Invocation {
 func (i *Invocation) ID() int64 { return i.id }
 
 // OK records the completion with its results (Token for Acquire; Value
-// for Read; Accepted for Write; Read, Wrote and Accepted for Increment;
-// Read for ReadCounter).
+// for Read; Accepted for Write; Read, Wrote, Accepted and WriteT for
+// Increment; Read for ReadCounter).
 func (i *Invocation) OK(result Event) {
-	i.complete(Event{Type: OK, Token: result.Token, Value: result.Value, Accepted: result.Accepted, Read: result.Read, Wrote: result.Wrote})
+	i.complete(Event{Type: OK, Token: result.Token, Value: result.Value, Accepted: result.Accepted, Read: result.Read, Wrote: result.Wrote, WriteT: result.WriteT})
 }
 
 // Fail records that the operation certainly had no effect, and why.
 func (i *Invocation) Fail(err error) { i.complete(Event{Type: Fail, Error: errorText(err)}) }
 
 // Info records that the operation's outcome is unknown, and why; partial
-// results (an Increment's Read and Wrote) may be given in partial.
+// results (an Increment's Read, Wrote and WriteT) may be given in partial.
 func (i *Invocation) Info(err error, partial Event) {
-	i.complete(Event{Type: Info, Error: errorText(err), Read: partial.Read, Wrote: partial.Wrote})
+	i.complete(Event{Type: Info, Error: errorText(err), Read: partial.Read, Wrote: partial.Wrote, WriteT: partial.WriteT})
 }
 
 func (i *Invocation) complete(e Event) {

@@ -1,6 +1,9 @@
 package check
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // StaleWrites is the stale-write checker's verdict for one store.
 type StaleWrites struct {
@@ -28,18 +31,24 @@ type StaleWrites struct {
 }
 
 // CheckStaleWrites finds the writes to store (Write and Increment) that
-// were stale: a write by client C, invoked at t under C's hold H (C's
-// latest grant before t, not released before t; a lost notice before t
+// were stale: a write by client C under C's hold H (C's latest grant
+// before the invocation, not released before it; a lost notice before it
 // does not end it here, see AfterLost), is stale when another client's
-// newer grant completed before t (a newer grant existed when C wrote).
-// When both grants carry tokens, newer means a higher token: a grant
-// delivered late (a waiter frozen while it was promoted learns of its
-// grant, long expired, after the next holder's) is older than it looks by
-// its completion, and its writes are the stale ones. Without tokens, newer
-// means completed after H's grant. An Increment counts with its
-// invocation time (its write leaves later, so staleness is undercounted).
+// newer grant had completed when the write left (a newer grant existed
+// when C wrote). A Write leaves at its invocation; an Increment's write
+// leaves after its read and a wait, at its WriteT: a client frozen in
+// between writes late. An Increment without WriteT (histories recorded
+// before it existed, or a write never sent) is judged at its invocation,
+// which misses exactly that case: such a history can show a lost
+// increment while no stale write. When both grants carry tokens, newer
+// means a higher token: a grant delivered late (a waiter frozen while it
+// was promoted learns of its grant, long expired, after the next
+// holder's) is older than it looks by its completion, and its writes are
+// the stale ones. Without tokens, newer means completed after H's grant.
 // A stale write the store accepted is a violation, attributed to the
-// faults active from H's grant to t. Valid when the store accepted none;
+// faults active up to the write on a server (from H's grant), on the
+// writer (from the invocation of the acquire that granted H) or on the
+// newer grant's holder (from its own acquire's invocation). Valid when the store accepted none;
 // unknown when none was accepted but some outcomes are unknown.
 func CheckStaleWrites(h *History, store string) StaleWrites {
 	holds := Holds(h)
@@ -59,18 +68,23 @@ func CheckStaleWrites(h *History, store string) StaleWrites {
 			s.Ungranted++
 			continue
 		}
-		newer, ok := newerGrant(holds, own, in.T)
+		t := writeTime(op)
+		newer, ok := newerGrant(holds, own, t)
 		if !ok {
 			continue
 		}
-		if in.T > own.To {
+		if t > own.To {
 			s.AfterLost++
 		}
 		switch {
 		case op.Accepted():
 			what := fmt.Sprintf("store %s accepted %s's %s%s although %s had been granted the lock%s since %s's grant",
 				store, in.Process, in.F, tokenText(in.Token), newer.Process, tokenText(newer.Token), in.Process)
-			s.add(h, in.T, own.From, in.T, what, own.fromIdx, newer.fromIdx, op.Index, op.DoneIndex)
+			if t != in.T {
+				what += fmt.Sprintf(" (its write left %v after the invocation)", time.Duration(t-in.T))
+			}
+			blamed := faultsBlamed(h, cause{from: own.From, to: t, clients: map[string]Mono{in.Process: own.asked, newer.Process: newer.asked}})
+			s.add(h, t, blamed, what, own.fromIdx, newer.fromIdx, op.Index, op.DoneIndex)
 		case op.Outcome() == OK:
 			s.Rejected++
 		case op.Outcome() == Info:
@@ -86,6 +100,15 @@ func CheckStaleWrites(h *History, store string) StaleWrites {
 		s.Valid = Valid
 	}
 	return s
+}
+
+// writeTime is when op's write left: an Increment's WriteT when recorded,
+// else the invocation.
+func writeTime(op Operation) Mono {
+	if op.Done != nil && op.Done.WriteT != nil {
+		return *op.Done.WriteT
+	}
+	return op.Invoke.T
 }
 
 // holdAt returns the hold among holds (one process's, by From) that a

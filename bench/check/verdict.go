@@ -205,7 +205,9 @@ type Figure struct {
 }
 
 // Figures returns the verdict's figures: faults, operations,
-// double_holders (count), double_holder_ms (ms, the time two or more
+// double_holders (count: every overlapping pair of holds),
+// double_holders_running (count: those whose earlier holder was not
+// frozen through the overlap), double_holder_ms (ms, the time two or more
 // clients believed they held the lock), lost_updates (count, all stores),
 // violation_rate_hi (ratio: the Wilson 95% upper bound of Rate), and per
 // store S: stale_writes_S, lost_updates_S (count), linearizable_S (1 =
@@ -216,6 +218,7 @@ func (v Verdict) Figures() (figures []Figure, notes []string) {
 	count("faults", v.Faults.Applied)
 	count("operations", v.Operations)
 	count("double_holders", v.Exclusion.Count)
+	count("double_holders_running", v.Exclusion.Running)
 	figures = append(figures, Figure{"double_holder_ms", "ms", float64(v.Exclusion.Overlapped) / float64(time.Millisecond)})
 	lost := 0
 	for _, s := range v.Stores {

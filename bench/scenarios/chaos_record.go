@@ -84,10 +84,15 @@ func (s *chaosStep) record(h *check.History, sched nemesis.Schedule, outcomes []
 			kept++
 		}
 	}
+	noHandover := 0.0
+	if kept == len(c.Verdict.HolderFaults) {
+		noHandover = 1
+	}
 	raw.Metrics = append(raw.Metrics,
 		results.Metric{Name: "grant_gap_max", Unit: "ms", Value: c.Verdict.GrantGapMaxMS},
 		results.Metric{Name: "faults_on_holder", Unit: "count", Value: float64(len(c.Verdict.HolderFaults))},
-		results.Metric{Name: "lock_kept_through_fault", Unit: "count", Value: float64(kept)})
+		results.Metric{Name: "lock_kept_through_fault", Unit: "count", Value: float64(kept)},
+		results.Metric{Name: "no_handover_during_holder_fault", Unit: "bool", Value: noHandover})
 	raw.Counts = map[string]int64{
 		"faults_scheduled": int64(len(sched.Faults)),
 		"faults_skipped":   int64(len(h.Skipped)),
@@ -125,10 +130,14 @@ func (s *chaosStep) verdict(h *check.History, v check.Verdict) results.ChaosVerd
 		Valid: string(v.Valid), Operations: v.Operations,
 		Faults: v.Faults.ByKind, Skipped: v.Faults.Skipped, SkipReasons: v.Faults.SkipReasons, Failed: v.Faults.Failed,
 		Exclusion:  chaosCheck(h, v.Exclusion.Valid, v.Exclusion.Findings, ""),
+		Running:    &v.Exclusion.Running,
 		Holds:      v.Exclusion.Holds,
 		OverlapMS:  float64(v.Exclusion.Overlapped) / float64(time.Millisecond),
 		Rate:       chaosRate(v.Rate),
 		RateByKind: chaosRates(v.RateByKind),
+	}
+	if f := v.Exclusion.FirstRunning; f != nil {
+		out.FirstRunning = chaosViolation(h, *f)
 	}
 	for _, st := range v.Stores {
 		cs := results.ChaosStore{

@@ -178,6 +178,12 @@ func TestChaosSoak(t *testing.T) {
 			if fig["faults"] != float64(len(h.Faults)) || fig["operations"] == 0 {
 				t.Errorf("figures %v", fig)
 			}
+			if kept := fig["lock_kept_through_fault"] == fig["faults_on_holder"]; fig["no_handover_during_holder_fault"] != map[bool]float64{true: 1}[kept] {
+				t.Errorf("no handover %v with %v of %v holder faults kept", fig["no_handover_during_holder_fault"], fig["lock_kept_through_fault"], fig["faults_on_holder"])
+			}
+			if r := c.Verdict.Running; r == nil || float64(*r) != fig["double_holders_running"] || *r > c.Verdict.Exclusion.Count {
+				t.Errorf("running double holders %v, figure %v, of %d", r, fig["double_holders_running"], c.Verdict.Exclusion.Count)
+			}
 			_, fencedFigure := fig["stale_writes_fenced"]
 			if c.Tokens != (raw.Contender == "monolock") || fencedFigure != c.Tokens {
 				t.Errorf("tokens %v, fenced figures %v", c.Tokens, fencedFigure)

@@ -129,7 +129,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		out           = fs.String("out", "", "output directory; default reports/<run-id>")
 		lease         = fs.Duration("lease", defaultLease, "lease = TTL of every contender")
 		chaosSeed     = fs.Uint64("chaos-seed", 0, "seed of the chaos scenario's fault schedule, the same for every contender; default 0: a random one (recorded in results.json)")
-		chaosDuration = fs.Duration("chaos-duration", 0, "chaos: scale the fault counts so that the schedule spans about this long (e.g. 30m); default the full (or --quick) counts")
+		chaosDuration = fs.Duration("chaos-duration", 0, "chaos: scale the fault counts so that the schedule spans about this long (e.g. 30m) per contender (the contenders run it one after another); default the full (or --quick) counts")
 		networkOne    = fs.String("network", "", "network profile of every server: loopback (default: no emulation), rack, az, az-lossy, region, or rtt=…[,jitter=…][,loss=…%][,rate=…]; per-server overrides follow (az,redlock-2=region,redlock-3=region); needs root and the local backend")
 		networkList   = fs.String("networks", "", "a sweep: the scenarios run once per profile into one run (loopback,rack,az,region), overrides as with --network")
 	)

@@ -297,16 +297,19 @@ func (c *chaosClient) increment(ctx context.Context, store string, sc *guardedst
 		}
 	}
 	_ = bench.Sleep(ctx, gap)
+	// The write leaves now, not at the invocation: a client frozen since
+	// its read writes late, and the stale-write checker judges it then.
+	sent := check.Now()
 	e, err := c.write(ctx, sc, "/counter", tok, strconv.FormatInt(n+1, 10))
 	if err != nil {
 		if errors.Is(err, guardedstore.ErrRefused) {
 			inv.Fail(err)
 		} else {
-			inv.Info(err, check.Event{Read: check.Ptr(n), Wrote: check.Ptr(n + 1)})
+			inv.Info(err, check.Event{Read: check.Ptr(n), Wrote: check.Ptr(n + 1), WriteT: &sent})
 		}
 		return
 	}
-	inv.OK(check.Event{Read: check.Ptr(n), Wrote: check.Ptr(n + 1), Accepted: check.Ptr(e.Accepted)})
+	inv.OK(check.Event{Read: check.Ptr(n), Wrote: check.Ptr(n + 1), Accepted: check.Ptr(e.Accepted), WriteT: &sent})
 }
 
 func (c *chaosClient) read(ctx context.Context, sc *guardedstore.Client, name string, tok *uint64) (guardedstore.ReadResult, error) {

@@ -96,6 +96,7 @@ func TestChaosClients(t *testing.T) {
 	}
 	granted := map[string]int{}
 	writes := map[string]int{}
+	increments := 0
 	lastLifecycle := map[string]check.Event{} // the latest acquire ok or release invoke
 	for _, e := range h.Events {
 		switch {
@@ -109,6 +110,11 @@ func TestChaosClients(t *testing.T) {
 			lastLifecycle[e.Process] = e
 		case e.F == check.Write && e.Type == check.Invoke:
 			writes[e.Store]++
+		case e.F == check.Increment && e.Type == check.OK:
+			increments++
+			if e.WriteT == nil {
+				t.Errorf("%s's increment id %d completed without the time its write left", e.Process, e.ID)
+			}
 		case e.Type == check.Notice:
 			if last := lastLifecycle[e.Process]; last.F != check.Acquire {
 				t.Errorf("%s's lost notice at %d after its release invoke, not under a grant", e.Process, e.T)
@@ -134,8 +140,8 @@ func TestChaosClients(t *testing.T) {
 			t.Errorf("%s said %d lines for %d grants", name, len(lines), granted[name])
 		}
 	}
-	if writes[check.StoreFenced] == 0 || writes[check.StoreUnfenced] == 0 {
-		t.Errorf("register writes per store: %v, want some on both", writes)
+	if writes[check.StoreFenced] == 0 || writes[check.StoreUnfenced] == 0 || increments == 0 {
+		t.Errorf("register writes per store: %v, increments completed: %d; want some of each", writes, increments)
 	}
 	// Every client's last operation was completed: it released and
 	// exited on EOF.

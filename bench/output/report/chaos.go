@@ -54,18 +54,18 @@ func (f *figures) chaosSection(d *document) error {
 	d.p("Every contender ran the same seeded schedule of faults (" + seedText + ") while " + fmt.Sprint(len(runs[0].c.Timeline.Lanes)) +
 		" client processes contended for one lock and, under it, read and wrote a register and incremented a counter in a fenced and an unfenced store. " +
 		"A client fault strikes the client that holds the lock at the fault's start. Each row rests on one run, and the faults applied to that contender are its trials; " +
-		"valid means no checker found a violation. Double holders count beliefs: a holder frozen past its lease believes it holds the lock until it runs again, which no lease-based lock can prevent; only a token lets the store refuse its late writes.")
+		"valid means no checker found a violation. Double holders count overlapping beliefs by the earlier holder: frozen by a pause (inherent to any lease; only a token refuses its late writes) / running (the lock's failure).")
 	d.h3("Verdicts")
 	d.add(f.chaosVerdicts(runs))
 	d.h3("Faults and violation rates")
-	d.p("Per kind: faults with at least one violation attributed to them, of the faults applied (Wilson 95% interval).")
+	d.p("Per kind: faults with a violation blamed on them (faults on the clients involved or on a server only), of the faults applied (Wilson 95% interval).")
 	d.add(f.chaosFaults(runs))
 	d.details("Chaos: the stores, the faults on holders, the first violation of each kind, the histories", func(d *document) {
 		d.p("valid means no checker found a violation; invalid that one did (the first of each kind is shown below, with the history around it); unknown that a checker could not decide. " +
 			"The register's linearizability checks the store and the recording against the store's model; what a lock gets wrong shows as double holders, stale writes the store accepted, and lost increments. " +
 			"A stale write is one invoked after another client's newer grant; a fenced store still accepts one that reaches it before the new holder's first operation (it has not seen the newer token yet), which costs nothing here: the new holder's fenced read then sees it.")
 		d.add(f.chaosStores(runs))
-		d.p("A kind the contender or its backend cannot do is skipped, with the reason. A violation is attributed to every fault active in its cause window (an overlap: from the earlier grant to the overlap's end; a stale write: from the writer's grant to the write; a lost increment: from the first of the two increments to the second's completion), so overlapping faults share it.")
+		d.p("A kind the contender or its backend cannot do is skipped, with the reason. A violation is blamed on the faults active in its cause window that act on a server or on a client it involves (an overlap under a frozen holder: the pause alone; another overlap: up to the later grant, faults on a server from the earlier grant and on either holder from its acquire; a stale write: up to the write, on a server from the writer's grant, on the writer and the newer grant's holder from their acquires; a lost increment: from the first of the two increments to the second's completion, on either client or a server); a fault on another client is never blamed. Faults that overlap share a violation. An increment is judged stale when its write left (write_t), in histories recorded before that field at its invocation: there a paused read-then-write can lose an increment with no stale write counted.")
 		if skips := chaosSkips(runs); len(skips) > 0 {
 			d.add(list{items: skips})
 		}
@@ -123,11 +123,15 @@ func validCell(v string) cell {
 }
 
 func (f *figures) chaosVerdicts(runs []chaosRun) table {
-	t := table{head: []string{"contender", ":valid?", "operations", "holds", "double holders", "time with two holders", "longest gap between grants", "fenced store", "unfenced store"}}
+	t := table{head: []string{"contender", ":valid?", "operations", "holds", "double holders (frozen / running)", "time with two holders", "longest gap between grants", "fenced store", "unfenced store"}}
 	for _, r := range runs {
 		v := r.c.Verdict
+		double := fmt.Sprint(v.Exclusion.Count)
+		if v.Running != nil && v.Exclusion.Count > 0 {
+			double += fmt.Sprintf(" (%d / %d)", v.Exclusion.Count-*v.Running, *v.Running)
+		}
 		row := []cell{{text: r.contender}, validCell(v.Valid), {text: fmt.Sprint(v.Operations)}, {text: fmt.Sprint(v.Holds)},
-			{text: fmt.Sprint(v.Exclusion.Count)}, {text: results.Format(v.OverlapMS, "ms")}, {text: results.Format(v.GrantGapMaxMS, "ms")}}
+			{text: double}, {text: results.Format(v.OverlapMS, "ms")}, {text: results.Format(v.GrantGapMaxMS, "ms")}}
 		for _, name := range []string{"fenced", "unfenced"} {
 			s, ok := chaosStore(v, name)
 			switch {
@@ -255,8 +259,12 @@ func (f *figures) chaosViolations(d *document, r chaosRun) {
 		v    *results.ChaosViolation
 	}
 	var all []found
-	if v := r.c.Verdict.Exclusion.First; v != nil {
-		all = append(all, found{"double holders", v})
+	first := r.c.Verdict.Exclusion.First
+	if first != nil {
+		all = append(all, found{"double holders", first})
+	}
+	if v := r.c.Verdict.FirstRunning; v != nil && (first == nil || v.AtMS != first.AtMS) {
+		all = append(all, found{"double holders, the earlier holder running", v})
 	}
 	for _, s := range r.c.Verdict.Stores {
 		if s.Fenced && !r.c.Tokens {
@@ -279,9 +287,9 @@ func (f *figures) chaosViolations(d *document, r chaosRun) {
 	for _, x := range all {
 		text := fmt.Sprintf("%s, at %.1f s: %s.", x.kind, x.v.AtMS/1000, x.v.What)
 		if len(x.v.Faults) > 0 {
-			text += " Faults active: " + strings.Join(slicesMap(x.v.Faults, func(id int64) string { return fmt.Sprintf("#%d %s", id, faultKind(r.c, id)) }), ", ") + "."
+			text += " Blamed on: " + strings.Join(slicesMap(x.v.Faults, func(id int64) string { return fmt.Sprintf("#%d %s", id, faultKind(r.c, id)) }), ", ") + "."
 		} else {
-			text += " No fault was active in its cause window."
+			text += " No fault on a server or on the clients involved was active in its cause window."
 		}
 		d.p(text)
 		t := table{head: []string{"", "t (ms)", "process", "event (history line)"}, leftAligned: true}

@@ -17,6 +17,7 @@ import (
 func chaosFixture(t *testing.T) *results.Results {
 	t.Helper()
 	final := int64(40)
+	none, one := 0, 1
 	line := func(at float64, p, ev string, mark bool) results.ChaosLine {
 		return results.ChaosLine{AtMS: at, Process: p, Event: ev, Mark: mark}
 	}
@@ -37,6 +38,7 @@ func chaosFixture(t *testing.T) *results.Results {
 			Valid: "valid", Operations: 600, Holds: 80, Faults: map[string]int{"client-pause": 1, "server-kill": 1},
 			Skipped: map[string]int{"clock-step": 1}, SkipReasons: map[string]string{"clock-step": "monotonic leases"},
 			Exclusion: results.ChaosCheck{Valid: "valid"},
+			Running:   &none,
 			Rate:      rate(0, 2, 0, 0.658), RateByKind: map[string]results.ChaosRate{"client-pause": rate(0, 1, 0, 0.793), "server-kill": rate(0, 1, 0, 0.793)},
 			Stores: []results.ChaosStore{
 				{Store: "fenced", Valid: "valid", Fenced: true, Writes: 160, Accepted: 158, Linearizable: results.ChaosCheck{Valid: "valid"}, StaleWrites: results.ChaosCheck{Valid: "valid"}, Rejected: 2, LostUpdates: results.ChaosCheck{Valid: "valid"}, Acknowledged: 40, Final: &final},
@@ -50,10 +52,13 @@ func chaosFixture(t *testing.T) *results.Results {
 		Notes: []string{"no fencing token: the fenced store's figures are left out"},
 		Verdict: results.ChaosVerdict{
 			Valid: "invalid", Operations: 580, Holds: 78, Faults: map[string]int{"client-pause": 1, "server-kill": 1},
-			Exclusion: results.ChaosCheck{Valid: "invalid", Count: 1, First: &results.ChaosViolation{AtMS: 6000, What: "c2 was granted the lock while c1 still believed it held it, for 100ms", Faults: []int64{1},
+			Exclusion: results.ChaosCheck{Valid: "invalid", Count: 2, First: &results.ChaosViolation{AtMS: 6000, What: "c2 was granted the lock while c1 still believed it held it, for 100ms", Faults: []int64{1},
 				Excerpt: []results.ChaosLine{line(5999, "c2", `{"t":1,"process":"c2","type":"ok","f":"acquire","id":9}`, true)}}},
 			OverlapMS: 100,
-			Rate:      rate(1, 2, 0.095, 0.905), RateByKind: map[string]results.ChaosRate{"client-pause": rate(1, 1, 0.207, 1), "server-kill": rate(0, 1, 0, 0.793)},
+			Running:   &one,
+			FirstRunning: &results.ChaosViolation{AtMS: 9000, What: "c1 was granted the lock while c2 still believed it held it, for 50ms (c2 was running)", Faults: []int64{2},
+				Excerpt: []results.ChaosLine{line(8999, "c1", `{"t":4,"process":"c1","type":"ok","f":"acquire","id":12}`, true)}},
+			Rate: rate(1, 2, 0.095, 0.905), RateByKind: map[string]results.ChaosRate{"client-pause": rate(1, 1, 0.207, 1), "server-kill": rate(0, 1, 0, 0.793)},
 			Stores: []results.ChaosStore{
 				{Store: "fenced", Valid: "valid", Fenced: true, Writes: 150, Accepted: 0, Linearizable: results.ChaosCheck{Valid: "valid"}, StaleWrites: results.ChaosCheck{Valid: "valid"}, LostUpdates: results.ChaosCheck{Valid: "valid"}},
 				{Store: "unfenced", Valid: "invalid", Writes: 150, Accepted: 150, Linearizable: results.ChaosCheck{Valid: "valid"}, Visualization: "histories/beta-unfenced.html",
@@ -108,12 +113,13 @@ func TestChaosSection(t *testing.T) {
 		"## Chaos: random faults, recorded histories, checkers",
 		"seed 24",
 		"| alpha | valid | 600 | 80 | 0 |",
-		"| beta | invalid | 580 | 78 | 1 |",
+		"| beta | invalid | 580 | 78 | 2 (1 / 1) |",
 		"no token: every write rejected",
 		"alpha, clock-step skipped: monotonic leases",
 		"0/1 (≤ 79.3%)", "1/1 (20.7–100.0%)",
 		"### beta: first violation of each kind",
-		"double holders, at 6.0 s: c2 was granted the lock while c1 still believed it held it, for 100ms. Faults active: #1 client-pause on c1.",
+		"double holders, at 6.0 s: c2 was granted the lock while c1 still believed it held it, for 100ms. Blamed on: #1 client-pause on c1.",
+		"double holders, the earlier holder running, at 9.0 s: c1 was granted the lock while c2 still believed it held it, for 50ms (c2 was running). Blamed on: #2 server-kill on srv.",
 		"stale write accepted by the unfenced store, at 6.1 s",
 		`(3 events left out)`,
 		"- [beta: history](histories/beta.jsonl)",

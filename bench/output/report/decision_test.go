@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -119,18 +120,59 @@ func TestDecisionGolden(t *testing.T) {
 	}
 }
 
-// The chaos checkers' verdicts are safety rows of the matrix where the
-// run has them: a history with overlapping holds is a ✗ for "no two
-// clients believed they held the lock".
+// The chaos checkers' double holders are a capability of their own,
+// judged on the overlaps whose earlier holder ran (a holder frozen past
+// its lease believes it holds the lock with any lease), apart from the
+// safety host-loss margin that learns-first means; and a lock that kept
+// the lock through every holder fault is "did not grant" on them, not ✓.
+// alpha passes; beta had a running double holder but its holder learned
+// first after a host loss; gamma never handed the lock over under a
+// fault.
 func TestDecisionReadsChaosVerdicts(t *testing.T) {
 	r := chaosFixture(t)
-	r.Scenarios[0].Decides = scenarios.ChaosConfig{}.Scenario().Info(false).Decides
+	m := func(name, unit string, v float64) results.Metric {
+		return results.Metric{Name: name, Unit: unit, Value: v}
+	}
+	// figures adds the capabilities' figures to a chaos record.
+	figures := func(x results.Raw, running, noHandover, staleUnfenced float64) results.Raw {
+		x.Metrics = append(slices.Clone(x.Metrics), m("double_holders_running", "count", running),
+			m("no_handover_during_holder_fault", "bool", noHandover), m("stale_writes_unfenced", "count", staleUnfenced))
+		if x.Chaos.Tokens {
+			x.Metrics = append(x.Metrics, m("stale_writes_fenced", "count", 0))
+		}
+		return x
+	}
+	alpha, beta := r.Raw[0], r.Raw[1]
+	gamma := figures(alpha, 0, 1, 0)
+	gamma.Contender = "gamma"
+	r.Raw = []results.Raw{figures(alpha, 0, 0, 0), figures(beta, 1, 0, 1), gamma}
+	for _, c := range []string{"alpha", "beta", "gamma"} {
+		for rep := 1; rep <= 2; rep++ {
+			r.Raw = append(r.Raw, results.Raw{Scenario: "safety", Contender: c, Variant: scenarios.HostLoss, Repetition: rep, StartedAt: r.StartedAt, Seconds: 1,
+				Metrics: []results.Metric{m("trials", "count", 2), m("not_granted", "count", 0), m("never_learned", "count", 0), m("learn_first_margin_min", "ms", 400+float64(rep))}})
+		}
+	}
+	r.Parameters.Scenarios = []string{"safety", "chaos"}
+	r.Parameters.Contenders = append(r.Parameters.Contenders, "gamma")
+	r.Contenders = append(r.Contenders, results.ContenderInfo{Name: "gamma", Colour: "#2e8b57"})
+	r.Scenarios = []results.ScenarioInfo{scenarios.SafetyConfig{}.Scenario().Info(false), scenarios.ChaosConfig{}.Scenario().Info(false)}
+	r.Summary = results.Summarize(r.Raw)
+	if err := r.Validate(); err != nil {
+		t.Fatal(err)
+	}
 	rep, err := Render(r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	md := section(string(rep.Markdown), "Which lock for which job")
-	for _, w := range []string{"| alpha | ✓ 0 |", "| beta | ✗ 1 |", "no two clients believed they held the lock at once"} {
+	for _, w := range []string{
+		"- C1: fenced store rejected every stale write",
+		"- C2: holder learns it lost the lock before the next grant (its host vanished)",
+		"- C3: no running client believed it held the lock while another was granted it",
+		"| alpha | ✓ 0 | ✓ 401 ms | ✓ 0 |",
+		"| beta | ✗ no fencing tokens | ✓ 401 ms | ✗ 1 |",
+		"| gamma | ✗ did not grant | ✓ 401 ms | ✗ did not grant |",
+	} {
 		if !strings.Contains(md, w) {
 			t.Errorf("decision section lacks %q:\n%s", w, md)
 		}

@@ -47,10 +47,16 @@ type ChaosVerdict struct {
 	// Exclusion is the mutual-exclusion check: Count overlapping pairs of
 	// holds, OverlapMS the time two or more clients believed they held
 	// the lock, Holds the holds in all.
-	Exclusion ChaosCheck   `json:"exclusion"`
-	Holds     int          `json:"holds"`
-	OverlapMS float64      `json:"overlap_ms"`
-	Stores    []ChaosStore `json:"stores"`
+	Exclusion ChaosCheck `json:"exclusion"`
+	// Running counts the overlapping pairs whose earlier holder was
+	// running (not frozen by a client pause through the overlap: those are
+	// inherent to a lease), FirstRunning is the first of them; nil in
+	// results written before the checker told them apart.
+	Running      *int            `json:"running,omitempty"`
+	FirstRunning *ChaosViolation `json:"first_running,omitempty"`
+	Holds        int             `json:"holds"`
+	OverlapMS    float64         `json:"overlap_ms"`
+	Stores       []ChaosStore    `json:"stores"`
 	// Rate is of the applied faults with any violation attributed to them
 	// (faults as trials, Wilson 95%); RateByKind per fault kind.
 	Rate       ChaosRate            `json:"rate"`
