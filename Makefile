@@ -14,7 +14,7 @@ export TESTCONTAINERS_RYUK_DISABLED := true
 # Binaries built into bin/ when their main package exists.
 BINARIES := $(wildcard cmd/monolock cmd/monolockctl cmd/monolock-bench)
 
-.PHONY: build test bench bench-quick bench-network chaos images lint fuzz clean redis-server postgresql cc
+.PHONY: build test test-short bench bench-quick bench-network chaos images lint fuzz clean redis-server postgresql cc
 
 ## build: static binaries (CGO_ENABLED=0) into bin/
 build:
@@ -26,6 +26,11 @@ build:
 test: redis-server postgresql cc
 	$(GO) test -race -count=1 -timeout 20m ./...
 	$(GO) test -run '^$$' -bench . -benchtime=1x ./monolock/...
+
+## test-short: the unit tests only (go test -short: no containers, clusters,
+## chromium or long soaks; no race detector), for a quick check while editing
+test-short: redis-server cc
+	$(GO) test -short -count=1 ./...
 
 ## bench: the full suite into reports/<run-id>/
 bench: redis-server postgresql cc

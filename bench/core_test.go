@@ -161,11 +161,10 @@ func TestCoreNamesNoContender(t *testing.T) {
 }
 
 // TestCoreDependsOnNoContenderClient asks the go tool for everything the
-// core packages link: no contender's client library.
+// core packages link: no contender's client library. Like the go list
+// tests of layering_test.go it runs under -short too: go list takes a
+// fraction of a second once the build cache is warm.
 func TestCoreDependsOnNoContenderClient(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list")
-	}
 	var pkgs []string
 	for _, dir := range coreDirs(t) {
 		pkgs = append(pkgs, "./"+dir)

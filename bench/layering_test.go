@@ -9,10 +9,11 @@ import (
 
 // The module's packages fall into groups, and imports between groups run
 // one way: scenarios → run, load, faults, check, network → backends →
-// host → core; output reads results only; only cmd/monolock-bench imports
-// the scenarios and the contenders. Tests are not held to it: a test may
-// take what it needs. TestLayering holds every package's imports to the
-// table below, so that an import running back up fails here.
+// host → core → results; output reads results only; only
+// cmd/monolock-bench imports the scenarios and the contenders. Tests are
+// not held to it: a test may take what it needs. TestLayering holds every
+// package's imports to the table below, so that an import running back up
+// fails here.
 
 // module is this module's path.
 const module = "github.com/monolock/monolock-bench"
@@ -22,63 +23,66 @@ const module = "github.com/monolock/monolock-bench"
 // package below it; the longest matching entry wins. A package that no
 // entry matches fails the test: a new package takes its place here first.
 var layers = map[string]string{
-	"bench":                   "core",
-	"bench/output/results":    "results",
-	"bench/output/...":        "output",
-	"bench/internal/...":      "internal",
-	"bench/host":              "host",
-	"bench/backend/...":       "backend",
-	"bench/run":               "run",
-	"bench/load/...":          "load",
-	"bench/workload/...":      "load",
-	"bench/faults/...":        "faults",
-	"bench/faults/clockshift": "clockshift",
-	"bench/network/...":       "network",
-	"bench/check/...":         "check",
-	"bench/benchtest":         "benchtest",
-	"bench/scenarios/...":     "scenarios",
-	"bench/contenders/...":    "contenders",
-	"redisbench/...":          "contenders",
-	"cmd/monolock-bench":      "cmd",
-	"docker/...":              "assets",
-	"monolock/...":            "library",
-	"cmd/monolock":            "commands",
-	"cmd/monolockctl":         "commands",
-	"cmd/tcpfloor":            "commands",
+	"bench":                "core",
+	"bench/output/results": "results",
+	"bench/output/...":     "output",
+	"bench/host":           "host",
+	"bench/backend/...":    "backend",
+	"bench/run":            "run",
+	"bench/load/...":       "load",
+	"bench/workload/...":   "load",
+	"bench/faults/...":     "faults",
+	"bench/network/...":    "network",
+	"bench/check/...":      "check",
+	"bench/benchtest":      "benchtest",
+	"bench/scenarios/...":  "scenarios",
+	"bench/contenders/...": "contenders",
+	"redisbench/...":       "contenders",
+	"cmd/monolock-bench":   "cmd",
+	"docker/...":           "assets",
+	"monolock/...":         "library",
+	"cmd/monolock":         "commands",
+	"cmd/monolockctl":      "commands",
+	"cmd/tcpfloor":         "commands",
 }
 
 // mayImport lists, for each group, the other groups its packages may
 // import (a group's packages may always import each other). The command
-// (cmd/monolock-bench) wires everything and may import any group.
+// (cmd/monolock-bench) wires everything and may import any group. Every
+// group of the bench may import the core and the results schema below it;
+// beyond those, an entry is an edge the code uses or one that design.md's
+// dependency rules name (scenarios → run and network, the fault tools and
+// the network → backend), and nothing more: a new edge is a decision
+// taken here.
 var mayImport = map[string][]string{
-	// The core: seam, table types, capabilities. It fills the results
-	// schema and imports nothing else of the module.
-	"core":     {"results"},
-	"results":  {"internal"},
-	"output":   {"results", "internal"},
-	"internal": {},
-	"host":     {"core", "results"},
-	// The backends start servers; a clock-shifted server runs under the
-	// clockshift interposer, a fault tool with no imports of its own but
-	// the assets.
-	"backend":    {"core", "results", "host", "clockshift", "assets", "internal"},
-	"clockshift": {"assets"},
-	"run":        {"core", "results"},
-	"load":       {"core", "results", "host", "internal"},
-	// The checkers read histories only; the nemesis records its faults
-	// into one.
-	"check":   {"core", "results", "internal"},
-	"faults":  {"core", "results", "host", "backend", "load", "clockshift", "check", "assets", "internal"},
-	"network": {"core", "results", "host", "backend", "load", "faults", "clockshift", "internal"},
+	// The schema of results.json sits at the bottom: the core's types fill
+	// it, and output reads it. It lives under bench/output by folder,
+	// beside its readers, and imports nothing of the module.
+	"results": {},
+	"output":  {"results"},
+	// The core: seam, table types, capabilities.
+	"core": {"results"},
+	// Probes of this machine.
+	"host": {"core", "results"},
+	// The backends start servers (a clock-shifted one under the clockshift
+	// interposer, whose C source is an asset).
+	"backend": {"core", "results", "host", "assets"},
+	"run":     {"core", "results"},
+	"load":    {"core", "results", "host"},
+	// The checkers read histories only.
+	"check": {"core", "results"},
+	// The nemesis records its faults into a history.
+	"faults":  {"core", "results", "backend", "check"},
+	"network": {"core", "results", "backend"},
 	// Test support: servers on a backend for the tests of other groups.
-	"benchtest": {"core", "results", "host", "backend", "load", "internal"},
-	"scenarios": {"core", "results", "host", "run", "load", "faults", "clockshift", "check", "network", "internal"},
+	"benchtest": {"core", "results", "backend"},
+	"scenarios": {"core", "results", "host", "run", "load", "faults", "check", "network"},
 	// A contender describes its servers (images, local commands) and
 	// opens its client library.
-	"contenders": {"core", "results", "host", "backend", "load", "assets", "library", "internal"},
+	"contenders": {"core", "results", "backend", "assets", "library"},
 	"assets":     {},
 	// The lock service and its client import nothing of the bench.
-	"library":  {"library"},
+	"library":  {},
 	"commands": {"library"},
 }
 
@@ -101,7 +105,7 @@ func TestLayerOf(t *testing.T) {
 		"bench/output/results":             "results",
 		"bench/output/report":              "output",
 		"bench/backend/containers/engine":  "backend",
-		"bench/faults/clockshift":          "clockshift",
+		"bench/backend/clockshift":         "backend",
 		"bench/faults/nemesis":             "faults",
 		"bench/faults/addrmove":            "faults",
 		"bench/load/sessions":              "load",
@@ -172,7 +176,7 @@ func TestCoreDependsOnNoThirdParty(t *testing.T) {
 	}
 	for _, p := range strings.Fields(string(out)) {
 		if dep, ok := strings.CutPrefix(p, module+"/"); ok {
-			if g := layerOf(dep); g != "core" && g != "results" && g != "internal" {
+			if g := layerOf(dep); g != "core" && g != "results" {
 				t.Errorf("the core depends on %s (%s)", dep, g)
 			}
 			continue

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Locker is one lock implementation under test. A Locker is opened once per
@@ -33,3 +34,17 @@ type Held interface {
 // waiting on their own (a retry budget ran out) although ctx was still
 // live. The harness counts them as failures, never as silence.
 var ErrGaveUp = errors.New("bench: gave up waiting for the lock")
+
+// Sleep waits d or until ctx ends, and then returns ctx.Err(): how a
+// Locker that polls waits between tries, and how the load generator, the
+// fault tools and the scenarios pace themselves.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

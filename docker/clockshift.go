@@ -4,7 +4,7 @@ import _ "embed"
 
 // ClockShiftC is the C source of the clockshift LD_PRELOAD interposer,
 // which shifts one process's wall clock by an offset read from a file
-// (see bench/faults/clockshift). It lives in its own directory, with no Go
+// (see bench/backend/clockshift). It lives in its own directory, with no Go
 // files, so that `go build` does not try to compile it as cgo.
 //
 //go:embed clockshift/clockshift.c

@@ -12,7 +12,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -253,7 +252,7 @@ func (r *Redis) Acquire(ctx context.Context, key string) (bench.Held, error) {
 			}
 			return h, nil
 		}
-		if err := load.Sleep(ctx, r.cfg.Wait.Delay()); err != nil {
+		if err := bench.Sleep(ctx, r.cfg.Wait.Delay()); err != nil {
 			return nil, err
 		}
 	}

@@ -27,9 +27,9 @@ func StartContainers(t testing.TB, specs ...*bench.ServerSpec) *containers.Deplo
 
 // Contender checks contender c through the seam on deployment d, as the
 // runner drives it: its servers' versions and settings read, its lock
-// mutually exclusive (goroutines × cycles claims of one key), and its
-// coordinator counters, if it has any, counting at least two commands per
-// claim.
+// mutually exclusive (goroutines × cycles acquisitions of one key), and
+// its coordinator counters, if it has any, counting at least two commands
+// per acquisition.
 func Contender(t testing.TB, c bench.Contender, d bench.Deployment, lease time.Duration, goroutines, cycles int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -76,21 +76,21 @@ func Contender(t testing.TB, c bench.Contender, d bench.Deployment, lease time.D
 	if coord == nil {
 		return
 	}
-	// Every claim is at least an acquire and a release command. Some
+	// Every acquisition is at least an acquire and a release command. Some
 	// servers publish their counts late (PostgreSQL's statistics arrive
 	// up to seconds after a backend goes idle or exits): wait up to 20s.
-	claims := int64(goroutines * cycles)
+	acquisitions := int64(goroutines * cycles)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		after, err := coord.Counts(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if after.Commands-before.Commands >= 2*claims {
+		if after.Commands-before.Commands >= 2*acquisitions {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Errorf("%s: server commands %d → %d after %d claims, want at least two per claim", c.Name, before.Commands, after.Commands, claims)
+			t.Errorf("%s: server commands %d → %d after %d acquisitions, want at least two per acquisition", c.Name, before.Commands, after.Commands, acquisitions)
 			return
 		}
 		time.Sleep(200 * time.Millisecond)

@@ -24,7 +24,7 @@ func (r *run) openClient(c int) []Event {
 	for !r.stopped() {
 		q, measured := r.take()
 		if d := q.Due - r.since(); d > 0 {
-			_ = Sleep(r.stop, d)
+			_ = bench.Sleep(r.stop, d)
 		}
 		if r.stopped() {
 			if measured {
@@ -58,7 +58,7 @@ func (r *run) closedClient(c int) []Event {
 		s := plan.Next()
 		measured := r.expect(intended)
 		if d := intended - r.since(); d > 0 {
-			_ = Sleep(r.stop, d)
+			_ = bench.Sleep(r.stop, d)
 		}
 		if r.stopped() {
 			if measured {

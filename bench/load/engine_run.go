@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/workload"
 )
 
@@ -199,7 +200,7 @@ func (r *run) coordinate(stop context.CancelFunc) (*Log, error) {
 // sleepUntil waits until offset at of the run, or ctx ends.
 func (r *run) sleepUntil(at time.Duration) error {
 	if d := at - r.since(); d > 0 {
-		return Sleep(r.ctx, d)
+		return bench.Sleep(r.ctx, d)
 	}
 	return r.ctx.Err()
 }

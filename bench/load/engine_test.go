@@ -183,7 +183,7 @@ func (f *firstSlow) Acquire(ctx context.Context, key string) (bench.Held, error)
 		f.seen[key] = true
 	}
 	f.mu.Unlock()
-	if err := Sleep(ctx, d); err != nil {
+	if err := bench.Sleep(ctx, d); err != nil {
 		return nil, err
 	}
 	return &scriptedHeld{s: &scriptedLocker{}, lost: make(chan struct{})}, nil

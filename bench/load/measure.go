@@ -159,15 +159,3 @@ func readProbe(ctx context.Context, env *bench.Env, p Probe) (map[string]int64, 
 		return nil, fmt.Errorf("load: probe: %w", err)
 	}
 }
-
-// Sleep waits d or until ctx ends, and then returns ctx.Err().
-func Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}

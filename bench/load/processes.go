@@ -320,7 +320,7 @@ func (ps *Processes) Run(ctx context.Context, ph Phase, warmup, window time.Dura
 	log := &Log{Start: warmup, End: warmup + window}
 	var edgeErr error
 	for e, at := range []time.Duration{warmup, warmup + window} {
-		if err := Sleep(ctx, time.Until(epoch.Add(at))); err != nil {
+		if err := bench.Sleep(ctx, time.Until(epoch.Add(at))); err != nil {
 			edgeErr = err
 			break
 		}

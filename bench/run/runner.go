@@ -278,7 +278,7 @@ func skipKey(st *plannedStep, contender string) string {
 }
 
 // cost is a step's estimate without the contenders known to skip it:
-// seen skipping it, or holding fewer claims than it needs.
+// seen skipping it, or holding fewer sessions at once than it needs.
 func (m *etaModel) cost(st *plannedStep) time.Duration {
 	skips := func(c bench.Contender) bool {
 		return m.skips[skipKey(st, c.Name)] || (c.MaxSessions > 0 && st.variant.Sessions > c.MaxSessions) ||

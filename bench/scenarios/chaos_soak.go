@@ -14,12 +14,12 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/check"
 	"github.com/monolock/monolock-bench/bench/faults/faultproxy"
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/faults/nemesis"
-	"github.com/monolock/monolock-bench/bench/load"
 )
 
 // soak starts the clients, runs the schedule and the tail, stops the
@@ -90,7 +90,7 @@ func (s *chaosStep) soak(ctx context.Context, cfg ChaosConfig, sched nemesis.Sch
 			s.note(errors.New(line))
 		}
 	}
-	if load.Sleep(ctx, chaosTailLeases*s.env.Lease) != nil {
+	if bench.Sleep(ctx, chaosTailLeases*s.env.Lease) != nil {
 		return nil, ctx.Err()
 	}
 	stopClients()

@@ -30,7 +30,6 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 	"golang.org/x/sys/unix"
 )
@@ -325,7 +324,7 @@ func runFailover(ctx context.Context, env *bench.Env, cfg FailoverConfig, varian
 	}
 	defer stopLoad()
 
-	if err := load.Sleep(ctx, cfg.Before); err != nil {
+	if err := bench.Sleep(ctx, cfg.Before); err != nil {
 		return results.Raw{}, err
 	}
 	down, err := fault(ctx, servers, variant, &ft)
@@ -340,12 +339,12 @@ func runFailover(ctx context.Context, env *bench.Env, cfg FailoverConfig, varian
 		return results.Raw{}, err
 	}
 	if variant == FailoverMinority {
-		if err := load.Sleep(ctx, cfg.Pause+cfg.After); err != nil {
+		if err := bench.Sleep(ctx, cfg.Pause+cfg.After); err != nil {
 			return results.Raw{}, err
 		}
 		stopLoad()
 	} else {
-		if err := load.Sleep(ctx, cfg.Pause); err != nil {
+		if err := bench.Sleep(ctx, cfg.Pause); err != nil {
 			return results.Raw{}, err
 		}
 		ft.restart = time.Now()
@@ -355,7 +354,7 @@ func runFailover(ctx context.Context, env *bench.Env, cfg FailoverConfig, varian
 		if err != nil {
 			return results.Raw{}, fmt.Errorf("failover: restart: %w", err)
 		}
-		if err := load.Sleep(ctx, cfg.After); err != nil {
+		if err := bench.Sleep(ctx, cfg.After); err != nil {
 			return results.Raw{}, err
 		}
 		stopLoad()

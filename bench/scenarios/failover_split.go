@@ -182,7 +182,7 @@ func splitTrial(ctx context.Context, env *bench.Env, a, b bench.Locker, shared [
 		down = append(down, s)
 	}
 	if delayed {
-		if err := load.Sleep(ctx, env.Lease); err != nil {
+		if err := bench.Sleep(ctx, env.Lease); err != nil {
 			release()
 			return r, err
 		}
@@ -204,7 +204,7 @@ func splitTrial(ctx context.Context, env *bench.Env, a, b bench.Locker, shared [
 		r.bGranted = true
 		gb := guardedstore.Grant{Client: "B", Lock: key, At: check.Now()}
 		store.Apply(guardedstore.Write{Client: "B", Lock: key})
-		_ = load.Sleep(ctx, writeEvery)
+		_ = bench.Sleep(ctx, writeEvery)
 		_ = hb.Release(context.WithoutCancel(ctx))
 		gb.End = check.Now()
 		grants = append(grants, gb)

@@ -36,7 +36,6 @@ import (
 	"github.com/monolock/monolock-bench/bench/check"
 	"github.com/monolock/monolock-bench/bench/faults/addrmove"
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
-	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -180,7 +179,7 @@ func (s *sharedLoad) worker(ctx context.Context, l bench.Locker, client, key str
 			s.mu.Lock()
 			s.fails++
 			s.mu.Unlock()
-			if load.Sleep(ctx, delay/2+mrand.N(delay/2+1)) != nil {
+			if bench.Sleep(ctx, delay/2+mrand.N(delay/2+1)) != nil {
 				return
 			}
 			delay = min(2*delay, retryMax)
@@ -294,7 +293,7 @@ func runStandby(ctx context.Context, env *bench.Env, cfg FailoverConfig, w watch
 		})
 	}
 
-	if err := load.Sleep(ctx, cfg.Before); err != nil {
+	if err := bench.Sleep(ctx, cfg.Before); err != nil {
 		return results.Raw{}, err
 	}
 	select {
@@ -331,7 +330,7 @@ func runStandby(ctx context.Context, env *bench.Env, cfg FailoverConfig, w watch
 	// The move is this pattern's "restart": the figures after it read as
 	// the restart's do.
 	ft.restart, ft.up = movedAt, movedAt
-	if err := load.Sleep(ctx, cfg.After); err != nil {
+	if err := bench.Sleep(ctx, cfg.After); err != nil {
 		return results.Raw{}, err
 	}
 	stopLoad()

@@ -113,7 +113,7 @@ func steadyWorker(ctx context.Context, l bench.Locker, key string, hold, lease t
 				break
 			}
 			tl.fail(time.Now(), errorKind(err), err)
-			if load.Sleep(ctx, delay/2+mrand.N(delay/2+1)) != nil {
+			if bench.Sleep(ctx, delay/2+mrand.N(delay/2+1)) != nil {
 				return
 			}
 			delay = min(2*delay, retryMax)

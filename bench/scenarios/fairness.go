@@ -241,13 +241,13 @@ func runFairness(ctx context.Context, env *bench.Env, cfg FairnessConfig) (resul
 // window waits the warm-up, takes the first snapshot, waits the measured
 // duration and takes the second.
 func window(ctx context.Context, env *bench.Env, probe bench.Coordinator, start time.Time, cfg FairnessConfig) (a, b snapshot, err error) {
-	if err := load.Sleep(ctx, cfg.Warmup); err != nil {
+	if err := bench.Sleep(ctx, cfg.Warmup); err != nil {
 		return a, b, err
 	}
 	if a, err = take(ctx, env, probe, start); err != nil {
 		return a, b, err
 	}
-	if err := load.Sleep(ctx, cfg.Duration); err != nil {
+	if err := bench.Sleep(ctx, cfg.Duration); err != nil {
 		return a, b, err
 	}
 	b, err = take(ctx, env, probe, start)
@@ -269,7 +269,7 @@ func loop(ctx context.Context, l bench.Locker, client int, key string, cfg Fairn
 			log.reqs = append(log.reqs, r)
 			log.failures++
 			log.note(err)
-			_ = load.Sleep(ctx, failurePause)
+			_ = bench.Sleep(ctx, failurePause)
 			continue
 		}
 		r.Granted, r.Grant = true, since()
@@ -293,7 +293,7 @@ func loop(ctx context.Context, l bench.Locker, client int, key string, cfg Fairn
 		}
 		r.Released = since()
 		log.reqs = append(log.reqs, r)
-		_ = load.Sleep(ctx, cfg.Think)
+		_ = bench.Sleep(ctx, cfg.Think)
 	}
 	return log
 }

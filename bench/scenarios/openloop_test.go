@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/load"
 )
 
 // slowLocker grants every Acquire after service, on the fake clock of a
@@ -15,7 +14,7 @@ import (
 type slowLocker struct{ service time.Duration }
 
 func (s slowLocker) Acquire(ctx context.Context, _ string) (bench.Held, error) {
-	if err := load.Sleep(ctx, s.service); err != nil {
+	if err := bench.Sleep(ctx, s.service); err != nil {
 		return nil, err
 	}
 	return nopHeld{}, nil

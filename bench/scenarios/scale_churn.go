@@ -40,7 +40,7 @@ func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (resu
 		key := prefix + strconv.Itoa(i%keys)
 		wg.Go(func() {
 			// Starts spread over the warm-up, as sessions of a fleet.
-			if load.Sleep(runCtx, time.Duration(int64(churnWarmup)*int64(i)/int64(c))) != nil {
+			if bench.Sleep(runCtx, time.Duration(int64(churnWarmup)*int64(i)/int64(c))) != nil {
 				return
 			}
 			for runCtx.Err() == nil {
@@ -52,7 +52,7 @@ func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (resu
 						failures++
 						errs = load.NoteError(errs, err.Error())
 						mu.Unlock()
-						_ = load.Sleep(runCtx, failurePause)
+						_ = bench.Sleep(runCtx, failurePause)
 					}
 					continue
 				}
@@ -62,12 +62,12 @@ func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (resu
 					_ = wait.RecordValue(int64(time.Since(start)))
 					mu.Unlock()
 				}
-				_ = load.Sleep(runCtx, DefaultChurnHold)
+				_ = bench.Sleep(runCtx, DefaultChurnHold)
 				_ = h.Release(context.WithoutCancel(runCtx))
 			}
 		})
 	}
-	if err := load.Sleep(ctx, churnWarmup); err != nil {
+	if err := bench.Sleep(ctx, churnWarmup); err != nil {
 		return results.Raw{}, err
 	}
 	a, err := s.read(ctx, env)
@@ -75,7 +75,7 @@ func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (resu
 		return results.Raw{}, err
 	}
 	counting.Store(true)
-	if err := load.Sleep(ctx, cfg.MinWindow); err != nil {
+	if err := bench.Sleep(ctx, cfg.MinWindow); err != nil {
 		return results.Raw{}, err
 	}
 	counting.Store(false)

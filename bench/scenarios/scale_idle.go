@@ -36,7 +36,7 @@ func runIdle(outer context.Context, env *bench.Env, cfg ScaleConfig, c int, leas
 	defer set.Close(context.WithoutCancel(ctx))
 	a, err := s.read(ctx, env)
 	if err == nil {
-		err = load.Sleep(ctx, cfg.window(lease))
+		err = bench.Sleep(ctx, cfg.window(lease))
 	}
 	var b reading
 	if err == nil {

@@ -132,7 +132,7 @@ func (s *setup) queueLoad(ctx context.Context, env *bench.Env, raw *results.Raw,
 	if err != nil {
 		return err
 	}
-	if err := load.Sleep(ctx, window); err != nil {
+	if err := bench.Sleep(ctx, window); err != nil {
 		return err
 	}
 	b, err := s.read(ctx, env)

@@ -98,7 +98,7 @@ func prepare(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int, lease 
 		}
 	}
 	if most := env.Contender.MaxSessions; most > 0 && s.c > most {
-		s.counts["max_claims"] = int64(most)
+		s.counts["max_sessions"] = int64(most)
 		return s, errSkip{fmt.Sprintf("%d sessions exceed the %d sessions one %s Locker can have at once: %s", s.c, most, env.Contender.Name, env.Contender.MaxSessionsReason)}
 	}
 	s.counts["sessions"] = int64(s.c)

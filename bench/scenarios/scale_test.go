@@ -139,7 +139,7 @@ func TestScaleVariantNames(t *testing.T) {
 	}
 }
 
-// Each variant declares the claims it holds at once, and a count beyond
+// Each variant declares the sessions it holds at once, and a count beyond
 // the bench's own open-file limit costs the ETA nothing (it skips at once).
 func TestScaleVariantSessionsAndEstimates(t *testing.T) {
 	most := benchMostSessions()
@@ -154,7 +154,7 @@ func TestScaleVariantSessionsAndEstimates(t *testing.T) {
 	}
 }
 
-// A contender whose Locker cannot have C claims at once (a connection
+// A contender whose Locker cannot have C sessions at once (a connection
 // pool) is skipped at once, with its reason, rather than waiting for the
 // time cap.
 func TestScaleSkipsBeyondMaxSessions(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/faults/clockshift"
+	"github.com/monolock/monolock-bench/bench/backend/clockshift"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 

@@ -3,6 +3,9 @@ package etcd
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -51,8 +54,11 @@ func TestMemberArgs(t *testing.T) {
 	}
 }
 
-func TestParseMetrics(t *testing.T) {
-	in := `# HELP grpc_server_msg_received_total Total number of RPC stream messages received on the server.
+// TestReadCounts serves a member's /metrics as etcd writes them (the
+// proposals a gauge) and checks the sums, then the errors: a status other
+// than 200, and a body without the proposals.
+func TestReadCounts(t *testing.T) {
+	body := `# HELP grpc_server_msg_received_total Total number of RPC stream messages received on the server.
 # TYPE grpc_server_msg_received_total counter
 grpc_server_msg_received_total{grpc_method="Txn",grpc_service="etcdserverpb.KV",grpc_type="unary"} 7
 grpc_server_msg_received_total{grpc_method="Range",grpc_service="etcdserverpb.KV",grpc_type="unary"} 3
@@ -60,14 +66,41 @@ grpc_server_msg_received_total{grpc_method="LeaseKeepAlive",grpc_service="etcdse
 grpc_server_msg_received_total{grpc_method="Watch",grpc_service="etcdserverpb.Watch",grpc_type="bidi_stream"} 2
 grpc_server_msg_received_total{grpc_method="Status",grpc_service="etcdserverpb.Maintenance",grpc_type="unary"} 100
 grpc_server_msg_received_total{grpc_method="Check",grpc_service="grpc.health.v1.Health",grpc_type="unary"} 100
+# HELP etcd_server_proposals_committed_total The total number of consensus proposals committed.
+# TYPE etcd_server_proposals_committed_total gauge
 etcd_server_proposals_committed_total 42
 `
-	m, err := parseMetrics(strings.NewReader(in))
+	serve := func(status int, body string) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/metrics" {
+				http.NotFound(w, r)
+				return
+			}
+			w.WriteHeader(status)
+			io.WriteString(w, body)
+		}))
+		t.Cleanup(srv.Close)
+		return strings.TrimPrefix(srv.URL, "http://")
+	}
+	ctx := context.Background()
+	member := serve(http.StatusOK, body)
+	got, err := ReadCounts(ctx, []string{member, serve(http.StatusOK, strings.ReplaceAll(body, " 42\n", " 40\n"))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (memberCounts{commands: 17, txns: 7, watches: 2, keepAlives: 5, proposals: 42}); m != want {
-		t.Errorf("parseMetrics = %+v, want %+v", m, want)
+	// Summed over the two members but the proposals, the largest.
+	if want := (Counts{Commands: 34, Attempts: 14, Watches: 4, KeepAlives: 10, Proposals: 42}); got != want {
+		t.Errorf("ReadCounts = %+v, want %+v", got, want)
+	}
+	if _, err := ReadCounts(ctx, []string{member, serve(http.StatusServiceUnavailable, body)}); err == nil || !strings.Contains(err.Error(), "503") {
+		t.Errorf("a member answering 503: err = %v, want the status", err)
+	}
+	noProposals, _, _ := strings.Cut(body, "# HELP etcd_server_proposals")
+	if _, err := ReadCounts(ctx, []string{serve(http.StatusOK, noProposals)}); err == nil || !strings.Contains(err.Error(), MetricProposals) {
+		t.Errorf("a member without %s: err = %v, want it named", MetricProposals, err)
+	}
+	if _, err := ReadCounts(ctx, []string{serve(http.StatusOK, "etcd_server_proposals_committed_total forty\n")}); err == nil {
+		t.Error("a non-numeric value parsed")
 	}
 }
 
@@ -124,15 +157,15 @@ func TestLocalCluster(t *testing.T) {
 	}
 	// 60 claims: at least one Txn each; the Txn and the Delete are
 	// proposals. Sessions are reused (4 workers, 4 sessions), so there is
-	// no lease grant and revoke per claim.
+	// no lease grant and revoke per acquisition.
 	if d := after.Attempts - before.Attempts; d < 60 {
-		t.Errorf("%d Txn calls for 60 claims, want at least 60", d)
+		t.Errorf("%d Txn calls for 60 acquisitions, want at least 60", d)
 	}
 	if d := after.Commands - before.Commands; d < 2*60 {
-		t.Errorf("%d commands for 60 claims, want at least 120 (txn, delete)", d)
+		t.Errorf("%d commands for 60 acquisitions, want at least 120 (txn, delete)", d)
 	}
 	if d := after.Proposals - before.Proposals; d < 2*60 || d >= 4*60 {
-		t.Errorf("%d proposals for 60 claims, want at least 120 (txn, delete) and fewer than 240 (a grant and revoke per claim)", d)
+		t.Errorf("%d proposals for 60 acquisitions, want at least 120 (txn, delete) and fewer than 240 (a grant and revoke per acquisition)", d)
 	}
 
 	t.Run("a held lock's renewals count as keep-alives", func(t *testing.T) {
@@ -207,7 +240,7 @@ func TestLocalCluster(t *testing.T) {
 		})
 		select {
 		case <-got:
-			t.Fatal("second claim granted while the first is held")
+			t.Fatal("second acquisition granted while the first is held")
 		case <-time.After(300 * time.Millisecond):
 		}
 		tok1, _ := h1.Token()

@@ -1,14 +1,16 @@
 package etcd
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // Series read by ReadCounts from each member's /metrics.
@@ -53,22 +55,18 @@ const metricsTimeout = 5 * time.Second
 
 // ReadCounts scrapes /metrics on every endpoint (a member's client
 // host:port) and returns the cluster's counters. A member that does not
-// answer is an error: take deltas only between reads of the same members.
+// answer, or answers with another status than 200, is an error: take
+// deltas only between reads of the same members.
 func ReadCounts(ctx context.Context, endpoints []string) (Counts, error) {
 	var c Counts
 	hc := &http.Client{Timeout: metricsTimeout}
 	defer hc.CloseIdleConnections()
 	for _, ep := range endpoints {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+ep+"/metrics", nil)
-		if err != nil {
-			return Counts{}, fmt.Errorf("etcd: %w", err)
-		}
-		resp, err := hc.Do(req)
+		families, err := scrape(ctx, hc, "http://"+ep+"/metrics")
 		if err != nil {
 			return Counts{}, fmt.Errorf("etcd: scraping %s: %w", ep, err)
 		}
-		m, err := parseMetrics(resp.Body)
-		resp.Body.Close()
+		m, err := countsOf(families)
 		if err != nil {
 			return Counts{}, fmt.Errorf("etcd: scraping %s: %w", ep, err)
 		}
@@ -81,79 +79,61 @@ func ReadCounts(ctx context.Context, endpoints []string) (Counts, error) {
 	return c, nil
 }
 
+// scrape reads the Prometheus text exposition at url.
+func scrape(ctx context.Context, hc *http.Client, url string) (map[string]*dto.MetricFamily, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, errors.New(resp.Status)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	return p.TextToMetricFamilies(resp.Body)
+}
+
 type memberCounts struct{ commands, txns, watches, keepAlives, proposals int64 }
 
-// parseMetrics reads the series ReadCounts needs from a Prometheus text
-// exposition.
-func parseMetrics(r io.Reader) (memberCounts, error) {
+// countsOf reads the series ReadCounts needs from one member's metric
+// families. etcd exports MetricReceived as a counter and MetricProposals
+// as a gauge; a missing MetricProposals is an error (every member exports
+// it), a missing MetricReceived counts nothing (no call was served yet).
+func countsOf(families map[string]*dto.MetricFamily) (memberCounts, error) {
 	var m memberCounts
-	s := bufio.NewScanner(r)
-	s.Buffer(make([]byte, 64*1024), 1024*1024)
-	for s.Scan() {
-		line := strings.TrimSpace(s.Text())
-		if line == "" || line[0] == '#' {
+	for _, s := range families[MetricReceived].GetMetric() {
+		service := labelValue(s, "grpc_service")
+		if !strings.HasPrefix(service, "etcdserverpb.") || service == "etcdserverpb.Maintenance" {
 			continue
 		}
-		name, labels, value, err := splitSample(line)
-		if err != nil {
-			return memberCounts{}, err
-		}
-		switch name {
-		case MetricReceived:
-			service := labelValue(labels, "grpc_service")
-			if !strings.HasPrefix(service, "etcdserverpb.") || service == "etcdserverpb.Maintenance" {
-				continue
-			}
-			m.commands += int64(value)
-			switch labelValue(labels, "grpc_method") {
-			case "Txn":
-				m.txns += int64(value)
-			case "Watch":
-				m.watches += int64(value)
-			case "LeaseKeepAlive":
-				m.keepAlives += int64(value)
-			}
-		case MetricProposals:
-			m.proposals = int64(value)
+		v := int64(s.GetCounter().GetValue())
+		m.commands += v
+		switch labelValue(s, "grpc_method") {
+		case "Txn":
+			m.txns += v
+		case "Watch":
+			m.watches += v
+		case "LeaseKeepAlive":
+			m.keepAlives += v
 		}
 	}
-	return m, s.Err()
+	proposals := families[MetricProposals]
+	if proposals.GetType() != dto.MetricType_GAUGE || len(proposals.GetMetric()) != 1 {
+		return memberCounts{}, fmt.Errorf("no single gauge %s in the metrics", MetricProposals)
+	}
+	m.proposals = int64(proposals.GetMetric()[0].GetGauge().GetValue())
+	return m, nil
 }
 
-// splitSample splits `name{labels} value [timestamp]`.
-func splitSample(line string) (name, labels string, value float64, err error) {
-	rest := line
-	if i := strings.IndexByte(line, '{'); i >= 0 {
-		j := strings.LastIndexByte(line, '}')
-		if j < i {
-			return "", "", 0, fmt.Errorf("malformed metrics line %q", line)
-		}
-		name, labels, rest = line[:i], line[i+1:j], line[j+1:]
-	} else {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			return "", "", 0, fmt.Errorf("malformed metrics line %q", line)
-		}
-		name, rest = f[0], strings.Join(f[1:], " ")
-	}
-	f := strings.Fields(rest)
-	if len(f) == 0 {
-		return "", "", 0, fmt.Errorf("malformed metrics line %q", line)
-	}
-	value, err = strconv.ParseFloat(f[0], 64)
-	if err != nil {
-		return "", "", 0, fmt.Errorf("metrics line %q: %w", line, err)
-	}
-	return name, labels, value, nil
-}
-
-// labelValue returns the value of label key in `a="x",b="y"` (values
-// holding no quotes or commas, as gRPC and etcd labels do).
-func labelValue(labels, key string) string {
-	for _, kv := range strings.Split(labels, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if ok && strings.TrimSpace(k) == key {
-			return strings.Trim(strings.TrimSpace(v), `"`)
+// labelValue returns the value of the sample's label name, or "".
+func labelValue(s *dto.Metric, name string) string {
+	for _, l := range s.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
 		}
 	}
 	return ""

@@ -22,7 +22,7 @@ func TestTCPAgainstServer(t *testing.T) {
 	}
 	defer f.Close()
 	ctx := context.Background()
-	// Concurrent claims on one key all succeed at once: the floor locks
+	// Concurrent acquisitions of one key all succeed at once: the floor locks
 	// nothing, it only pays the connection's cost.
 	var held []bench.Held
 	for range 8 {

@@ -16,7 +16,7 @@ import (
 )
 
 // TestContainerFastOpen runs the TFO server spec and the plain one in
-// containers and claims on each with a TCP Fast Open client. The host
+// containers and acquires on each with a TCP Fast Open client. The host
 // keeps server-side TFO off (net.ipv4.tcp_fastopen=1 here), so SYN data
 // accepted by the TFO server's container proves that the container got
 // its namespaced sysctl and its listener took a TFO connection; the plain
@@ -44,7 +44,7 @@ func TestContainerFastOpen(t *testing.T) {
 		t.Errorf("environment records the TFO server's sysctl as %q, want 3 (...)", got)
 	}
 
-	const claims = 5
+	const acquisitions = 5
 	active := func(addr string) int64 {
 		l := New(monolock.Config{Address: addr, TCPFastOpen: true}, 5*time.Second)
 		defer l.Close()
@@ -52,10 +52,10 @@ func TestContainerFastOpen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for range claims {
+		for range acquisitions {
 			h, err := l.Acquire(ctx, "tfo1")
 			if err != nil {
-				t.Fatalf("claim on %s: %v", addr, err)
+				t.Fatalf("acquire on %s: %v", addr, err)
 			}
 			if err := h.Release(ctx); err != nil {
 				t.Fatal(err)
@@ -66,15 +66,15 @@ func TestContainerFastOpen(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := after.Sub(before)
-		t.Logf("%s: %d claims, TFO counters %+v", addr, claims, n)
+		t.Logf("%s: %d acquisitions, TFO counters %+v", addr, acquisitions, n)
 		return n.Active
 	}
 	tfo := d.Servers(FastOpenServer.Name)[0].Addr()
 	plain := d.Servers(Server.Name)[0].Addr()
-	// The first claim fetches the server's cookie; the later ones carry
+	// The first acquisition fetches the server's cookie; the later ones carry
 	// their ACQUIRE in the SYN.
 	if n := active(tfo); n < 1 {
-		t.Errorf("TFO server: %d connections with accepted SYN data in %d claims, want at least 1", n, claims)
+		t.Errorf("TFO server: %d connections with accepted SYN data in %d acquisitions, want at least 1", n, acquisitions)
 	}
 	if n := active(plain); n != 0 {
 		t.Errorf("plain server: %d connections with accepted SYN data, want 0 (no -tcp-fastopen, no sysctl)", n)

@@ -3,7 +3,8 @@ package monolock
 import (
 	"context"
 	"errors"
-	"maps"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -41,29 +42,64 @@ func TestAcquireReturnsCtxErrWhileQueued(t *testing.T) {
 	}
 }
 
-func TestParseMetrics(t *testing.T) {
-	text := `# HELP monolock_waiters Sessions queued for a lock.
+// TestCountersRead serves /metrics as the monolock server writes them
+// and checks the counts, then the errors: a status other than 200, a
+// series missing or of another type, a value that is no number.
+func TestCountersRead(t *testing.T) {
+	body := `# HELP monolock_waiters Sessions queued for a lock.
 # TYPE monolock_waiters gauge
 monolock_waiters 2
-monolock_acquires_total 17
+# TYPE monolock_releases_total counter
 monolock_releases_total{reason="graceful"} 5
+# TYPE monolock_connections_accepted_total counter
+monolock_connections_accepted_total 17
+# TYPE monolock_heartbeats_total counter
+monolock_heartbeats_total 40
+# TYPE monolock_wait_seconds summary
 monolock_wait_seconds_sum 0.25
+monolock_wait_seconds_count 3
 `
-	got, err := parseMetrics(strings.NewReader(text))
+	read := func(status int, body string) (bench.Counts, error) {
+		t.Helper()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(status)
+			io.WriteString(w, body)
+		}))
+		defer srv.Close()
+		d := external.New([]*bench.ServerSpec{Server}, map[string]external.Addrs{Server.Name: {Addrs: []string{"unused:1"}, Ops: []string{strings.TrimPrefix(srv.URL, "http://")}}})
+		p, err := NewCounters(d.Servers(Server.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		return p.Counts(context.Background())
+	}
+	got, err := read(http.StatusOK, body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]float64{"monolock_waiters": 2, "monolock_acquires_total": 17, "monolock_wait_seconds_sum": 0.25}
-	if !maps.Equal(got, want) {
-		t.Errorf("got %v, want %v", got, want)
+	if want := (bench.Counts{Commands: 57, Attempts: 17, Waiting: 2, KeepAlives: 40}); got != want {
+		t.Errorf("Counts = %+v, want %+v", got, want)
 	}
-	if _, err := parseMetrics(strings.NewReader("monolock_waiters two\n")); err == nil {
-		t.Error("a non-numeric value parsed")
+	for _, c := range []struct {
+		what   string
+		status int
+		body   string
+		want   string
+	}{
+		{"a 500", http.StatusInternalServerError, body, "500"},
+		{"no heartbeats", http.StatusOK, strings.ReplaceAll(body, "monolock_heartbeats_total", "monolock_renewals_total"), metricHeartbeats},
+		{"waiters as a counter", http.StatusOK, strings.Replace(body, "monolock_waiters gauge", "monolock_waiters counter", 1), metricWaiters},
+		{"a word for a number", http.StatusOK, strings.Replace(body, "monolock_waiters 2", "monolock_waiters two", 1), "two"},
+	} {
+		if _, err := read(c.status, c.body); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want one naming %q", c.what, err, c.want)
+		}
 	}
 }
 
 // TestCounters reads a real server's /metrics: a queued waiter shows in
-// Waiting, each claim is one attempt; without an ops address the counters
+// Waiting, each acquisition is one attempt; without an ops address the counters
 // are unavailable.
 func TestCounters(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -1,14 +1,16 @@
 package monolock
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/monolock/monolock-bench/bench"
 )
@@ -57,10 +59,16 @@ func (c *counters) Counts(ctx context.Context) (bench.Counts, error) {
 		if err != nil {
 			return bench.Counts{}, err
 		}
-		n.Commands += int64(m[metricConnections] + m[metricHeartbeats])
-		n.Attempts += int64(m[metricConnections])
-		n.Waiting += int64(m[metricWaiters])
-		n.KeepAlives += int64(m[metricHeartbeats])
+		connections, err1 := value(m, metricConnections, dto.MetricType_COUNTER)
+		heartbeats, err2 := value(m, metricHeartbeats, dto.MetricType_COUNTER)
+		waiters, err3 := value(m, metricWaiters, dto.MetricType_GAUGE)
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return bench.Counts{}, fmt.Errorf("monolock: scraping %s: %w", u, err)
+		}
+		n.Commands += int64(connections + heartbeats)
+		n.Attempts += int64(connections)
+		n.Waiting += int64(waiters)
+		n.KeepAlives += int64(heartbeats)
 	}
 	return n, nil
 }
@@ -71,7 +79,8 @@ func (c *counters) Close() error {
 	return nil
 }
 
-func (c *counters) scrape(ctx context.Context, url string) (map[string]float64, error) {
+// scrape reads the Prometheus text exposition at url.
+func (c *counters) scrape(ctx context.Context, url string) (map[string]*dto.MetricFamily, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("monolock: %w", err)
@@ -84,32 +93,24 @@ func (c *counters) scrape(ctx context.Context, url string) (map[string]float64, 
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("monolock: scraping %s: %s", url, resp.Status)
 	}
-	return parseMetrics(resp.Body)
-}
-
-// parseMetrics reads the unlabelled samples of a Prometheus text
-// exposition ("name value" lines); labelled samples and comments are
-// skipped.
-func parseMetrics(r io.Reader) (map[string]float64, error) {
-	m := map[string]float64{}
-	s := bufio.NewScanner(r)
-	for s.Scan() {
-		line := strings.TrimSpace(s.Text())
-		if line == "" || line[0] == '#' || strings.ContainsRune(line, '{') {
-			continue
-		}
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			return nil, fmt.Errorf("monolock: malformed metrics line %q", line)
-		}
-		v, err := strconv.ParseFloat(f[1], 64)
-		if err != nil {
-			return nil, fmt.Errorf("monolock: metrics line %q: %w", line, err)
-		}
-		m[f[0]] = v
-	}
-	if err := s.Err(); err != nil {
-		return nil, fmt.Errorf("monolock: reading metrics: %w", err)
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	m, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("monolock: scraping %s: %w", url, err)
 	}
 	return m, nil
+}
+
+// value returns the sample of the unlabelled series name, which must be of
+// type typ: a series the server no longer exports, or exports otherwise,
+// is an error rather than a silent zero.
+func value(families map[string]*dto.MetricFamily, name string, typ dto.MetricType) (float64, error) {
+	f := families[name]
+	if f == nil || f.GetType() != typ || len(f.GetMetric()) != 1 {
+		return 0, fmt.Errorf("no single %s %s in the metrics", strings.ToLower(typ.String()), name)
+	}
+	if typ == dto.MetricType_GAUGE {
+		return f.GetMetric()[0].GetGauge().GetValue(), nil
+	}
+	return f.GetMetric()[0].GetCounter().GetValue(), nil
 }

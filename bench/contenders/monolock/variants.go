@@ -123,19 +123,19 @@ func VariantClaims(subject, how string) []results.ClaimRule {
 	return []results.ClaimRule{r}
 }
 
-// fastOpenInEffect is the check that monolock-tfo's claims really rode in
-// the SYN during the latency run: without it the variant measured is a
-// plain dial and its figures say nothing about TFO.
+// fastOpenInEffect is the check that monolock-tfo's acquisitions really
+// rode in the SYN during the latency run: without it the variant measured
+// is a plain dial and its figures say nothing about TFO.
 func fastOpenInEffect() results.ClaimRule {
 	return results.ClaimRule{
 		ID:        "tfo-in-effect",
 		Claim:     "With TCP Fast Open the ACQUIRE rides in the SYN.",
-		Statement: "monolock-tfo uncontended (latency, w1): most claims' SYN data was accepted by the server (kernel counter TCPFastOpenActive per cycle).",
+		Statement: "monolock-tfo uncontended (latency, w1): most acquisitions' SYN data was accepted by the server (kernel counter TCPFastOpenActive per cycle).",
 		Threshold: "holds when TCPFastOpenActive per completed cycle ≥ 0.9 in every repetition; fails when below in every repetition (TFO fell back: a kernel setting or the path refused it)",
 		Scenario:  "latency", Variant: "w1", Subject: "monolock-tfo", Metric: "tfo_per_cycle",
 		Derive: &results.Derivation{Times: []string{"tcp_fastopen_active"}, Per: "cycles"},
-		Label:  "claims with SYN data per cycle",
-		// The first claim fetches the cookie and the warm-up reuses it;
+		Label:  "acquisitions with SYN data per cycle",
+		// The first acquisition fetches the cookie and the warm-up reuses it;
 		// 10% slack for a cookie renewed mid-run.
 		Op: results.AtLeast, Than: results.ClaimBound{Value: 0.9},
 		Spread: results.SpreadRange,

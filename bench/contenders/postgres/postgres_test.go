@@ -149,11 +149,11 @@ func TestLocal(t *testing.T) {
 			}
 			d := after.Transactions - before.Transactions
 			if d >= 120 {
-				t.Logf("%d transactions for 60 claims, seen %v after the pool closed", d, time.Since(start).Round(time.Millisecond))
+				t.Logf("%d transactions for 60 acquisitions, seen %v after the pool closed", d, time.Since(start).Round(time.Millisecond))
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%d transactions for 60 claims, want at least 120", d)
+				t.Fatalf("%d transactions for 60 acquisitions, want at least 120", d)
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
@@ -216,7 +216,7 @@ func TestLocal(t *testing.T) {
 		})
 		select {
 		case <-granted:
-			t.Fatal("second claim granted while the first is held")
+			t.Fatal("second acquisition granted while the first is held")
 		default:
 		}
 		if err := h1.Release(ctx); err != nil {

@@ -14,7 +14,6 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/check"
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
-	"github.com/monolock/monolock-bench/bench/load"
 )
 
 // The chaos client: a holder child in chaos mode (`monolock-bench holder
@@ -208,7 +207,7 @@ func (c *chaosClient) cycle(ctx context.Context) {
 			// made and not seen.
 			inv.Info(err, check.Event{})
 		}
-		_ = load.Sleep(ctx, c.leases(chaosThinkMin, chaosThinkMax))
+		_ = bench.Sleep(ctx, c.leases(chaosThinkMin, chaosThinkMax))
 		return
 	}
 	var tok *uint64
@@ -240,14 +239,14 @@ func (c *chaosClient) cycle(ctx context.Context) {
 	// release, so that a fault can strike anywhere in it.
 	gap := hold / time.Duration(len(steps)+2+1)
 	for _, st := range steps {
-		if load.Sleep(ctx, gap) != nil || isClosed(h.Lost()) {
+		if bench.Sleep(ctx, gap) != nil || isClosed(h.Lost()) {
 			break
 		}
 		st.op(ctx, st.store, st.client, tok, gap)
 	}
-	_ = load.Sleep(ctx, gap)
+	_ = bench.Sleep(ctx, gap)
 	w.release(ctx, h)
-	_ = load.Sleep(ctx, c.leases(chaosThinkMin, chaosThinkMax))
+	_ = bench.Sleep(ctx, c.leases(chaosThinkMin, chaosThinkMax))
 }
 
 // readRegister reads the store's register.
@@ -297,7 +296,7 @@ func (c *chaosClient) increment(ctx context.Context, store string, sc *guardedst
 			return
 		}
 	}
-	_ = load.Sleep(ctx, gap)
+	_ = bench.Sleep(ctx, gap)
 	// The write leaves now, not at the invocation: a client frozen since
 	// its read writes late, and the stale-write checker judges it then.
 	sent := check.Now()

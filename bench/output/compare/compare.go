@@ -27,7 +27,10 @@ const confidence = 0.95
 
 // Figure is one figure present in both runs.
 type Figure struct {
-	Scenario, Variant, Contender, Metric, Unit string
+	// Metric is the figure's name in results.json and Unit its stored
+	// unit; Label is what its scenario declares a reader sees (the name
+	// when neither run declares it).
+	Scenario, Variant, Contender, Metric, Unit, Label string
 	// Old and New summarise the per-repetition values: median and its
 	// confidence interval.
 	Old, New benchmath.Summary
@@ -51,8 +54,8 @@ type Figure struct {
 type Comparison struct {
 	OldRun, NewRun string
 	Figures        []Figure
-	// OnlyOld and OnlyNew name figures (scenario/variant/contender metric)
-	// present in one run only.
+	// OnlyOld and OnlyNew name figures present in one run only
+	// ("scenario/variant/contender label").
 	OnlyOld, OnlyNew []string
 	// Caveats say where the runs are not like for like (machine, backend,
 	// parameters, partial runs).
@@ -71,10 +74,6 @@ type ClaimChange struct {
 }
 
 type key struct{ scenario, variant, contender, metric string }
-
-func (k key) String() string {
-	return k.scenario + "/" + k.variant + "/" + k.contender + " " + k.metric
-}
 
 // samples collects the per-repetition values of every figure of r, keys in
 // order of first appearance.
@@ -95,16 +94,38 @@ func samples(r *results.Results) ([]key, map[key][]float64, map[key]string) {
 	return order, vals, units
 }
 
-// better returns the direction in which a figure improves: its scenario's
-// declaration in the new run, else in the old, else its summary row's
-// Better (a file without declarations: FillDefaults gives it today's).
-func better(old, new *results.Results, k key) string {
+// spec returns a figure's declaration: its scenario's in the new run,
+// else in the old (a file without declarations: FillDefaults gives it
+// today's).
+func spec(old, new *results.Results, k key) (results.MetricSpec, bool) {
 	for _, r := range []*results.Results{new, old} {
 		if s, ok := r.Scenario(k.scenario); ok {
 			if m, ok := s.Metric(k.metric); ok {
-				return m.Better
+				return m, true
 			}
 		}
+	}
+	return results.MetricSpec{}, false
+}
+
+// label returns a figure's declared label, else its name.
+func label(old, new *results.Results, k key) string {
+	if m, ok := spec(old, new, k); ok && m.Label != "" {
+		return m.Label
+	}
+	return k.metric
+}
+
+// name names a figure for a reader: "scenario/variant/contender label".
+func name(old, new *results.Results, k key) string {
+	return k.scenario + "/" + k.variant + "/" + k.contender + " " + label(old, new, k)
+}
+
+// better returns the direction in which a figure improves: its
+// declaration's, else its summary row's Better.
+func better(old, new *results.Results, k key) string {
+	if m, ok := spec(old, new, k); ok {
+		return m.Better
 	}
 	for _, r := range []*results.Results{new, old} {
 		for _, x := range r.Summary {
@@ -131,14 +152,14 @@ func Compare(old, new *results.Results, alpha float64) *Comparison {
 	for _, k := range oldOrder {
 		nv, ok := newVals[k]
 		if !ok {
-			c.OnlyOld = append(c.OnlyOld, k.String())
+			c.OnlyOld = append(c.OnlyOld, name(old, new, k))
 			continue
 		}
 		s1 := benchmath.NewSample(slices.Clone(oldVals[k]), &th)
 		s2 := benchmath.NewSample(slices.Clone(nv), &th)
 		cmp := benchmath.AssumeNothing.Compare(s1, s2)
 		f := Figure{
-			Scenario: k.scenario, Variant: k.variant, Contender: k.contender, Metric: k.metric, Unit: units[k],
+			Scenario: k.scenario, Variant: k.variant, Contender: k.contender, Metric: k.metric, Unit: units[k], Label: label(old, new, k),
 			Old: benchmath.AssumeNothing.Summary(s1, confidence), New: benchmath.AssumeNothing.Summary(s2, confidence),
 			OldN: len(s1.Values), NewN: len(s2.Values), P: cmp.P, Alpha: alpha,
 		}
@@ -160,7 +181,7 @@ func Compare(old, new *results.Results, alpha float64) *Comparison {
 	}
 	for _, k := range newOrder {
 		if _, ok := oldVals[k]; !ok {
-			c.OnlyNew = append(c.OnlyNew, k.String())
+			c.OnlyNew = append(c.OnlyNew, name(old, new, k))
 		}
 	}
 	return c
@@ -262,67 +283,63 @@ func caveats(a, b *results.Results) []string {
 	return out
 }
 
-// Markdown writes the comparison as Markdown: caveats, one table row per
-// figure (old and new median ± the confidence interval as a percentage,
-// the change or "~", p-value and sample sizes), the verdict of each claim
-// in both runs, then figures found in one run only and the statistics'
-// warnings.
+// Markdown writes the comparison as Markdown, through the report's
+// document model (report.Page): caveats, one table row per figure (its
+// declared label, old and new median ± the confidence interval as a
+// percentage in the unit that suits their magnitude, the change or "~",
+// p-value and sample sizes), the verdict of each claim in both runs, then
+// figures found in one run only and the statistics' warnings.
 func (c *Comparison) Markdown(w io.Writer) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# compare %s → %s\n\n", c.OldRun, c.NewRun)
+	p := report.NewPage("compare " + c.OldRun + " → " + c.NewRun)
 	if len(c.Caveats) > 0 {
-		b.WriteString("**Not like for like:**\n\n")
-		for _, s := range c.Caveats {
-			fmt.Fprintf(&b, "- %s\n", s)
-		}
-		b.WriteString("\n")
+		p.Paragraph("Not like for like:", true)
+		p.List(c.Caveats)
 	}
 	alpha := DefaultAlpha
 	if len(c.Figures) > 0 {
 		alpha = c.Figures[0].Alpha
 	}
-	fmt.Fprintf(&b, "Medians of the per-repetition values ± the %.0f%% confidence interval; delta is the change of the medians when a Mann–Whitney U test finds it significant (p < %v), else ~.\n\n", 100*confidence, alpha)
-	b.WriteString("| scenario | variant | contender | metric | unit | old | new | delta | p, n |\n")
-	b.WriteString("|---|---|---|---|---|---:|---:|---:|---|\n")
+	p.Paragraph(fmt.Sprintf("Medians of the per-repetition values ± the %.0f%% confidence interval; delta is the change of the medians when a Mann–Whitney U test finds it significant (p below %v), else ~.", 100*confidence, alpha), false)
+	var rows [][]string
 	var warnings []string
 	for _, f := range c.Figures {
 		delta := f.Delta
 		if f.Direction != "" {
 			delta += " (" + f.Direction + ")"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			f.Scenario, f.Variant, f.Contender, f.Metric, f.Unit,
-			summary(f.Old), summary(f.New), delta, pn(f))
+		show := results.DisplayFor(f.Unit, f.Old.Center, f.New.Center)
+		rows = append(rows, []string{f.Scenario, f.Variant, f.Contender, f.Label, show.Unit,
+			summary(f.Old, show), summary(f.New, show), delta, pn(f)})
 		for _, w := range f.Warnings {
 			if !slices.Contains(warnings, w) {
 				warnings = append(warnings, w)
 			}
 		}
 	}
+	p.Table([]string{"scenario", "variant", "contender", "figure", "unit", "old", "new", "delta", "p, n"}, 5, rows)
 	if len(c.Claims) > 0 {
-		b.WriteString("\nClaims checked (see each run's report for the thresholds):\n\n")
-		b.WriteString("| claim | old | new |\n|---|---|---|\n")
+		p.Paragraph("Claims checked (see each run's report for the thresholds):", false)
+		rows = nil
 		for _, cl := range c.Claims {
 			change := ""
 			if cl.Old != cl.New {
-				change = " **changed**"
+				change = "changed"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s%s |\n", cl.ID, orDash(cl.Old), orDash(cl.New), change)
+			rows = append(rows, []string{cl.ID, orDash(cl.Old), orDash(cl.New), change})
 		}
+		p.Table([]string{"claim", "old", "new", "change"}, 4, rows)
 	}
 	if len(c.OnlyOld) > 0 {
-		fmt.Fprintf(&b, "\nOnly in %s: %s.\n", c.OldRun, strings.Join(c.OnlyOld, "; "))
+		p.Paragraph(fmt.Sprintf("Only in %s: %s.", c.OldRun, strings.Join(c.OnlyOld, "; ")), false)
 	}
 	if len(c.OnlyNew) > 0 {
-		fmt.Fprintf(&b, "\nOnly in %s: %s.\n", c.NewRun, strings.Join(c.OnlyNew, "; "))
+		p.Paragraph(fmt.Sprintf("Only in %s: %s.", c.NewRun, strings.Join(c.OnlyNew, "; ")), false)
 	}
 	if len(warnings) > 0 {
-		b.WriteString("\nStatistics warnings:\n\n")
-		for _, w := range warnings {
-			fmt.Fprintf(&b, "- %s\n", w)
-		}
+		p.Paragraph("Statistics warnings:", false)
+		p.List(warnings)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := w.Write(p.Markdown())
 	return err
 }
 
@@ -334,8 +351,9 @@ func orDash(v report.Verdict) string {
 	return string(v)
 }
 
-func summary(s benchmath.Summary) string {
-	return results.Num(s.Center) + " ± " + s.PctRangeString()
+// summary prints a median in show's unit with its interval in percent.
+func summary(s benchmath.Summary, show results.Display) string {
+	return show.Num(s.Center) + " ± " + s.PctRangeString()
 }
 
 func pn(f Figure) string {

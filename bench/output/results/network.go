@@ -76,15 +76,9 @@ type LineCost struct {
 }
 
 // NetworkSuffix joins a variant and the network profile it ran under, as
-// the runner names variants under a profile other than loopback.
+// the runner names variants under a profile other than loopback
+// ("w1@az"); such a record also carries the profile in Raw.Network.
 const NetworkSuffix = "@"
-
-// BaseVariant returns the variant of a figure without its network
-// suffix ("w1@az" → "w1").
-func BaseVariant(variant string) string {
-	v, _, _ := strings.Cut(variant, NetworkSuffix)
-	return v
-}
 
 // Label is the profile as records name it (Raw.Network): "" for
 // loopback, else Profile.
@@ -97,20 +91,28 @@ func (n NetworkRun) Label() string {
 
 // UnderNetwork returns a copy of r with only the records and figures of
 // the profile labelled label (Raw.Network; "" is loopback), their
-// variants without the network suffix: the run as if it had run under
-// that profile alone. Everything else is shared with r.
+// variants without the suffix the runner gave them under that profile
+// (NetworkSuffix + label, which every record with a Network has): the run
+// as if it had run under that profile alone. Everything else is shared
+// with r.
 func (r *Results) UnderNetwork(label string) *Results {
+	base := func(variant string) string {
+		if label == "" {
+			return variant
+		}
+		return strings.TrimSuffix(variant, NetworkSuffix+label)
+	}
 	out := *r
 	out.Raw, out.Summary = nil, nil
 	for _, x := range r.Raw {
 		if x.Network == label {
-			x.Variant = BaseVariant(x.Variant)
+			x.Variant = base(x.Variant)
 			out.Raw = append(out.Raw, x)
 		}
 	}
 	for _, x := range r.Summary {
 		if x.Network == label {
-			x.Variant = BaseVariant(x.Variant)
+			x.Variant = base(x.Variant)
 			out.Summary = append(out.Summary, x)
 		}
 	}

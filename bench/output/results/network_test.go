@@ -32,4 +32,11 @@ func TestUnderNetwork(t *testing.T) {
 	if plain.FirstNetwork() != plain {
 		t.Fatal("a run without profiles is not its own first network")
 	}
+	// The profile comes from the records, not from the variant's
+	// spelling: an @ in a loopback variant's name stays.
+	at := []Raw{{Scenario: "workload", Contender: "a", Variant: "jobs@night", Repetition: 1, Metrics: m(50)}}
+	loop := (&Results{Raw: at, Summary: Summarize(at)}).UnderNetwork("")
+	if loop.Raw[0].Variant != "jobs@night" || loop.Summary[0].Variant != "jobs@night" {
+		t.Errorf("loopback variant jobs@night read as %q, %q", loop.Raw[0].Variant, loop.Summary[0].Variant)
+	}
 }

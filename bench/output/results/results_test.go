@@ -275,3 +275,20 @@ func TestLoadRejects(t *testing.T) {
 		t.Fatalf("Load(missing) = %v, want os.ErrNotExist", err)
 	}
 }
+
+// TestDeclared: a metric its scenario declares passes; one it does not
+// declare, one in another unit, or a scenario no info describes fails.
+func TestDeclared(t *testing.T) {
+	info := []ScenarioInfo{{Name: "latency", Metrics: []MetricSpec{{Name: "acquire_p50", Unit: "us"}}}}
+	raw := func(scenario, metric, unit string) Raw {
+		return Raw{Scenario: scenario, Metrics: []Metric{{Name: metric, Unit: unit}}}
+	}
+	if err := Declared(info, raw("latency", "acquire_p50", "us")); err != nil {
+		t.Errorf("a declared metric: %v", err)
+	}
+	for _, r := range []Raw{raw("latency", "acquire_p51", "us"), raw("latency", "acquire_p50", "ms"), raw("chaos", "faults", "count")} {
+		if err := Declared(info, r); !errors.Is(err, ErrUndeclared) {
+			t.Errorf("%s %s in %s: err = %v, want ErrUndeclared", r.Scenario, r.Metrics[0].Name, r.Metrics[0].Unit, err)
+		}
+	}
+}

@@ -249,17 +249,17 @@ func (m MetricSpec) check() error {
 }
 
 // ErrUndeclared is wrapped by Declared for a metric its scenario does not
-// declare.
+// declare, or a scenario that info does not describe.
 var ErrUndeclared = errors.New("results: metric not declared by its scenario")
 
 // Declared checks that every metric of raw is declared by the scenario
-// info among info that has raw's scenario, with the same unit (scenarios
-// without info are not checked). The runner's tests use it to hold a
-// scenario's records to its declaration.
+// info among info that has raw's scenario, with the same unit; a scenario
+// that no info describes is an error too. The scenarios' tests use it to
+// hold a scenario's records to its declaration.
 func Declared(info []ScenarioInfo, raw Raw) error {
 	i := slices.IndexFunc(info, func(s ScenarioInfo) bool { return s.Name == raw.Scenario })
 	if i < 0 {
-		return nil
+		return fmt.Errorf("%w: scenario %q has no declaration", ErrUndeclared, raw.Scenario)
 	}
 	for _, m := range raw.Metrics {
 		spec, ok := info[i].Metric(m.Name)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/monolock/monolock-bench/bench/faults/clockshift"
+	"github.com/monolock/monolock-bench/bench/backend/clockshift"
 	"github.com/monolock/monolock-bench/docker"
 )
 

@@ -10,6 +10,11 @@
 // The interposer only reaches programs that read the clock through libc
 // (redis-server, date); static Go binaries such as monolock read it
 // through the vDSO and are not affected.
+//
+// It lives with the backends because a shift is applied where a server is
+// started (the local backend's child process, the containers backend's
+// image); a scenario asks a backend for a clock-shifted server and never
+// imports this package.
 package clockshift
 
 import (
