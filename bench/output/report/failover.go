@@ -256,7 +256,7 @@ func (f *figures) failoverChart(variant string) ([]byte, error) {
 	}
 	if len(restarts) > 0 {
 		slices.Sort(restarts)
-		if err := mark(results.Median(restarts), []vg.Length{vg.Points(1), vg.Points(2)}, "restart"); err != nil {
+		if err := mark(results.Median(restarts), []vg.Length{vg.Points(1), vg.Points(2)}, "restart or move"); err != nil {
 			return nil, err
 		}
 	}
