@@ -145,7 +145,7 @@ func (f *figures) standbyMechanism() string {
 	}
 	var parts []string
 	if len(vip) > 0 {
-		parts = append(parts, "a virtual IP moved from the primary's host link to the standby's, the primary's link cut (the emulated network; "+strings.Join(vip, ", ")+")")
+		parts = append(parts, "a virtual IP, moved from the primary's host link to the standby's, the primary's link cut (the emulated network; "+strings.Join(vip, ", ")+")")
 	}
 	if len(forwarder) > 0 {
 		parts = append(parts, "the bench's TCP forwarder, which resets each old connection at its client's next segment, the primary frozen (loopback, no emulated hosts; "+strings.Join(forwarder, ", ")+")")
@@ -153,7 +153,7 @@ func (f *figures) standbyMechanism() string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return "The standby pair's address moved as " + strings.Join(parts, "; and as ") + "."
+	return "The standby pair's one address was " + strings.Join(parts, "; and ") + "."
 }
 
 // failoverReading says in words what the figures show.

@@ -62,7 +62,7 @@ func TestFailoverStandbyRendering(t *testing.T) {
 			"D (detection)",
 			"| primary-lost-fast | pair | 0.351 (0.351–0.352) | 0.252 (0.251–0.252) | – | 0 |",
 			"| no-fence (no fault: the unfenced, unsafe deployment) | pair |",
-			"The standby pair's address moved as the bench's TCP forwarder",
+			"The standby pair's one address was the bench's TCP forwarder",
 			"double grants in no-fence, the unfenced deployment",
 		} {
 			if !strings.Contains(failover, w) {
