@@ -99,6 +99,15 @@ const (
 	longWorkers   = 2
 )
 
+// standbyMinAfter is the least load after the move: a client whose SYN a
+// lost host swallowed sends it again a second later (Linux's initial
+// retransmission timeout), and the window must see that client come back.
+const standbyMinAfter = 1500 * time.Millisecond
+
+// standbyAfter is the load after the move: the scenario's, at least
+// standbyMinAfter.
+func standbyAfter(c FailoverConfig) time.Duration { return max(c.After, standbyMinAfter) }
+
 // Skip reasons of the standby variants.
 const (
 	noStandby   = "no standby: not an active–passive pair; its failover figures are restart (and minority-down for a cluster)"
@@ -127,7 +136,7 @@ func standbyVariants(c FailoverConfig) []bench.Variant {
 			Name: name, Params: results.VariantParams{Workers: c.Workers + sharedWorkers + longWorkers, Fault: results.FaultPrimaryLost},
 			MaxRepetitions: failoverRepetitions, Skip: skipUnlessStandby,
 			// The fault's random phase adds half an interval on average.
-			Estimate: c.Before + w.interval/2 + w.expected() + c.After + restartCost/2,
+			Estimate: c.Before + w.interval/2 + w.expected() + standbyAfter(c) + restartCost/2,
 			Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 				return runStandby(ctx, env, c, w, true)
 			},
@@ -139,7 +148,7 @@ func standbyVariants(c FailoverConfig) []bench.Variant {
 		{
 			Name: FailoverNoFence, Params: results.VariantParams{Workers: c.Workers + sharedWorkers + longWorkers, Fault: results.FaultSwitchNoFence},
 			MaxRepetitions: failoverRepetitions, Skip: skipUnlessStandby,
-			Estimate: c.Before + c.After + restartCost/2,
+			Estimate: c.Before + standbyAfter(c) + restartCost/2,
 			Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 				return runStandby(ctx, env, c, watch{}, false)
 			},
@@ -152,9 +161,10 @@ func standbySettings() results.Settings {
 	return results.Settings{
 		"standby_address": "where the servers run on emulated hosts (a network profile other than loopback): a virtual IP of the emulated network, carried by the primary's host link and moved to the standby's host link (the delay line delivers it to its holder); with the fence a takeover (the old primary loses the address, every packet to it reaches the standby, whose kernel resets each old connection at its next segment), without it the connections open before the move keep the old primary (a load-balancer or DNS switch). On loopback: a TCP forwarder of the bench (bench/faults/addrmove) at the one address the clients dial, which switches new connections to the standby and, with the fence, cuts every established one off the old primary at the move and resets it at the client's next segment; it is not an address move. Each record's count address_move_virtual_ip or address_move_forwarder says which ran",
 		"standby_watch":   FailoverPrimaryLost + ": " + keepalivedWatch.String() + " (the docs' keepalived example); " + FailoverPrimaryLostFast + ": " + fastWatch.String() + "; the fault falls at a uniformly random phase of the checks (fault_phase_ms: from the start of the last check to the fault), so D spans about fall to fall+1 intervals across repetitions",
-		"standby_fault":   FailoverPrimaryLost + ", " + FailoverPrimaryLostFast + ": the primary's host lost: on an emulated host its link cut (every packet dropped; count primary_link_cut), then after the variant the address taken back, the link healed and the server restarted empty; on loopback, where no link can be cut and a killed process's kernel would reset every client at once (a lost host sends nothing), the primary frozen (SIGSTOP: sockets open, nothing answers; count primary_frozen) and thawed after the variant; D (detection_ms) from just before the fault to the move; " + FailoverNoFence + ": the address moved at the fault without the fence, the primary alive and serving its established sessions (a DNS or load-balancer switch)",
+		"standby_fault":   FailoverPrimaryLost + ", " + FailoverPrimaryLostFast + ": the primary's host lost: on an emulated host its link cut (every packet dropped; count primary_link_cut), then after the variant the address taken back, the link healed and the server restarted empty; on loopback, where no link can be cut and a killed process's kernel would reset every client at once (a lost host sends nothing), the primary frozen (SIGSTOP: sockets open, nothing answers; count primary_frozen) and thawed after the variant; D (detection_ms) from the fault in effect (the cut or the freeze returned; fault_took_ms: how long making it took) to the move; " + FailoverNoFence + ": the address moved at the fault without the fence, the primary alive and serving its established sessions (a DNS or load-balancer switch)",
 		"standby_load":    fmt.Sprintf("the steady workers (the restart figures) plus %d clients on one name holding it %v, and %d on another each holding it until it learns the loss (holder_stop_ms: the first such loss after the fault, by its own 0.8 × lease timer or by the reset the move caused, whichever came first); all write to a fenced and an unfenced guarded store every %v while they believe they hold the lock; double grants and stale writes by guardedstore.Analyze; owner_writes_rejected: writes of a client no later grant had superseded that the fenced store rejected for a lower token (the tokens went backwards)", sharedWorkers, sharedHold, longWorkers, writeEvery),
 		"standby_servers": "grants_dialled_before_move: grants after the move of claims whose client dialled before it (one connection per claim; without the fence these are the old primary's grants on its established sessions, with it only claims whose dial raced the move); grants_dialled_after_move: the standby's",
+		"standby_after":   fmt.Sprintf("the load after the move lasts the scenario's after, at least %v: a client whose SYN the lost host swallowed sends it again a second later, and the window must see it come back", standbyMinAfter),
 		"standby_clock":   "both servers run on the same host clock here, so the docs' NTP requirement holds exactly; on two machines the standby's clock must not be behind the primary's. The docs promise tokens above every earlier one only when the standby takes over more than a second after the primary's last grant (takeover_ms, as the clients saw the two grants); tokens_promise_broken is recorded only for such a repetition (1: a token after the move at or below one before)",
 	}
 }
@@ -452,7 +462,7 @@ func runStandby(ctx context.Context, env *bench.Env, cfg FailoverConfig, w watch
 	// The move is this pattern's "restart": the figures after it read as
 	// the restart's do.
 	ft.restart, ft.up = movedAt, movedAt
-	if err := load.Sleep(ctx, cfg.After); err != nil {
+	if err := load.Sleep(ctx, standbyAfter(cfg)); err != nil {
 		return results.Raw{}, err
 	}
 	stopLoad()
@@ -462,7 +472,7 @@ func runStandby(ctx context.Context, env *bench.Env, cfg FailoverConfig, w watch
 	raw.Counts["address_move_"+addr.mechanism] = 1
 	if fence {
 		raw.Counts[how] = 1
-		if phase, ok := checks.phase(ft.fault); ok {
+		if phase, ok := checks.phase(ft.faultDone); ok {
 			raw.Metrics = append(raw.Metrics, results.Metric{Name: "fault_phase_ms", Unit: "ms", Value: ms(phase)})
 		}
 	}
@@ -564,9 +574,13 @@ func standbyRaw(tl *timeline, sh *sharedLoad, ft faultTimes, lease time.Duration
 		}
 		return 0, false
 	}
-	d := ft.restart.Sub(ft.fault)
+	// D runs from the moment the fault is surely in effect: cutting a
+	// link is a call to the delay line, which a loaded machine can delay
+	// (fault_took_ms says by how much; D may be short by up to that).
+	d := ft.restart.Sub(ft.faultDone)
 	if fence {
 		metric("detection_ms", "ms", ms(d))
+		metric("fault_took_ms", "ms", ms(ft.faultDone.Sub(ft.fault)))
 		if gap, ok := get("unavailable_ms"); ok && d > 0 {
 			metric("gap_over_d", "ratio", gap/ms(d))
 		}
@@ -584,8 +598,8 @@ func standbyRaw(tl *timeline, sh *sharedLoad, ft faultTimes, lease time.Duration
 		}
 	}
 	for _, at := range slices.SortedFunc(slices.Values(sh.longLost), time.Time.Compare) {
-		if !at.Before(ft.fault) {
-			metric("holder_stop_ms", "ms", ms(at.Sub(ft.fault)))
+		if !at.Before(ft.faultDone) {
+			metric("holder_stop_ms", "ms", ms(at.Sub(ft.faultDone)))
 			break
 		}
 	}

@@ -374,7 +374,8 @@ func TestStandbyRawFigures(t *testing.T) {
 	ft := faultTimes{start: t0, fault: at(1000), faultDone: at(1001), restart: at(1500), up: at(1500), end: at(2000)}
 	got := figures(t, standbyRaw(tl, sh, ft, 2*time.Second, true))
 	want := map[string]float64{
-		"detection_ms": 500, "unavailable_ms": 610, "gap_over_d": 610.0 / 500, "holder_stop_ms": 300, "holder_stop_limit_ms": 1600,
+		// D and the holder's stop from the fault in effect, at 1001 ms.
+		"detection_ms": 499, "fault_took_ms": 1, "unavailable_ms": 610, "gap_over_d": 610.0 / 499, "holder_stop_ms": 299, "holder_stop_limit_ms": 1600,
 		"double_grants": 1, "unsafe_writes_fenced": 1, "unsafe_writes_unfenced": 1, "fenced_rejections": 1,
 		// b's write is refused although no later grant superseded b.
 		"owner_writes_rejected":      1,
