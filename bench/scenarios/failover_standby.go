@@ -165,7 +165,7 @@ func standbySettings() results.Settings {
 		"standby_load":    fmt.Sprintf("the steady workers (the restart figures) plus %d clients on one name holding it %v, and %d on another each holding it until it learns the loss (holder_stop_ms: the first such loss after the fault, by its own 0.8 × lease timer or by the reset the move caused, whichever came first); all write to a fenced and an unfenced guarded store every %v while they believe they hold the lock; double grants and stale writes by guardedstore.Analyze; owner_writes_rejected: writes of a client no later grant had superseded that the fenced store rejected for a lower token (the tokens went backwards)", sharedWorkers, sharedHold, longWorkers, writeEvery),
 		"standby_servers": "grants_dialled_before_move: grants after the move of claims whose client dialled before it (one connection per claim; without the fence these are the old primary's grants on its established sessions, with it only claims whose dial raced the move); grants_dialled_after_move: the standby's",
 		"standby_after":   fmt.Sprintf("the load after the move lasts the scenario's after, at least %v: a client whose SYN the lost host swallowed sends it again a second later, and the window must see it come back", standbyMinAfter),
-		"standby_clock":   "both servers run on the same host clock here, so the docs' NTP requirement holds exactly; on two machines the standby's clock must not be behind the primary's. The docs promise tokens above every earlier one only when the standby takes over more than a second after the primary's last grant (takeover_ms, as the clients saw the two grants); tokens_promise_broken is recorded only for such a repetition (1: a token after the move at or below one before)",
+		"standby_clock":   "both servers run on the same host clock here, so the docs' NTP requirement holds exactly; on two machines the standby's clock must not be behind the primary's. The docs promise tokens above every earlier one only when the standby takes over more than a second after the primary's last grant (takeover_ms, as the clients saw the two grants; tokens_monotonic, token_gap and takeover_ms read every grant of the steady and the shared loads); tokens_promise_broken is recorded only for such a repetition (1: a token after the move at or below one before)",
 	}
 }
 
@@ -553,10 +553,11 @@ func readyCheck(opsAddr string) func(context.Context) bool {
 func standbyRaw(tl *timeline, sh *sharedLoad, ft faultTimes, lease time.Duration, fence bool) results.Raw {
 	raw := failoverRaw(tl, ft)
 	// No restart: the standby was running all along. Without the fence
-	// the move is the fault: there is no fault window to read.
+	// the move is the fault: there is no fault window to read. The
+	// tokens are read again below, over every grant of both loads.
 	raw.Metrics = slices.DeleteFunc(raw.Metrics, func(m results.Metric) bool {
 		switch m.Name {
-		case "restart_ms":
+		case "restart_ms", "tokens_monotonic", "token_gap":
 			return true
 		case "grant_rate_ratio", "acquire_p99_during_fault", "release_p99_during_fault":
 			return !fence
@@ -565,6 +566,15 @@ func standbyRaw(tl *timeline, sh *sharedLoad, ft faultTimes, lease time.Duration
 	})
 	metric := func(name, unit string, v float64) {
 		raw.Metrics = append(raw.Metrics, results.Metric{Name: name, Unit: unit, Value: v})
+	}
+	grants := pairGrants(tl, sh)
+	if before, after, ok := tokensAround(grants, ft); ok {
+		mono := 0.0
+		if after > before {
+			mono = 1
+		}
+		metric("tokens_monotonic", "bool", mono)
+		metric("token_gap", "count", float64(after)-float64(before))
 	}
 	get := func(name string) (float64, bool) {
 		for _, m := range raw.Metrics {
@@ -590,7 +600,7 @@ func standbyRaw(tl *timeline, sh *sharedLoad, ft faultTimes, lease time.Duration
 		// primary's last grant (a token is the unix second of the latest
 		// grant and a counter): takeover_ms says whether it did, and
 		// tokens_promise_broken is recorded only then.
-		if takeover, ok := takeover(tl, ft); ok {
+		if takeover, ok := takeover(grants, ft); ok {
 			metric("takeover_ms", "ms", ms(takeover))
 			if mono, ok := get("tokens_monotonic"); ok && takeover > time.Second {
 				metric("tokens_promise_broken", "count", 1-mono)
@@ -631,12 +641,55 @@ func standbyRaw(tl *timeline, sh *sharedLoad, ft faultTimes, lease time.Duration
 	return raw
 }
 
-// takeover is the time from the last grant of the steady load before the
-// fault (the primary's) to its first grant after the move (the
-// standby's), as the clients saw them; false without both.
-func takeover(tl *timeline, ft faultTimes) (time.Duration, bool) {
-	var last, first time.Time
+// stamped is one grant of a standby variant's loads: when its client
+// had it, and its token.
+type stamped struct {
+	at      time.Time
+	token   uint64
+	tokenOK bool
+}
+
+// pairGrants are the grants of the steady and the shared load together.
+func pairGrants(tl *timeline, sh *sharedLoad) []stamped {
+	var out []stamped
 	for _, g := range tl.grants {
+		out = append(out, stamped{g.at, g.token, g.tokenOK})
+	}
+	for i, g := range sh.grants {
+		s := stamped{at: sh.events[i].at}
+		if g.Token != nil {
+			s.token, s.tokenOK = *g.Token, true
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// tokensAround returns the largest token granted before the fault and the
+// smallest granted after the move; false without both.
+func tokensAround(grants []stamped, ft faultTimes) (before, after uint64, ok bool) {
+	var hasBefore, hasAfter bool
+	for _, g := range grants {
+		switch {
+		case !g.tokenOK:
+		case g.at.Before(ft.fault):
+			before, hasBefore = max(before, g.token), true
+		case !g.at.Before(ft.restart):
+			if !hasAfter || g.token < after {
+				after = g.token
+			}
+			hasAfter = true
+		}
+	}
+	return before, after, hasBefore && hasAfter
+}
+
+// takeover is the time from the last grant before the fault (the
+// primary's) to the first grant after the move (the standby's), as the
+// clients saw them; false without both.
+func takeover(grants []stamped, ft faultTimes) (time.Duration, bool) {
+	var last, first time.Time
+	for _, g := range grants {
 		switch {
 		case g.at.Before(ft.fault):
 			if g.at.After(last) {

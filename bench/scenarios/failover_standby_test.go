@@ -370,6 +370,9 @@ func TestStandbyRawFigures(t *testing.T) {
 	a.End = check.Now()
 	b.End = check.Now()
 	sh.grants = []guardedstore.Grant{a, b}
+	// Both shared grants came before the fault, with tokens below the
+	// steady load's.
+	sh.events = []grantEvent{{attempt: at(195), at: at(200)}, {attempt: at(295), at: at(300)}}
 	sh.longLost = []time.Time{at(900), at(1300), at(1700)}
 	ft := faultTimes{start: t0, fault: at(1000), faultDone: at(1001), restart: at(1500), up: at(1500), end: at(2000)}
 	got := figures(t, standbyRaw(tl, sh, ft, 2*time.Second, true))
