@@ -108,7 +108,7 @@ func (f *figures) failoverSection(d *document) error {
 			continue
 		}
 		if i == 0 {
-			d.p("The figures of the failover variants (median across repetitions, min–max in parentheses; – where a figure does not apply; D is a standby pair's detection and switch, from the fault to the address's move):")
+			d.p("The figures of the failover variants (median across repetitions, min–max in parentheses; – where a figure does not apply; D is a standby pair's detection and switch, from the fault in effect to the address's move):")
 			d.add(t)
 			continue
 		}
