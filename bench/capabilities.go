@@ -136,3 +136,31 @@ type Multihomed interface {
 	// first, adding addresses as needed.
 	Destinations(ctx context.Context, n int) ([]netip.Addr, error)
 }
+
+// VirtualIP is an address of an emulated network that one server's host
+// holds at a time, as the virtual IP of a keepalived pair: clients dial
+// it, and a failover moves it to another server's host. Safe for
+// concurrent use.
+type VirtualIP interface {
+	// IP is the address.
+	IP() netip.Addr
+	// Move gives the address to the host at the address to (another
+	// server's host of the same network). Without keep it is a takeover:
+	// the old host loses the address and every packet to it, of an old
+	// connection as of a new one, reaches the new host, whose kernel
+	// resets a connection it never had. With keep it is a load
+	// balancer's or DNS switch: the connections open before the move keep
+	// their host, which keeps the address; new ones reach the new host.
+	Move(to netip.Addr, keep bool) error
+	// Close takes the address off every host.
+	Close() error
+}
+
+// VirtualIPServer is implemented by servers that run on a host of an
+// emulated network (the local and containers backends with a network
+// profile), whose host can hold a virtual IP.
+type VirtualIPServer interface {
+	// VirtualIP gives a new virtual IP to the server's host; an error
+	// wrapping ErrNotSupported when the server is on no emulated host.
+	VirtualIP() (VirtualIP, error)
+}

@@ -68,12 +68,13 @@ func execInNamespace(args []string) error {
 // request is one command from the bench to the line; a descriptor may
 // travel with it (op "link").
 type request struct {
-	Op      string      `json:"op"` // config, link, set, path, remove, stats, close
+	Op      string      `json:"op"` // config, link, set, path, vip, remove, stats, close
 	Index   int         `json:"index,omitempty"`
 	Link    linkParams  `json:"link"`
 	Fault   Fault       `json:"fault,omitempty"`
 	To      int         `json:"to,omitempty"`
 	Blocked bool        `json:"blocked,omitempty"`
+	Keep    bool        `json:"keep,omitempty"` // vip: established connections keep their host
 	Config  *lineConfig `json:"config,omitempty"`
 }
 
@@ -300,6 +301,8 @@ func handle(l *line, req request, fd int) reply {
 		})
 	case "path":
 		l.do(func(l *line) bool { l.blocked[req.Index][req.To] = req.Blocked; return false })
+	case "vip":
+		l.do(func(l *line) bool { l.setVIP(req.Index, req.To, req.Keep); return false })
 	case "remove":
 		l.do(func(l *line) bool { l.removeHost(req.Index); return false })
 	case "stats":

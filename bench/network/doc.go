@@ -72,6 +72,16 @@
 // included; one-sided partitions), Network.Partition one direction
 // between two hosts; both act at once, packets already held included.
 //
+// # Virtual IPs
+//
+// Network.AddVirtualIP takes a free address of the subnet for one host to
+// carry as a second address of its link; the line delivers its packets
+// to the holder, and VirtualIP.Move gives it to another host, as
+// keepalived moves its address: a takeover (every packet to it reaches
+// the new holder, whose kernel resets the old connections at their next
+// segment) or, with keep, a switch that leaves the connections open
+// before the move on the old host (vip.go).
+//
 // # Cleanup
 //
 // Every object carries the prefix (default "mlb-"): namespaces, devices,

@@ -67,6 +67,7 @@ type line struct {
 	hosts   [maxHosts + 1]*lineHost // index 0 is the bench
 	lastDue [maxHosts + 1][maxHosts + 1]int64
 	blocked [maxHosts + 1][maxHosts + 1]bool
+	vips    [maxHosts + 1]*vipRoute // by the virtual IP's index (vip.go)
 
 	heap packetHeap
 	seq  uint64
@@ -356,6 +357,9 @@ func (l *line) destination(pkt []byte) (int, bool) {
 	i := int(pkt[19]) - 1 // host i has address .i+1
 	if i == 0 || i >= benchSourcesFrom-1 {
 		i = 0 // one of the bench's addresses
+	}
+	if i > 0 && i <= maxHosts && l.vips[i] != nil {
+		i = l.vips[i].deliver(pkt)
 	}
 	if i < 0 || i > maxHosts || l.hosts[i] == nil {
 		return 0, false

@@ -6,21 +6,36 @@ package scenarios
 // the clients know, and a failover mechanism that watches the primary's
 // /readyz and moves the address.
 //
-// The address is the bench's own mover (bench/faults/addrmove): a TCP
-// forwarder to the primary that a move switches to the standby. It is not
-// a kernel address move. With the fence, the move resets every established
-// connection, as taking a virtual IP away breaks the sessions to the old
-// host; without it (no-fence) the established connections keep the old
-// primary, as a DNS or load-balancer switch does.
+// Where the servers run on emulated hosts (a network profile other than
+// loopback, bench/network), the address is a virtual IP: an address of
+// the emulated network that the primary's host carries on its link, moved
+// to the standby's host link as keepalived moves its VRRP address. With
+// the fence it is a takeover: every packet to it, of an old connection as
+// of a new one, reaches the standby from then on, whose kernel resets a
+// connection it never had, so each old session breaks at its next
+// segment. Without it (no-fence) the established connections keep the old
+// primary, as a load-balancer or DNS switch does. On loopback there are
+// no hosts to move an address between: the address is the bench's TCP
+// forwarder (bench/faults/addrmove), which with the fence cuts every
+// established connection off the old primary at the move and resets it at
+// the client's next segment, as the takeover does. Each record says which mechanism
+// moved its address (its count address_move_virtual_ip or
+// address_move_forwarder).
 //
-// primary-lost freezes the primary (SIGSTOP: its sockets stay open and
-// nothing answers, as a host that stopped answering); the watcher finds
-// /readyz failing and moves the address with the fence. D is measured
-// from the fault to the move. primary-lost uses the docs' keepalived
-// example (every 1 s, fall 2), primary-lost-fast every 100 ms, fall 2, so
-// that D scales visibly. no-fence moves the address at the fault without
-// the fence while the primary stays alive and serving: the two servers
-// serve at once and grant the same names.
+// primary-lost loses the primary's host: on an emulated host its link is
+// cut (every packet to and from it dropped, SYNs included), and after the
+// variant its address is taken back, its link healed and its server
+// restarted empty. On loopback the bench cannot drop a process's packets,
+// and a killed process's kernel would answer every client with a reset at
+// once, which a lost host never sends: the primary is frozen instead
+// (SIGSTOP: its sockets stay open and nothing answers). The watcher finds
+// /readyz failing and moves the address with the fence; D is measured from
+// the fault to the move, and the fault falls at a random phase of the
+// watcher's checks, recorded, so that D shows its spread. primary-lost uses
+// the docs' keepalived example (every 1 s, fall 2), primary-lost-fast every
+// 100 ms, fall 2, so that D scales visibly. no-fence moves the address at
+// the fault without the fence while the primary stays alive and serving:
+// the two servers serve at once and grant the same names.
 
 import (
 	"context"
@@ -28,6 +43,7 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"net/http"
+	"net/netip"
 	"slices"
 	"sync"
 	"time"
@@ -82,6 +98,15 @@ const (
 	longWorkers   = 2
 )
 
+// standbyMinAfter is the least load after the move: a client whose SYN a
+// lost host swallowed sends it again a second later (Linux's initial
+// retransmission timeout), and the window must see that client come back.
+const standbyMinAfter = 1500 * time.Millisecond
+
+// standbyAfter is the load after the move: the scenario's, at least
+// standbyMinAfter.
+func standbyAfter(c FailoverConfig) time.Duration { return max(c.After, standbyMinAfter) }
+
 // Skip reasons of the standby variants.
 const (
 	noStandby   = "no standby: not an active–passive pair; its failover figures are restart (and minority-down for a cluster)"
@@ -109,7 +134,8 @@ func standbyVariants(c FailoverConfig) []bench.Variant {
 		return bench.Variant{
 			Name: name, Params: results.VariantParams{Workers: c.Workers + sharedWorkers + longWorkers, Fault: results.FaultPrimaryLost},
 			MaxRepetitions: failoverRepetitions, Skip: skipUnlessStandby,
-			Estimate: c.Before + w.expected() + c.After + restartCost/2,
+			// The fault's random phase adds half an interval on average.
+			Estimate: c.Before + w.interval/2 + w.expected() + standbyAfter(c) + restartCost/2,
 			Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 				return runStandby(ctx, env, c, w, true)
 			},
@@ -121,7 +147,7 @@ func standbyVariants(c FailoverConfig) []bench.Variant {
 		{
 			Name: FailoverNoFence, Params: results.VariantParams{Workers: c.Workers + sharedWorkers + longWorkers, Fault: results.FaultSwitchNoFence},
 			MaxRepetitions: failoverRepetitions, Skip: skipUnlessStandby,
-			Estimate: c.Before + c.After + restartCost/2,
+			Estimate: c.Before + standbyAfter(c) + restartCost/2,
 			Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 				return runStandby(ctx, env, c, watch{}, false)
 			},
@@ -132,12 +158,13 @@ func standbyVariants(c FailoverConfig) []bench.Variant {
 // standbySettings describe the standby variants for results.json.
 func standbySettings() results.Settings {
 	return results.Settings{
-		"standby_address": "a TCP forwarder of the bench (bench/faults/addrmove) at the one address the clients dial, forwarding to the primary; the move switches new connections to the standby and, with the fence, resets every established one (the client side with an RST), as a virtual IP taken away breaks the sessions; it is not a kernel address move",
-		"standby_watch":   FailoverPrimaryLost + ": " + keepalivedWatch.String() + " (the docs' keepalived example); " + FailoverPrimaryLostFast + ": " + fastWatch.String(),
-		"standby_fault":   FailoverPrimaryLost + ", " + FailoverPrimaryLostFast + ": the primary frozen (SIGSTOP: sockets open, nothing answers, as a host that stopped answering), thawed after the variant; D from just before the freeze to the move; " + FailoverNoFence + ": the address moved at the fault without the fence, the primary alive and serving its established sessions (a DNS or load-balancer switch)",
-		"standby_load":    fmt.Sprintf("the steady workers (the restart figures) plus %d clients on one name holding it %v, and %d on another each holding it until it learns the loss (holder_stop_ms: the first such loss after the fault); all write to a fenced and an unfenced guarded store every %v while they believe they hold the lock; double grants and stale writes by guardedstore.Analyze", sharedWorkers, sharedHold, longWorkers, writeEvery),
-		"standby_servers": "grants_dialled_before_move: grants after the move of claims whose client dialled before it (one connection per claim; without the fence these are the old primary's grants on its established sessions, with it only claims whose dial raced the move and was forwarded to the standby); grants_dialled_after_move: the standby's",
-		"standby_clock":   "both servers run on the same host clock here, so the docs' NTP requirement holds exactly; on two machines the standby's clock must not be behind the primary's",
+		"standby_address": "where the servers run on emulated hosts (a network profile other than loopback): a virtual IP of the emulated network, carried by the primary's host link and moved to the standby's host link (the delay line delivers it to its holder); with the fence a takeover (the old primary loses the address, every packet to it reaches the standby, whose kernel resets each old connection at its next segment), without it the connections open before the move keep the old primary (a load-balancer or DNS switch). On loopback: a TCP forwarder of the bench (bench/faults/addrmove) at the one address the clients dial, which switches new connections to the standby and, with the fence, cuts every established one off the old primary at the move and resets it at the client's next segment; it is not an address move. Each record's count address_move_virtual_ip or address_move_forwarder says which ran",
+		"standby_watch":   FailoverPrimaryLost + ": " + keepalivedWatch.String() + " (the docs' keepalived example); " + FailoverPrimaryLostFast + ": " + fastWatch.String() + "; the fault falls at a uniformly random phase of the checks (fault_phase_ms: from the start of the last check to the fault), so D spans about fall to fall+1 intervals across repetitions",
+		"standby_fault":   FailoverPrimaryLost + ", " + FailoverPrimaryLostFast + ": the primary's host lost: on an emulated host its link cut (every packet dropped; count primary_link_cut), then after the variant the address taken back, the link healed and the server restarted empty; on loopback, where no link can be cut and a killed process's kernel would reset every client at once (a lost host sends nothing), the primary frozen (SIGSTOP: sockets open, nothing answers; count primary_frozen) and thawed after the variant; D (detection_ms) from the fault in effect (the cut or the freeze returned; fault_took_ms: how long making it took) to the move; " + FailoverNoFence + ": the address moved at the fault without the fence, the primary alive and serving its established sessions (a DNS or load-balancer switch)",
+		"standby_load":    fmt.Sprintf("the steady workers (the restart figures) plus %d clients on one name holding it %v, and %d on another each holding it until it learns the loss (holder_stop_ms: the first such loss after the fault, by its own 0.8 × lease timer or by the reset the move caused, whichever came first); all write to a fenced and an unfenced guarded store every %v while they believe they hold the lock; double grants and stale writes by guardedstore.Analyze; owner_writes_rejected: writes of a client no later grant had superseded that the fenced store rejected for a lower token (the tokens went backwards)", sharedWorkers, sharedHold, longWorkers, writeEvery),
+		"standby_servers": "grants_dialled_before_move: grants after the move of claims whose client dialled before it (one connection per claim; without the fence these are the old primary's grants on its established sessions, with it only claims whose dial raced the move); grants_dialled_after_move: the standby's",
+		"standby_after":   fmt.Sprintf("the load after the move lasts the scenario's after, at least %v: a client whose SYN the lost host swallowed sends it again a second later, and the window must see it come back", standbyMinAfter),
+		"standby_clock":   "both servers run on the same host clock here, so the docs' NTP requirement holds exactly; on two machines the standby's clock must not be behind the primary's. The docs promise tokens above every earlier one only when the standby takes over more than a second after the primary's last grant (takeover_ms, as the clients saw the two grants; tokens_monotonic, token_gap and takeover_ms read every grant of the steady and the shared loads); tokens_promise_broken is recorded only for such a repetition (1: a token after the move at or below one before)",
 	}
 }
 
@@ -233,9 +260,92 @@ func (s *sharedLoad) hold(ctx context.Context, h bench.Held, w guardedstore.Writ
 	}
 }
 
+// The two mechanisms that move the pair's one address.
+const (
+	// mechanismVirtualIP: an address of the emulated network, moved from
+	// the primary's host link to the standby's (bench.VirtualIP).
+	mechanismVirtualIP = "virtual_ip"
+	// mechanismForwarder: the bench's TCP forwarder on loopback
+	// (bench/faults/addrmove), where no emulated network is in use.
+	mechanismForwarder = "forwarder"
+)
+
+// standbyAddress is the one address of a pair that the clients dial, and
+// how the failover moves it.
+type standbyAddress struct {
+	addr      string
+	mechanism string
+	// move moves the address to the standby: with the fence the old
+	// primary loses it (a virtual IP taken over), without it the old
+	// primary keeps its established connections.
+	move  func(fence bool) error
+	close func()
+}
+
+// openStandbyAddress gives the pair its one address: a virtual IP held by
+// the primary's host where the servers run on emulated hosts, the bench's
+// forwarder to the primary on loopback.
+func openStandbyAddress(primary, standby bench.Server) (standbyAddress, error) {
+	if vs, ok := primary.(bench.VirtualIPServer); ok {
+		vip, err := vs.VirtualIP()
+		switch {
+		case err == nil:
+			p, perr := netip.ParseAddrPort(primary.Addr())
+			s, serr := netip.ParseAddrPort(standby.Addr())
+			if perr != nil || serr != nil || p.Port() != s.Port() {
+				vip.Close()
+				return standbyAddress{}, fmt.Errorf("failover: a virtual IP needs the primary (%s) and the standby (%s) on one port of their hosts", primary.Addr(), standby.Addr())
+			}
+			var once sync.Once
+			return standbyAddress{
+				addr:      netip.AddrPortFrom(vip.IP(), p.Port()).String(),
+				mechanism: mechanismVirtualIP,
+				move:      func(fence bool) error { return vip.Move(s.Addr(), !fence) },
+				close:     func() { once.Do(func() { _ = vip.Close() }) },
+			}, nil
+		case !errors.Is(err, bench.ErrNotSupported):
+			return standbyAddress{}, fmt.Errorf("failover: a virtual IP on %s's host: %w", primary.Name(), err)
+		}
+	}
+	mover, err := addrmove.Listen(primary.Addr())
+	if err != nil {
+		return standbyAddress{}, err
+	}
+	return standbyAddress{
+		addr:      mover.Addr(),
+		mechanism: mechanismForwarder,
+		move:      func(fence bool) error { mover.Move(standby.Addr(), fence); return nil },
+		close:     func() { _ = mover.Close() },
+	}, nil
+}
+
+// loseHost takes the primary's host away: its link cut (every packet to
+// and from it dropped) where it has one, frozen on loopback. It returns
+// how the fault was made and what brings the primary back for the next
+// variant: a cut host's address taken back first (so that it cannot
+// answer at it), its link healed and its server restarted empty, as a
+// lost host comes back; a frozen one thawed.
+func loseHost(ctx context.Context, primary bench.Server, addr standbyAddress) (how string, undo func(), err error) {
+	if addr.mechanism == mechanismVirtualIP {
+		if err := primary.Cut(ctx); err != nil {
+			return "", nil, err
+		}
+		return "primary_link_cut", func() {
+			ctx := context.WithoutCancel(ctx)
+			addr.close()
+			_ = primary.Restore(ctx)
+			_ = primary.Restart(ctx)
+		}, nil
+	}
+	if err := primary.Pause(ctx); err != nil {
+		return "", nil, err
+	}
+	return "primary_frozen", func() { _ = primary.Unpause(context.WithoutCancel(ctx)) }, nil
+}
+
 // runStandby runs one standby variant: with fence, primary-lost (the
-// primary frozen, the watcher moving the address with the fence); without,
-// no-fence.
+// primary's host lost, the watcher moving the address with the fence);
+// without, no-fence.
 func runStandby(ctx context.Context, env *bench.Env, cfg FailoverConfig, w watch, fence bool) (results.Raw, error) {
 	if !env.Contender.Standby || len(env.Servers) != 2 {
 		return results.Raw{Skipped: noStandby}, nil
@@ -244,12 +354,12 @@ func runStandby(ctx context.Context, env *bench.Env, cfg FailoverConfig, w watch
 	if fence && primary.OpsAddr() == "" {
 		return results.Raw{Skipped: noOps}, nil
 	}
-	mover, err := addrmove.Listen(primary.Addr())
+	addr, err := openStandbyAddress(primary, standby)
 	if err != nil {
 		return results.Raw{}, err
 	}
-	defer mover.Close()
-	l, err := env.Contender.Open(ctx, []string{mover.Addr()}, env.Lease)
+	defer addr.close()
+	l, err := env.Contender.Open(ctx, []string{addr.addr}, env.Lease)
 	if err != nil {
 		return results.Raw{}, fmt.Errorf("failover: opening %s: %w", env.Contender.Name, err)
 	}
@@ -280,20 +390,36 @@ func runStandby(ctx context.Context, env *bench.Env, cfg FailoverConfig, w watch
 	}
 	defer stopLoad()
 
-	// The watcher runs from the start of the load, as keepalived does.
-	var movedAt time.Time
+	// The watcher runs from the start of the load, as keepalived does;
+	// it is joined before any return, so that it never moves a closed
+	// address.
+	var (
+		checks  checkLog
+		movedAt time.Time
+		moveErr error
+	)
 	moved := make(chan struct{})
 	wctx, wstop := context.WithCancel(ctx)
-	defer wstop()
+	var watcher sync.WaitGroup
+	defer func() { wstop(); watcher.Wait() }()
 	if fence {
-		go w.run(wctx, primary.OpsAddr(), func() {
-			mover.Move(standby.Addr(), true)
-			movedAt = time.Now()
-			close(moved)
+		check := readyCheck(primary.OpsAddr())
+		watcher.Go(func() {
+			w.run(wctx, check, checks.add, func() {
+				moveErr = addr.move(true)
+				movedAt = time.Now()
+				close(moved)
+			})
 		})
 	}
 
-	if err := bench.Sleep(ctx, cfg.Before); err != nil {
+	// The fault falls at a random phase of the watcher's checks, so that
+	// D shows its spread across repetitions (fault_phase_ms records it).
+	before := cfg.Before
+	if fence {
+		before += mrand.N(w.interval)
+	}
+	if err := bench.Sleep(ctx, before); err != nil {
 		return results.Raw{}, err
 	}
 	select {
@@ -302,52 +428,93 @@ func runStandby(ctx context.Context, env *bench.Env, cfg FailoverConfig, w watch
 	default:
 	}
 	ft.fault = time.Now()
+	var how string
 	if fence {
-		err := primary.Pause(ctx)
+		var undo func()
+		how, undo, err = loseHost(ctx, primary, addr)
 		ft.faultDone = time.Now()
 		if errors.Is(err, bench.ErrNotSupported) {
 			return results.Raw{Skipped: fmt.Sprintf(cannotFaultFmt, err)}, nil
 		}
 		if err != nil {
-			return results.Raw{}, fmt.Errorf("failover: freezing the primary: %w", err)
+			return results.Raw{}, fmt.Errorf("failover: losing the primary's host: %w", err)
 		}
-		defer func() { _ = primary.Unpause(context.WithoutCancel(ctx)) }()
+		defer undo()
 		// Generous: every check of the fall timing out, twice over, and a
 		// lease.
 		limit := 2*time.Duration(2*w.fall+1)*w.interval + env.Lease
 		select {
 		case <-moved:
 		case <-time.After(limit):
-			return results.Raw{}, fmt.Errorf("failover: no move within %v of freezing the primary (%s)", limit, w)
+			return results.Raw{}, fmt.Errorf("failover: no move within %v of losing the primary (%s)", limit, w)
 		case <-ctx.Done():
 			return results.Raw{}, ctx.Err()
 		}
 	} else {
 		ft.faultDone = ft.fault
-		mover.Move(standby.Addr(), false)
+		moveErr = addr.move(false)
 		movedAt = time.Now()
+	}
+	if moveErr != nil {
+		return results.Raw{}, fmt.Errorf("failover: moving the address (%s): %w", addr.mechanism, moveErr)
 	}
 	// The move is this pattern's "restart": the figures after it read as
 	// the restart's do.
 	ft.restart, ft.up = movedAt, movedAt
-	if err := bench.Sleep(ctx, cfg.After); err != nil {
+	if err := bench.Sleep(ctx, standbyAfter(cfg)); err != nil {
 		return results.Raw{}, err
 	}
 	stopLoad()
 	wstop()
-	return standbyRaw(tl, sh, ft, env.Lease, fence), nil
+	watcher.Wait()
+	raw := standbyRaw(tl, sh, ft, env.Lease, fence)
+	raw.Counts["address_move_"+addr.mechanism] = 1
+	if fence {
+		raw.Counts[how] = 1
+		if phase, ok := checks.phase(ft.faultDone); ok {
+			raw.Metrics = append(raw.Metrics, results.Metric{Name: "fault_phase_ms", Unit: "ms", Value: ms(phase)})
+		}
+	}
+	return raw, nil
 }
 
-// run checks /readyz at opsAddr every interval until ctx ends or fall
-// checks in a row failed; then it calls move.
-func (w watch) run(ctx context.Context, opsAddr string, move func()) {
-	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	defer hc.CloseIdleConnections()
+// checkLog records when each of the watcher's checks began.
+type checkLog struct {
+	mu     sync.Mutex
+	starts []time.Time
+}
+
+func (c *checkLog) add(at time.Time) {
+	c.mu.Lock()
+	c.starts = append(c.starts, at)
+	c.mu.Unlock()
+}
+
+// phase is the time from the start of the last check before at to at.
+func (c *checkLog) phase(at time.Time) (time.Duration, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := len(c.starts) - 1; i >= 0; i-- {
+		if !c.starts[i].After(at) {
+			return at.Sub(c.starts[i]), true
+		}
+	}
+	return 0, false
+}
+
+// run checks every interval, each check bounded by the interval, until
+// ctx ends or fall checks in a row failed; then it calls move. began is
+// told when each check begins.
+func (w watch) run(ctx context.Context, check func(context.Context) bool, began func(time.Time), move func()) {
 	t := time.NewTicker(w.interval)
 	defer t.Stop()
 	fails := 0
 	for {
-		if w.ready(ctx, hc, opsAddr) {
+		began(time.Now())
+		cctx, cancel := context.WithTimeout(ctx, w.interval)
+		ok := check(cctx)
+		cancel()
+		if ok {
 			fails = 0
 		} else if fails++; fails >= w.fall && ctx.Err() == nil {
 			move()
@@ -361,21 +528,22 @@ func (w watch) run(ctx context.Context, opsAddr string, move func()) {
 	}
 }
 
-// ready is one health check: GET /readyz answered 200 within the
-// interval.
-func (w watch) ready(ctx context.Context, hc *http.Client, opsAddr string) bool {
-	ctx, cancel := context.WithTimeout(ctx, w.interval)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+opsAddr+"/readyz", nil)
-	if err != nil {
-		return false
+// readyCheck is one health check of the server at opsAddr: GET /readyz
+// answered 200 (on a fresh connection, as keepalived's curl makes it).
+func readyCheck(opsAddr string) func(context.Context) bool {
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	return func(ctx context.Context) bool {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+opsAddr+"/readyz", nil)
+		if err != nil {
+			return false
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
 	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return false
-	}
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
 }
 
 // standbyRaw reads the figures of a standby variant: the steady load's
@@ -384,10 +552,11 @@ func (w watch) ready(ctx context.Context, hc *http.Client, opsAddr string) bool 
 func standbyRaw(tl *timeline, sh *sharedLoad, ft faultTimes, lease time.Duration, fence bool) results.Raw {
 	raw := failoverRaw(tl, ft)
 	// No restart: the standby was running all along. Without the fence
-	// the move is the fault: there is no fault window to read.
+	// the move is the fault: there is no fault window to read. The
+	// tokens are read again below, over every grant of both loads.
 	raw.Metrics = slices.DeleteFunc(raw.Metrics, func(m results.Metric) bool {
 		switch m.Name {
-		case "restart_ms":
+		case "restart_ms", "tokens_monotonic", "token_gap":
 			return true
 		case "grant_rate_ratio", "acquire_p99_during_fault", "release_p99_during_fault":
 			return !fence
@@ -397,6 +566,15 @@ func standbyRaw(tl *timeline, sh *sharedLoad, ft faultTimes, lease time.Duration
 	metric := func(name, unit string, v float64) {
 		raw.Metrics = append(raw.Metrics, results.Metric{Name: name, Unit: unit, Value: v})
 	}
+	grants := pairGrants(tl, sh)
+	if before, after, ok := tokensAround(grants, ft); ok {
+		mono := 0.0
+		if after > before {
+			mono = 1
+		}
+		metric("tokens_monotonic", "bool", mono)
+		metric("token_gap", "count", float64(after)-float64(before))
+	}
 	get := func(name string) (float64, bool) {
 		for _, m := range raw.Metrics {
 			if m.Name == name {
@@ -405,17 +583,32 @@ func standbyRaw(tl *timeline, sh *sharedLoad, ft faultTimes, lease time.Duration
 		}
 		return 0, false
 	}
-	d := ft.restart.Sub(ft.fault)
+	// D runs from the moment the fault is surely in effect: cutting a
+	// link is a call to the delay line, which a loaded machine can delay
+	// (fault_took_ms says by how much; D may be short by up to that).
+	d := ft.restart.Sub(ft.faultDone)
 	if fence {
-		metric("d_ms", "ms", ms(d))
+		metric("detection_ms", "ms", ms(d))
+		metric("fault_took_ms", "ms", ms(ft.faultDone.Sub(ft.fault)))
 		if gap, ok := get("unavailable_ms"); ok && d > 0 {
 			metric("gap_over_d", "ratio", gap/ms(d))
 		}
 		metric("holder_stop_limit_ms", "ms", ms(lease*4/5))
+		// The documentation promises tokens above every earlier one only
+		// when the standby takes over more than a second after the
+		// primary's last grant (a token is the unix second of the latest
+		// grant and a counter): takeover_ms says whether it did, and
+		// tokens_promise_broken is recorded only then.
+		if takeover, ok := takeover(grants, ft); ok {
+			metric("takeover_ms", "ms", ms(takeover))
+			if mono, ok := get("tokens_monotonic"); ok && takeover > time.Second {
+				metric("tokens_promise_broken", "count", 1-mono)
+			}
+		}
 	}
 	for _, at := range slices.SortedFunc(slices.Values(sh.longLost), time.Time.Compare) {
-		if !at.Before(ft.fault) {
-			metric("holder_stop_ms", "ms", ms(at.Sub(ft.fault)))
+		if !at.Before(ft.faultDone) {
+			metric("holder_stop_ms", "ms", ms(at.Sub(ft.faultDone)))
 			break
 		}
 	}
@@ -426,6 +619,10 @@ func standbyRaw(tl *timeline, sh *sharedLoad, ft faultTimes, lease time.Duration
 	metric("unsafe_writes_fenced", "count", float64(len(an.Unsafe)))
 	metric("unsafe_writes_unfenced", "count", float64(len(unfenced.Unsafe)))
 	metric("fenced_rejections", "count", float64(an.RejectedByFencing))
+	// The rest of the stale-token rejections are writes of a client no
+	// later grant had superseded: the current owner refused because its
+	// token is below an earlier owner's (the tokens went backwards).
+	metric("owner_writes_rejected", "count", float64(an.RejectedByFencing-an.Prevented))
 	var old, fresh int
 	for _, g := range append(slices.Clone(tl.grants), sh.events...) {
 		switch {
@@ -441,4 +638,70 @@ func standbyRaw(tl *timeline, sh *sharedLoad, ft faultTimes, lease time.Duration
 	raw.Counts["shared_failed_attempts"] = int64(sh.fails)
 	raw.Counts["store_writes"] = int64(an.Writes)
 	return raw
+}
+
+// stamped is one grant of a standby variant's loads: when its client
+// had it, and its token.
+type stamped struct {
+	at      time.Time
+	token   uint64
+	tokenOK bool
+}
+
+// pairGrants are the grants of the steady and the shared load together.
+func pairGrants(tl *timeline, sh *sharedLoad) []stamped {
+	var out []stamped
+	for _, g := range tl.grants {
+		out = append(out, stamped{g.at, g.token, g.tokenOK})
+	}
+	for i, g := range sh.grants {
+		s := stamped{at: sh.events[i].at}
+		if g.Token != nil {
+			s.token, s.tokenOK = *g.Token, true
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// tokensAround returns the largest token granted before the fault and the
+// smallest granted after the move; false without both.
+func tokensAround(grants []stamped, ft faultTimes) (before, after uint64, ok bool) {
+	var hasBefore, hasAfter bool
+	for _, g := range grants {
+		switch {
+		case !g.tokenOK:
+		case g.at.Before(ft.fault):
+			before, hasBefore = max(before, g.token), true
+		case !g.at.Before(ft.restart):
+			if !hasAfter || g.token < after {
+				after = g.token
+			}
+			hasAfter = true
+		}
+	}
+	return before, after, hasBefore && hasAfter
+}
+
+// takeover is the time from the last grant before the fault (the
+// primary's) to the first grant after the move (the standby's), as the
+// clients saw them; false without both.
+func takeover(grants []stamped, ft faultTimes) (time.Duration, bool) {
+	var last, first time.Time
+	for _, g := range grants {
+		switch {
+		case g.at.Before(ft.fault):
+			if g.at.After(last) {
+				last = g.at
+			}
+		case !g.at.Before(ft.restart):
+			if first.IsZero() || g.at.Before(first) {
+				first = g.at
+			}
+		}
+	}
+	if last.IsZero() || first.IsZero() {
+		return 0, false
+	}
+	return first.Sub(last), true
 }

@@ -266,8 +266,22 @@ func failoverRaw(tl *timeline, ft faultTimes) results.Raw {
 	}
 	metric("grants_while_down", "count", float64(whileDown))
 	if sec := ft.fault.Sub(ft.start).Seconds(); before > 0 && sec > 0 {
+		rateBefore := float64(before) / sec
+		// While down: from the fault to the restart (the end when the
+		// servers stay down).
 		rate := float64(during) / windowEnd.Sub(ft.fault).Seconds()
-		metric("grant_rate_ratio", "ratio", rate/(float64(before)/sec))
+		metric("grant_rate_ratio", "ratio", rate/rateBefore)
+		// After: from the moment the restart returned (the servers
+		// serve again) to the end of the load.
+		if !ft.up.IsZero() && ft.end.After(ft.up) {
+			n := 0
+			for _, g := range grants {
+				if !g.at.Before(ft.up) {
+					n++
+				}
+			}
+			metric("grant_rate_after_ratio", "ratio", float64(n)/ft.end.Sub(ft.up).Seconds()/rateBefore)
+		}
 	}
 	if len(faultAcquires) > 0 {
 		slices.Sort(faultAcquires)

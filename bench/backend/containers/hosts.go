@@ -77,6 +77,22 @@ func (s *server) restartOnHost(ctx context.Context, h Host) error {
 	return nil
 }
 
+// virtualIPHost is a host that can hold a virtual IP of its network
+// (bench/network's Host).
+type virtualIPHost interface {
+	VirtualIP() (bench.VirtualIP, error)
+}
+
+// VirtualIP implements bench.VirtualIPServer: a virtual IP held by the
+// container's emulated host; a container on the session network alone
+// has none.
+func (s *server) VirtualIP() (bench.VirtualIP, error) {
+	if h, ok := s.onHost().(virtualIPHost); ok {
+		return h.VirtualIP()
+	}
+	return nil, fmt.Errorf("containers: a virtual IP for %s: %w", s.c.Name, bench.ErrNotSupported)
+}
+
 // cutOnHost cuts the container off both paths: the line (the bench) and
 // the session network (its peers).
 func (s *server) cutOnHost(ctx context.Context, h Host, cut bool) error {

@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"os/exec"
 	"sync"
+
+	"github.com/monolock/monolock-bench/bench"
 )
 
 // Host is an emulated host a server runs on, in a network namespace of its
@@ -21,6 +23,13 @@ type Host interface {
 // cutter is a host that can lose every packet to and from itself
 // (bench/network's Host): a server on one can be cut off the network.
 type cutter interface{ Cut(cut bool) error }
+
+// virtualIPHost is a host that can hold a virtual IP of its network
+// (bench/network's Host): a server on one can be reached at an address
+// a failover moves.
+type virtualIPHost interface {
+	VirtualIP() (bench.VirtualIP, error)
+}
 
 // Hosts gives the host the server of this name runs on, made at its first
 // call. Nil keeps every server on 127.0.0.1 in the bench's own namespace.

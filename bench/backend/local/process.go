@@ -289,6 +289,15 @@ func (p *Process) Restore(context.Context) error {
 	return fmt.Errorf("local: restoring %s's network: %w", p.name, bench.ErrNotSupported)
 }
 
+// VirtualIP implements bench.VirtualIPServer: a virtual IP held by the
+// server's emulated host; child processes on 127.0.0.1 have none.
+func (p *Process) VirtualIP() (bench.VirtualIP, error) {
+	if h, ok := p.host.(virtualIPHost); ok {
+		return h.VirtualIP()
+	}
+	return nil, fmt.Errorf("local: a virtual IP for %s: %w", p.name, bench.ErrNotSupported)
+}
+
 func (p *Process) send(sig syscall.Signal) error {
 	p.mu.Lock()
 	cmd := p.cmd

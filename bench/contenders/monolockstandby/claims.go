@@ -12,19 +12,7 @@ const (
 // Claims returns the statements of the documentation's high-availability
 // page as rules the report evaluates against a run's figures.
 func Claims() []results.ClaimRule {
-	tokens := func(id, variant, how string) results.ClaimRule {
-		return results.ClaimRule{
-			ID:        id,
-			Claim:     "Fencing tokens stay monotonic across a failover to the standby (with NTP on the two machines).",
-			Statement: "failover " + variant + " (" + how + "): every token the standby granted after the move exceeds every token the primary granted before the fault. Both servers read this host's clock, so the NTP requirement holds exactly; the page argues that D exceeds a second, since a token is the unix second of the grant and a counter.",
-			Threshold: "holds when tokens_monotonic = 1 in every repetition; fails when 0 in every repetition",
-			Scenario:  "failover", Variant: variant, Subject: Name, Metric: "tokens_monotonic",
-			Label: "tokens after > tokens before (1 = yes)",
-			Op:    results.AtLeast, Than: results.ClaimBound{Value: 1},
-			Spread: results.SpreadRange,
-			Quote:  []results.ClaimQuote{{Metric: "token_gap"}, {Metric: "d_ms"}},
-		}
-	}
+	keepalived, fast := "keepalived's example, /readyz every 1 s, fall 2", "/readyz every 100 ms, fall 2"
 	gap := func(id, variant, how string) results.ClaimRule {
 		return results.ClaimRule{
 			ID:        id,
@@ -35,31 +23,61 @@ func Claims() []results.ClaimRule {
 			// retry comes at most about D later, so a gap of 2 × D is
 			// still "approximately D" plus the clients' own retry; more
 			// means something beyond the mechanism keeps the service
-			// away.
+			// away (a client's TCP retransmission timer, for one).
 			Threshold: "holds when gap_over_d ≤ 2 in every repetition; fails when above 2 in every repetition",
 			Scenario:  "failover", Variant: variant, Subject: Name, Metric: "gap_over_d",
 			Label: "longest gap / D",
 			Op:    results.AtMost, Than: results.ClaimBound{Value: 2},
 			Spread: results.SpreadRange,
-			Quote:  []results.ClaimQuote{{Metric: "d_ms"}, {Metric: "unavailable_ms"}},
+			Quote:  []results.ClaimQuote{{Metric: "detection_ms"}, {Metric: "unavailable_ms"}},
 		}
 	}
-	keepalived, fast := "keepalived's example, /readyz every 1 s, fall 2", "/readyz every 100 ms, fall 2"
+	noNewFailure := func(id, variant, how, why string) results.ClaimRule {
+		return results.ClaimRule{
+			ID:        id,
+			Claim:     "A failover adds no new failure mode (the failover fences the old primary).",
+			Statement: "failover " + variant + " (" + how + "): with the address moved away from the old primary, no name is granted by the standby while a client still believes the primary's grant of it, neither the fenced nor the unfenced store accepts a stale write, and the fenced store never refuses the current owner. " + why,
+			Threshold: "holds when double_grants = 0 in every repetition and no stale write was accepted and no owner's write refused; fails when above 0 in every repetition or any such write",
+			Scenario:  "failover", Variant: variant, Subject: Name, Metric: "double_grants",
+			Op: results.AtMost, Than: results.ClaimBound{Value: 0},
+			Spread: results.SpreadRange,
+			Guards: []results.ClaimGuard{
+				{Metric: "unsafe_writes_unfenced", Label: "stale writes the unfenced store accepted"},
+				{Metric: "unsafe_writes_fenced", Label: "stale writes the fenced store accepted"},
+				{Metric: "owner_writes_rejected", Label: "writes of the current owner the fenced store refused (tokens went backwards)"},
+			},
+			Quote: []results.ClaimQuote{{Metric: "holder_stop_ms"}, {Metric: "detection_ms"}, {Metric: "tokens_monotonic"}},
+		}
+	}
+	const clock = " Both servers read this host's clock, so the NTP requirement holds exactly."
 	return []results.ClaimRule{
 		gap("standby-gap-about-d", primaryLost, keepalived),
 		gap("standby-gap-about-d-fast", primaryLostFast, fast),
+		noNewFailure("standby-no-new-failure-mode", primaryLost, keepalived,
+			"Here D (at least two intervals, 2 s) exceeds 0.8 × lease, so every old holder has given up on its own before the standby can grant: the lease, not only the fence, keeps it safe."),
+		noNewFailure("standby-no-new-failure-mode-fast", primaryLostFast, fast,
+			"Here D (about 0.2–0.3 s) is below 0.8 × lease: an old holder may still believe its grant when the standby grants, until its next segment meets the reset the move causes; only the fencing tokens protect the resource then, and they are promised monotonic only for a takeover more than a second later."),
 		{
-			ID:        "standby-no-new-failure-mode",
-			Claim:     "A failover adds no new failure mode (the failover fences the old primary).",
-			Statement: "failover " + primaryLost + ": with the address moved (every connection to the old primary reset), no name is granted by the standby while a client still believes the primary's grant of it, and neither the fenced nor the unfenced store accepts a stale write.",
-			Threshold: "holds when double_grants = 0 in every repetition and no stale write was accepted; fails when above 0 in every repetition or a stale write was accepted",
-			Scenario:  "failover", Variant: primaryLost, Subject: Name, Metric: "double_grants",
-			Op: results.AtMost, Than: results.ClaimBound{Value: 0},
+			ID:        "standby-tokens-monotonic",
+			Claim:     "Fencing tokens stay monotonic across a failover to the standby when it takes over more than a second after the primary's last grant (with NTP on the two machines).",
+			Statement: "failover " + primaryLost + " (" + keepalived + "): every token the standby granted after the move exceeds every token the primary granted before the fault. D is at least two intervals (2 s), so the standby always takes over more than a second later: the promise applies in every repetition." + clock,
+			Threshold: "holds when tokens_monotonic = 1 in every repetition; fails when 0 in every repetition",
+			Scenario:  "failover", Variant: primaryLost, Subject: Name, Metric: "tokens_monotonic",
+			Label: "tokens after > tokens before (1 = yes)",
+			Op:    results.AtLeast, Than: results.ClaimBound{Value: 1},
 			Spread: results.SpreadRange,
-			Guards: []results.ClaimGuard{{Metric: "unsafe_writes_unfenced", Label: "stale writes the unfenced store accepted"}, {Metric: "unsafe_writes_fenced", Label: "stale writes the fenced store accepted"}},
-			Quote:  []results.ClaimQuote{{Metric: "holder_stop_ms"}, {Metric: "d_ms"}},
+			Quote:  []results.ClaimQuote{{Metric: "token_gap"}, {Metric: "takeover_ms"}, {Metric: "detection_ms"}},
 		},
-		tokens("standby-tokens-monotonic", primaryLost, keepalived),
-		tokens("standby-tokens-monotonic-fast", primaryLostFast, fast),
+		{
+			ID:        "standby-tokens-monotonic-fast",
+			Claim:     "Fencing tokens stay monotonic across a failover to the standby when it takes over more than a second after the primary's last grant (with NTP on the two machines).",
+			Statement: "failover " + primaryLostFast + " (" + fast + "): no repetition in which the standby's first grant came more than a second after the primary's last one has a token after the move at or below one before. A token is the unix second of the latest grant and a counter, so a takeover within the second may go backwards without breaking the promise: such a repetition is left out (its tokens_monotonic is in the failover table), and with none left the claim is not measured." + clock,
+			Threshold: "holds when tokens_promise_broken = 0 in every repetition that took over more than a second later; fails when 1 in every such repetition",
+			Scenario:  "failover", Variant: primaryLostFast, Subject: Name, Metric: "tokens_promise_broken",
+			Label: "repetitions with a later takeover and a backward token (1 = yes)",
+			Op:    results.AtMost, Than: results.ClaimBound{Value: 0},
+			Spread: results.SpreadRange,
+			Quote:  []results.ClaimQuote{{Metric: "tokens_monotonic"}, {Metric: "takeover_ms"}, {Metric: "token_gap"}},
+		},
 	}
 }

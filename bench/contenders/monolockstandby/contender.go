@@ -4,12 +4,14 @@
 // clients know, and a failover mechanism that watches the primary's
 // /readyz and moves the address to the standby. The client is monolock's
 // (bench/contenders/monolock); the pair and the one address are what this
-// row adds. The failover scenario owns the mechanism: it puts its own
-// address mover (bench/faults/addrmove) in front of the pair and moves it.
+// row adds. The failover scenario owns the mechanism: a virtual IP of the
+// emulated network moved between the servers' hosts, or on loopback its
+// own address mover (bench/faults/addrmove) in front of the pair.
 package monolockstandby
 
 import (
 	"context"
+	"net/netip"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
@@ -28,10 +30,22 @@ var Server = &bench.ServerSpec{
 	Name:      Name,
 	Replicas:  2,
 	GoPackage: monolock.Server.GoPackage,
-	Args:      monolock.Server.Args,
+	Args:      pairArgs,
 	Port:      monolock.Server.Port,
 	OpsPort:   monolock.Server.OpsPort,
 	Ready:     monolock.Server.Ready,
+}
+
+// pairArgs are monolock's arguments, but on a host of its own the server
+// listens on every address of the host (monolock's default listen
+// address), so that it answers at the virtual IP a failover moves to its
+// host as at the host's own address. On 127.0.0.1 it keeps its port
+// there.
+func pairArgs(a bench.ServerArgs) []string {
+	if ap, err := netip.ParseAddrPort(a.Listen); err == nil && !ap.Addr().IsLoopback() {
+		a.Listen = netip.AddrPortFrom(netip.IPv4Unspecified(), ap.Port()).String()
+	}
+	return monolock.Server.Args(a)
 }
 
 // Contender returns the monolock-standby row of the contender table. It
@@ -41,7 +55,8 @@ var Server = &bench.ServerSpec{
 func Contender() bench.Contender {
 	set := monolock.Settings()
 	set["deployment"] = "two monolock servers (primary, standby) on their own hosts, identical, no replication, no connection between them; the standby runs empty and waits"
-	set["address"] = "the clients dial one address (Open gets one); in the failover scenario it is the bench's address mover, which forwards to the primary until the failover watcher moves it"
+	set["address"] = "the clients dial one address (Open gets one); in the failover scenario, on emulated hosts a virtual IP that the failover watcher moves from the primary's host link to the standby's, on loopback the bench's TCP forwarder to the primary (see the scenario's standby_address)"
+	set["listen"] = "on an emulated host every address of the host (monolock's default, so that it answers at the virtual IP its host holds); on loopback its own 127.0.0.1 port"
 	set["scenarios"] = "failover only: elsewhere this is the monolock row's client on one server"
 	return bench.Contender{
 		Name: Name, Label: "monolock + standby", Family: "monolock", Colour: "#6a8fd8",
@@ -62,6 +77,6 @@ func Contender() bench.Contender {
 func Notes() []string {
 	return []string{
 		"A standby is a fast restart on other hardware: a failover loses the queues and the ownership, as a restart does, and keeps the guarantees only while the failover fences the old primary (takes its address or stops it) and the standby's clock is not behind the primary's (NTP): the token of a grant is built from the unix second of the latest grant.",
-		"The failover mechanism here is the bench's: a TCP forwarder at the one address, moved after the primary failed /readyz `fall` times in a row at `interval` (keepalived's vrrp_script), resetting every established connection as a virtual IP taken away does. It is not a kernel address move; keepalived's VRRP advertisements and gratuitous ARP add their own time to D.",
+		"The failover mechanism here is the bench's: after the primary failed /readyz `fall` times in a row at `interval` (keepalived's vrrp_script), it moves the one address — on emulated hosts a virtual IP from the primary's host link to the standby's, on loopback a TCP forwarder that cuts every established connection off the old primary and resets it at the client's next segment, as a virtual IP taken over does. keepalived's VRRP advertisements and gratuitous ARP add their own time to D.",
 	}
 }

@@ -3,17 +3,21 @@
 // moves from the primary to the standby.
 //
 // It is a proxy, not a kernel address move: Move switches the target of
-// new connections and, with the fence, resets every established one (the
-// client side with an RST, the server side closed), as taking a virtual
-// IP away breaks the sessions to the old host. Without the fence it keeps
-// them, as a DNS or load-balancer switch keeps established connections to
-// a live backend.
+// new connections and, with the fence, cuts every established one off its
+// old server (nothing the server sends reaches the client any more) and
+// resets the client's side (an RST) as a virtual IP taken over breaks each
+// session to a lost host when the session's next packet reaches the new
+// holder: at once where the client waits for an answer (in a takeover its
+// unanswered segment is sent again, within its retransmission timeout,
+// and reset), else at the client's next segment. Without the fence it
+// keeps them, as a DNS or load-balancer switch keeps established
+// connections to a live backend.
 package addrmove
 
 import (
-	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 )
 
 // Mover forwards every connection to its current target. Its methods are
@@ -32,7 +36,13 @@ type Mover struct {
 }
 
 // pair is one forwarded connection: the client's and the server's side.
-type pair struct{ client, server net.Conn }
+// fenced is set, under the Mover's lock, by a fenced move; waiting says
+// the client sent bytes the server has not answered yet.
+type pair struct {
+	client, server net.Conn
+	fenced         bool
+	waiting        atomic.Bool
+}
 
 // reset ends both sides: the client's with an RST (no FIN, as a host that
 // no longer has the address answers), the server's closed.
@@ -65,9 +75,11 @@ func (m *Mover) Target() string {
 	return m.target
 }
 
-// Move forwards new connections to target from now on. With fence it
-// resets every established connection and returns how many; without, the
-// established connections keep their server.
+// Move forwards new connections to target from now on. With fence it cuts
+// every established connection off its server, resets those whose client
+// waits for an answer and leaves the others to be reset at their client's
+// next segment, and returns how many it cut; without, the established
+// connections keep their server.
 func (m *Mover) Move(target string, fence bool) int {
 	m.mu.Lock()
 	m.target = target
@@ -75,13 +87,19 @@ func (m *Mover) Move(target string, fence bool) int {
 	if fence {
 		m.fences++
 		for p := range m.pairs {
-			cut = append(cut, p)
-			delete(m.pairs, p)
+			if !p.fenced {
+				p.fenced = true
+				cut = append(cut, p)
+			}
 		}
 	}
 	m.mu.Unlock()
 	for _, p := range cut {
-		p.reset()
+		if p.waiting.Load() {
+			p.reset()
+		} else {
+			_ = p.server.Close()
+		}
 	}
 	return len(cut)
 }
@@ -147,13 +165,19 @@ func (m *Mover) forward(c net.Conn, target string, fences int) {
 	m.pairs[p] = struct{}{}
 	m.mu.Unlock()
 	done := make(chan struct{}, 2)
-	pipe := func(dst, src net.Conn) {
-		_, _ = io.Copy(dst, src) // either side's end ends the pair
-		done <- struct{}{}
-	}
-	go pipe(s, c)
-	go pipe(c, s)
+	go func() { relay(s, c, func() { p.waiting.Store(true) }); done <- struct{}{} }()
+	go func() { relay(c, s, func() { p.waiting.Store(false) }); done <- struct{}{} }()
 	<-done
+	m.mu.Lock()
+	fenced := p.fenced
+	m.mu.Unlock()
+	if fenced {
+		// The server's side was cut at the move: a client that waited
+		// was reset then, the others learn when they next send (or
+		// close), as their next packet to a taken-over address meets the
+		// new holder's reset.
+		<-done
+	}
 	m.mu.Lock()
 	delete(m.pairs, p)
 	m.mu.Unlock()
@@ -161,5 +185,25 @@ func (m *Mover) forward(c net.Conn, target string, fences int) {
 	// reset propagates as a reset, which is what the client sees of a
 	// server killed or of a link gone).
 	p.reset()
-	<-done
+	if !fenced {
+		<-done
+	}
+}
+
+// relay copies src to dst until either side ends, calling read after each
+// read from src.
+func relay(dst, src net.Conn, read func()) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			read()
+			if _, err := dst.Write(buf[:n]); err != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }

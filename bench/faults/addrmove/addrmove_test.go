@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -62,8 +63,10 @@ func echo(c net.Conn, r *bufio.Reader) (string, error) {
 	return r.ReadString('\n')
 }
 
-// A fenced move resets every established connection (the client reads an
-// RST, not a clean end) and sends new dials to the standby.
+// A fenced move breaks every established connection (the client reads an
+// RST, not a clean end): a client that waits for an answer at once, the
+// others at their next segment (before it, nothing arrives); new dials
+// reach the standby.
 func TestFencedMoveResetsAndRedirects(t *testing.T) {
 	primary, standby := named(t, "primary"), named(t, "standby")
 	m, err := Listen(primary)
@@ -83,8 +86,14 @@ func TestFencedMoveResetsAndRedirects(t *testing.T) {
 	// The forwarder registers a connection after its dial upstream;
 	// the greeting came through it, so all three are registered.
 	if n := m.Move(standby, true); n != 3 {
-		t.Errorf("fenced move reset %d connections, want 3", n)
+		t.Errorf("fenced move cut %d connections, want 3", n)
 	}
+	// Silent until the client sends: no reset, no end.
+	_ = olds[0].SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	if _, err := readers[0].ReadByte(); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("an old connection before its next segment: %v, want nothing", err)
+	}
+	_ = olds[0].SetDeadline(time.Now().Add(10 * time.Second))
 	for i, c := range olds {
 		_, err := echo(c, readers[i])
 		if !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, syscall.EPIPE) {
@@ -96,6 +105,60 @@ func TestFencedMoveResetsAndRedirects(t *testing.T) {
 	}
 	if m.Target() != standby {
 		t.Errorf("target %s", m.Target())
+	}
+}
+
+// silent starts a TCP server that greets every connection and then only
+// reads, telling got about each read: a server that stopped answering.
+func silent(t *testing.T, got chan<- struct{}) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if _, err := io.WriteString(c, "silent\n"); err != nil {
+					return
+				}
+				b := make([]byte, 64)
+				for {
+					if _, err := c.Read(b); err != nil {
+						return
+					}
+					got <- struct{}{}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// A client that waits for an answer when the fenced move comes is reset
+// at once, as its unanswered segment, sent again, meets the new holder's
+// reset.
+func TestFencedMoveResetsAWaitingClientAtOnce(t *testing.T) {
+	got := make(chan struct{}, 1)
+	m, err := Listen(silent(t, got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	c, r, _ := dial(t, m)
+	if _, err := io.WriteString(c, "unanswered\n"); err != nil {
+		t.Fatal(err)
+	}
+	<-got // forwarded: the client waits
+	m.Move(named(t, "standby"), true)
+	if _, err := r.ReadByte(); !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("a waiting client after the move: %v, want a reset without sending", err)
 	}
 }
 

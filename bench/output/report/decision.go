@@ -121,7 +121,7 @@ func (f *figures) useCaseRow(u useCase) ([]cell, bool) {
 		if !s.qualified() || first == nil {
 			continue
 		}
-		if j := f.judgeDecl(s.contender, *first); len(j.entry.vals) > 0 || j.entry.failed != "" {
+		if j := f.judgeFigure(s.contender, u.rank[0]); len(j.entry.vals) > 0 || j.entry.failed != "" {
 			qualified = append(qualified, j.entry)
 			measured = true
 		}
@@ -193,7 +193,7 @@ func (f *figures) figureLine(id string, contenders []string) string {
 	}
 	var es []entry
 	for _, c := range contenders {
-		if j := f.judgeDecl(c, ds[0]); len(j.entry.vals) > 0 || j.entry.failed != "" {
+		if j := f.judgeFigure(c, id); len(j.entry.vals) > 0 || j.entry.failed != "" {
 			es = append(es, j.entry)
 		}
 	}
@@ -202,6 +202,20 @@ func (f *figures) figureLine(id string, contenders []string) string {
 	}
 	ranked := rank(es, f.higherIsBetter(ds[0]))
 	return fmt.Sprintf("%s: %s.", ds[0].Text, rankText(topOf(ranked))+more(ranked))
+}
+
+// judgeFigure judges a ranking figure for one contender at the first of
+// its declarations where the contender has the figure or a failure, so
+// that each deployment is ranked by its own variant (a standby pair by
+// its primary's loss, a single server by its restart).
+func (f *figures) judgeFigure(c, id string) judged {
+	var j judged
+	for _, d := range f.decls(id) {
+		if j = f.judgeDecl(c, d); len(j.entry.vals) > 0 || j.entry.failed != "" {
+			return j
+		}
+	}
+	return j
 }
 
 // otherFamilies names, for every family without a lock that qualifies,

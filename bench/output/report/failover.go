@@ -18,22 +18,51 @@ import (
 // one table of the figures the scenario is about, the variants skipped and
 // why, and a reading.
 
-// failoverFigures are the columns of the failover tables, in two tables
-// of at most four figures so that a 1280-px page holds them.
-var failoverFigures = [][]struct{ metric, head string }{
+// failoverFigures are the columns of the failover tables, in tables of
+// at most four figures so that a 1280-px page holds them: the first in
+// the report, the others in its details. A column reads its metric, or
+// under an old name a results file may still carry.
+var failoverFigures = [][]struct{ metric, old, head string }{
 	{
-		{"unavailable_ms", "unavailable"}, {"zero_grant_ms", "no grant"},
-		{"recovery_ms", "recovery after restart"}, {"failed_attempts", "failed attempts"},
+		{"unavailable_ms", "", "unavailable"}, {"detection_ms", "d_ms", "D (detection)"},
+		{"recovery_ms", "", "recovery after restart or move"}, {"double_grants", "", "double grants"},
 	},
 	{
-		{"lost_holders", "lost holders"}, {"double_grants", "double grants"},
-		{"acquire_p99_during_fault", "acquire p99 in fault"}, {"tokens_monotonic", "tokens monotonic (1 = yes)"},
+		{"zero_grant_ms", "", "no grant"}, {"failed_attempts", "", "failed attempts"},
+		{"lost_holders", "", "lost holders"}, {"tokens_monotonic", "", "tokens monotonic (1 = yes)"},
 	},
+	{
+		{"acquire_p99_during_fault", "", "acquire p99 in fault"}, {"release_p99_during_fault", "", "release p99 in fault"},
+	},
+}
+
+// failoverRow reads a figure of the failover table, under its old name
+// when the file has only that.
+func (f *figures) failoverRow(c, v, metric, old string) (results.Row, bool) {
+	if r, ok := f.row("failover", c, v, metric); ok || old == "" {
+		return r, ok
+	}
+	return f.row("failover", c, v, old)
+}
+
+// unfenced reports whether a failover variant moves the address without
+// the fence: no fault, two servers serving, so its availability is no
+// figure to compare.
+func (f *figures) unfenced(v string) bool {
+	return f.params("failover", v).Fault == results.FaultSwitchNoFence
+}
+
+// failoverVariantLabel marks the unfenced variant in the tables.
+func (f *figures) failoverVariantLabel(v string) string {
+	if f.unfenced(v) {
+		return v + " (no fault: the unfenced, unsafe deployment)"
+	}
+	return v
 }
 
 func (f *figures) failoverSection(d *document) error {
 	const s = "failover"
-	d.p("The charts show the first repetition of each contender, time 0 at the kill or stop; the dotted line is the median moment the restart began. Each contender ran on its own, one after the other.")
+	d.p("The charts show the first repetition of each contender, time 0 at the kill or stop (a standby pair: the primary's host lost); the dotted line is the median moment the restart began (a standby pair: the address moved). Each contender ran on its own, one after the other.")
 	for _, v := range f.variants(s) {
 		svg, err := f.failoverChart(v)
 		if err != nil {
@@ -43,6 +72,7 @@ func (f *figures) failoverSection(d *document) error {
 			d.add(chart{name: "failover-" + anchor(v), caption: "Grants per 100 ms around the fault (" + v + ").", svg: svg})
 		}
 	}
+	var more []table
 	for i, group := range failoverFigures {
 		t := table{head: []string{"variant", "contender"}, labels: 2}
 		shows := make([]results.Display, len(group))
@@ -50,7 +80,7 @@ func (f *figures) failoverSection(d *document) error {
 			var rows []results.Row
 			for _, v := range f.variants(s) {
 				for _, c := range f.locks(s) {
-					if r, ok := f.row(s, c, v, x.metric); ok {
+					if r, ok := f.failoverRow(c, v, x.metric, x.old); ok {
 						rows = append(rows, r)
 					}
 				}
@@ -60,11 +90,11 @@ func (f *figures) failoverSection(d *document) error {
 		}
 		for _, v := range f.variants(s) {
 			for _, c := range f.locks(s) {
-				row := []cell{{text: v}, {text: c}}
+				row := []cell{{text: f.failoverVariantLabel(v)}, {text: c}}
 				any := false
 				for j, x := range group {
 					text := "–"
-					if r, ok := f.row(s, c, v, x.metric); ok {
+					if r, ok := f.failoverRow(c, v, x.metric, x.old); ok {
 						text, any = spread(r, shows[j]), true
 					}
 					row = append(row, cell{text: text})
@@ -78,14 +108,52 @@ func (f *figures) failoverSection(d *document) error {
 			continue
 		}
 		if i == 0 {
-			d.p("The figures of the failover variants (median across repetitions, min–max in parentheses; – where a figure does not apply):")
+			d.p("The figures of the failover variants (median across repetitions, min–max in parentheses; – where a figure does not apply; D is a standby pair's detection and switch, from the fault in effect to the address's move):")
 			d.add(t)
 			continue
 		}
-		d.details("Failover: holders lost, double grants, acquire p99 and tokens", func(d *document) { d.add(t) })
+		more = append(more, t)
+	}
+	d.details("Failover: no grant, failed attempts, holders lost, tokens, in-fault percentiles", func(d *document) {
+		for _, t := range more {
+			d.add(t)
+		}
+	})
+	if line := f.standbyMechanism(); line != "" {
+		d.p(line)
 	}
 	d.p(f.failoverReading())
 	return nil
+}
+
+// standbyMechanism says in one line how the standby pair's address moved
+// and how its primary's host was lost, from the records' counts; "" when
+// no record says.
+func (f *figures) standbyMechanism() string {
+	var vip, forwarder []string
+	for _, v := range f.variants("failover") {
+		for _, c := range f.locks("failover") {
+			for _, x := range f.raws("failover", c, v) {
+				switch {
+				case x.Counts["address_move_virtual_ip"] > 0 && !slices.Contains(vip, v):
+					vip = append(vip, v)
+				case x.Counts["address_move_forwarder"] > 0 && !slices.Contains(forwarder, v):
+					forwarder = append(forwarder, v)
+				}
+			}
+		}
+	}
+	var parts []string
+	if len(vip) > 0 {
+		parts = append(parts, "a virtual IP, moved from the primary's host link to the standby's, the primary's link cut (the emulated network; "+strings.Join(vip, ", ")+")")
+	}
+	if len(forwarder) > 0 {
+		parts = append(parts, "the bench's TCP forwarder, which resets each old connection at its client's next segment, the primary frozen (loopback, no emulated hosts; "+strings.Join(forwarder, ", ")+")")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "The standby pair's one address was " + strings.Join(parts, "; and ") + "."
 }
 
 // failoverReading says in words what the figures show.
@@ -93,6 +161,12 @@ func (f *figures) failoverReading() string {
 	const s = "failover"
 	var parts []string
 	for _, v := range f.variants(s) {
+		if f.unfenced(v) {
+			if line := f.listFigures(s, v, "double_grants", f.locks(s)); line != "" {
+				parts = append(parts, fmt.Sprintf("double grants in %s, the unfenced deployment (no fault: its short gap is two servers granting at once, not availability): %s", v, line))
+			}
+			continue
+		}
 		if line, _ := f.ranked(s, v, "unavailable_ms", f.locks(s), false); line != "" {
 			parts = append(parts, fmt.Sprintf("the longest stretch without a grant in %s, shortest first: %s", v, line))
 		}
@@ -104,7 +178,7 @@ func (f *figures) failoverReading() string {
 		return "Reading: no failover figures in this run."
 	}
 	text := "Reading: " + strings.Join(parts, "; ") + "."
-	text += " Unavailability is the longest stretch without a grant from the last grant before the fault on; no grant counts the empty 100-ms buckets after the fault; recovery runs from the moment the restart began (the server's start and the clients' retries included); the in-fault percentiles cover acquisitions and releases in flight between the fault and the restart (minority-down: to the end). A release to a dead server costs the worker as much as the release's client lets it (the release p99 in the fault)."
+	text += " Unavailability is the longest stretch without a grant from the last grant before the fault on; no grant counts the empty 100-ms buckets after the fault; recovery runs from the moment the restart began (a standby pair: the address's move; the server's start and the clients' retries included); the in-fault percentiles cover acquisitions and releases in flight between the fault and the restart (minority-down: to the end). A release to a dead server costs the worker as much as the release's client lets it (the release p99 in the fault)."
 	return text
 }
 
@@ -182,7 +256,7 @@ func (f *figures) failoverChart(variant string) ([]byte, error) {
 	}
 	if len(restarts) > 0 {
 		slices.Sort(restarts)
-		if err := mark(results.Median(restarts), []vg.Length{vg.Points(1), vg.Points(2)}, "restart"); err != nil {
+		if err := mark(results.Median(restarts), []vg.Length{vg.Points(1), vg.Points(2)}, "restart or move"); err != nil {
 			return nil, err
 		}
 	}

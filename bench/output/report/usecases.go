@@ -42,8 +42,8 @@ var useCases = []useCase{
 	{
 		title:    "The coordinator itself may fail",
 		requires: []string{"granting-server-down", "restart-no-double-grant"},
-		rank:     []string{"restart-unavailable", "recovery"},
-		caveat:   "A single coordinator cannot grant while it is down; only a replicated one can, with more servers to run.",
+		rank:     []string{"restart-unavailable", "recovery", "failover-detection"},
+		caveat:   "A single coordinator cannot grant while it is down; a replicated one, or a standby pair once its failover has moved the address (after D), can, with more servers to run. A standby pair keeps its guarantees only while the failover fences the old primary.",
 	},
 	{
 		title:    "Very many idle sessions (each holding a lock and keeping it alive)",

@@ -169,7 +169,7 @@ const (
 	FaultMinorityDown    = "minority-down"     // the largest minority is killed and kept down
 	FaultSplitUnsafe     = "split-unsafe"      // a shared master restarts without its data at once
 	FaultSplitDelayed    = "split-delayed"     // the same after one lease
-	FaultPrimaryLost     = "primary-lost"      // a standby pair's primary is frozen, its address moved with the fence
+	FaultPrimaryLost     = "primary-lost"      // a standby pair's primary host is lost (its link cut; frozen on loopback), its address moved with the fence
 	FaultSwitchNoFence   = "switch-no-fence"   // a standby pair's address moves, the old primary keeps its sessions
 	FaultMixed           = "mixed"             // a nemesis injects random faults
 )
