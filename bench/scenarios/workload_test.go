@@ -151,7 +151,7 @@ func TestWorkloadScenario(t *testing.T) {
 			t.Errorf("report.md lacks %q", want)
 		}
 	}
-	if rk := report.WorkloadRanking(res, "jobs"); len(rk) != 2 || rk[0].Place != 1 {
+	if rk := report.RankWorkload(res, "jobs"); len(rk.Ranks) != 2 || rk.Ranks[0].Place != 1 {
 		t.Errorf("ranking of jobs: %+v", rk)
 	}
 }
