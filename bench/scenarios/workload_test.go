@@ -157,9 +157,10 @@ func TestWorkloadScenario(t *testing.T) {
 }
 
 // A contender that cannot hold the workload's clients is skipped with
-// the reason; a quick run keeps to its pair.
+// the reason; a quick run keeps the ready workloads to its pair.
 func TestWorkloadSkips(t *testing.T) {
 	w := testWorkload(t, `{name: w, clients: 5, keys: 1, arrivals: {loop: closed}, hold: 1ms, lease: 1s, duration: 1s}`)
+	w.Ready = true // as if shipped with the bench
 	s := WorkloadConfig{Workloads: []WorkloadFile{w}, QuickContenders: []string{"a"}}.Scenario()
 	contender := func(name string, most int) bench.Contender {
 		return bench.Contender{Name: name, MaxSessions: most, MaxSessionsReason: "a small pool"}
@@ -177,6 +178,11 @@ func TestWorkloadSkips(t *testing.T) {
 		if got := s.Variants(c.quick)[0].Skip(c.c); got == "" && c.want != "" || !strings.Contains(got, c.want) || c.want == "" && got != "" {
 			t.Errorf("%+v: Skip = %q, want %q", c, got, c.want)
 		}
+	}
+	w.Ready = false // a user's own file: every contender, quick or not
+	own := WorkloadConfig{Workloads: []WorkloadFile{w}, QuickContenders: []string{"a"}}.Scenario()
+	if got := own.Variants(true)[0].Skip(contender("b", 0)); got != "" {
+		t.Errorf("a user's own workload in a quick run skips b: %q", got)
 	}
 	v := s.Variants(false)[0]
 	if v.Name != "w" || !v.Contended || v.Sessions != 5 || v.MaxRepetitions != DefaultWorkloadRepetitions || v.Estimate <= time.Second {

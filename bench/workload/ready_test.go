@@ -36,7 +36,7 @@ func TestReady(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := shapes[name]
-			if w.Name != name || w.Source != "ready/"+name+".yaml" || w.Arrivals.Loop != s.loop || w.Keys.Count != s.keys || w.Keys.Dist != s.dist {
+			if w.Name != name || w.Source != "ready/"+name+".yaml" || !w.Ready || w.Arrivals.Loop != s.loop || w.Keys.Count != s.keys || w.Keys.Dist != s.dist {
 				t.Errorf("%s: name %q source %q loop %v keys %d %v", name, w.Name, w.Source, w.Arrivals.Loop, w.Keys.Count, w.Keys.Dist)
 			}
 			if len(ws) != len(s.warnings) {
@@ -111,7 +111,7 @@ func TestLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	w, _, err := Load(path)
-	if err != nil || w.Name != "t" || w.Source != path {
+	if err != nil || w.Name != "t" || w.Source != path || w.Ready {
 		t.Errorf("Load(%q): %v, %v", path, w.Name, err)
 	}
 
