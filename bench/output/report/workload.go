@@ -217,15 +217,6 @@ func shortWarning(w string) string {
 	return strings.TrimSuffix(w, ".")
 }
 
-// clauses prints the notes as "a, b (text); c (other text)".
-func (g textGroups) clauses(total int) string {
-	var parts []string
-	for _, n := range g.notes(total) {
-		parts = append(parts, n.who+" ("+n.text+")")
-	}
-	return strings.Join(parts, "; ")
-}
-
 // sharedNote is one text of the records' warnings and notes with the
 // contenders whose records have it: "every contender" when all have it.
 type sharedNote struct{ who, text string }

@@ -45,6 +45,8 @@ type WorkloadRanking struct {
 	// Ranks are the ranked contenders, best first, then the ones that
 	// are not ranked (Place 0).
 	Ranks []WorkloadRank
+	// unranked says why the contenders of Place 0 are not ranked.
+	unranked string
 }
 
 // WorkloadRank is one contender's standing for a workload.
@@ -86,20 +88,75 @@ func sampleOf(raw results.Raw) sample {
 	return sample{raw.Counts["requests"], raw.Counts["censored"] + raw.Counts["unstarted"]}
 }
 
-// measures says why s does not measure fig ("" when it does).
-func (s sample) measures(fig rankFigure) string {
+// gap says why a contender has no figure: a reason that contenders
+// share, and its detail for this one. The zero gap: measured.
+type gap struct{ reason, detail string }
+
+func (g gap) String() string {
+	if g.detail == "" {
+		return g.reason
+	}
+	return g.detail + ": " + g.reason
+}
+
+// measures says why s does not measure fig (the zero gap when it does).
+func (s sample) measures(fig rankFigure) gap {
 	need := max(minRankRequests, fig.above)
+	few := fmt.Sprintf("fewer than the %d measured requests a %s needs", need, shortFigure(fig))
 	switch {
 	case s.requests == 0:
-		return "no measured request"
+		return gap{reason: "no measured request"}
 	case s.requests == 1:
-		return fmt.Sprintf("1 measured request, fewer than the %d a %s needs", need, shortFigure(fig))
+		return gap{few, "1 request"}
 	case s.requests < need:
-		return fmt.Sprintf("%d measured requests, fewer than the %d a %s needs", s.requests, need, shortFigure(fig))
+		return gap{few, fmt.Sprintf("%d requests", s.requests)}
 	case s.cut*fig.above >= s.requests:
-		return fmt.Sprintf("its %s a lower bound: %d of %d measured requests still waiting at the stop", shortFigure(fig), s.cut, s.requests)
+		return gap{shortFigure(fig) + " a lower bound", fmt.Sprintf("%d of %d requests still waiting at the stop", s.cut, s.requests)}
 	}
-	return ""
+	return gap{}
+}
+
+// gaps gathers why contenders have no figure, by reason in the order
+// first seen.
+type gaps struct {
+	reasons []string
+	who     map[string][]string // per reason, "contender (detail)"
+	details map[string][]string
+}
+
+func (g *gaps) add(x gap, contender string) {
+	if g.who == nil {
+		g.who, g.details = map[string][]string{}, map[string][]string{}
+	}
+	if _, ok := g.who[x.reason]; !ok {
+		g.reasons = append(g.reasons, x.reason)
+	}
+	name := contender
+	if x.detail != "" {
+		name += " (" + x.detail + ")"
+	}
+	g.who[x.reason] = append(g.who[x.reason], name)
+	if !slices.Contains(g.details[x.reason], x.detail) {
+		g.details[x.reason] = append(g.details[x.reason], x.detail)
+	}
+}
+
+// text prints the gaps: "a (17 requests), b (16 requests): fewer than …;
+// c: no measured request", or "every contender (17 requests): …" when
+// all of total share a reason and its detail.
+func (g gaps) text(total int) string {
+	var parts []string
+	for _, r := range g.reasons {
+		names := strings.Join(g.who[r], ", ")
+		if len(g.who[r]) == total && total > 1 && len(g.details[r]) == 1 {
+			names = "every contender"
+			if d := g.details[r][0]; d != "" {
+				names += " (" + d + ")"
+			}
+		}
+		parts = append(parts, names+": "+r)
+	}
+	return strings.Join(parts, "; ")
 }
 
 func shortFigure(fig rankFigure) string { return strings.TrimPrefix(fig.metric, "acquire_") }
@@ -136,19 +193,19 @@ func (f *figures) workloadRanking(v string) WorkloadRanking {
 	if len(all) == 0 {
 		return WorkloadRanking{}
 	}
-	// why[i][k] is why contender i has no figure k ("" when it has).
-	why := make([][]string, len(all))
+	// why[i][k] is why contender i has no figure k (zero when it has).
+	why := make([][]gap, len(all))
 	for i, s := range all {
 		for _, fig := range rankFigures {
-			w := ""
+			var w gap
 			vals, _ := f.values(workloadScenario, s.rank.Contender, v, fig.metric)
 			for _, smp := range s.samples {
-				if w = smp.measures(fig); w != "" {
+				if w = smp.measures(fig); w != (gap{}) {
 					break
 				}
 			}
-			if w == "" && len(vals) < len(s.samples) {
-				w = "no measured request was granted"
+			if w == (gap{}) && len(vals) < len(s.samples) {
+				w = gap{reason: "no measured request was granted"}
 			}
 			why[i] = append(why[i], w)
 		}
@@ -156,9 +213,9 @@ func (f *figures) workloadRanking(v string) WorkloadRanking {
 	// The tail when every contender with a median has it, else the median.
 	median := len(rankFigures) - 1
 	pick := 0
-	var fallback textGroups
+	var fallback gaps
 	for i, s := range all {
-		if why[i][median] == "" && why[i][0] != "" {
+		if why[i][median] == (gap{}) && why[i][0] != (gap{}) {
 			pick = median
 			fallback.add(why[i][0], s.rank.Contender)
 		}
@@ -166,13 +223,16 @@ func (f *figures) workloadRanking(v string) WorkloadRanking {
 	fig := rankFigures[pick]
 	out := WorkloadRanking{Metric: fig.metric, Label: fig.label}
 	if pick > 0 {
-		out.Why = fmt.Sprintf("the %s is not measured for %s", shortFigure(rankFigures[0]), fallback.clauses(len(all)))
+		out.Why = fmt.Sprintf("the %s is not measured for %s", shortFigure(rankFigures[0]), fallback.text(len(all)))
 	}
 	var ranked, unranked []WorkloadRank
+	var missing gaps
 	for i, s := range all {
 		rk := s.rank
-		if why[i][pick] != "" {
-			rk.Unranked = why[i][median] // a p99 implies a median
+		if why[i][pick] != (gap{}) {
+			g := why[i][median] // a p99 implies a median
+			rk.Unranked = g.String()
+			missing.add(g, rk.Contender)
 			unranked = append(unranked, rk)
 			continue
 		}
@@ -182,7 +242,7 @@ func (f *figures) workloadRanking(v string) WorkloadRanking {
 	}
 	if len(ranked) == 0 {
 		out.Metric, out.Label = "", ""
-		out.Why = "not ranked: " + groupedReasons(unranked, len(all))
+		out.Why = "not ranked: " + missing.text(len(all))
 		out.Ranks = unranked
 		return out
 	}
@@ -207,17 +267,8 @@ func (f *figures) workloadRanking(v string) WorkloadRanking {
 		i = j
 	}
 	out.Ranks = append(out.Ranks, unranked...)
+	out.unranked = missing.text(len(all))
 	return out
-}
-
-// groupedReasons prints why contenders are not ranked, one clause per
-// reason with the contenders that share it.
-func groupedReasons(rks []WorkloadRank, total int) string {
-	var g textGroups
-	for _, rk := range rks {
-		g.add(rk.Unranked, rk.Contender)
-	}
-	return g.clauses(total)
 }
 
 // entries returns the ranked contenders of one threshold group as ranking
@@ -256,14 +307,8 @@ func (w WorkloadRanking) Text() string {
 		}
 		parts = append(parts, head+": "+rankText(w.entries(g)))
 	}
-	var unranked []WorkloadRank
-	for _, rk := range w.Ranks {
-		if rk.Place == 0 {
-			unranked = append(unranked, rk)
-		}
-	}
-	if len(unranked) > 0 {
-		parts = append(parts, "not ranked: "+groupedReasons(unranked, len(w.Ranks)))
+	if w.unranked != "" {
+		parts = append(parts, "not ranked: "+w.unranked)
 	}
 	return strings.Join(parts, "; ")
 }

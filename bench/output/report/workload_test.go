@@ -23,7 +23,8 @@ type workloadRecord struct {
 // fixture) of the workload scenario with four workloads: jobs, measured
 // well, where one contender fails a threshold; cron, whose tail is cut off
 // by the stop for every contender (a p99 that is a lower bound); tiny,
-// with 17 requests per contender; leader, where one contender measured a
+// with 17 requests per contender; mixed, a closed loop whose contenders
+// measured different counts; leader, where one contender measured a
 // single request, still waiting at the stop, and the other none.
 func workloadFixture() *results.Results {
 	start := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
@@ -38,6 +39,10 @@ func workloadFixture() *results.Results {
 
 		{"alpha", "tiny", 17, 1, 2_000, 2_300_000, []bool{true}, nil},
 		{"beta", "tiny", 17, 1, 9_000, 2_310_000, []bool{true}, nil},
+
+		{"alpha", "mixed", 82, 0, 183_200, 263_100, []bool{true}, nil},
+		{"beta", "mixed", 63, 0, 204_300, 905_900, []bool{true}, nil},
+		{"gamma", "mixed", 7, 0, 150_100, 300_700, []bool{true}, nil},
 
 		{"alpha", "leader", 1, 1, 690_000, 690_000, []bool{true}, nil},
 		{"beta", "leader", 0, 0, 0, 0, nil, nil},
@@ -107,9 +112,13 @@ func TestWorkloadRanking(t *testing.T) {
 		{"cron", "acquire_p50", []place{{"alpha", 1}, {"beta", 2}},
 			"every threshold passed: alpha 2.05 ms (n=1), then beta 10.3 ms (n=1, 5.02×)"},
 		{"tiny", "", []place{{"alpha", 0}, {"beta", 0}},
-			"not ranked: every contender (17 measured requests, fewer than the 20 a p50 needs)"},
+			"not ranked: every contender (17 requests): fewer than the 20 measured requests a p50 needs"},
+		// gamma's 7 requests measure no median: the others are ranked
+		// without it, on the median since their p99s are not measured.
+		{"mixed", "acquire_p50", []place{{"alpha", 1}, {"beta", 1}, {"gamma", 0}},
+			"every threshold passed: alpha 183.2 ms (n=1) ~ beta 204.3 ms (n=1); not ranked: gamma (7 requests): fewer than the 20 measured requests a p50 needs"},
 		{"leader", "", []place{{"alpha", 0}, {"beta", 0}},
-			"not ranked: alpha (1 measured request, fewer than the 20 a p50 needs); beta (no measured request)"},
+			"not ranked: alpha (1 request): fewer than the 20 measured requests a p50 needs; beta: no measured request"},
 	} {
 		wr := RankWorkload(r, c.workload)
 		var got []place
@@ -130,7 +139,10 @@ func TestWorkloadRanking(t *testing.T) {
 			t.Errorf("%s: %q\nwant %q", c.workload, wr.Text(), c.text)
 		}
 	}
-	if why := RankWorkload(r, "cron").Why; why != "the p99 is not measured for every contender (its p99 a lower bound: 3 of 200 measured requests still waiting at the stop)" {
+	if why := RankWorkload(r, "mixed").Why; why != "the p99 is not measured for alpha (82 requests), beta (63 requests): fewer than the 100 measured requests a p99 needs" {
+		t.Errorf("mixed: why %q", why)
+	}
+	if why := RankWorkload(r, "cron").Why; why != "the p99 is not measured for every contender (3 of 200 requests still waiting at the stop): p99 a lower bound" {
 		t.Errorf("cron: why %q", why)
 	}
 }
@@ -149,8 +161,8 @@ func TestWorkloadReport(t *testing.T) {
 	for _, want := range []string{
 		"| Your workload (jobs) | alpha, beta (tie) | acquire p99 from the intended start: every threshold passed: alpha 50.3 ms (n=1) ~ beta 61.7 ms (n=1), then gamma",
 		"| Your workload (cron) | alpha | acquire p50 from the intended start (the p99 is not measured for every contender",
-		"| Your workload (tiny) | not ranked | not ranked: every contender (17 measured requests, fewer than the 20 a p50 needs) |",
-		"| Your workload (leader) | not ranked | not ranked: alpha (1 measured request",
+		"| Your workload (tiny) | not ranked | not ranked: every contender (17 requests): fewer than the 20 measured requests a p50 needs |",
+		"| Your workload (leader) | not ranked | not ranked: alpha (1 request): fewer than the 20 measured requests a p50 needs; beta: no measured request |",
 		"\nAbout 300 jobs a second over 5,000 keys.\n",
 		"\n32 scheduled jobs firing every 8 s on average.\n",
 		"\n12 clients, each with its own connections, loop: acquire the key, hold it, release it, then think.\n",
@@ -158,7 +170,7 @@ func TestWorkloadReport(t *testing.T) {
 		"- Warning (delta): arrivals.rate: 300/s is above 250/s, the most this contender completed on this workload in a closed loop (its 40 clients never idle)\n",
 		"- Warning (beta): arrivals.rate: 300/s is 85.7% of 350/s, the most this contender completed on this workload in a closed loop\n",
 		"Ranking for jobs by acquire p99 from the intended start: every threshold passed: alpha",
-		"Ranking for tiny: not ranked: every contender (17 measured requests",
+		"Ranking for tiny: not ranked: every contender (17 requests): fewer than the 20 measured requests a p50 needs.",
 		"| beta | not known: no measured request in the window |",
 	} {
 		if !strings.Contains(md, want) {
