@@ -337,5 +337,5 @@ func (w WorkloadRanking) oneRepetition() bool {
 
 // rule is the ranking rule in words, for the report.
 func (w WorkloadRanking) rule() string {
-	return fmt.Sprintf("every threshold of the file passed in every repetition first, then fewer thresholds not passed; within each, by acquire p99 from the intended start, or its p50 when the p99 is not measured for some contender (a percentile is measured when at least %d requests, and enough for one above it, were measured in each repetition, and none above it was still waiting at the stop); figures inside each other's noise tie (~); a contender without a measured p50 is not ranked", minRankRequests)
+	return fmt.Sprintf("every threshold passed in every repetition first, then fewer not passed; within each, by acquire p99 from the intended start, or its p50 where a p99 is not measured (fewer than 100 requests, or one above it still waiting at the stop); none below %d requests; ~ inside the noise", minRankRequests)
 }
