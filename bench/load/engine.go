@@ -257,11 +257,14 @@ func (t Traffic) check() error {
 }
 
 // FixedPlan is a closed-loop plan that takes one key and holds it for
-// Hold every time, with no think time: the scenarios' closed loop.
+// Hold every time, then thinks for Think: the scenarios' closed loops
+// (without think time, Measure's; with it, the fairness scenario's).
 type FixedPlan struct {
-	Key  int
-	Hold time.Duration
+	Key         int
+	Hold, Think time.Duration
 }
 
 // Next implements Plan.
-func (p FixedPlan) Next() workload.Step { return workload.Step{Key: p.Key, Hold: p.Hold} }
+func (p FixedPlan) Next() workload.Step {
+	return workload.Step{Key: p.Key, Hold: p.Hold, Think: p.Think}
+}

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/aclements/go-moremath/stats"
@@ -40,9 +39,6 @@ const (
 	// requests that close may reach the coordinator in either order.
 	DefaultInversionSlack = time.Millisecond
 )
-
-// failurePause keeps a client whose Acquire failed from spinning.
-const failurePause = 10 * time.Millisecond
 
 // FairnessConfig configures the fairness scenario. Zero fields take the
 // defaults.
@@ -115,7 +111,7 @@ func (cfg FairnessConfig) Scenario() bench.Scenario {
 			return results.Settings{
 				"clients":         strconv.Itoa(c.Clients),
 				"client":          "each client has its own Locker (own connections/pool), one hot lock",
-				"loop":            "acquire -> hold -> release -> think",
+				"loop":            "acquire -> hold -> release -> think, on load.Run (the load generator of every scenario); the run stops at the window's end",
 				"hold":            c.Hold.String(),
 				"think":           c.Think.String(),
 				"warmup":          c.Warmup.String(),
@@ -146,17 +142,8 @@ func (cfg FairnessConfig) Scenario() bench.Scenario {
 	}
 }
 
-// clientLog is what one client goroutine records.
-type clientLog struct {
-	reqs     []FairnessRequest
-	failures int64
-	lost     int64
-	errs     []string
-}
-
-func (l *clientLog) note(err error) { l.errs = load.NoteError(l.errs, err.Error()) }
-
-// snapshot is the coordinator's and the bench's counters at one moment.
+// snapshot is the coordinator's and the bench's counters at one edge of
+// the window.
 type snapshot struct {
 	at        time.Duration // since the run's start
 	counts    bench.Counts
@@ -166,8 +153,8 @@ type snapshot struct {
 	selfCPU   time.Duration
 }
 
-func take(ctx context.Context, env *bench.Env, probe bench.Coordinator, start time.Time) (snapshot, error) {
-	s := snapshot{at: time.Since(start)}
+func take(ctx context.Context, env *bench.Env, probe bench.Coordinator) (snapshot, error) {
+	var s snapshot
 	var err error
 	if probe != nil {
 		if s.counts, err = probe.Counts(ctx); err != nil {
@@ -181,7 +168,9 @@ func take(ctx context.Context, env *bench.Env, probe bench.Coordinator, start ti
 	return s, err
 }
 
-// runFairness measures one repetition.
+// runFairness measures one repetition: the clients loop acquire → hold →
+// release → think on one key, on the suite's load generator (load.Run),
+// the counters read at the window's edges.
 func runFairness(ctx context.Context, env *bench.Env, cfg FairnessConfig) (results.Raw, error) {
 	lockers := make([]bench.Locker, 0, cfg.Clients)
 	defer func() {
@@ -205,97 +194,59 @@ func runFairness(ctx context.Context, env *bench.Env, cfg FairnessConfig) (resul
 	}
 
 	key := "fairness-" + randomHex()
-	start := time.Now()
-	since := func() time.Duration { return time.Since(start) }
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	logs := make([]clientLog, cfg.Clients)
-	var wg sync.WaitGroup
-	for i, l := range lockers {
-		wg.Go(func() { logs[i] = loop(runCtx, l, i, key, cfg, since) })
-	}
-	a, b, err := window(ctx, env, probe, start, cfg)
-	stop()
-	wg.Wait()
+	var edges [2]snapshot
+	log, err := load.Run(ctx, load.Traffic{
+		Clients: cfg.Clients,
+		Locker:  func(c int) bench.Locker { return lockers[c] },
+		Key:     func(int, int) string { return key },
+		Plan:    func(int) load.Plan { return load.FixedPlan{Hold: cfg.Hold, Think: cfg.Think} },
+		Warmup:  cfg.Warmup,
+		Window:  cfg.Duration,
+		// No grace: the run stops at the window's end, and the requests
+		// still waiting then are pending.
+		Edge: func(ctx context.Context, e load.Edge) (err error) {
+			edges[e], err = take(ctx, env, probe)
+			return err
+		},
+	})
 	if err != nil {
 		return results.Raw{}, err
 	}
-	if ctx.Err() != nil {
-		return results.Raw{}, ctx.Err()
-	}
-	var reqs []FairnessRequest
-	var failures, lost int64
-	var errs []string
-	for _, l := range logs {
-		reqs = append(reqs, l.reqs...)
-		failures += l.failures
-		lost += l.lost
-		for _, e := range l.errs {
-			errs = load.NoteError(errs, e)
-		}
-	}
+	a, b := edges[load.WindowStart], edges[load.WindowEnd]
+	a.at, b.at = log.Edges[load.WindowStart], log.Edges[load.WindowEnd]
+	reqs, failures, lost := fairnessRequests(log)
 	f := AnalyzeFairness(reqs, cfg.Clients, a.at, b.at, cfg.InversionSlack)
-	return record(cfg, f, reqs, a, b, probe, failures, lost, errs)
+	return record(cfg, f, reqs, a, b, probe, failures, lost, log.Errors)
 }
 
-// window waits the warm-up, takes the first snapshot, waits the measured
-// duration and takes the second.
-func window(ctx context.Context, env *bench.Env, probe bench.Coordinator, start time.Time, cfg FairnessConfig) (a, b snapshot, err error) {
-	if err := bench.Sleep(ctx, cfg.Warmup); err != nil {
-		return a, b, err
-	}
-	if a, err = take(ctx, env, probe, start); err != nil {
-		return a, b, err
-	}
-	if err := bench.Sleep(ctx, cfg.Duration); err != nil {
-		return a, b, err
-	}
-	b, err = take(ctx, env, probe, start)
-	return a, b, err
-}
-
-// loop is one client: acquire → hold → release → think until ctx ends.
-func loop(ctx context.Context, l bench.Locker, client int, key string, cfg FairnessConfig, since func() time.Duration) clientLog {
-	var log clientLog
-	for ctx.Err() == nil {
-		r := FairnessRequest{Client: client, Requested: since(), End: Pending}
-		h, err := l.Acquire(ctx, key)
-		if err != nil {
-			if ctx.Err() != nil {
-				log.reqs = append(log.reqs, r) // still pending when the run stopped
-				return log
-			}
-			r.End = since()
-			log.reqs = append(log.reqs, r)
-			log.failures++
-			log.note(err)
-			_ = bench.Sleep(ctx, failurePause)
-			continue
+// fairnessRequests reads the requests of the run's log: every request a
+// client made, the warm-up's included (they can be overtaken too), with
+// its call, grant and release; one still waiting at the stop is pending.
+// Failures count failed acquires and failed releases, lost the grants
+// whose lock was lost while held.
+func fairnessRequests(log *load.Log) (reqs []FairnessRequest, failures, lost int64) {
+	for _, e := range log.Events {
+		r := FairnessRequest{Client: e.Client, Requested: e.Call}
+		switch e.Outcome {
+		case load.Granted:
+			r.Granted, r.Grant, r.Released, r.End = true, e.Grant, e.Release, e.Grant
+		case load.Failed:
+			r.End = e.Ended
+			failures++
+		case load.Censored:
+			r.End = Pending
+		default:
+			continue // never called: the stop came first
 		}
-		r.Granted, r.Grant = true, since()
-		r.End = r.Grant
-		lostEarly := false
-		t := time.NewTimer(cfg.Hold)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-		case <-h.Lost():
-			lostEarly = true
+		if e.ReleaseFailed {
+			failures++
 		}
-		t.Stop()
-		if lostEarly {
-			log.lost++
+		if e.Lost {
+			lost++
 		}
-		// Release even when ctx ended: the lock must not outlive the client.
-		if err := h.Release(context.WithoutCancel(ctx)); err != nil {
-			log.failures++
-			log.note(err)
-		}
-		r.Released = since()
-		log.reqs = append(log.reqs, r)
-		_ = bench.Sleep(ctx, cfg.Think)
+		reqs = append(reqs, r)
 	}
-	return log
+	return reqs, failures, lost
 }
 
 // record turns the figures into the repetition's record.

@@ -15,6 +15,9 @@ import (
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
+// failurePause keeps a session whose Acquire failed from spinning.
+const failurePause = 10 * time.Millisecond
+
 func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (results.Raw, error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()

@@ -35,8 +35,9 @@ type WorkloadConfig struct {
 	// workloads (workload.Ready).
 	Workloads []WorkloadFile
 	// QuickContenders, when set, are the only contenders a quick run
-	// measures the workloads on (the quick suite runs them on one pair);
-	// the others get a record saying so. Default: every contender.
+	// measures the ready workloads on (the quick suite runs them on one
+	// pair); the others get a record saying so. A user's own workload
+	// file runs on every contender. Default: every contender.
 	QuickContenders []string
 	// MaxRepetitions caps the repetitions of each variant; default
 	// DefaultWorkloadRepetitions. Negative: no cap.
@@ -161,7 +162,7 @@ func (c WorkloadConfig) settings(quick bool) results.Settings {
 		set["repetitions"] = fmt.Sprintf("at most %d per workload (the suite's time budget), fewer when the run has fewer", c.MaxRepetitions)
 	}
 	if quick && len(c.QuickContenders) > 0 {
-		set["contenders"] = "quick suite: " + strings.Join(c.QuickContenders, " and ") + " only; the full suite runs every lock"
+		set["contenders"] = "quick suite: the ready workloads on " + strings.Join(c.QuickContenders, " and ") + " only (the full suite runs every lock), a workload file of your own on every contender"
 	}
 	for _, w := range c.Workloads {
 		p := w.Name + "."
@@ -216,8 +217,8 @@ func (c WorkloadConfig) variant(w workload.Workload, quick bool) bench.Variant {
 		MaxRepetitions: c.MaxRepetitions,
 		Skip: func(ct bench.Contender) string {
 			switch {
-			case quick && len(c.QuickContenders) > 0 && !slices.Contains(c.QuickContenders, ct.Name):
-				return "quick suite: the workloads run on " + strings.Join(c.QuickContenders, " and ") + " only (the full suite runs every lock)"
+			case quick && w.Ready && len(c.QuickContenders) > 0 && !slices.Contains(c.QuickContenders, ct.Name):
+				return "quick suite: the ready workloads run on " + strings.Join(c.QuickContenders, " and ") + " only (the full suite runs every lock)"
 			case ct.MaxSessions > 0 && w.Clients > ct.MaxSessions:
 				return fmt.Sprintf("%d clients exceed the %d sessions %s can have at once: %s", w.Clients, ct.MaxSessions, ct.Name, ct.MaxSessionsReason)
 			case w.Processes > 1 && c.Client.Path == "":

@@ -118,7 +118,7 @@ func workloadRecord(w workload.Workload, log *load.Log, e *edges, maxRate float6
 		pass := 1.0
 		for _, th := range w.Thresholds {
 			v := th.Check(values)
-			if !v.Known && why[th.Metric] != "" {
+			if !v.Known && v.Why != workload.NoRequest && why[th.Metric] != "" {
 				v.Why = why[th.Metric]
 			}
 			unit, _ := metricUnit(th.Metric)

@@ -2,12 +2,16 @@ package scenarios
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/benchtest"
+	"github.com/monolock/monolock-bench/bench/contenders/monolock"
+	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/report"
 	"github.com/monolock/monolock-bench/bench/output/results"
@@ -151,15 +155,16 @@ func TestWorkloadScenario(t *testing.T) {
 			t.Errorf("report.md lacks %q", want)
 		}
 	}
-	if rk := report.WorkloadRanking(res, "jobs"); len(rk) != 2 || rk[0].Place != 1 {
+	if rk := report.RankWorkload(res, "jobs"); len(rk.Ranks) != 2 || rk.Ranks[0].Place != 1 {
 		t.Errorf("ranking of jobs: %+v", rk)
 	}
 }
 
 // A contender that cannot hold the workload's clients is skipped with
-// the reason; a quick run keeps to its pair.
+// the reason; a quick run keeps the ready workloads to its pair.
 func TestWorkloadSkips(t *testing.T) {
 	w := testWorkload(t, `{name: w, clients: 5, keys: 1, arrivals: {loop: closed}, hold: 1ms, lease: 1s, duration: 1s}`)
+	w.Ready = true // as if shipped with the bench
 	s := WorkloadConfig{Workloads: []WorkloadFile{w}, QuickContenders: []string{"a"}}.Scenario()
 	contender := func(name string, most int) bench.Contender {
 		return bench.Contender{Name: name, MaxSessions: most, MaxSessionsReason: "a small pool"}
@@ -177,6 +182,11 @@ func TestWorkloadSkips(t *testing.T) {
 		if got := s.Variants(c.quick)[0].Skip(c.c); got == "" && c.want != "" || !strings.Contains(got, c.want) || c.want == "" && got != "" {
 			t.Errorf("%+v: Skip = %q, want %q", c, got, c.want)
 		}
+	}
+	w.Ready = false // a user's own file: every contender, quick or not
+	own := WorkloadConfig{Workloads: []WorkloadFile{w}, QuickContenders: []string{"a"}}.Scenario()
+	if got := own.Variants(true)[0].Skip(contender("b", 0)); got != "" {
+		t.Errorf("a user's own workload in a quick run skips b: %q", got)
 	}
 	v := s.Variants(false)[0]
 	if v.Name != "w" || !v.Contended || v.Sessions != 5 || v.MaxRepetitions != DefaultWorkloadRepetitions || v.Estimate <= time.Second {
@@ -200,5 +210,62 @@ func TestCalibrationNeedsHolds(t *testing.T) {
 	})
 	if err != nil || got != 0 || len(r.notes) != 1 || !strings.Contains(r.notes[0], "24 clients complete at most 9.6/s") {
 		t.Errorf("calibrate = %v, %v, notes %q", got, err, r.notes)
+	}
+}
+
+// TestFileLimitsAtRunTime: before a repetition, the workload's clients are
+// checked against the open-file limits the processes report: the bench's
+// (its clients per process, after raising its soft limit) and a real local
+// monolock server's (all the clients). Keys do not count: a client holds
+// one at a time.
+func TestFileLimitsAtRunTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a real server")
+	}
+	ctx := context.Background()
+	ct := monolock.Contender()
+	servers := benchtest.Start(t, ct.Server).Servers(ct.Server.Name)
+	lr, ok := servers[0].(bench.LimitReader)
+	if !ok {
+		t.Fatal("a local server reads its open-file limits")
+	}
+	server, err := lr.FileLimits(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, err := host.RaiseFileLimit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &bench.Env{Contender: ct, Servers: servers}
+	warnings := func(clients, processes, keys int) string {
+		t.Helper()
+		if clients > workload.MaxClients {
+			t.Skipf("the limits (bench %d, server %d) are beyond the most clients a workload may have", self.Soft, server.Soft)
+		}
+		w := testWorkload(t, fmt.Sprintf(`{name: w, clients: {count: %d, processes: %d}, keys: %d, arrivals: {loop: closed}, hold: 1ms, lease: 2s, duration: 1s}`, clients, processes, keys))
+		r := &workloadRun{w: w.Workload, env: env}
+		var out []string
+		for _, wn := range r.fileLimits(ctx) {
+			out = append(out, wn.String())
+		}
+		return strings.Join(out, "\n")
+	}
+	most := func(l bench.FileLimits) int { return int(l.Soft) - workload.OpenFilesReserve }
+	inBench, inServer := "claims at once in the bench need", "claims at once in the "+servers[0].Name()+" server need"
+
+	fits := min(most(self), most(server))
+	if got := warnings(fits, 1, 1000); got != "" {
+		t.Errorf("%d clients on 1,000 keys, within both limits (bench %d, server %d): %s", fits, self.Soft, server.Soft, got)
+	}
+	// Beyond the server's limit, spread so that each bench process fits.
+	over := most(server) + 1
+	if got := warnings(over, 4, 1); !strings.Contains(got, inServer) || strings.Contains(got, inBench) || over/4 > most(self) {
+		t.Errorf("%d clients over 4 processes (bench %d, server %d): %q, want the server's warning only", over, self.Soft, server.Soft, got)
+	}
+	// Beyond the bench's own limit in one process.
+	over = most(self) + 1
+	if got := warnings(over, 1, 1); !strings.Contains(got, inBench) {
+		t.Errorf("%d clients in one process (bench %d): %q, want the bench's warning", over, self.Soft, got)
 	}
 }

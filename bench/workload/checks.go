@@ -64,18 +64,19 @@ func (w Workload) warnings(host limits) []Warning {
 // waits for at once in this workload, need more open files than limit,
 // that process's RLIMIT_NOFILE (process names it: "the bench", "the
 // monolock server"). Each claim is one open connection (one file) for the
-// contenders that dial per claim, on both ends; the workload's clients
+// contenders that dial per claim, on both ends. The workload's clients
 // hold or wait for one key at a time, so a process's claims are its
-// clients (keys do not multiply them). Parse checks the bench's own
-// clients; the servers' limits can be checked once they run.
+// clients, whatever the number of keys: not keys × clients. Parse checks
+// the bench's own clients per process; the servers' limits, for all the
+// clients, once they run.
 func (w Workload) CheckOpenFiles(process string, limit uint64, claims int) (Warning, bool) {
 	need := uint64(claims) + OpenFilesReserve
 	if need <= limit {
 		return Warning{}, false
 	}
 	return w.warnAt(w.pos.clients,
-		"clients: up to %s claims at once in %s, each an open connection (one file) for the contenders that dial per claim, plus %d files of its own, need %s open files; %s may open %s (RLIMIT_NOFILE): claims beyond it fail with \"too many open files\". Spread the clients over more processes (clients.processes) or raise the limit (ulimit -n)",
-		thousands(claims), process, OpenFilesReserve, thousands(int(need)), process, thousands(int(min(limit, math.MaxInt32)))), true
+		"clients: up to %s claims at once in %s need %s open files, more than the %s it may open (RLIMIT_NOFILE). Each claim is an open connection (one file) for the contenders that dial per claim, plus %d files of the process's own; a client holds or waits for one key at a time, so the claims are the clients, whatever the number of keys. Claims beyond the limit fail with \"too many open files\": spread the clients over more processes (clients.processes) or raise the limit (ulimit -n)",
+		thousands(claims), process, thousands(int(need)), thousands(int(min(limit, math.MaxInt32))), OpenFilesReserve), true
 }
 
 // openLoopWarnings checks an open loop's rate against what its clients
@@ -93,11 +94,11 @@ func (w Workload) openLoopWarnings() []Warning {
 	switch {
 	case busy >= float64(w.Clients):
 		ws = append(ws, w.warnAt(w.pos.rate,
-			"arrivals.rate: %s with a mean hold of %s needs %.0f clients holding at once (Little's law: rate × mean hold), more than the %d clients: no lock can serve it, since the most %d clients can complete is %s before any time spent acquiring. Add clients or lower the rate",
+			"arrivals.rate: %s with a mean hold of %s needs %.0f clients holding at once, more than the %d clients. No lock can serve it (Little's law: rate × mean hold): the most %d clients can complete is %s before any time spent acquiring. Add clients or lower the rate",
 			fmtRate(rate), meanHold, busy, w.Clients, w.Clients, fmtRate(most)))
 	case busy >= busyShare*float64(w.Clients):
 		ws = append(ws, w.warnAt(w.pos.rate,
-			"arrivals.rate: %s with a mean hold of %s keeps %.0f of the %d clients holding on average (Little's law), before any time spent acquiring: requests will queue for a free client, and latency from the intended start grows with it; the most these clients can complete is %s",
+			"arrivals.rate: %s with a mean hold of %s keeps %.0f of the %d clients holding on average. Requests will queue for a free client (Little's law, before any time spent acquiring), and latency from the intended start grows with it; the most these clients can complete is %s",
 			fmtRate(rate), meanHold, busy, w.Clients, fmtRate(most)))
 	}
 	share := w.Keys.Share(0)
@@ -119,33 +120,51 @@ func (w Workload) openLoopWarnings() []Warning {
 	return ws
 }
 
-// sampleWarnings checks that the measured window holds enough requests
-// for the percentiles the thresholds name.
+// sampleWarnings checks that the measured window of the full suite, and
+// then of the quick suite, holds enough requests for the percentiles the
+// thresholds name; for wait_p99, enough of them that find their key held.
 func (w Workload) sampleWarnings() []Warning {
-	var n float64
-	how := "rate × duration"
-	if w.Arrivals.Loop == Open {
-		n = w.Arrivals.Rate * w.Duration.Seconds()
-	} else {
-		cycle := w.Hold.MeanValue() + w.Arrivals.Think.MeanValue()
-		if cycle <= 0 {
-			return nil // as many as the lock allows: unknown before measuring
-		}
-		n = float64(w.Clients) * w.Duration.Seconds() / cycle.Seconds()
-		how = "at most, clients × duration / (mean hold + mean think)"
-	}
 	var ws []Warning
 	for i, t := range w.Thresholds {
-		q, ok := map[string]float64{"acquire_p50": 0.5, "acquire_p99": 0.99, "acquire_p999": 0.999}[t.Metric]
-		if !ok || n*(1-q) >= 1 {
+		q, ok := map[string]float64{"acquire_p50": 0.5, "acquire_p99": 0.99, "acquire_p999": 0.999, "wait_p99": 0.99}[t.Metric]
+		if !ok {
 			continue
 		}
-		need := int(math.Ceil(1 / (1 - q)))
-		ws = append(ws, w.warnAt(pos{t.line, t.col},
-			"thresholds[%d]: %s rests on about %s requests in the measured window (%s), fewer than the %s it needs to be more than the slowest one; lengthen duration",
-			i, t.Metric, thousands(int(n)), how, thousands(need)))
+		for _, quick := range []bool{false, true} {
+			n, how := w.expectedRequests(quick)
+			if t.Metric == "wait_p99" {
+				n *= w.ContendedShare()
+				how += " × the share that finds its key held"
+			}
+			if n <= 0 || n*(1-q) >= 1 {
+				continue // enough, or unknown before measuring
+			}
+			window, fix := "the measured window", "lengthen duration"
+			if quick {
+				window, fix = "the quick suite's window", "lengthen quick.duration"
+			}
+			ws = append(ws, w.warnAt(pos{t.line, t.col},
+				"thresholds[%d]: %s rests on about %s requests in %s (%s), fewer than the %s it needs to be more than the slowest one; %s",
+				i, t.Metric, thousands(int(n)), window, how, thousands(int(math.Ceil(1/(1-q)))), fix))
+			break // the quick window is the shorter
+		}
 	}
 	return ws
+}
+
+// expectedRequests estimates the requests of a measured window, and says
+// how; 0 when a closed loop without pauses makes them unknown before
+// measuring.
+func (w Workload) expectedRequests(quick bool) (float64, string) {
+	_, d := w.Window(quick)
+	if w.Arrivals.Loop == Open {
+		return w.Arrivals.Rate * d.Seconds(), "rate × duration"
+	}
+	cycle := w.Hold.MeanValue() + w.Arrivals.Think.MeanValue()
+	if cycle <= 0 {
+		return 0, ""
+	}
+	return float64(w.Clients) * d.Seconds() / cycle.Seconds(), "at most, clients × duration / (mean hold + mean think)"
 }
 
 // CheckRate warns when an open loop's rate is above, or close to,
@@ -161,11 +180,11 @@ func (w Workload) CheckRate(closedLoopMax float64) (Warning, bool) {
 	switch {
 	case rate > closedLoopMax:
 		return w.warnAt(w.pos.rate,
-			"arrivals.rate: %s is above %s, the most this contender completed on this workload in a closed loop (its %d clients never idle): it cannot keep up, so achieved stays below offered and latency from the intended start grows through the run",
+			"arrivals.rate: %s is above %s, the most this contender completed on this workload in a closed loop (its %d clients never idle). It cannot keep up: achieved stays below offered and latency from the intended start grows through the run",
 			fmtRate(rate), fmtRate(closedLoopMax), w.Clients), true
 	case rate > busyShare*closedLoopMax:
 		return w.warnAt(w.pos.rate,
-			"arrivals.rate: %s is %s of %s, the most this contender completed on this workload in a closed loop: expect requests to queue for a free client",
+			"arrivals.rate: %s is %s of %s, the most this contender completed on this workload in a closed loop. Expect requests to queue for a free client",
 			fmtRate(rate), percent(rate/closedLoopMax), fmtRate(closedLoopMax)), true
 	}
 	return Warning{}, false

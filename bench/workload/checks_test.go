@@ -30,15 +30,15 @@ func TestWarnings(t *testing.T) {
 		{"clamped below the lease", doc(map[string]string{"arrivals": "arrivals: {loop: closed}", "hold": "hold: {p50: 100ms, p99: 1s, max: 2s}"}), plenty, at{}, ""},
 
 		{"clients beyond the open-file limit", doc(map[string]string{"clients": "clients: 1000"}), limits{openFiles: 1000},
-			at{2, "1000"}, `clients: up to 1,000 claims at once in the bench, each an open connection (one file) for the contenders that dial per claim, plus 256 files of its own, need 1,256 open files; the bench may open 1,000 (RLIMIT_NOFILE): claims beyond it fail with "too many open files"`},
+			at{2, "1000"}, `clients: up to 1,000 claims at once in the bench need 1,256 open files, more than the 1,000 it may open (RLIMIT_NOFILE). Each claim is an open connection (one file) for the contenders that dial per claim, plus 256 files of the process's own; a client holds or waits for one key at a time, so the claims are the clients, whatever the number of keys. Claims beyond the limit fail with "too many open files"`},
 		{"clients spread over processes fit", doc(map[string]string{"clients": "clients: {count: 1000, processes: 4}"}), limits{openFiles: 1000}, at{}, ""},
 		{"clients spread over processes still beyond", doc(map[string]string{"clients": "clients: {count: 4000, processes: 4}"}), limits{openFiles: 1000},
 			at{2, "4000"}, "clients: up to 1,000 claims at once in the bench"},
 
 		{"more holding than clients", doc(map[string]string{"clients": "clients: 40", "keys": "keys: 100000", "arrivals": "arrivals: {loop: open, rate: 1000/s}", "hold": "hold: 100ms"}), plenty,
-			at{4, "1000/s"}, "arrivals.rate: 1,000/s with a mean hold of 100ms needs 100 clients holding at once (Little's law: rate × mean hold), more than the 40 clients: no lock can serve it, since the most 40 clients can complete is 400/s"},
+			at{4, "1000/s"}, "arrivals.rate: 1,000/s with a mean hold of 100ms needs 100 clients holding at once, more than the 40 clients. No lock can serve it (Little's law: rate × mean hold): the most 40 clients can complete is 400/s"},
 		{"most clients holding", doc(map[string]string{"clients": "clients: 40", "keys": "keys: 100000", "arrivals": "arrivals: {loop: open, rate: 350/s}", "hold": "hold: 100ms"}), plenty,
-			at{4, "350/s"}, "arrivals.rate: 350/s with a mean hold of 100ms keeps 35 of the 40 clients holding on average (Little's law)"},
+			at{4, "350/s"}, "arrivals.rate: 350/s with a mean hold of 100ms keeps 35 of the 40 clients holding on average. Requests will queue"},
 		{"one key held beyond all time", doc(map[string]string{"keys": "keys: 1", "arrivals": "arrivals: {loop: open, rate: 20/s}", "hold": "hold: 100ms", "clients": "clients: 10"}), plenty,
 			at{3, "1"}, "keys: the one key is asked for 20/s and held 100ms on average: 2s of holding per second, more than one holder at a time can give"},
 		{"zipfian 0.99 hot key", doc(map[string]string{"clients": "clients: 40", "keys": "keys: {count: 5000, distribution: zipfian}", "arrivals": "arrivals: {loop: open, rate: 300/s}", "hold": "hold: {p1: 20ms, p50: 50ms, p99: 200ms}", "lease": "lease: 10s"}), plenty,
@@ -54,6 +54,11 @@ func TestWarnings(t *testing.T) {
 		{"p99 threshold on enough requests", doc(map[string]string{"arrivals": "arrivals: {loop: open, rate: 100/s}", "duration": "duration: 5s"}, "thresholds:", "  - acquire_p99 < 1ms"), plenty, at{}, ""},
 		{"closed loop samples", doc(map[string]string{"clients": "clients: 2", "arrivals": "arrivals: {loop: closed, think: 900ms}", "hold": "hold: 100ms", "duration": "duration: 10s"}, "thresholds:", "  - acquire_p99 < 1ms"), plenty,
 			at{9, "acquire_p99"}, "acquire_p99 rests on about 20 requests in the measured window (at most, clients × duration / (mean hold + mean think))"},
+		{"p99 threshold on too few requests in the quick window", doc(map[string]string{"arrivals": "arrivals: {loop: open, rate: 100/s}", "duration": "duration: 5s"}, "quick: {duration: 500ms}", "thresholds:", "  - acquire_p99 < 1ms"), plenty,
+			at{10, "acquire_p99"}, "thresholds[0]: acquire_p99 rests on about 50 requests in the quick suite's window (rate × duration), fewer than the 100 it needs to be more than the slowest one; lengthen quick.duration"},
+		{"wait p99 on the few requests that wait", doc(map[string]string{"clients": "clients: 40", "keys": "keys: 5000", "arrivals": "arrivals: {loop: open, rate: 300/s}", "hold": "hold: 50ms", "lease": "lease: 10s", "duration": "duration: 4s"}, "thresholds:", "  - wait_p99 < 1s"), plenty,
+			at{9, "wait_p99"}, "thresholds[0]: wait_p99 rests on about 3 requests in the measured window (rate × duration × the share that finds its key held)"},
+		{"wait p99 on a contended key", doc(map[string]string{"keys": "keys: 1", "arrivals": "arrivals: {loop: closed}", "hold": "hold: 10ms", "duration": "duration: 5s"}, "thresholds:", "  - wait_p99 < 1s"), plenty, at{}, ""},
 		{"closed loop without pauses", doc(map[string]string{"arrivals": "arrivals: {loop: closed}", "hold": "hold: 0s"}, "thresholds:", "  - acquire_p999 < 1ms"), plenty, at{}, ""},
 	}
 	for _, tt := range tests {
@@ -92,8 +97,8 @@ func TestCheckRate(t *testing.T) {
 		max  float64
 		want string
 	}{
-		{250, "w.yaml:4:30: warning: arrivals.rate: 300/s is above 250/s, the most this contender completed on this workload in a closed loop (its 4 clients never idle): it cannot keep up"},
-		{350, "w.yaml:4:30: warning: arrivals.rate: 300/s is 85.7% of 350/s, the most this contender completed on this workload in a closed loop: expect requests to queue"},
+		{250, "w.yaml:4:30: warning: arrivals.rate: 300/s is above 250/s, the most this contender completed on this workload in a closed loop (its 4 clients never idle). It cannot keep up"},
+		{350, "w.yaml:4:30: warning: arrivals.rate: 300/s is 85.7% of 350/s, the most this contender completed on this workload in a closed loop. Expect requests to queue"},
 		{1000, ""},
 		{0, ""}, // not measured
 	}

@@ -16,7 +16,7 @@
 //	duration: 4s
 //	warmup: 1s
 //	quick: {duration: 1s, warmup: 250ms}
-//	thresholds: [acquire_p99 < 100ms, failures < 0.1%]
+//	thresholds: [acquire_p50 < 5ms, acquire_p99 < 250ms, failures < 0.1%, achieved_per_sec >= 99%]
 //
 // ready/job-queue.yaml is the annotated example: it explains every field.
 // The ready workloads (cron, hot-counter, job-queue, leader-election) are

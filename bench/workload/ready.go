@@ -41,7 +41,9 @@ func Load(nameOrPath string) (Workload, []Warning, error) {
 		file := "ready/" + nameOrPath + ".yaml"
 		data, err := readyFiles.ReadFile(file)
 		if err == nil {
-			return Parse(file, data)
+			w, ws, err := Parse(file, data)
+			w.Ready = err == nil
+			return w, ws, err
 		}
 	}
 	data, err := os.ReadFile(nameOrPath)

@@ -24,7 +24,7 @@ func TestReady(t *testing.T) {
 		dist     KeyDist
 		warnings []string
 	}{
-		"cron":            {Open, 32, UniformKeys, []string{"ready/cron.yaml:37:3: warning: hold: about 67% of the holds (uniform 1s–4s) outlast the lease (2s)"}},
+		"cron":            {Open, 160, UniformKeys, []string{"ready/cron.yaml:39:3: warning: hold: about 67% of the holds (uniform 1s–4s) outlast the lease (2s)"}},
 		"hot-counter":     {Closed, 1, UniformKeys, nil},
 		"job-queue":       {Open, 5000, Zipfian, nil},
 		"leader-election": {Closed, 1, UniformKeys, nil},
@@ -36,7 +36,7 @@ func TestReady(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := shapes[name]
-			if w.Name != name || w.Source != "ready/"+name+".yaml" || w.Arrivals.Loop != s.loop || w.Keys.Count != s.keys || w.Keys.Dist != s.dist {
+			if w.Name != name || w.Source != "ready/"+name+".yaml" || !w.Ready || w.Arrivals.Loop != s.loop || w.Keys.Count != s.keys || w.Keys.Dist != s.dist {
 				t.Errorf("%s: name %q source %q loop %v keys %d %v", name, w.Name, w.Source, w.Arrivals.Loop, w.Keys.Count, w.Keys.Dist)
 			}
 			if len(ws) != len(s.warnings) {
@@ -53,16 +53,19 @@ func TestReady(t *testing.T) {
 			if len(w.Thresholds) == 0 {
 				t.Error("no thresholds: every ready file shows SLOs")
 			}
-			// The budget: the full suite runs 3 repetitions of every
-			// workload for ~13 contenders within its hour; a workload
-			// gets at most 20 s per contender (and a quick run a few).
+			// The budget: the workload scenario runs each workload once
+			// per contender (its cap), on about 10 contenders in the full
+			// suite and 2 in the quick one; TestPlanBudget
+			// (cmd/monolock-bench) checks the suite's whole plan. Here
+			// each ready file keeps to its share per contender, with the
+			// grace for requests still waiting (at most half the window).
 			warmup, duration := w.Window(false)
-			if per := 3 * (warmup + duration + time.Second/2); per > 21*time.Second {
-				t.Errorf("%v per contender in the full suite, above the budget", per)
+			if per := warmup + duration + duration/2; per > 9*time.Second {
+				t.Errorf("%v per contender in the full suite, above its share", per)
 			}
 			qw, qd := w.Window(true)
-			if qw+qd > 2*time.Second || qd <= 0 {
-				t.Errorf("quick window %v after %v", qd, qw)
+			if per := qw + qd + qd/2; per > 3500*time.Millisecond || qd <= 0 {
+				t.Errorf("quick window %v after %v: %v per contender, above its share", qd, qw, per)
 			}
 		})
 	}
@@ -108,7 +111,7 @@ func TestLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	w, _, err := Load(path)
-	if err != nil || w.Name != "t" || w.Source != path {
+	if err != nil || w.Name != "t" || w.Source != path || w.Ready {
 		t.Errorf("Load(%q): %v, %v", path, w.Name, err)
 	}
 
@@ -173,7 +176,7 @@ func TestDescribe(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"12 clients, each with its own connections, loop: acquire the key, hold it, release it, then think (uniform 500ms–1.5s).",
+		"12 clients, each with its own connections, loop: acquire the key, hold it, release it, then think (uniform 40ms–120ms).",
 		"Every request is for the same key.",
 	} {
 		if got := w.Describe(); !strings.Contains(got, want) {

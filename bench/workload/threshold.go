@@ -75,6 +75,10 @@ const (
 	ValueRequests = "requests"
 )
 
+// NoRequest is why a verdict of a run without a measured request is not
+// known.
+const NoRequest = "no measured request in the window"
+
 // Threshold is one SLO of a workload, k6-style: "acquire_p99 < 20ms".
 type Threshold struct {
 	// Text is the threshold as written.
@@ -108,9 +112,15 @@ type Verdict struct {
 // Check evaluates t on values, the run's figures by metric name in their
 // results units (plus ValueRequests for a relative failures threshold).
 // A figure that is missing gives a verdict that is not Known: a figure is
-// never guessed.
+// never guessed. Nor is a run with no measured request (ValueRequests
+// 0) judged: its counts are 0 because nothing was asked, so "failures ==
+// 0" would pass on nothing.
 func (t Threshold) Check(values map[string]float64) Verdict {
 	v := Verdict{Threshold: t}
+	if n, ok := values[ValueRequests]; ok && n == 0 {
+		v.Why = NoRequest
+		return v
+	}
 	x, ok := values[t.Metric]
 	if !ok {
 		v.Why = t.Metric + " was not measured"

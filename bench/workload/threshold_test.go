@@ -57,6 +57,19 @@ func TestThresholdCheck(t *testing.T) {
 	if v := th.Check(map[string]float64{"failures": 0}); v.Known || v.Why != "requests was not measured" {
 		t.Errorf("missing denominator: %+v", v)
 	}
+
+	// A run whose window measured no request (a queue longer than the
+	// run) judges nothing: 0 failures of 0 requests is not a pass.
+	none := map[string]float64{ValueRequests: 0, "failures": 0, "achieved_per_sec": 1, "offered_per_sec": 0, "server_cpu_ms_per_1k": 9}
+	for _, text := range []string{"failures == 0", "failures < 0.1%", "achieved_per_sec >= 0.5", "server_cpu_ms_per_1k < 50"} {
+		th, _, msg := parseThreshold(text, Closed)
+		if msg != "" {
+			t.Fatal(msg)
+		}
+		if v := th.Check(none); v.Known || v.Pass || v.Why != NoRequest {
+			t.Errorf("%q on no request: %+v, want not known: %s", text, v, NoRequest)
+		}
+	}
 }
 
 func TestThresholdDescribe(t *testing.T) {

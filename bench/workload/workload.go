@@ -27,6 +27,9 @@ type Workload struct {
 	// Source is where the workload came from ("ready/job-queue.yaml" or
 	// the path given); Text is the file's content, kept for results.json.
 	Source, Text string
+	// Ready: one of the ready workloads that ship with the bench (Load by
+	// its name), not a user's own file.
+	Ready bool
 
 	// Clients is the number of clients: each is one worker with its own
 	// connections (its own Locker), holding or waiting for one key at a

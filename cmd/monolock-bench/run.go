@@ -148,6 +148,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		return nil, fmt.Errorf("%w: --chaos-duration %v < 0", errUsage, *chaosDuration)
 	}
 	table.chaosSeed, table.chaosDuration = *chaosSeed, *chaosDuration
+	table.namedContenders = *contenderList != ""
 	if *workloadList != "" {
 		files, err := loadWorkloads(*workloadList, stderr)
 		if err != nil {

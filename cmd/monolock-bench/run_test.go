@@ -340,6 +340,47 @@ func TestWorkloadFlag(t *testing.T) {
 	if got := variants(o); !reflect.DeepEqual(got, []string{"workload/cron", "workload/hot-counter", "workload/job-queue", "workload/leader-election"}) {
 		t.Errorf("the workload scenario without --workload runs %v, want the ready workloads", got)
 	}
+	// --quick narrows the ready workloads to the quick pair, not a file of
+	// the user's own, and nothing when --contenders names the contenders.
+	skips := func(o *runOptions, variant, contender string) bool {
+		t.Helper()
+		c, err := pick(contenderTable(), contender, contenderName, "contender")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range o.scenarios {
+			for _, v := range s.Variants(o.quick) {
+				if s.Name == "workload" && v.Name == variant {
+					return v.Skip(c[0]) != ""
+				}
+			}
+		}
+		t.Fatalf("no workload variant %s", variant)
+		return false
+	}
+	for _, c := range []struct {
+		args      []string
+		variant   string
+		contender string
+		wantSkip  bool
+		what      string
+	}{
+		{[]string{"--quick", "--workload", "cron," + good}, "cron", "etcd", true, "a ready workload in the quick suite keeps to the pair"},
+		{[]string{"--quick", "--workload", "cron," + good}, "cron", "redis", false, "the pair runs the ready workloads"},
+		{[]string{"--quick", "--workload", "cron," + good}, "mine", "etcd", false, "a file of the user's own runs on every contender"},
+		{[]string{"--quick", "--scenarios", "workload"}, "leader-election", "postgres", true, "the quick suite's ready workloads keep to the pair"},
+		{[]string{"--quick", "--contenders", "etcd,postgres", "--workload", "cron"}, "cron", "etcd", false, "--contenders names the contenders of a quick run"},
+		{[]string{"--workload", "cron"}, "cron", "etcd", false, "the full suite runs every lock"},
+	} {
+		o, err := parseRunFlags(c.args, &bytes.Buffer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := skips(o, c.variant, c.contender); got != c.wantSkip {
+			t.Errorf("%v: %s skips %s: %v, want %v (%s)", c.args, c.variant, c.contender, got, c.wantSkip, c.what)
+		}
+	}
+
 	for _, c := range []struct {
 		list string
 		want []string

@@ -24,8 +24,10 @@ import (
 // scenarios and the contenders: tests take the rows they need from the
 // packages themselves.
 
-// quickWorkloadContenders are the pair the quick suite runs the workloads
-// on; the full suite runs every lock.
+// quickWorkloadContenders are the pair the quick suite runs the ready
+// workloads on, unless --contenders names others; the full suite runs
+// every lock, and a workload file of the user's own runs on every
+// contender either way.
 var quickWorkloadContenders = []string{"monolock", "redis"}
 
 // quickChaosFaults are the faults of a quick chaos step (a client pause
@@ -49,6 +51,9 @@ type tableOptions struct {
 	chaosDuration time.Duration
 	// workloads are the workload scenario's files; nil: the ready ones.
 	workloads []scenarios.WorkloadFile
+	// namedContenders: --contenders chose the contenders, so the quick
+	// suite does not narrow them to its pair.
+	namedContenders bool
 }
 
 // scenarioTable lists every scenario in run order. A new scenario is one
@@ -63,8 +68,17 @@ func scenarioTable(o tableOptions) []bench.Scenario {
 		quickWithout(scenarios.FailoverConfig{}.Scenario(), scenarios.FailoverGraceful),
 		scenarios.Scale(),
 		scenarios.ChaosConfig{Holder: o.holder, Seed: o.chaosSeed, Duration: o.chaosDuration, QuickFaults: quickChaosFaults}.Scenario(),
-		scenarios.WorkloadConfig{Workloads: o.workloads, QuickContenders: quickWorkloadContenders, Client: o.client}.Scenario(),
+		scenarios.WorkloadConfig{Workloads: o.workloads, QuickContenders: o.quickPair(), Client: o.client}.Scenario(),
 	}
+}
+
+// quickPair is the pair of the quick suite's ready
+// workloads, none when the contenders were named.
+func (o tableOptions) quickPair() []string {
+	if o.namedContenders {
+		return nil
+	}
+	return quickWorkloadContenders
 }
 
 // quickWithout leaves the named variants out of s's quick runs, for the

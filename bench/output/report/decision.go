@@ -18,28 +18,9 @@ func (f *figures) decisionSection(d *document) {
 		}
 	}
 	for _, v := range f.variants(workloadScenario) {
-		ranks := f.workloadRanking(v)
-		if len(ranks) < 2 {
-			continue
+		if row, ok := f.workloadRow(v); ok {
+			t.rows = append(t.rows, row)
 		}
-		var first []string
-		for _, rk := range ranks {
-			if rk.Place == ranks[0].Place {
-				first = append(first, rk.Contender)
-			}
-		}
-		supports := strings.Join(first, ", ")
-		if !ranks[0].PassesAll {
-			supports = "none passes every threshold; closest: " + supports
-		}
-		caveat := "A workload file describes one traffic shape; the ranking holds for it, not for others."
-		if oneRepetition(ranks) {
-			caveat += " It rests on one repetition: places are not tested against noise."
-		}
-		t.rows = append(t.rows, []cell{
-			{text: "Your workload (" + v + ")"}, {text: supports}, {text: rankingText(ranks)}, {text: caveat},
-			{text: "every threshold of the file passed in every repetition first, then by acquire p99 from the intended start; overlapping repetitions tie"},
-		})
 	}
 	if len(t.rows) == 0 && len(f.capabilityIDs()) == 0 {
 		return
@@ -50,6 +31,36 @@ func (f *figures) decisionSection(d *document) {
 		d.add(t)
 	}
 	f.capabilityMatrix(d)
+}
+
+// workloadRow is the decision row of workload v: the contenders in first
+// place, or why none is; false when fewer than two contenders ran it.
+func (f *figures) workloadRow(v string) ([]cell, bool) {
+	wr := f.workloadRanking(v)
+	if len(wr.Ranks) < 2 {
+		return nil, false
+	}
+	supports := "not ranked"
+	figures := wr.Why
+	if wr.Ranked() {
+		first := wr.first()
+		supports = strings.Join(first, ", ")
+		switch {
+		case !wr.Ranks[0].PassesAll:
+			supports = "none passes every threshold; closest: " + supports
+		case len(first) > 1:
+			supports += " (tie)"
+		}
+		figures = wr.Label + ": " + wr.Text() + "."
+		if wr.Why != "" {
+			figures = wr.Label + " (" + wr.Why + "): " + wr.Text() + "."
+		}
+	}
+	caveat := "A workload file describes one traffic shape; the ranking holds for it, not for others."
+	if wr.Ranked() && wr.oneRepetition() {
+		caveat += fmt.Sprintf(" It rests on one repetition: only figures %g× apart or more are ranked apart.", float64(singleRunFactor))
+	}
+	return []cell{{text: "Your workload (" + v + ")"}, {text: supports}, {text: figures}, {text: caveat}, {text: wr.rule()}}, true
 }
 
 // requirements expands a use case's required ids (a trailing "*" is a

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -38,91 +37,6 @@ type SLOResult struct {
 	// Passed and Known count the repetitions.
 	Passed, Known, Repetitions int
 	Why                        string
-}
-
-// WorkloadRank is one contender's place for a workload.
-type WorkloadRank struct {
-	Contender string
-	// Place is 1-based; contenders whose acquire p99 lie within each
-	// other's spread across repetitions share a place (a tie).
-	Place int
-	// PassesAll: every threshold passed in every repetition. Failed
-	// counts the thresholds that did not (failed, mixed or not known).
-	PassesAll bool
-	Failed    int
-	// AcquireP99 is the acquire p99 from the intended start (us); Has is
-	// false when the contender has none.
-	AcquireP99 results.Row
-	Has        bool
-}
-
-// WorkloadRanking ranks the contenders that ran workload (a variant of
-// the workload scenario): those that pass every threshold first,
-// ordered by acquire p99 from the intended start, then the others by
-// the number of thresholds they did not pass and then by acquire p99.
-// Contenders whose p99 spreads (min–max across repetitions) overlap
-// tie; floors are left out.
-func WorkloadRanking(r *results.Results, workload string) []WorkloadRank {
-	return newFigures(r).workloadRanking(workload)
-}
-
-func (f *figures) workloadRanking(v string) []WorkloadRank {
-	var ranks []WorkloadRank
-	for _, c := range f.locks(workloadScenario) {
-		slos := f.sloResults(c, v)
-		if len(slos) == 0 && !f.hasFigures(c, v) {
-			continue
-		}
-		rk := WorkloadRank{Contender: c, PassesAll: true}
-		for _, s := range slos {
-			if s.Verdict != sloPass {
-				rk.PassesAll = false
-				rk.Failed++
-			}
-		}
-		rk.AcquireP99, rk.Has = f.row(workloadScenario, c, v, "acquire_p99")
-		ranks = append(ranks, rk)
-	}
-	slices.SortStableFunc(ranks, func(a, b WorkloadRank) int {
-		switch {
-		case a.PassesAll != b.PassesAll:
-			if a.PassesAll {
-				return -1
-			}
-			return 1
-		case a.Failed != b.Failed:
-			return a.Failed - b.Failed
-		case a.Has != b.Has:
-			if a.Has {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(a.AcquireP99.Median, b.AcquireP99.Median)
-	})
-	for i := range ranks {
-		rk := &ranks[i]
-		rk.Place = i + 1
-		if i == 0 {
-			continue
-		}
-		prev := ranks[i-1]
-		if prev.PassesAll == rk.PassesAll && prev.Failed == rk.Failed && prev.Has && rk.Has &&
-			rk.AcquireP99.Min <= prev.AcquireP99.Max {
-			rk.Place = prev.Place
-		}
-	}
-	return ranks
-}
-
-// hasFigures reports whether contender c has any figure in workload v.
-func (f *figures) hasFigures(c, v string) bool {
-	for _, x := range f.r.Summary {
-		if x.Scenario == workloadScenario && x.Contender == c && x.Variant == v {
-			return true
-		}
-	}
-	return false
 }
 
 // sloResults gathers the verdicts of contender c's repetitions of v per
@@ -204,41 +118,48 @@ func sloCell(s SLOResult) cell {
 	return cell{text: sloValue(s) + ", " + s.Verdict, class: class}
 }
 
-// workloadSection writes the workload scenario's section.
+// workloadSection writes the workload scenario's section: per workload,
+// in report.md its description in short, its warnings one line each, the
+// SLO table, the latency chart and the ranking; in details.md the full
+// description, its source and the warnings and notes in full.
 func (f *figures) workloadSection(d *document) error {
 	set := f.r.Parameters.Scenario[workloadScenario]
 	for _, v := range f.variants(workloadScenario) {
 		d.h3("Workload " + v)
+		desc := strings.Split(set[v+".description"], "\n")
+		if short := shortDescription(v, desc); short != "" {
+			d.p(short)
+		}
+		fileWarnings, perContender := f.workloadWarnings(v)
+		var lines []string
+		for _, w := range fileWarnings {
+			lines = append(lines, "Warning: "+shortWarning(w))
+		}
+		for _, g := range perContender {
+			if short := shortWarning(g.text); strings.Contains(g.text, warningMark) && !slices.Contains(lines, "Warning: "+short) {
+				lines = append(lines, "Warning ("+g.who+"): "+short)
+			}
+		}
+		if len(lines) > 0 {
+			d.add(list{items: lines})
+		}
 		d.details("Workload "+v+": its description, source and warnings", func(d *document) {
-			if desc := set[v+".description"]; desc != "" {
-				for _, para := range strings.Split(desc, "\n") {
-					if strings.HasPrefix(para, "- ") {
-						continue // the SLOs, in the table below
-					}
-					if para != "SLOs:" {
-						d.p(para)
-					}
+			for _, para := range desc {
+				if para != "" && para != "SLOs:" && !strings.HasPrefix(para, "- ") { // the SLOs are the table's columns
+					d.p(para)
 				}
 			}
 			if src := set[v+".source"]; src != "" {
 				d.p("From " + src + "; its full text is in results.json (parameters.scenario.workload." + v + ".file).")
 			}
-			var warnings []string
-			if ws := set[v+".warnings"]; ws != "" {
-				warnings = strings.Split(ws, "\n")
+			var all []string
+			all = append(all, fileWarnings...)
+			for _, g := range perContender {
+				all = append(all, g.who+": "+g.text)
 			}
-			for _, c := range f.scenarioContenders(workloadScenario) {
-				for _, raw := range f.raws(workloadScenario, c, v) {
-					for _, w := range raw.Warnings {
-						if line := c + ": " + w; !slices.Contains(warnings, line) {
-							warnings = append(warnings, line)
-						}
-					}
-				}
-			}
-			if len(warnings) > 0 {
-				d.p("Warnings (allowed, but worth saying):")
-				d.add(list{items: warnings})
+			if len(all) > 0 {
+				d.p("Warnings and notes (allowed, but worth saying):")
+				d.add(list{items: all})
 			}
 		})
 		f.sloTable(d, v)
@@ -255,16 +176,98 @@ func (f *figures) workloadSection(d *document) error {
 				d.add(list{items: cut})
 			})
 		}
-		ranks := f.workloadRanking(v)
-		if line := rankingText(ranks); line != "" {
-			text := "Ranking for " + v + " (every threshold passed first, by acquire p99 from the intended start; then by thresholds not passed): " + line + "."
-			if oneRepetition(ranks) {
-				text += " Each place rests on one repetition: there is no spread to tell a tie by, so close figures may be noise."
-			}
+		if text := rankingParagraph(v, f.workloadRanking(v)); text != "" {
 			d.p(text)
 		}
 	}
 	return nil
+}
+
+// shortDescription is a workload's description in one paragraph: the
+// file's own words (the first line of the description after "name: "),
+// else the first sentence-paragraph the bench wrote.
+func shortDescription(v string, desc []string) string {
+	if len(desc) == 0 {
+		return ""
+	}
+	if own, ok := strings.CutPrefix(desc[0], v+": "); ok {
+		return own
+	}
+	if len(desc) > 1 {
+		return desc[1]
+	}
+	return ""
+}
+
+// warningMark marks a warning (workload.Warning's form) among a record's
+// notes.
+const warningMark = ": warning: "
+
+// shortWarning is a warning's first sentence without its place in the
+// file: "hold: about 67% of the holds (uniform 1s–4s) outlast the lease
+// (2s)". The workload package words every warning so that its first
+// sentence says it.
+func shortWarning(w string) string {
+	if _, msg, ok := strings.Cut(w, warningMark); ok {
+		w = msg
+	}
+	if i := strings.Index(w, ". "); i >= 0 {
+		w = w[:i]
+	}
+	return strings.TrimSuffix(w, ".")
+}
+
+// sharedNote is one text of the records' warnings and notes with the
+// contenders whose records have it: "every contender" when all have it.
+type sharedNote struct{ who, text string }
+
+// workloadWarnings returns workload v's warnings from its file and the
+// warnings and notes of the contenders' records, each text once with the
+// contenders that have it.
+func (f *figures) workloadWarnings(v string) ([]string, []sharedNote) {
+	var file []string
+	if ws := f.r.Parameters.Scenario[workloadScenario][v+".warnings"]; ws != "" {
+		file = strings.Split(ws, "\n")
+	}
+	var g textGroups
+	ran := 0
+	for _, c := range f.locks(workloadScenario) {
+		seen := false
+		for _, raw := range f.raws(workloadScenario, c, v) {
+			if raw.Skipped != "" {
+				continue
+			}
+			seen = true
+			for _, w := range raw.Warnings {
+				if !slices.Contains(file, w) {
+					g.add(w, c)
+				}
+			}
+		}
+		if seen {
+			ran++
+		}
+	}
+	return file, g.notes(ran)
+}
+
+// rankingParagraph says a workload's ranking in the workload's section.
+func rankingParagraph(v string, wr WorkloadRanking) string {
+	if len(wr.Ranks) == 0 {
+		return ""
+	}
+	if !wr.Ranked() {
+		return "Ranking for " + v + ": " + wr.Why + "."
+	}
+	text := "Ranking for " + v + " by " + wr.Label
+	if wr.Why != "" {
+		text += " (" + wr.Why + ")"
+	}
+	text += ": " + wr.Text() + "."
+	if wr.oneRepetition() {
+		text += fmt.Sprintf(" Each figure rests on one repetition: only figures %g× apart or more are ranked apart.", float64(singleRunFactor))
+	}
+	return text
 }
 
 // sloTable writes the SLO verdicts of workload v: a row per contender, a
@@ -318,68 +321,68 @@ func (f *figures) sloTable(d *document, v string) {
 // requests were cut off by the stop and from which percentile up the
 // latencies are lower bounds.
 func (f *figures) censoredText(v string) []string {
-	var out []string
+	var g textGroups
+	ran := 0
 	for _, c := range f.locks(workloadScenario) {
 		var cut, n int64
 		for _, raw := range f.raws(workloadScenario, c, v) {
 			cut += raw.Counts["censored"] + raw.Counts["unstarted"]
 			n += raw.Counts["requests"]
 		}
-		if cut == 0 || n == 0 {
-			continue
+		if n > 0 {
+			ran++
 		}
-		out = append(out, fmt.Sprintf("%s: %d of %d measured requests: percentiles from p%s up are lower bounds", c, cut, n, results.Num(100*(1-float64(cut)/float64(n)))))
+		if cut > 0 && n > 0 {
+			g.add(fmt.Sprintf("%d of %d measured requests: percentiles from p%s up are lower bounds", cut, n, results.Num(100*(1-float64(cut)/float64(n)))), c)
+		}
+	}
+	var out []string
+	for _, n := range g.notes(ran) {
+		out = append(out, n.who+": "+n.text)
 	}
 	return out
 }
 
-// oneRepetition reports whether no ranked contender has more than one
-// repetition of its acquire p99.
-func oneRepetition(ranks []WorkloadRank) bool {
-	for _, rk := range ranks {
-		if rk.AcquireP99.N > 1 {
-			return false
-		}
-	}
-	return true
+// textGroups gathers texts, each once in the order first seen, with the
+// contenders that have it.
+type textGroups struct {
+	texts []string
+	who   map[string][]string
 }
 
-// rankingText prints a ranking: "1. a (p99 3.1 ms), 2. b and c (tie, ...)".
-func rankingText(ranks []WorkloadRank) string {
-	var parts []string
-	for i := 0; i < len(ranks); {
-		j := i
-		for j < len(ranks) && ranks[j].Place == ranks[i].Place {
-			j++
-		}
-		var names []string
-		for _, rk := range ranks[i:j] {
-			s := rk.Contender
-			if rk.Has {
-				s += " " + sloValue(SLOResult{Value: rk.AcquireP99.Median, Unit: rk.AcquireP99.Unit})
-			}
-			names = append(names, s)
-		}
-		part := fmt.Sprintf("%d. %s", ranks[i].Place, strings.Join(names, " and "))
-		if j-i > 1 {
-			part += " (tie: within each other's spread)"
-		}
-		if !ranks[i].PassesAll {
-			part += fmt.Sprintf(" (%d threshold(s) not passed)", ranks[i].Failed)
-		}
-		parts = append(parts, part)
-		i = j
+func (g *textGroups) add(text, contender string) {
+	if g.who == nil {
+		g.who = map[string][]string{}
 	}
-	return strings.Join(parts, ", ")
+	if _, ok := g.who[text]; !ok {
+		g.texts = append(g.texts, text)
+	}
+	if !slices.Contains(g.who[text], contender) {
+		g.who[text] = append(g.who[text], contender)
+	}
 }
 
-// workloadAdvice is one line of "which lock when" per workload: its
-// ranking.
+// notes returns each text with its contenders: "every contender" when
+// all of the total have it.
+func (g textGroups) notes(total int) []sharedNote {
+	var out []sharedNote
+	for _, t := range g.texts {
+		names := strings.Join(g.who[t], ", ")
+		if len(g.who[t]) == total && total > 1 {
+			names = "every contender"
+		}
+		out = append(out, sharedNote{who: names, text: t})
+	}
+	return out
+}
+
+// workloadAdvice is one line of "which lock when" per workload that has
+// a ranking of two contenders or more.
 func (f *figures) workloadAdvice() []string {
 	var out []string
 	for _, v := range f.variants(workloadScenario) {
-		if line := rankingText(f.workloadRanking(v)); strings.Contains(line, ",") {
-			out = append(out, fmt.Sprintf("Your workload %s (every SLO passed first, then by acquire p99 from the intended start): %s.", v, line))
+		if wr := f.workloadRanking(v); wr.Ranked() && len(wr.Ranks) > 1 {
+			out = append(out, fmt.Sprintf("Your workload %s (every SLO passed first, then by %s): %s.", v, wr.Label, wr.Text()))
 		}
 	}
 	return out
