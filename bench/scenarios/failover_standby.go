@@ -556,7 +556,7 @@ func standbyRaw(tl *timeline, sh *sharedLoad, ft faultTimes, lease time.Duration
 	// tokens are read again below, over every grant of both loads.
 	raw.Metrics = slices.DeleteFunc(raw.Metrics, func(m results.Metric) bool {
 		switch m.Name {
-		case "restart_ms", "tokens_monotonic", "token_gap":
+		case "restart_ms", "tokens_monotonic", "token_gap", "takeover_ms", "tokens_promise_broken":
 			return true
 		case "grant_rate_ratio", "acquire_p99_during_fault", "release_p99_during_fault":
 			return !fence

@@ -128,7 +128,7 @@ func TestFailoverRawFigures(t *testing.T) {
 	want := map[string]float64{
 		"unavailable_ms": 1504, "recovery_ms": 500, "restart_ms": 400, "failed_attempts": 1,
 		"lost_holders": 1, "lost_after_ms": 5, "grants_while_down": 0, "tokens_monotonic": 1,
-		"token_gap": 7500 - 200,
+		"token_gap": 7500 - 200, "takeover_ms": 1504, "tokens_promise_broken": 0,
 	}
 	for k, v := range want {
 		if g, ok := got[k]; !ok || math.Abs(g-v) > 0.01 {
@@ -140,6 +140,25 @@ func TestFailoverRawFigures(t *testing.T) {
 	}
 	if raw.Counts["failed_refused"] != 1 {
 		t.Errorf("counts %v", raw.Counts)
+	}
+
+	// A restart whose first grant comes within the second of the last
+	// grant before the kill is outside the tokens' promise: takeover_ms
+	// says so and no tokens_promise_broken is recorded, even for a
+	// backward token.
+	quick := &timeline{counts: map[string]int64{}}
+	quick.grant(grantEvent{began: at(900), attempt: at(900), at: at(950), token: 900, tokenOK: true, released: at(951)})
+	quick.grant(grantEvent{began: at(1500), attempt: at(1500), at: at(1600), token: 800, tokenOK: true, released: at(1601)})
+	ft = faultTimes{start: t0, fault: at(1000), faultDone: at(1001), restart: at(1500), up: at(1550), end: at(2000)}
+	got = map[string]float64{}
+	for _, m := range failoverRaw(quick, ft).Metrics {
+		got[m.Name] = m.Value
+	}
+	if got["tokens_monotonic"] != 0 || got["takeover_ms"] != 650 {
+		t.Errorf("quick restart: tokens_monotonic %v, takeover_ms %v; want 0 and 650", got["tokens_monotonic"], got["takeover_ms"])
+	}
+	if x, ok := got["tokens_promise_broken"]; ok {
+		t.Errorf("quick restart: tokens_promise_broken %v recorded within the second", x)
 	}
 }
 

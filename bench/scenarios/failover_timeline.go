@@ -298,6 +298,18 @@ func failoverRaw(tl *timeline, ft faultTimes) results.Raw {
 		}
 		metric("tokens_monotonic", "bool", mono)
 		metric("token_gap", "count", float64(minAfter)-float64(maxBefore))
+		// A token is the unix second of the latest grant and a counter,
+		// so monotonic tokens are promised only across grants more than
+		// a second apart (a quick run's restart may come sooner):
+		// tokens_promise_broken is recorded only where the promise
+		// applies.
+		if !last.IsZero() && !firstAfterRestart.IsZero() {
+			takeover := firstAfterRestart.Sub(last)
+			metric("takeover_ms", "ms", ms(takeover))
+			if takeover > time.Second {
+				metric("tokens_promise_broken", "count", 1-mono)
+			}
+		}
 	}
 	raw.Counts["grants"] = int64(len(grants))
 	raw.Counts["grants_before"], raw.Counts["grants_during"], raw.Counts["grants_after"] = int64(before), int64(during), int64(after)
