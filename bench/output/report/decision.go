@@ -145,7 +145,7 @@ func (f *figures) useCaseRow(u useCase) ([]cell, bool) {
 
 	var supports []string
 	for _, e := range ranked {
-		if e.place == ranked[0].place && e.failed == "" {
+		if e.place == ranked[0].place && e.failed == "" && !e.noise {
 			supports = append(supports, e.contender)
 		}
 	}
