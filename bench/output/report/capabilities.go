@@ -75,7 +75,9 @@ func (j judged) cell() cell {
 
 // candidates returns the variants a declaration judges, in order of
 // preference: its Variant, or those matching Where, the one marked as the
-// largest count first, then by size, largest first.
+// largest count first, then by size, largest first; a capability may be
+// shown at the next variant where a contender lacks the first, a ranking
+// figure only at the first.
 func (f *figures) candidates(d decl) []string {
 	if d.Variant != "" {
 		return []string{d.Variant}
@@ -98,7 +100,29 @@ func (f *figures) candidates(d decl) []string {
 		}
 		return cmp.Compare(pb.Size(), pa.Size())
 	})
-	return vs
+	if d.Op != "" {
+		return vs
+	}
+	// A ranking compares one variant, the first any contender measured:
+	// a lock measured only on a small shared key set is not ranked among
+	// figures of many workers on distinct keys.
+	for _, v := range vs {
+		if f.measures(d.scenario, v, d.Metric) {
+			return []string{v}
+		}
+	}
+	return nil
+}
+
+// measures reports whether any contender has a figure of metric in a
+// variant of scenario.
+func (f *figures) measures(scenario, variant, metric string) bool {
+	for _, x := range f.r.Summary {
+		if x.Scenario == scenario && x.Variant == variant && x.Metric == metric {
+			return true
+		}
+	}
+	return false
 }
 
 // values returns a figure of one contender and variant, one value per
@@ -233,11 +257,15 @@ func (f *figures) neverText(scenario, c, v string) string {
 // capability judges a capability for a contender over every declaration
 // of its id: with CombineAll any ✗ is ✗ and ✓ needs one ✓; with
 // CombineAny any ✓ is ✓.
-func (f *figures) capability(c, id string) judged {
+func (f *figures) capability(c, id string) judged { return f.combined(c, f.decls(id)) }
+
+// combined judges a contender over declarations of one capability (see
+// capability).
+func (f *figures) combined(c string, ds []decl) judged {
 	var out judged
 	out.mark = markNone
 	var titles []string
-	for _, d := range f.decls(id) {
+	for _, d := range ds {
 		j := f.judgeDecl(c, d)
 		if j.mark != markNone || len(titles) == 0 {
 			titles = append(titles, j.title)

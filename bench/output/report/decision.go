@@ -268,14 +268,14 @@ func minN(es []entry, supports []string) int {
 	return n
 }
 
-// better reports whether a lock is closer to qualifying than b: one with
-// a measured requirement before one with none, then more requirements
-// shown, then fewer failed.
+// better reports whether a lock is closer to qualifying than b, as
+// evidence: more requirements measured first (a measured ✗ says more
+// than "not measured"), then more requirements shown, then fewer failed.
 func better(a, b standing) bool {
-	am, bm := a.passed+len(a.failed) > 0, b.passed+len(b.failed) > 0
+	am, bm := a.passed+len(a.failed), b.passed+len(b.failed)
 	switch {
 	case am != bm:
-		return am
+		return am > bm
 	case a.passed != b.passed:
 		return a.passed > b.passed
 	}

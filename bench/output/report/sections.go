@@ -93,6 +93,9 @@ func (f *figures) latencySection(d *document) error {
 		if fl := f.listFigures("latency", v, "acquire_p50", f.floors("latency")); fl != "" {
 			text += " The floors, which do the same round trips with no lock logic, take " + fl + ": what a lock takes above the floor of its kind is its own cost."
 		}
+		if below := f.belowFloor("latency", v, "acquire_p50"); below != "" {
+			text += " " + below
+		}
 		if tail := f.listFigures("latency", v, "acquire_p999", f.locks("latency")); tail != "" {
 			text += " The p99.9 tail: " + tail + "."
 		}
