@@ -139,3 +139,31 @@ func TestBelowFloorExplained(t *testing.T) {
 		t.Error("monolock-tfo, whose range meets the floor's, is called below it")
 	}
 }
+
+// "Unavailable" has one meaning, the glossary's: the longest stretch
+// without a grant; the empty 100-ms steps are another figure with
+// another name.
+func TestUnavailableOneDefinition(t *testing.T) {
+	r := synthetic([]fig{
+		{"failover", "redlock", "minority-down", "unavailable_ms", "ms", []float64{2105, 2110}},
+		{"failover", "redlock", "minority-down", "zero_grant_ms", "ms", []float64{3900, 3900}},
+	}, nil)
+	withLocks(r, results.ContenderInfo{Name: "redlock", Family: "redis"})
+	rep, err := Render(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, details := string(rep.Markdown), string(rep.Details)
+	for _, w := range []string{
+		"Unavailable, per variant: the longest stretch without a grant",
+		"| redlock | 2.11 (2.10–2.11) |",
+		"- unavailable: the longest stretch without a grant around a fault",
+	} {
+		if !strings.Contains(md, w) {
+			t.Errorf("report.md lacks %q", w)
+		}
+	}
+	if !strings.Contains(details, "| empty 100-ms steps (s) |") || strings.Contains(md+details, "no grant (") {
+		t.Error("the empty 100-ms steps are not named as such, or a column still calls them no grant")
+	}
+}

@@ -22,7 +22,7 @@ import (
 // of at most four figures so that a 1280-px page holds them.
 var failoverFigures = [][]struct{ metric, head string }{
 	{
-		{"unavailable_ms", "unavailable"}, {"zero_grant_ms", "no grant"},
+		{"unavailable_ms", "unavailable"}, {"zero_grant_ms", "empty 100-ms steps"},
 		{"recovery_ms", "recovery after restart"}, {"failed_attempts", "failed attempts"},
 	},
 	{
@@ -43,49 +43,92 @@ func (f *figures) failoverSection(d *document) error {
 			d.add(chart{name: "failover-" + anchor(v), caption: "Grants per 100 ms around the fault (" + v + ").", svg: svg})
 		}
 	}
-	for i, group := range failoverFigures {
-		t := table{head: []string{"variant", "contender"}, labels: 2}
-		shows := make([]results.Display, len(group))
-		for j, x := range group {
-			var rows []results.Row
-			for _, v := range f.variants(s) {
-				for _, c := range f.locks(s) {
-					if r, ok := f.row(s, c, v, x.metric); ok {
-						rows = append(rows, r)
-					}
+	f.unavailableTable(d)
+	d.details("Failover: every figure of every variant, and the reading", func(d *document) {
+		for _, group := range failoverFigures {
+			if t, ok := f.failoverTable(group); ok {
+				d.add(t)
+			}
+		}
+		d.p(f.failoverReading())
+	})
+	return nil
+}
+
+// unavailableTable is the failover section's key table: per lock and
+// variant how long it was unavailable (the glossary's one definition:
+// the longest stretch without a grant), all in one unit.
+func (f *figures) unavailableTable(d *document) {
+	const s, metric = "failover", "unavailable_ms"
+	var vs []string
+	var rows []results.Row
+	for _, v := range f.variants(s) {
+		for _, c := range f.locks(s) {
+			if x, ok := f.row(s, c, v, metric); ok {
+				rows = append(rows, x)
+				if !slices.Contains(vs, v) {
+					vs = append(vs, v)
 				}
 			}
-			shows[j] = rowDisplay(rows...)
-			t.head = append(t.head, withDisplayUnit(x.head, shows[j]))
 		}
+	}
+	if len(vs) == 0 {
+		return
+	}
+	show := rowDisplay(rows...)
+	var cols []column
+	for _, v := range vs {
+		cols = append(cols, column{head: withDisplayUnit(v, show), value: func(c string) (string, bool) {
+			x, ok := f.row(s, c, v, metric)
+			if !ok {
+				return "", false
+			}
+			return spread(x, show), true
+		}})
+	}
+	t, ok := f.contenderTable(f.locks(s), cols)
+	if !ok {
+		return
+	}
+	d.p("Unavailable, per variant: the longest stretch without a grant, from the last grant before the fault to the first after it (median across repetitions, min–max in parentheses; – where the variant does not apply).")
+	d.add(t)
+}
+
+// failoverTable is one table of the failover figures: a row per variant
+// and lock, a column per figure of group.
+func (f *figures) failoverTable(group []struct{ metric, head string }) (table, bool) {
+	const s = "failover"
+	t := table{head: []string{"variant", "contender"}, labels: 2}
+	shows := make([]results.Display, len(group))
+	for j, x := range group {
+		var rows []results.Row
 		for _, v := range f.variants(s) {
 			for _, c := range f.locks(s) {
-				row := []cell{{text: v}, {text: c}}
-				any := false
-				for j, x := range group {
-					text := "–"
-					if r, ok := f.row(s, c, v, x.metric); ok {
-						text, any = spread(r, shows[j]), true
-					}
-					row = append(row, cell{text: text})
-				}
-				if any {
-					t.rows = append(t.rows, row)
+				if r, ok := f.row(s, c, v, x.metric); ok {
+					rows = append(rows, r)
 				}
 			}
 		}
-		if len(t.rows) == 0 {
-			continue
-		}
-		if i == 0 {
-			d.p("The figures of the failover variants (median across repetitions, min–max in parentheses; – where a figure does not apply):")
-			d.add(t)
-			continue
-		}
-		d.details("Failover: holders lost, double grants, acquire p99 and tokens", func(d *document) { d.add(t) })
+		shows[j] = rowDisplay(rows...)
+		t.head = append(t.head, withDisplayUnit(x.head, shows[j]))
 	}
-	d.p(f.failoverReading())
-	return nil
+	for _, v := range f.variants(s) {
+		for _, c := range f.locks(s) {
+			row := []cell{{text: v}, {text: c}}
+			any := false
+			for j, x := range group {
+				text := "–"
+				if r, ok := f.row(s, c, v, x.metric); ok {
+					text, any = spread(r, shows[j]), true
+				}
+				row = append(row, cell{text: text})
+			}
+			if any {
+				t.rows = append(t.rows, row)
+			}
+		}
+	}
+	return t, len(t.rows) > 0
 }
 
 // failoverReading says in words what the figures show.
@@ -104,7 +147,7 @@ func (f *figures) failoverReading() string {
 		return "Reading: no failover figures in this run."
 	}
 	text := "Reading: " + strings.Join(parts, "; ") + "."
-	text += " Unavailability is the longest stretch without a grant from the last grant before the fault on; no grant counts the empty 100-ms buckets after the fault; recovery runs from the moment the restart began (the server's start and the clients' retries included); the in-fault percentiles cover acquisitions and releases in flight between the fault and the restart (minority-down: to the end). A release to a dead server costs the worker as much as the release's client lets it (the release p99 in the fault)."
+	text += " Unavailable is the longest stretch without a grant, from the last grant before the fault to the first after it; empty 100-ms steps add up the 100-ms steps after the fault in which no grant was made (a stretch shorter than a step may count as none); recovery runs from the moment the restart began (the server's start and the clients' retries included); the in-fault percentiles cover acquisitions and releases in flight between the fault and the restart (minority-down: to the end). A release to a dead server costs the worker as much as the release's client lets it (the release p99 in the fault)."
 	return text
 }
 

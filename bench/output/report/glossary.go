@@ -10,6 +10,7 @@ var glossary = []struct{ term, meaning string }{
 	{"floor", "the same exchange over the same network path with no lock logic at all (a bare TCP round trip, or the same store command without the lock): what the bench and the path cost by themselves. A lock cannot beat the floor of its kind unless it saves a step the floor pays (see TFO)."},
 	{"lease (TTL)", "how long a lock stays granted to a holder that stops renewing it; the same for every contender in a run."},
 	{"handover", "the time from a holder stopping (release, crash or freeze) to the next waiter's grant."},
+	{"unavailable", "the longest stretch without a grant around a fault, from the last grant before it to the first after it: the one figure the failover section calls unavailability (its empty 100-ms steps are another figure, said as such)."},
 	{"fencing token", "a number that grows with every grant; a store that remembers the highest token it saw rejects a write from a holder whose lock has been passed on (a stale write)."},
 	{"learn-first margin", "how long before the next grant a holder that lost its lock (its host cut off) learned of the loss; negative means it learned after another holder was granted, a window for two writers."},
 	{"Jain index", "the fairness of the grants among clients: 1 when every client got the same number, 1/n when one client got all."},
