@@ -295,7 +295,7 @@ func (f *figures) capabilityLabel(id string) string {
 // each cell ✓, ✗ or – (not measured) with its figure, the evidence in
 // the cell's title.
 func (f *figures) capabilityMatrix(d *document) {
-	ids := f.capabilityIDs()
+	ids := f.matrixIDs()
 	if len(ids) == 0 {
 		return
 	}
@@ -305,7 +305,6 @@ func (f *figures) capabilityMatrix(d *document) {
 			locks = append(locks, c)
 		}
 	}
-	ids = slices.DeleteFunc(ids, func(id string) bool { return !f.measuredAnywhere(id) })
 	t := table{head: []string{"lock"}}
 	var legend []string
 	for i, id := range ids {
@@ -328,9 +327,24 @@ func (f *figures) capabilityMatrix(d *document) {
 		return
 	}
 	d.h3("What each lock did in this run")
-	d.p("Each cell is measured in this run: ✓ the capability held in every repetition (the worst repetition is shown), ✗ it did not (or the trial never reached the fault it tests: “did not grant”; or the waiter never got the lock within its bound: “never”), – not measured. The figure and its n are in each cell's title (hover in report.html) and in the sections below.")
+	d.p("✓ the capability held in every repetition (the worst is shown), ✗ it did not (“did not grant”: the trial never reached the fault it tests; “never”: the waiter never got the lock within its bound), – not measured. Each cell's figure and n are in its title (hover in report.html) and in the sections below.")
 	d.add(list{items: legend})
 	d.add(t)
+}
+
+// matrixIDs are the capabilities of the matrix, C1 first: those the run
+// measured for some lock.
+func (f *figures) matrixIDs() []string {
+	return slices.DeleteFunc(f.capabilityIDs(), func(id string) bool { return !f.measuredAnywhere(id) })
+}
+
+// capabilityRef names a capability as the matrix does ("C4"), or by its
+// label when the matrix does not show it.
+func (f *figures) capabilityRef(id string) string {
+	if i := slices.Index(f.matrixIDs(), id); i >= 0 {
+		return fmt.Sprintf("C%d", i+1)
+	}
+	return shortLabel(f.capabilityLabel(id))
 }
 
 // measuredAnywhere reports whether any lock has a ✓ or ✗ for a

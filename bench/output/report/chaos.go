@@ -57,10 +57,9 @@ func (f *figures) chaosSection(d *document) error {
 		"valid means no checker found a violation. Double holders count beliefs: a holder frozen past its lease believes it holds the lock until it runs again, which no lease-based lock can prevent; only a token lets the store refuse its late writes.")
 	d.h3("Verdicts")
 	d.add(f.chaosVerdicts(runs))
-	d.h3("Faults and violation rates")
-	d.p("Per kind: faults with at least one violation attributed to them, of the faults applied (Wilson 95% interval).")
-	d.add(f.chaosFaults(runs))
-	d.details("Chaos: the stores, the faults on holders, the first violation of each kind, the histories", func(d *document) {
+	d.details("Chaos: the faults and violation rates, the stores, the faults on holders, the first violation of each kind, the histories", func(d *document) {
+		d.p("Per kind: faults with at least one violation attributed to them, of the faults applied (Wilson 95% interval).")
+		d.add(f.chaosFaults(runs))
 		d.p("valid means no checker found a violation; invalid that one did (the first of each kind is shown below, with the history around it); unknown that a checker could not decide. " +
 			"The register's linearizability checks the store and the recording against the store's model; what a lock gets wrong shows as double holders, stale writes the store accepted, and lost increments. " +
 			"A stale write is one invoked after another client's newer grant; a fenced store still accepts one that reaches it before the new holder's first operation (it has not seen the newer token yet), which costs nothing here: the new holder's fenced read then sees it.")

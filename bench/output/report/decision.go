@@ -17,39 +17,63 @@ func (f *figures) decisionSection(d *document) {
 			t.rows = append(t.rows, row)
 		}
 	}
+	workloads, oneRep := f.workloadRows()
+	if len(t.rows) == 0 && len(workloads.rows) == 0 && len(f.capabilityIDs()) == 0 {
+		return
+	}
+	d.h2("Which lock for which job")
+	d.p("Picked from this run's figures by the rule in the last column: a lock is supported when every capability the job requires (C1, C2, …: the matrix below) held in every repetition, then ranked; “~” is a tie (see the glossary), n the repetitions behind a figure. The best lock of every other family is named with what it failed.")
+	if len(t.rows) > 0 {
+		d.add(t)
+	}
+	if len(workloads.rows) > 0 {
+		text := "Your own workloads (a workload file describes one traffic shape; its ranking holds for it, not for others): every threshold of the file passed in every repetition first, then by acquire p99 from the intended start, overlapping repetitions tied."
+		if oneRep {
+			text += " Each ranking rests on one repetition: its places are not tested against noise."
+		}
+		d.p(text)
+		d.add(workloads)
+	}
+	f.capabilityMatrix(d)
+}
+
+// workloadShown is how many places of a workload's ranking the decision
+// section names; the workload section's appendix has them all.
+const workloadShown = 3
+
+// workloadRows is a row per workload file the run measured: the locks in
+// first place and the first places of the ranking; oneRep says whether
+// every ranking rests on one repetition.
+func (f *figures) workloadRows() (t table, oneRep bool) {
+	t = table{head: []string{"workload", "this run supports", "ranking"}, leftAligned: true}
+	oneRep = true
 	for _, v := range f.variants(workloadScenario) {
 		ranks := f.workloadRanking(v)
 		if len(ranks) < 2 {
 			continue
 		}
 		var first []string
-		for _, rk := range ranks {
+		n := 0
+		for i, rk := range ranks {
 			if rk.Place == ranks[0].Place {
 				first = append(first, rk.Contender)
+			}
+			if rk.Place <= workloadShown {
+				n = i + 1
 			}
 		}
 		supports := strings.Join(first, ", ")
 		if !ranks[0].PassesAll {
 			supports = "none passes every threshold; closest: " + supports
 		}
-		caveat := "A workload file describes one traffic shape; the ranking holds for it, not for others."
-		if oneRepetition(ranks) {
-			caveat += " It rests on one repetition: places are not tested against noise."
+		ranking := rankingText(ranks[:n])
+		if left := len(ranks) - n; left > 0 {
+			ranking += fmt.Sprintf(", and %d more", left)
 		}
-		t.rows = append(t.rows, []cell{
-			{text: "Your workload (" + v + ")"}, {text: supports}, {text: rankingText(ranks)}, {text: caveat},
-			{text: "every threshold of the file passed in every repetition first, then by acquire p99 from the intended start; overlapping repetitions tie"},
-		})
+		oneRep = oneRep && oneRepetition(ranks)
+		t.rows = append(t.rows, []cell{{text: v}, {text: supports}, {text: ranking}})
 	}
-	if len(t.rows) == 0 && len(f.capabilityIDs()) == 0 {
-		return
-	}
-	d.h2("Which lock for which job")
-	d.p("Picked from this run's figures by the rule in the last column: a lock is supported when every capability the job requires held in every repetition, then ordered by the first deciding figure; “~” is a tie (see the glossary), n the repetitions behind a figure. A lock that failed a requirement is named with it, so the best of every family is on the page.")
-	if len(t.rows) > 0 {
-		d.add(t)
-	}
-	f.capabilityMatrix(d)
+	return t, oneRep
 }
 
 // requirements expands a use case's required ids (a trailing "*" is a
@@ -161,7 +185,7 @@ func (f *figures) useCaseRow(u useCase) ([]cell, bool) {
 	figures = append(figures, f.otherFamilies(stands)...)
 	supportText := strings.Join(supports, ", ")
 	if len(supports) == 0 {
-		supportText = "none: no lock of this run showed every required capability"
+		supportText = "none: no lock showed every required capability"
 	} else if len(supports) > 1 {
 		supportText += " (tie)"
 	}
@@ -169,10 +193,9 @@ func (f *figures) useCaseRow(u useCase) ([]cell, bool) {
 	if n := minN(ranked, supports); n == 1 {
 		caveat += " The deciding figure rests on one repetition."
 	}
-	rule := "ranked by " + f.figureTexts(u.rank)
+	rule := "ranked by " + f.figureTexts(u.rank[:min(1, len(u.rank))])
 	if len(reqs) > 0 {
-		labels := slicesMap(reqs, func(id string) string { return shortLabel(f.capabilityLabel(id)) })
-		rule = "requires ✓ on: " + strings.Join(labels, "; ") + "; then " + rule
+		rule = "requires ✓ on " + strings.Join(slicesMap(reqs, f.capabilityRef), ", ") + "; then " + rule
 	}
 	return []cell{{text: u.title}, {text: supportText}, {text: strings.Join(figures, " ")}, {text: caveat}, {text: rule}}, true
 }
@@ -284,7 +307,7 @@ func better(a, b standing) bool {
 
 // decisionShown is how many ranked locks a decision row names; the
 // section's own tables rank them all.
-const decisionShown = 4
+const decisionShown = 3
 
 // topOf keeps the first decisionShown entries of a ranking, and the
 // entries tied with the last of them up to twice as many; more(es) says

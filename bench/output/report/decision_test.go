@@ -109,7 +109,7 @@ func TestDecisionGolden(t *testing.T) {
 	// What the golden file must say, whatever else changes in it.
 	for _, w := range []string{
 		"| beta | ✗ never (&gt; 5s) |",                             // a freeze trial without a grant is a failure, in the matrix
-		"beta never (&gt; 5s)",                                     // and ranks last in the readings
+		"| beta | 0.515 (0.510–0.520) | never (&gt; 5s) |",         // and in the handover table
 		"| delta | ✓ 1.90 s | ✗ did not grant | ✗ did not grant |", // zero stale writes without a second grant is no pass
 		"| gamma | ✓ 1.90 s | ✗ no fencing tokens |",
 	} {

@@ -41,12 +41,15 @@ func (f *figures) findings(d *document, s string, claims []Claim) {
 				no = append(no, c+" ("+j.short+")")
 			}
 		}
-		label := shortLabel(f.capabilityLabelIn(info, id))
+		var shown []string
 		if len(no) > 0 {
-			items = append(items, fmt.Sprintf("✗ %s — not shown by %s.", label, strings.Join(no, ", ")))
+			shown = append(shown, "✗ "+strings.Join(no, ", "))
 		}
 		if len(yes) > 0 {
-			items = append(items, fmt.Sprintf("✓ %s — %s.", label, strings.Join(yes, ", ")))
+			shown = append(shown, "✓ "+strings.Join(yes, ", "))
+		}
+		if len(shown) > 0 {
+			items = append(items, fmt.Sprintf("%s: %s.", shortLabel(f.capabilityLabelIn(info, id)), strings.Join(shown, "; ")))
 		}
 	}
 	for _, c := range claims {

@@ -25,27 +25,34 @@ func (f *figures) intro(d *document) {
 }
 
 // contenderList names the contenders, grouped by family, with what each
-// is (describe).
+// is (describe): a later member of a family says only what differs from
+// the first.
 func (f *figures) contenderList(d *document) {
 	t, ok := f.contenderTable(f.contenders, []column{{head: "what it is", value: func(c string) (string, bool) {
-		text := f.describe(c)
-		return text, text != ""
+		parts := f.describe(c)
+		first := f.contenders[slices.IndexFunc(f.contenders, func(o string) bool { return f.family(o) == f.family(c) && f.isFloor(o) == f.isFloor(c) })]
+		if first != c && !f.isFloor(c) {
+			base := f.describe(first)
+			if own := slices.DeleteFunc(slices.Clone(parts), func(p string) bool { return slices.Contains(base, p) }); len(own) < len(parts) {
+				parts = append(own, "otherwise as "+first)
+			}
+		}
+		return strings.Join(parts, "; "), len(parts) > 0
 	}}})
 	if !ok {
 		return
 	}
 	t.leftAligned = true
 	d.h2("Contenders")
-	d.p("By family; every setting of each is in results.json and in the appendix.")
 	d.add(t)
 }
 
-// describe says in one line what a contender is, from what the run
+// describe says in a line of parts what a contender is, from what the run
 // recorded of it: its label where it says more than its name, then its
 // settings: what makes it a variant of another (variant, deployment), how
-// it claims a lock, how many servers it needs, how it waits, its
-// per-server timeout and its server's own settings.
-func (f *figures) describe(c string) string {
+// it claims a lock, its fencing token, how many servers it needs, how it
+// waits and its server's own settings.
+func (f *figures) describe(c string) []string {
 	set := f.r.Parameters.Contender[c]
 	var parts []string
 	if l := f.info[c].Label; l != "" && l != c {
@@ -74,14 +81,13 @@ func (f *figures) describe(c string) string {
 	}
 	add("", "endpoints")
 	add("waits: ", "wait")
-	add("per-server read timeout ", "read_timeout")
 	if v := set["server_settings"]; v != "" && !strings.HasPrefix(v, "default") {
 		parts = append(parts, "server: "+clipSetting(v))
 	}
 	if f.info[c].ContendedOnly {
 		parts = append(parts, "runs only where workers share keys")
 	}
-	return strings.Join(parts, "; ")
+	return parts
 }
 
 // clipSetting keeps the first clause of a recorded setting: up to its
@@ -206,7 +212,7 @@ func (f *figures) claimsSection(d *document, claims []Claim) {
 	for _, k := range claimKinds {
 		of := claimsOfKind(claims, k.kind)
 		for _, c := range of {
-			if c.Verdict == Holds || slices.ContainsFunc(shown, func(s Claim) bool { return s.ID == c.ID && s.subject == c.subject }) {
+			if c.Verdict != Fails || slices.ContainsFunc(shown, func(s Claim) bool { return s.ID == c.ID && s.subject == c.subject }) {
 				continue
 			}
 			// the same words about another contender of the run (another
@@ -222,7 +228,7 @@ func (f *figures) claimsSection(d *document, claims []Claim) {
 		}
 	}
 	if len(t.rows) > 0 {
-		d.p("The claims that do not hold or that this run cannot decide, with the same claim about the other contenders it was made for:")
+		d.p("The claims that fail or that this run contradicts, with the same claim about the other contenders it was made for; the inconclusive ones, and why, are in the appendix:")
 		d.add(t)
 	}
 	if text := f.settingsCompared(shown); text != "" {
@@ -248,7 +254,9 @@ func (f *figures) settingsCompared(shown []Claim) string {
 				same = append(same, s)
 			}
 		}
-		if len(same) < 2 || !slices.ContainsFunc(same, func(s Claim) bool { return s.Verdict != same[0].Verdict }) {
+		// only decided verdicts that differ: a figure with each setting
+		if len(same) < 2 || slices.ContainsFunc(same, func(s Claim) bool { return s.Verdict == Inconclusive }) ||
+			!slices.ContainsFunc(same, func(s Claim) bool { return s.Verdict != same[0].Verdict }) {
 			continue
 		}
 		var each []string
