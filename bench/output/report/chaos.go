@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
@@ -292,7 +293,8 @@ func (f *figures) chaosViolations(d *document, r chaosRun) {
 			if l.Mark {
 				mark = "▶"
 			}
-			t.rows = append(t.rows, []cell{{text: mark}, {text: fmt.Sprintf("%.1f", l.AtMS)}, {text: l.Process}, {text: l.Event}})
+			// a history line is one long token: it may break anywhere
+			t.rows = append(t.rows, []cell{{text: mark}, {text: fmt.Sprintf("%.1f", l.AtMS)}, {text: l.Process}, {text: l.Event, class: "code"}})
 		}
 		d.add(t)
 	}
@@ -331,9 +333,14 @@ const (
 	tlWidth  = 960.0
 	tlLeft   = 44.0 // lane labels
 	tlRight  = 12.0
-	tlTop    = 40.0 // fault labels
 	tlLane   = 18.0
 	tlBottom = 58.0 // axis and legends
+	// The fault labels above the lanes: at least tlLabelRows rows of
+	// tlLabelRow px; tlCharWidth is what a character of the 10-px labels
+	// takes at most, roughly.
+	tlLabelRows = 3
+	tlLabelRow  = 11.0
+	tlCharWidth = 6.2
 )
 
 // faultLabel is a kind's short label on the timeline.
@@ -348,6 +355,15 @@ var faultFill = map[string]string{
 	"server-kill": "#333333", "server-pause": "#1f5fbf", "clock-step": "#2e8b57",
 }
 
+// faultText labels a fault in a timeline: "#17 host loss".
+func faultText(ft results.ChaosFaultSpan) string {
+	short := faultLabel[ft.Kind]
+	if short == "" {
+		short = ft.Kind
+	}
+	return fmt.Sprintf("#%d %s", ft.ID, short)
+}
+
 // chaosTimeline draws a contender's timeline as an SVG document: written
 // by hand so that it is small (hundreds of bars) and byte-identical for
 // the same data.
@@ -355,8 +371,21 @@ func (f *figures) chaosTimeline(r chaosRun) []byte {
 	tl := r.c.Timeline
 	span := max(tl.SpanMS, 1)
 	plotW := tlWidth - tlLeft - tlRight
-	height := tlTop + tlLane*float64(len(tl.Lanes)) + tlBottom
 	x := func(ms float64) float64 { return tlLeft + plotW*min(max(ms, 0), span)/span }
+	// each fault's label in the first row where it clears the labels
+	// before it, with as many rows as that takes
+	var rowEnds []float64
+	rows := make([]int, len(tl.Faults))
+	for i, ft := range tl.Faults {
+		x0 := x(ft.FromMS)
+		row := slices.IndexFunc(rowEnds, func(end float64) bool { return end <= x0 })
+		if row < 0 {
+			rowEnds, row = append(rowEnds, 0), len(rowEnds)
+		}
+		rows[i], rowEnds[row] = row, x0+tlCharWidth*float64(utf8.RuneCountInString(faultText(ft)))+4
+	}
+	tlTop := tlLabelRow*float64(max(len(rowEnds), tlLabelRows)) + 7
+	height := tlTop + tlLane*float64(len(tl.Lanes)) + tlBottom
 	laneOf := map[string]int{}
 	for i, l := range tl.Lanes {
 		laneOf[l.Client] = i
@@ -369,7 +398,7 @@ func (f *figures) chaosTimeline(r chaosRun) []byte {
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="10">`+"\n", tlWidth, height, tlWidth, height)
 	fmt.Fprintf(&b, `<rect x="0" y="0" width="%.0f" height="%.0f" fill="#ffffff"/>`+"\n", tlWidth, height)
 	bottom := tlTop + tlLane*float64(len(tl.Lanes))
-	for _, ft := range tl.Faults {
+	for j, ft := range tl.Faults {
 		fill := faultFill[ft.Kind]
 		if fill == "" {
 			fill = "#888888"
@@ -381,15 +410,8 @@ func (f *figures) chaosTimeline(r chaosRun) []byte {
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="%s" stroke-width="1.5"/>`+"\n",
 				x0, tlTop+tlLane*float64(i)+1, max(x1-x0, 1), tlLane-2, fill)
 		}
-		short := faultLabel[ft.Kind]
-		if short == "" {
-			short = ft.Kind
-		}
-		label := fmt.Sprintf("#%d %s", ft.ID, short)
-		// Three label rows, so that neighbours do not overwrite each
-		// other.
-		y := 11.0 + 11*float64(ft.ID%3)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" fill="%s">%s</text>`+"\n", x0, y, fill, html.EscapeString(label))
+		y := tlLabelRow * float64(rows[j]+1)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" fill="%s">%s</text>`+"\n", x0, y, fill, html.EscapeString(faultText(ft)))
 	}
 	for i, l := range tl.Lanes {
 		y := tlTop + tlLane*float64(i)

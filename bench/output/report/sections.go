@@ -198,7 +198,7 @@ func (f *figures) handoverSection(d *document) error {
 		return err
 	}
 	if svg != nil {
-		d.add(chart{name: "handover", caption: "Time from the holder's stop (release, SIGKILL, SIGSTOP) to the waiter's grant: bars are the p50 of the trials, whiskers the slowest trial (medians across repetitions), log scale. A dashed outline without fill is a failure, not a figure: the waiter never got the lock, drawn at the trial's bound (never > bound).", svg: svg})
+		d.add(chart{name: "handover", caption: "Time from the holder's stop (release, SIGKILL, SIGSTOP) to the waiter's grant: bars are the p50 of the trials, whiskers the slowest trial (medians across repetitions), log scale. A dashed outline without fill, labelled never (> bound), is a failure, not a figure: the waiter never got the lock within the trial's bound, and the bar is drawn at it.", svg: svg})
 	}
 	var cols []column
 	for _, mode := range f.variants("handover") {
