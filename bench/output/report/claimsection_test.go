@@ -51,3 +51,24 @@ func TestClaimsSectionByKind(t *testing.T) {
 		t.Error("a contradicted statement about another system is shown as a failure")
 	}
 }
+
+// A claim whose at-most limit is not below its trial's own grant bound
+// can never be seen to fail (a waiter that never got the lock has no
+// figure): a 6 s claim behind the handover trials' 5 s give-up (2 leases
+// + 1 s at a 2 s lease) is a defect of the claim, inconclusive with the
+// reason, while a 2.2 s claim on the same trials stands.
+func TestUnreachableClaimLimit(t *testing.T) {
+	r := synthetic([]fig{{"handover", "monolock", "freeze", "max", "ms", []float64{1990, 1980}}}, nil)
+	rule := results.ClaimRule{ID: "six-seconds", Claim: "A frozen holder is freed within six seconds.", Statement: "freeze: the slowest trial is at most 6 s.",
+		Scenario: "handover", Variant: "freeze", Subject: "monolock", Metric: "max", Op: results.AtMost, Than: results.ClaimBound{Value: 6000}}
+	tight := rule
+	tight.ID, tight.Than.Value = "lease-and-a-tenth", 2200
+	r.Claims = []results.ClaimRule{rule, tight}
+	got := Check(r)
+	if got[0].Verdict != Inconclusive || !strings.Contains(got[0].Evidence, "defect of the claim: its limit 6 s is not below the trial's own grant bound 5s") {
+		t.Errorf("6 s behind a 5 s bound: %s: %s", got[0].Verdict, got[0].Evidence)
+	}
+	if got[1].Verdict != Holds || strings.Contains(got[1].Evidence, "defect") {
+		t.Errorf("2.2 s behind a 5 s bound: %s: %s", got[1].Verdict, got[1].Evidence)
+	}
+}
