@@ -199,7 +199,7 @@ func (f *figures) claimsSection(d *document, claims []Claim) {
 		d.p("This run records no claims to check.")
 		return
 	}
-	d.p("Each claim of the contenders' comparison pages, as a testable statement with the verdict this run's data gives: holds or fails only when every repetition agrees with respect to the threshold, else inconclusive. A statement about another system that this run contradicts is " + notObserved + ", not a failure.")
+	d.p("Each claim of the comparison pages, checked as a testable statement against this run: it holds or fails only when every repetition agrees, else it is inconclusive; a statement about another system that the run contradicts is " + notObserved + ", not a failure.")
 	var tallies []string
 	for _, k := range claimKinds {
 		if of := claimsOfKind(claims, k.kind); len(of) > 0 {

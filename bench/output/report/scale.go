@@ -281,11 +281,13 @@ func (f *figures) scaleLoad(d *document) {
 			ratios = append(ratios, fmt.Sprintf("%s %s at depth %s", c, ratio(last.y, pts[0].y), results.Num(last.x)))
 		}
 	}
+	d.p(s)
 	if len(ratios) > 0 {
 		slices.Sort(ratios)
-		s += " Promotion p50 at the deepest queue against depth 1 (target: within 2× for a lock that pushes promotions to its queue): " + strings.Join(ratios, ", ") + "."
+		d.details("Scale: promotion at the deepest queue against depth 1", func(d *document) {
+			d.p("Promotion p50 at the deepest queue against depth 1 (target: within 2× for a lock that pushes promotions to its queue): " + strings.Join(ratios, ", ") + ".")
+		})
 	}
-	d.p(s)
 }
 
 // scaleLimits states the limits the run recorded (the variants they

@@ -258,7 +258,7 @@ func (f *figures) fairnessTable(d *document, v string) {
 	var cols []column
 	for _, m := range []struct{ head, metric string }{
 		{"Jain index", "jain_index"}, {"FIFO inversions per 1,000 grants", "fifo_inversions_per_1k"},
-		{"wait p99", "wait_p99"}, {"coordinator commands/s", "server_ops_per_sec"},
+		{"wait p99", "wait_p99"}, {"coordinator commands", "server_ops_per_sec"},
 	} {
 		cols = append(cols, f.figureColumn(m.head, "fairness", v, m.metric))
 	}
