@@ -130,7 +130,7 @@ func (cfg SafetyConfig) Scenario() bench.Scenario {
 		},
 		Decides: []results.DecisionFigure{
 			{ID: "fenced-store", Text: "fenced store rejected every stale write (a holder paused past its lease, then wrote)", Variant: Pause, Metric: "unsafe_writes_fenced", Op: results.AtMost, Void: notGranted, Without: &results.ClaimGuard{Metric: "unsafe_writes_unfenced", Label: "no fencing tokens"}},
-			{ID: "learns-first", Text: "holder learns it lost the lock before the next grant (its host vanished)", Variant: HostLoss, Metric: "learn_first_margin_min", Op: results.AtLeast, Void: notGranted, Fail: []results.ClaimGuard{{Metric: "never_learned", Label: "trials where the old holder never learned"}}},
+			{ID: "learns-first", Text: "holder learns it lost the lock before the next grant (its host vanished; by 1 ms at least, beyond clock resolution)", Variant: HostLoss, Metric: "learn_first_margin_min", Op: results.AtLeast, Than: results.ClaimBound{Value: 1}, Void: notGranted, Fail: []results.ClaimGuard{{Metric: "never_learned", Label: "trials where the old holder never learned"}}},
 			{ID: "learn-first-margin", Text: "smallest learn-first margin after a host loss", Variant: HostLoss, Metric: "learn_first_margin_min", Void: notGranted},
 		},
 		Settings: func(quick bool) results.Settings {

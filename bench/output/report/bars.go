@@ -3,8 +3,10 @@ package report
 import (
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -23,8 +25,10 @@ type logBars struct {
 	// over the fill: a family's later members share its hue
 	stripes vg.Length
 	// capped marks bars drawn at a bound rather than at a figure (the
-	// waiter never got the lock within it): outlined, not filled.
+	// waiter never got the lock within it): outlined, not filled, and
+	// labelled (labels, "never (> 5s)") by neverLabels.
 	capped []bool
+	labels []string
 }
 
 // stripe draws the white stripes of a bar spanning x0..x1, y0..y1.
@@ -91,4 +95,78 @@ func (b *logBars) DataRange() (xmin, xmax, ymin, ymax float64) {
 func (b *logBars) Thumbnail(c *draw.Canvas) {
 	c.FillPolygon(b.fill, []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y}})
 	b.stripe(*c, c.Min.X, c.Max.X, c.Min.Y, c.Max.Y)
+}
+
+// neverLabels writes into the chart what a capped bar means: over the
+// capped bars of each group one label per distinct text ("never (> 5s)"),
+// centred over its bars just above the bound, further texts stacked
+// above, so that labels of neighbouring bars never overlap.
+type neverLabels struct {
+	bars  []*logBars
+	style text.Style
+}
+
+// neverRun is one label of a group: its text, the centres of its bars
+// and the highest bound they are drawn at.
+type neverRun struct {
+	text string
+	xs   []float64
+	at   float64
+}
+
+func (n neverLabels) runs(g int) []neverRun {
+	var runs []neverRun
+	for _, b := range n.bars {
+		if g >= len(b.capped) || !b.capped[g] || g >= len(b.labels) || b.labels[g] == "" {
+			continue
+		}
+		center, _ := b.pos(g)
+		i := slices.IndexFunc(runs, func(r neverRun) bool { return r.text == b.labels[g] })
+		if i < 0 {
+			runs = append(runs, neverRun{text: b.labels[g]})
+			i = len(runs) - 1
+		}
+		runs[i].xs = append(runs[i].xs, center)
+		runs[i].at = math.Max(runs[i].at, b.values[g])
+	}
+	return runs
+}
+
+// Plot implements plot.Plotter.
+func (n neverLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	if len(n.bars) == 0 {
+		return
+	}
+	trX, trY := p.Transforms(&c)
+	line := n.style.Font.Size * 1.2
+	for g := range n.bars[0].groups {
+		for k, r := range n.runs(g) {
+			x := 0.0
+			for _, v := range r.xs {
+				x += v / float64(len(r.xs))
+			}
+			// within the plot area, however close to its edge the bars
+			half := n.style.Width(r.text) / 2
+			at := min(max(trX(x), c.Min.X+half), c.Max.X-half)
+			c.FillText(n.style, vg.Point{X: at, Y: trY(r.at) + vg.Points(3) + vg.Length(k)*line}, r.text)
+		}
+	}
+}
+
+// DataRange implements plot.DataRanger: room above the highest bound for
+// the labels.
+func (n neverLabels) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax, ymin, ymax = math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, b := range n.bars {
+		for g := range b.groups {
+			for k, r := range n.runs(g) {
+				xmin, xmax = math.Min(xmin, -0.5), math.Max(xmax, float64(b.groups)-0.5)
+				ymin, ymax = math.Min(ymin, r.at), math.Max(ymax, r.at*math.Pow(4, float64(k+1)))
+			}
+		}
+	}
+	if math.IsInf(ymin, 0) {
+		return 0, 0, 1, 1
+	}
+	return xmin, xmax, ymin, ymax
 }

@@ -75,7 +75,9 @@ func (j judged) cell() cell {
 
 // candidates returns the variants a declaration judges, in order of
 // preference: its Variant, or those matching Where, the one marked as the
-// largest count first, then by size, largest first.
+// largest count first, then by size, largest first; a capability may be
+// shown at the next variant where a contender lacks the first, a ranking
+// figure only at the first.
 func (f *figures) candidates(d decl) []string {
 	if d.Variant != "" {
 		return []string{d.Variant}
@@ -98,7 +100,29 @@ func (f *figures) candidates(d decl) []string {
 		}
 		return cmp.Compare(pb.Size(), pa.Size())
 	})
-	return vs
+	if d.Op != "" {
+		return vs
+	}
+	// A ranking compares one variant, the first any contender measured:
+	// a lock measured only on a small shared key set is not ranked among
+	// figures of many workers on distinct keys.
+	for _, v := range vs {
+		if f.measures(d.scenario, v, d.Metric) {
+			return []string{v}
+		}
+	}
+	return nil
+}
+
+// measures reports whether any contender has a figure of metric in a
+// variant of scenario.
+func (f *figures) measures(scenario, variant, metric string) bool {
+	for _, x := range f.r.Summary {
+		if x.Scenario == scenario && x.Variant == variant && x.Metric == metric {
+			return true
+		}
+	}
+	return false
 }
 
 // values returns a figure of one contender and variant, one value per
@@ -233,11 +257,15 @@ func (f *figures) neverText(scenario, c, v string) string {
 // capability judges a capability for a contender over every declaration
 // of its id: with CombineAll any ✗ is ✗ and ✓ needs one ✓; with
 // CombineAny any ✓ is ✓.
-func (f *figures) capability(c, id string) judged {
+func (f *figures) capability(c, id string) judged { return f.combined(c, f.decls(id)) }
+
+// combined judges a contender over declarations of one capability (see
+// capability).
+func (f *figures) combined(c string, ds []decl) judged {
 	var out judged
 	out.mark = markNone
 	var titles []string
-	for _, d := range f.decls(id) {
+	for _, d := range ds {
 		j := f.judgeDecl(c, d)
 		if j.mark != markNone || len(titles) == 0 {
 			titles = append(titles, j.title)
@@ -267,7 +295,7 @@ func (f *figures) capabilityLabel(id string) string {
 // each cell ✓, ✗ or – (not measured) with its figure, the evidence in
 // the cell's title.
 func (f *figures) capabilityMatrix(d *document) {
-	ids := f.capabilityIDs()
+	ids := f.matrixIDs()
 	if len(ids) == 0 {
 		return
 	}
@@ -277,7 +305,6 @@ func (f *figures) capabilityMatrix(d *document) {
 			locks = append(locks, c)
 		}
 	}
-	ids = slices.DeleteFunc(ids, func(id string) bool { return !f.measuredAnywhere(id) })
 	t := table{head: []string{"lock"}}
 	var legend []string
 	for i, id := range ids {
@@ -300,9 +327,24 @@ func (f *figures) capabilityMatrix(d *document) {
 		return
 	}
 	d.h3("What each lock did in this run")
-	d.p("Each cell is measured in this run: ✓ the capability held in every repetition (the worst repetition is shown), ✗ it did not (or the trial never reached the fault it tests: “did not grant”; or the waiter never got the lock within its bound: “never”), – not measured. The figure and its n are in each cell's title (hover in report.html) and in the sections below.")
+	d.p("✓ the capability held in every repetition (the worst is shown), ✗ it did not (“did not grant”: the trial never reached the fault it tests; “never”: the waiter never got the lock within its bound), – not measured. Each cell's figure and n are in its title (hover in report.html) and in the sections below.")
 	d.add(list{items: legend})
 	d.add(t)
+}
+
+// matrixIDs are the capabilities of the matrix, C1 first: those the run
+// measured for some lock.
+func (f *figures) matrixIDs() []string {
+	return slices.DeleteFunc(f.capabilityIDs(), func(id string) bool { return !f.measuredAnywhere(id) })
+}
+
+// capabilityRef names a capability as the matrix does ("C4"), or by its
+// label when the matrix does not show it.
+func (f *figures) capabilityRef(id string) string {
+	if i := slices.Index(f.matrixIDs(), id); i >= 0 {
+		return fmt.Sprintf("C%d", i+1)
+	}
+	return shortLabel(f.capabilityLabel(id))
 }
 
 // measuredAnywhere reports whether any lock has a ✓ or ✗ for a

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
@@ -57,10 +58,9 @@ func (f *figures) chaosSection(d *document) error {
 		"valid means no checker found a violation. Double holders count overlapping beliefs by the earlier holder: frozen by a pause (inherent to any lease; only a token refuses its late writes) / running (the lock's failure).")
 	d.h3("Verdicts")
 	d.add(f.chaosVerdicts(runs))
-	d.h3("Faults and violation rates")
-	d.p("Per kind: faults with a violation blamed on them (faults on the clients involved or on a server only), of the faults applied (Wilson 95% interval).")
-	d.add(f.chaosFaults(runs))
-	d.details("Chaos: the stores, the faults on holders, the first violation of each kind, the histories", func(d *document) {
+	d.details("Chaos: the faults and violation rates, the stores, the faults on holders, the first violation of each kind, the histories", func(d *document) {
+		d.p("Per kind: faults with a violation blamed on them (faults on the clients involved or on a server only), of the faults applied (Wilson 95% interval).")
+		d.add(f.chaosFaults(runs))
 		d.p("valid means no checker found a violation; invalid that one did (the first of each kind is shown below, with the history around it); unknown that a checker could not decide. " +
 			"The register's linearizability checks the store and the recording against the store's model; what a lock gets wrong shows as double holders, stale writes the store accepted, and lost increments. " +
 			"A stale write is one invoked after another client's newer grant; a fenced store still accepts one that reaches it before the new holder's first operation (it has not seen the newer token yet), which costs nothing here: the new holder's fenced read then sees it.")
@@ -301,7 +301,8 @@ func (f *figures) chaosViolations(d *document, r chaosRun) {
 			if l.Mark {
 				mark = "▶"
 			}
-			t.rows = append(t.rows, []cell{{text: mark}, {text: fmt.Sprintf("%.1f", l.AtMS)}, {text: l.Process}, {text: l.Event}})
+			// a history line is one long token: it may break anywhere
+			t.rows = append(t.rows, []cell{{text: mark}, {text: fmt.Sprintf("%.1f", l.AtMS)}, {text: l.Process}, {text: l.Event, class: "code"}})
 		}
 		d.add(t)
 	}
@@ -340,9 +341,14 @@ const (
 	tlWidth  = 960.0
 	tlLeft   = 44.0 // lane labels
 	tlRight  = 12.0
-	tlTop    = 40.0 // fault labels
 	tlLane   = 18.0
 	tlBottom = 58.0 // axis and legends
+	// The fault labels above the lanes: at least tlLabelRows rows of
+	// tlLabelRow px; tlCharWidth is what a character of the 10-px labels
+	// takes at most, roughly.
+	tlLabelRows = 3
+	tlLabelRow  = 11.0
+	tlCharWidth = 6.2
 )
 
 // faultLabel is a kind's short label on the timeline.
@@ -357,6 +363,15 @@ var faultFill = map[string]string{
 	"server-kill": "#333333", "server-pause": "#1f5fbf", "clock-step": "#2e8b57",
 }
 
+// faultText labels a fault in a timeline: "#17 host loss".
+func faultText(ft results.ChaosFaultSpan) string {
+	short := faultLabel[ft.Kind]
+	if short == "" {
+		short = ft.Kind
+	}
+	return fmt.Sprintf("#%d %s", ft.ID, short)
+}
+
 // chaosTimeline draws a contender's timeline as an SVG document: written
 // by hand so that it is small (hundreds of bars) and byte-identical for
 // the same data.
@@ -364,8 +379,21 @@ func (f *figures) chaosTimeline(r chaosRun) []byte {
 	tl := r.c.Timeline
 	span := max(tl.SpanMS, 1)
 	plotW := tlWidth - tlLeft - tlRight
-	height := tlTop + tlLane*float64(len(tl.Lanes)) + tlBottom
 	x := func(ms float64) float64 { return tlLeft + plotW*min(max(ms, 0), span)/span }
+	// each fault's label in the first row where it clears the labels
+	// before it, with as many rows as that takes
+	var rowEnds []float64
+	rows := make([]int, len(tl.Faults))
+	for i, ft := range tl.Faults {
+		x0 := x(ft.FromMS)
+		row := slices.IndexFunc(rowEnds, func(end float64) bool { return end <= x0 })
+		if row < 0 {
+			rowEnds, row = append(rowEnds, 0), len(rowEnds)
+		}
+		rows[i], rowEnds[row] = row, x0+tlCharWidth*float64(utf8.RuneCountInString(faultText(ft)))+4
+	}
+	tlTop := tlLabelRow*float64(max(len(rowEnds), tlLabelRows)) + 7
+	height := tlTop + tlLane*float64(len(tl.Lanes)) + tlBottom
 	laneOf := map[string]int{}
 	for i, l := range tl.Lanes {
 		laneOf[l.Client] = i
@@ -378,7 +406,7 @@ func (f *figures) chaosTimeline(r chaosRun) []byte {
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="10">`+"\n", tlWidth, height, tlWidth, height)
 	fmt.Fprintf(&b, `<rect x="0" y="0" width="%.0f" height="%.0f" fill="#ffffff"/>`+"\n", tlWidth, height)
 	bottom := tlTop + tlLane*float64(len(tl.Lanes))
-	for _, ft := range tl.Faults {
+	for j, ft := range tl.Faults {
 		fill := faultFill[ft.Kind]
 		if fill == "" {
 			fill = "#888888"
@@ -390,15 +418,8 @@ func (f *figures) chaosTimeline(r chaosRun) []byte {
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="%s" stroke-width="1.5"/>`+"\n",
 				x0, tlTop+tlLane*float64(i)+1, max(x1-x0, 1), tlLane-2, fill)
 		}
-		short := faultLabel[ft.Kind]
-		if short == "" {
-			short = ft.Kind
-		}
-		label := fmt.Sprintf("#%d %s", ft.ID, short)
-		// Three label rows, so that neighbours do not overwrite each
-		// other.
-		y := 11.0 + 11*float64(ft.ID%3)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" fill="%s">%s</text>`+"\n", x0, y, fill, html.EscapeString(label))
+		y := tlLabelRow * float64(rows[j]+1)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" fill="%s">%s</text>`+"\n", x0, y, fill, html.EscapeString(faultText(ft)))
 	}
 	for i, l := range tl.Lanes {
 		y := tlTop + tlLane*float64(i)

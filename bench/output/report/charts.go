@@ -297,8 +297,12 @@ func (f *figures) handoverChart() ([]byte, error) {
 		ticks = append(ticks, plot.Tick{Value: float64(g), Label: m})
 	}
 	p.X.Tick.Marker = ticks
+	never := neverLabels{style: p.X.Tick.Label}
+	never.style.Font.Size = vg.Points(8)
+	never.style.XAlign, never.style.YAlign = draw.XCenter, draw.YBottom
 	for i, c := range contenders {
 		b := &logBars{groups: len(modes), index: i, series: len(contenders), fill: f.lineStyle(c).Color}
+		never.bars = append(never.bars, b)
 		if k := f.familyIndex(c); k > 0 && !f.isFloor(c) {
 			b.stripes = vg.Points(float64(2 + k))
 		}
@@ -311,14 +315,16 @@ func (f *figures) handoverChart() ([]byte, error) {
 				w = math.Max(x.Median, 1e-3)
 			}
 			at, capped := f.neverAt("handover", c, m, "p50")
+			label := ""
 			if capped {
-				v = at
+				v, label = at, f.neverText("handover", c, m)
 			}
-			b.values, b.whisker, b.capped = append(b.values, v), append(b.whisker, w), append(b.capped, capped)
+			b.values, b.whisker, b.capped, b.labels = append(b.values, v), append(b.whisker, w), append(b.capped, capped), append(b.labels, label)
 		}
 		p.Add(b)
 		p.Legend.Add(c, b)
 	}
+	p.Add(never)
 	if lease, ok := f.duration(contenders[0], "lease"); ok {
 		// crash and freeze handovers are bound by the lease: draw it
 		ms := float64(lease) / 1e6

@@ -100,19 +100,37 @@ const overflowScript = `<script>
 })();
 </script>`
 
-// TestHTMLFits renders the golden report.html, eleven contenders, in
-// headless Chromium 1280 px and 390 px (a phone) wide and fails when the
-// page scrolls sideways, a chart or a label sticks out, two labels of a
-// chart overlap, or (at 1280 px) a table needs its scroll bar: every
-// column must be visible on a desktop. On the phone a table scrolls in its
-// container with the contender column fixed, and a chart keeps a legible
-// size and scrolls in its figure.
+// TestHTMLFits renders report.html in headless Chromium 1280 px and 390
+// px (a phone) wide and fails when the page scrolls sideways, a chart or
+// a label sticks out, two labels of a chart overlap, or (at 1280 px) a
+// table needs its scroll bar: every column must be visible on a desktop.
+// On the phone a table scrolls in its container with the contender
+// column fixed, and a chart keeps a legible size and scrolls in its
+// figure. It looks at two reports: the golden one (eleven contenders),
+// and the full reference run's (seventeen contenders, a failed handover
+// trial drawn as a capped bar, the failover, scale, chaos and workload
+// charts).
 func TestHTMLFits(t *testing.T) {
 	browser := findChromium(t)
-	html, err := os.ReadFile(filepath.Join("testdata", "golden", HTMLFile))
+	golden, err := os.ReadFile(filepath.Join("testdata", "golden", HTMLFile))
 	if err != nil {
 		t.Fatal(err)
 	}
+	full, err := Render(loadFullRun(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range []struct {
+		name string
+		html []byte
+	}{{"golden", golden}, {"full-run", full.HTML}} {
+		t.Run(page.name, func(t *testing.T) { checkFits(t, browser, page.html) })
+	}
+}
+
+// checkFits measures one report.html at 1280 and 390 px (see
+// TestHTMLFits).
+func checkFits(t *testing.T, browser string, html []byte) {
 	page := filepath.Join(t.TempDir(), "measured.html")
 	measured := strings.Replace(string(html), "</body>", overflowScript+"\n</body>", 1)
 	if err := os.WriteFile(page, []byte(measured), 0o644); err != nil {

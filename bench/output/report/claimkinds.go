@@ -13,10 +13,10 @@ const notObserved = "not observed in this run"
 
 // claimKinds are the kinds of claim in the order the report shows them,
 // with their headings.
-var claimKinds = []struct{ kind, heading, intro string }{
-	{results.ClaimPromise, "Promises of the project's lock", "What the project's own comparison page promises; a promise that fails here is a finding."},
-	{results.ClaimOther, "Statements about other systems", "What the comparison page says of the other systems, from their documentation or design; where this run saw something else, the statement is " + notObserved + ", not a failure."},
-	{results.ClaimTarget, "Targets and method checks", "Aims of the project and checks of the method; a target not met is work to do."},
+var claimKinds = []struct{ kind, heading, short, intro string }{
+	{results.ClaimPromise, "Promises of the project's lock", "promise", "What the project's own comparison page promises; a promise that fails here is a finding."},
+	{results.ClaimOther, "Statements about other systems", "other system", "What the comparison page says of the other systems, from their documentation or design; where this run saw something else, the statement is " + notObserved + ", not a failure."},
+	{results.ClaimTarget, "Targets and method checks", "target", "Aims of the project and checks of the method; a target not met is work to do."},
 }
 
 // kindOf reads a claim's kind; "" is a promise.
@@ -42,12 +42,7 @@ func shownVerdict(c Claim) cell {
 // claimTables writes one table per kind of claim, each with its tally.
 func (f *figures) claimTables(d *document, claims []Claim) {
 	for _, k := range claimKinds {
-		var of []Claim
-		for _, c := range claims {
-			if kindOf(c) == k.kind {
-				of = append(of, c)
-			}
-		}
+		of := claimsOfKind(claims, k.kind)
 		if len(of) == 0 {
 			continue
 		}
@@ -58,12 +53,7 @@ func (f *figures) claimTables(d *document, claims []Claim) {
 			t.rows = append(t.rows, []cell{{text: c.Claim}, {text: c.Statement}, shownVerdict(c), {text: c.Evidence}, {text: c.Threshold}})
 		}
 		d.add(t)
-		holds, fails, inc := tally(of)
-		if k.kind == results.ClaimOther {
-			d.p(fmt.Sprintf("%d of %d hold, %d %s, %d inconclusive.", holds, len(of), fails, notObserved, inc))
-		} else {
-			d.p(fmt.Sprintf("%d of %d hold, %d fail, %d inconclusive.", holds, len(of), fails, inc))
-		}
+		d.p(tallyText(of, k.kind) + ".")
 	}
 }
 

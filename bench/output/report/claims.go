@@ -39,8 +39,9 @@ type Claim struct {
 	Kind string `json:"kind,omitempty"`
 	// Evidence gives the numbers behind the verdict, or what is missing.
 	Evidence string `json:"evidence"`
-	// scenario is the rule's scenario, for the findings of its section.
-	scenario string
+	// scenario is the rule's scenario, for the findings of its section;
+	// subject the contender the claim is about.
+	scenario, subject string
 }
 
 // Check evaluates the run's claim rules (r.Claims) against its figures,
@@ -83,7 +84,7 @@ func spanOf(vals []float64) span {
 
 // evaluate judges one rule; see results.ClaimRule for its fields.
 func (f *figures) evaluate(rule results.ClaimRule) Claim {
-	c := Claim{ID: rule.ID, Claim: rule.Claim, Statement: rule.Statement, Threshold: rule.Threshold, Verdict: Inconclusive, Kind: rule.Kind, scenario: rule.Scenario}
+	c := Claim{ID: rule.ID, Claim: rule.Claim, Statement: rule.Statement, Threshold: rule.Threshold, Verdict: Inconclusive, Kind: rule.Kind, scenario: rule.Scenario, subject: rule.Subject}
 	compared := []string{rule.Subject}
 	if rule.Than.Contender != "" {
 		compared = append(compared, rule.Than.Contender)

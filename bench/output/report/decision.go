@@ -17,26 +17,45 @@ func (f *figures) decisionSection(d *document) {
 			t.rows = append(t.rows, row)
 		}
 	}
-	for _, v := range f.variants(workloadScenario) {
-		if row, ok := f.workloadRow(v); ok {
-			t.rows = append(t.rows, row)
-		}
-	}
-	if len(t.rows) == 0 && len(f.capabilityIDs()) == 0 {
+	workloads, oneRep := f.workloadRows()
+	if len(t.rows) == 0 && len(workloads.rows) == 0 && len(f.capabilityIDs()) == 0 {
 		return
 	}
 	d.h2("Which lock for which job")
-	d.p("Picked from this run's figures by the rule in the last column: a lock is supported when every capability the job requires held in every repetition, then ordered by the first deciding figure; “~” is a tie (see the glossary), n the repetitions behind a figure. A lock that failed a requirement is named with it, so the best of every family is on the page.")
+	d.p("Picked from this run's figures by the rule in the last column: a lock is supported when every capability the job requires (C1, C2, …: the matrix below) held in every repetition, then ranked; “~” is a tie (see the glossary), n the repetitions behind a figure. The best lock of every other family is named with what it failed.")
 	if len(t.rows) > 0 {
 		d.add(t)
+	}
+	if len(workloads.rows) > 0 {
+		text := "Your own workloads (a workload file describes one traffic shape; its ranking holds for it, not for others), ranked by this rule: " + WorkloadRanking{}.rule() + "."
+		if oneRep {
+			text += fmt.Sprintf(" Each ranking rests on one repetition: only figures %g× apart or more are ranked apart.", float64(singleRunFactor))
+		}
+		d.p(text)
+		d.add(workloads)
 	}
 	f.capabilityMatrix(d)
 }
 
+// workloadRows is a row per workload file the run measured: the locks in
+// first place and the ranking; oneRep says whether every ranking rests on
+// one repetition.
+func (f *figures) workloadRows() (t table, oneRep bool) {
+	t = table{head: []string{"workload", "this run supports", "ranking"}, leftAligned: true}
+	oneRep = true
+	for _, v := range f.variants(workloadScenario) {
+		wr := f.workloadRanking(v)
+		if row, ok := workloadRow(v, wr); ok {
+			t.rows = append(t.rows, row)
+			oneRep = oneRep && (!wr.Ranked() || wr.oneRepetition())
+		}
+	}
+	return t, oneRep
+}
+
 // workloadRow is the decision row of workload v: the contenders in first
 // place, or why none is; false when fewer than two contenders ran it.
-func (f *figures) workloadRow(v string) ([]cell, bool) {
-	wr := f.workloadRanking(v)
+func workloadRow(v string, wr WorkloadRanking) ([]cell, bool) {
 	if len(wr.Ranks) < 2 {
 		return nil, false
 	}
@@ -56,11 +75,7 @@ func (f *figures) workloadRow(v string) ([]cell, bool) {
 			figures = wr.Label + " (" + wr.Why + "): " + wr.Text() + "."
 		}
 	}
-	caveat := "A workload file describes one traffic shape; the ranking holds for it, not for others."
-	if wr.Ranked() && wr.oneRepetition() {
-		caveat += fmt.Sprintf(" It rests on one repetition: only figures %g× apart or more are ranked apart.", float64(singleRunFactor))
-	}
-	return []cell{{text: "Your workload (" + v + ")"}, {text: supports}, {text: figures}, {text: caveat}, {text: wr.rule()}}, true
+	return []cell{{text: v}, {text: supports}, {text: figures}}, true
 }
 
 // requirements expands a use case's required ids (a trailing "*" is a
@@ -156,7 +171,7 @@ func (f *figures) useCaseRow(u useCase) ([]cell, bool) {
 
 	var supports []string
 	for _, e := range ranked {
-		if e.place == ranked[0].place && e.failed == "" {
+		if e.place == ranked[0].place && e.failed == "" && !e.noise {
 			supports = append(supports, e.contender)
 		}
 	}
@@ -172,7 +187,7 @@ func (f *figures) useCaseRow(u useCase) ([]cell, bool) {
 	figures = append(figures, f.otherFamilies(stands)...)
 	supportText := strings.Join(supports, ", ")
 	if len(supports) == 0 {
-		supportText = "none: no lock of this run showed every required capability"
+		supportText = "none: no lock showed every required capability"
 	} else if len(supports) > 1 {
 		supportText += " (tie)"
 	}
@@ -180,10 +195,9 @@ func (f *figures) useCaseRow(u useCase) ([]cell, bool) {
 	if n := minN(ranked, supports); n == 1 {
 		caveat += " The deciding figure rests on one repetition."
 	}
-	rule := "ranked by " + f.figureTexts(u.rank)
+	rule := "ranked by " + f.figureTexts(u.rank[:min(1, len(u.rank))])
 	if len(reqs) > 0 {
-		labels := slicesMap(reqs, func(id string) string { return shortLabel(f.capabilityLabel(id)) })
-		rule = "requires ✓ on: " + strings.Join(labels, "; ") + "; then " + rule
+		rule = "requires ✓ on " + strings.Join(slicesMap(reqs, f.capabilityRef), ", ") + "; then " + rule
 	}
 	return []cell{{text: u.title}, {text: supportText}, {text: strings.Join(figures, " ")}, {text: caveat}, {text: rule}}, true
 }
@@ -293,14 +307,14 @@ func minN(es []entry, supports []string) int {
 	return n
 }
 
-// better reports whether a lock is closer to qualifying than b: one with
-// a measured requirement before one with none, then more requirements
-// shown, then fewer failed.
+// better reports whether a lock is closer to qualifying than b, as
+// evidence: more requirements measured first (a measured ✗ says more
+// than "not measured"), then more requirements shown, then fewer failed.
 func better(a, b standing) bool {
-	am, bm := a.passed+len(a.failed) > 0, b.passed+len(b.failed) > 0
+	am, bm := a.passed+len(a.failed), b.passed+len(b.failed)
 	switch {
 	case am != bm:
-		return am
+		return am > bm
 	case a.passed != b.passed:
 		return a.passed > b.passed
 	}
@@ -309,7 +323,7 @@ func better(a, b standing) bool {
 
 // decisionShown is how many ranked locks a decision row names; the
 // section's own tables rank them all.
-const decisionShown = 4
+const decisionShown = 3
 
 // topOf keeps the first decisionShown entries of a ranking, and the
 // entries tied with the last of them up to twice as many; more(es) says

@@ -19,22 +19,33 @@ import (
 // why, and a reading.
 
 // failoverFigures are the columns of the failover tables, in tables of
-// at most four figures so that a 1280-px page holds them: the first in
-// the report, the others in its details. A column reads its metric, or
-// under an old name a results file may still carry.
-var failoverFigures = [][]struct{ metric, old, head string }{
+// at most four figures so that a 1280-px page holds them (in the report's
+// details). A column reads its metric, or under an old name a results
+// file may still carry.
+var failoverFigures = [][]failoverColumn{
 	{
 		{"unavailable_ms", "", "unavailable"}, {"detection_ms", "d_ms", "D (detection)"},
 		{"recovery_ms", "", "recovery after restart or move"}, {"double_grants", "", "double grants"},
 	},
 	{
-		{"zero_grant_ms", "", "no grant"}, {"failed_attempts", "", "failed attempts"},
+		{"zero_grant_ms", "", "empty 100-ms steps"}, {"failed_attempts", "", "failed attempts"},
 		{"lost_holders", "", "lost holders"}, {"tokens_monotonic", "", "tokens monotonic (1 = yes)"},
 	},
 	{
 		{"acquire_p99_during_fault", "", "acquire p99 in fault"}, {"release_p99_during_fault", "", "release p99 in fault"},
 	},
 }
+
+// standbyFigures are the columns of the key table of a standby pair's
+// variants, the rows that carry D.
+var standbyFigures = []failoverColumn{
+	{"detection_ms", "d_ms", "D (detection)"}, {"unavailable_ms", "", "unavailable"},
+	{"double_grants", "", "double grants"}, {"tokens_monotonic", "", "tokens monotonic (1 = yes)"},
+}
+
+// failoverColumn is one figure of a failover table: its metric, the old
+// name a results file may carry instead ("" for none), its heading.
+type failoverColumn struct{ metric, old, head string }
 
 // failoverRow reads a figure of the failover table, under its old name
 // when the file has only that.
@@ -72,58 +83,111 @@ func (f *figures) failoverSection(d *document) error {
 			d.add(chart{name: "failover-" + anchor(v), caption: "Grants per 100 ms around the fault (" + v + ").", svg: svg})
 		}
 	}
-	var more []table
-	for i, group := range failoverFigures {
-		t := table{head: []string{"variant", "contender"}, labels: 2}
-		shows := make([]results.Display, len(group))
-		for j, x := range group {
-			var rows []results.Row
-			for _, v := range f.variants(s) {
-				for _, c := range f.locks(s) {
-					if r, ok := f.failoverRow(c, v, x.metric, x.old); ok {
-						rows = append(rows, r)
-					}
-				}
-			}
-			shows[j] = rowDisplay(rows...)
-			t.head = append(t.head, withDisplayUnit(x.head, shows[j]))
-		}
-		for _, v := range f.variants(s) {
-			for _, c := range f.locks(s) {
-				row := []cell{{text: f.failoverVariantLabel(v)}, {text: c}}
-				any := false
-				for j, x := range group {
-					text := "–"
-					if r, ok := f.failoverRow(c, v, x.metric, x.old); ok {
-						text, any = spread(r, shows[j]), true
-					}
-					row = append(row, cell{text: text})
-				}
-				if any {
-					t.rows = append(t.rows, row)
-				}
-			}
-		}
-		if len(t.rows) == 0 {
-			continue
-		}
-		if i == 0 {
-			d.p("The figures of the failover variants (median across repetitions, min–max in parentheses; – where a figure does not apply; D is a standby pair's detection and switch, from the fault in effect to the address's move):")
-			d.add(t)
-			continue
-		}
-		more = append(more, t)
+	f.unavailableTable(d)
+	hasD := func(c, v string) bool {
+		_, ok := f.failoverRow(c, v, "detection_ms", "d_ms")
+		return ok || f.unfenced(v)
 	}
-	d.details("Failover: no grant, failed attempts, holders lost, tokens, in-fault percentiles", func(d *document) {
-		for _, t := range more {
-			d.add(t)
-		}
-	})
+	if t, ok := f.failoverTable(standbyFigures, hasD); ok {
+		d.p("A standby pair: D is the detection and switch, from the fault in effect to the address's move (median across repetitions, min–max in parentheses).")
+		d.add(t)
+	}
 	if line := f.standbyMechanism(); line != "" {
 		d.p(line)
 	}
-	d.p(f.failoverReading())
+	d.details("Failover: every figure of every variant, and the reading", func(d *document) {
+		for _, group := range failoverFigures {
+			if t, ok := f.failoverTable(group, nil); ok {
+				d.add(t)
+			}
+		}
+		d.p(f.failoverReading())
+	})
 	return nil
+}
+
+// unavailableTable is the failover section's key table: per lock and
+// variant how long it was unavailable (the glossary's one definition:
+// the longest stretch without a grant), all in one unit. The unfenced
+// variant is left out: two servers granting at once is no availability.
+func (f *figures) unavailableTable(d *document) {
+	const s, metric = "failover", "unavailable_ms"
+	var vs []string
+	var rows []results.Row
+	for _, v := range f.variants(s) {
+		if f.unfenced(v) {
+			continue
+		}
+		for _, c := range f.locks(s) {
+			if x, ok := f.row(s, c, v, metric); ok {
+				rows = append(rows, x)
+				if !slices.Contains(vs, v) {
+					vs = append(vs, v)
+				}
+			}
+		}
+	}
+	if len(vs) == 0 {
+		return
+	}
+	show := rowDisplay(rows...)
+	var cols []column
+	for _, v := range vs {
+		cols = append(cols, column{head: withDisplayUnit(v, show), value: func(c string) (string, bool) {
+			x, ok := f.row(s, c, v, metric)
+			if !ok {
+				return "", false
+			}
+			return spread(x, show), true
+		}})
+	}
+	t, ok := f.contenderTable(f.locks(s), cols)
+	if !ok {
+		return
+	}
+	d.p("Unavailable, per variant: the longest stretch without a grant, from the last grant before the fault to the first after it (median across repetitions, min–max in parentheses; – where the variant does not apply).")
+	d.add(t)
+}
+
+// failoverTable is one table of the failover figures: a row per variant
+// and lock that keep accepts (nil: every one), a column per figure of
+// group.
+func (f *figures) failoverTable(group []failoverColumn, keep func(c, v string) bool) (table, bool) {
+	const s = "failover"
+	t := table{head: []string{"variant", "contender"}, labels: 2}
+	shows := make([]results.Display, len(group))
+	for j, x := range group {
+		var rows []results.Row
+		for _, v := range f.variants(s) {
+			for _, c := range f.locks(s) {
+				if r, ok := f.failoverRow(c, v, x.metric, x.old); ok {
+					rows = append(rows, r)
+				}
+			}
+		}
+		shows[j] = rowDisplay(rows...)
+		t.head = append(t.head, withDisplayUnit(x.head, shows[j]))
+	}
+	for _, v := range f.variants(s) {
+		for _, c := range f.locks(s) {
+			if keep != nil && !keep(c, v) {
+				continue
+			}
+			row := []cell{{text: f.failoverVariantLabel(v)}, {text: c}}
+			any := false
+			for j, x := range group {
+				text := "–"
+				if r, ok := f.failoverRow(c, v, x.metric, x.old); ok {
+					text, any = spread(r, shows[j]), true
+				}
+				row = append(row, cell{text: text})
+			}
+			if any {
+				t.rows = append(t.rows, row)
+			}
+		}
+	}
+	return t, len(t.rows) > 0
 }
 
 // standbyMechanism says in one line how the standby pair's address moved
@@ -178,7 +242,7 @@ func (f *figures) failoverReading() string {
 		return "Reading: no failover figures in this run."
 	}
 	text := "Reading: " + strings.Join(parts, "; ") + "."
-	text += " Unavailability is the longest stretch without a grant from the last grant before the fault on; no grant counts the empty 100-ms buckets after the fault; recovery runs from the moment the restart began (a standby pair: the address's move; the server's start and the clients' retries included); the in-fault percentiles cover acquisitions and releases in flight between the fault and the restart (minority-down: to the end). A release to a dead server costs the worker as much as the release's client lets it (the release p99 in the fault)."
+	text += " Unavailable is the longest stretch without a grant, from the last grant before the fault to the first after it; empty 100-ms steps add up the 100-ms steps after the fault in which no grant was made (a stretch shorter than a step may count as none); recovery runs from the moment the restart began (a standby pair: the address's move; the server's start and the clients' retries included); the in-fault percentiles cover acquisitions and releases in flight between the fault and the restart (minority-down: to the end). A release to a dead server costs the worker as much as the release's client lets it (the release p99 in the fault)."
 	return text
 }
 

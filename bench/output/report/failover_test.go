@@ -60,16 +60,22 @@ func TestFailoverStandbyRendering(t *testing.T) {
 		failover := section(md, "Failover of the coordinator")
 		for _, w := range []string{
 			"D (detection)",
-			"| primary-lost-fast | pair | 0.351 (0.351–0.352) | 0.252 (0.251–0.252) | – | 0 |",
+			"| primary-lost-fast | pair | 0.252 (0.251–0.252) | 0.351 (0.351–0.352) | 0 | – |",
 			"| no-fence (no fault: the unfenced, unsafe deployment) | pair |",
 			"The standby pair's one address was the bench's TCP forwarder",
-			"double grants in no-fence, the unfenced deployment",
 		} {
 			if !strings.Contains(failover, w) {
 				t.Errorf("%s: the failover section lacks %q:\n%s", name, w, failover)
 			}
 		}
-		if strings.Contains(failover, "the longest stretch without a grant in no-fence") {
+		if strings.Contains(failover, "| no-fence (s) |") {
+			t.Errorf("%s: no-fence's gap is shown as availability:\n%s", name, failover)
+		}
+		details := string(rep.Details)
+		if !strings.Contains(details, "double grants in no-fence, the unfenced deployment") {
+			t.Errorf("%s: the reading in details.md does not name no-fence as the unfenced deployment", name)
+		}
+		if strings.Contains(details, "the longest stretch without a grant in no-fence") {
 			t.Errorf("%s: no-fence's gap is ranked as availability", name)
 		}
 		if name != "detection_ms" {

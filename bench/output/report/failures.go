@@ -52,7 +52,11 @@ func (f *figures) failedFigure(scenario, c, variant, metric string, has bool) st
 		switch {
 		case label == "":
 		case void:
-			return label
+			// a figure the variant measures: the trial never reached
+			// the fault it tests (one it never measures is no row)
+			if has || f.measures(scenario, variant, metric) {
+				return label
+			}
 		case !has:
 			return f.neverText(scenario, c, variant)
 		}

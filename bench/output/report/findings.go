@@ -23,16 +23,17 @@ func (f *figures) findings(d *document, s string, claims []Claim) {
 		}
 	}
 	for _, id := range ids {
+		// every declaration of the capability in this scenario: one
+		// variant may show what another does not (a standby's takeover)
+		var ds []decl
+		for _, x := range info.Decides {
+			if x.ID == id {
+				ds = append(ds, decl{s, x})
+			}
+		}
 		var yes, no []string
 		for _, c := range f.locks(s) {
-			var dec results.DecisionFigure
-			for _, x := range info.Decides {
-				if x.ID == id {
-					dec = x
-					break
-				}
-			}
-			j := f.judgeDecl(c, decl{s, dec})
+			j := f.combined(c, ds)
 			switch j.mark {
 			case markYes:
 				yes = append(yes, c)
@@ -40,12 +41,15 @@ func (f *figures) findings(d *document, s string, claims []Claim) {
 				no = append(no, c+" ("+j.short+")")
 			}
 		}
-		label := shortLabel(f.capabilityLabelIn(info, id))
+		var shown []string
 		if len(no) > 0 {
-			items = append(items, fmt.Sprintf("✗ %s — not shown by %s.", label, strings.Join(no, ", ")))
+			shown = append(shown, "✗ "+strings.Join(no, ", "))
 		}
 		if len(yes) > 0 {
-			items = append(items, fmt.Sprintf("✓ %s — %s.", label, strings.Join(yes, ", ")))
+			shown = append(shown, "✓ "+strings.Join(yes, ", "))
+		}
+		if len(shown) > 0 {
+			items = append(items, fmt.Sprintf("%s: %s.", shortLabel(f.capabilityLabelIn(info, id)), strings.Join(shown, "; ")))
 		}
 	}
 	for _, c := range claims {

@@ -4,12 +4,14 @@ package report
 // reader meets them.
 var glossary = []struct{ term, meaning string }{
 	{"p50, p99", "the median and the 99th percentile of a set of timings: half of them, or 99 in 100, were at most this long."},
-	{"~ (tie)", "two figures that this run cannot tell apart: the ranges of their repetitions overlap and no Mann-Whitney U-test finds them different, or their medians differ by less than 5%; with one repetition only a 2× difference counts."},
+	{"~ (tie)", "figures that this run cannot tell apart: the ranges of their repetitions overlap and no Mann-Whitney U-test finds them different, or their medians differ by less than 5%; with one repetition only a 2× difference counts. Figures share a place only when no two of them can be told apart."},
+	{"noise", "a figure whose repetitions spread wider than its median: shown with its range, never ranked."},
 	{"w1, w64", "a variant with 1 or 64 concurrent workers (clients taking locks)."},
 	{"distinct-w64, shared-w16", "64 workers each on its own lock key (no contention), or 16 workers sharing a small set of keys (contention)."},
-	{"floor", "the same exchange over the same network path with no lock logic at all (a bare TCP round trip, or the same store command without the lock): what the bench and the path cost by themselves. A lock cannot beat the floor of its kind unless it saves a step the floor pays (see TFO)."},
+	{"floor", "the same exchange over the same network path with no lock logic at all (a bare TCP round trip, or the same store command without the lock): what the bench and the path cost by themselves. A lock cannot beat the floor of its kind unless it saves a step the floor pays (a connection dialled in advance, or TFO's handshake)."},
 	{"lease (TTL)", "how long a lock stays granted to a holder that stops renewing it; the same for every contender in a run."},
 	{"handover", "the time from a holder stopping (release, crash or freeze) to the next waiter's grant."},
+	{"unavailable", "the longest stretch without a grant around a fault, from the last grant before it to the first after it: the one figure the failover section calls unavailability (its empty 100-ms steps are another figure, said as such)."},
 	{"fencing token", "a number that grows with every grant; a store that remembers the highest token it saw rejects a write from a holder whose lock has been passed on (a stale write)."},
 	{"learn-first margin", "how long before the next grant a holder that lost its lock (its host cut off) learned of the loss; negative means it learned after another holder was granted, a window for two writers."},
 	{"Jain index", "the fairness of the grants among clients: 1 when every client got the same number, 1/n when one client got all."},

@@ -21,6 +21,7 @@ th{background:#f2f2f2;text-align:left}
 tr.group th{background:#fff;border-left:none;border-right:none;padding-top:0.6rem;font-style:italic;font-weight:normal;color:#444}
 p,li,figcaption{max-width:56rem}
 td.num{text-align:right;font-variant-numeric:tabular-nums}td.num span{white-space:nowrap}
+td.code{overflow-wrap:anywhere;font-family:ui-monospace,monospace;font-size:0.85em}
 td:first-child{min-width:9rem}
 td.holds{background:#e3f4e3}td.fails{background:#fbe2e2}td.inconclusive{background:#f4f0dc}
 td.holds,td.fails,td.inconclusive{font-weight:bold}

@@ -67,20 +67,90 @@ func networkSection(d *document, r *results.Results) error {
 	for i, pr := range runs {
 		names[i] = pr.nr.Profile
 	}
-	d.p(fmt.Sprintf("The run measured its scenarios under %d network profile(s): %s. Under a profile other than loopback every server ran on an emulated host of its own, a network namespace joined to the bench through a userspace delay line that holds every packet (SYN, FIN and data alike) for the profile's one-way delay; the bench's clients sat on a host of their own. "+
-		"The other sections show the first profile (%s); this one compares them. Variants under a profile are named variant@profile in results.json.",
+	d.p(fmt.Sprintf("The run measured its scenarios under %d network profile(s): %s. Under a profile other than loopback every server ran on an emulated host of its own behind a userspace delay line that holds every packet for the profile's one-way delay. "+
+		"The other sections show the first profile (%s); this one compares them (variants under a profile are named variant@profile in results.json).",
 		len(runs), strings.Join(names, ", "), names[0]))
-	askedVsMeasured(d, runs)
-	lineCostTable(d, runs)
+	roundTrips(d, runs)
 	if err := acquireAgainstRTT(d, runs); err != nil {
 		return err
 	}
-	throughputPerProfile(d, runs)
-	perProfileTable(d, runs, "Handover after a graceful release", "handover", "graceful", "p50",
-		"Median handover after release (ms), the holder's release to the waiter's grant; a release and a grant each cross the path.")
-	failuresPerProfile(d, runs)
-	claimsPerProfile(d, r, runs)
+	claimsChanged(d, r, runs)
+	d.details("Network: every path measured, the emulation's cost, locks/s, handover, the acquire tail and every claim per profile", func(d *document) {
+		askedVsMeasured(d, runs)
+		lineCostTable(d, runs)
+		throughputPerProfile(d, runs)
+		perProfileTable(d, runs, "Handover after a graceful release", "handover", "graceful", "p50",
+			"Median handover after release, the holder's release to the waiter's grant; a release and a grant each cross the path.")
+		failuresPerProfile(d, runs)
+		claimsPerProfile(d, r, runs)
+	})
 	return nil
+}
+
+// roundTrips sums up per profile what was asked and measured over the
+// bench's paths: the median of their round-trip p50s, and the range of
+// measured/asked.
+func roundTrips(d *document, runs []profileRun) {
+	t := table{head: []string{"profile", "asked RTT", "measured RTT (median of the paths' p50)", "measured/asked (range over the paths)", "paths"}}
+	for _, pr := range runs {
+		asked, share := "none (loopback)", "–"
+		if pr.nr.Label() != "" {
+			asked = usText(pr.nr.AskedRTTUS)
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for _, p := range pr.nr.Paths {
+				if p.RTT.N > 0 && p.AskedRTTUS > 0 {
+					r := p.RTT.P50 / p.AskedRTTUS
+					lo, hi = math.Min(lo, r), math.Max(hi, r)
+				}
+			}
+			if lo <= hi {
+				share = ratio(lo, 1) + "–" + ratio(hi, 1)
+			}
+		}
+		measured := "–"
+		if pr.rtt > 0 {
+			measured = usText(pr.rtt)
+		}
+		t.rows = append(t.rows, []cell{{text: pr.nr.Profile}, {text: asked}, {text: measured}, {text: share}, {text: fmt.Sprint(len(pr.nr.Paths))}})
+	}
+	d.p("Round trips measured before the scenarios ran (TCP ping-pong to the server's host; on loopback, TCP connects), the line's own round trip subtracted from the asked one:")
+	d.add(t)
+}
+
+// claimsChanged lists the claims whose verdict differs between two
+// profiles that both decided it (holds under one, fails under another).
+func claimsChanged(d *document, r *results.Results, runs []profileRun) {
+	if len(r.Claims) == 0 || len(runs) < 2 {
+		return
+	}
+	per := make([][]Claim, len(runs))
+	for i, pr := range runs {
+		per[i] = Check(r.UnderNetwork(pr.nr.Label()))
+	}
+	t := table{head: []string{"about", "claim"}, labels: 2}
+	for _, pr := range runs {
+		t.head = append(t.head, pr.nr.Profile)
+	}
+	for j := range per[0] {
+		var decided []Verdict
+		row := []cell{{text: per[0][j].subject}, {text: per[0][j].Claim}}
+		for i := range runs {
+			c := per[i][j]
+			row = append(row, shownVerdict(c))
+			if c.Verdict != Inconclusive && !slices.Contains(decided, c.Verdict) {
+				decided = append(decided, c.Verdict)
+			}
+		}
+		if len(decided) > 1 {
+			t.rows = append(t.rows, row)
+		}
+	}
+	if len(t.rows) == 0 {
+		d.p("No claim holds under one profile and fails under another.")
+		return
+	}
+	d.p("The claims that hold under one profile and fail under another (every claim per profile is in the appendix):")
+	d.add(t)
 }
 
 func usText(v float64) string { return results.Format(v, "us") }
@@ -208,8 +278,16 @@ func acquireAgainstRTT(d *document, runs []profileRun) error {
 		return nil
 	}
 	t := table{head: []string{"contender"}}
-	for _, pr := range runs {
-		t.head = append(t.head, fmt.Sprintf("%s (RTT %s)", pr.nr.Profile, usText(pr.rtt)))
+	shows := make([]results.Display, len(runs))
+	for i, pr := range runs {
+		var rows []results.Row
+		for _, c := range contenders {
+			if x, ok := pr.f.row("latency", c, acquireVariant, "acquire_p50"); ok {
+				rows = append(rows, x)
+			}
+		}
+		shows[i] = rowDisplay(rows...)
+		t.head = append(t.head, fmt.Sprintf("%s, %s (RTT %s)", pr.nr.Profile, shows[i].Unit, usText(pr.rtt)))
 	}
 	p := newPlot("Acquire p50 ("+acquireVariant+") against the measured round trip", "measured RTT, us (log scale)", "acquire p50, us (log scale)")
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
@@ -220,13 +298,13 @@ func acquireAgainstRTT(d *document, runs []profileRun) error {
 	for _, c := range contenders {
 		row := []cell{{text: c}}
 		var xys plotter.XYs
-		for _, pr := range runs {
+		for i, pr := range runs {
 			x, ok := pr.f.row("latency", c, acquireVariant, "acquire_p50")
 			if !ok {
 				row = append(row, cell{text: "–"})
 				continue
 			}
-			text := spread(x, rowDisplay(x))
+			text := spread(x, shows[i])
 			if pr.rtt > 0 {
 				text += " (" + ratio(x.Median, pr.rtt) + " RTT)"
 				xys = append(xys, plotter.XY{X: pr.rtt, Y: x.Median})
@@ -249,7 +327,7 @@ func acquireAgainstRTT(d *document, runs []profileRun) error {
 		p.Legend.Add(c, l, pts)
 	}
 	d.h3("Acquire latency against the round trip")
-	d.p("Median acquire of one worker (latency " + acquireVariant + ") under each profile, in us, and as a multiple of the profile's measured RTT. A lock that reuses a pooled connection pays at least one round trip; one that opens a new connection per claim pays the handshake too, at least two. The chart draws both as physics lines.")
+	d.p("Median acquire of one worker (latency " + acquireVariant + ") under each profile, and as a multiple of the profile's measured RTT. A lock that reuses a pooled connection pays at least one round trip; one that opens a new connection per claim pays the handshake too, at least two. The chart draws both as physics lines.")
 	d.add(t)
 	if hi <= 0 || math.IsInf(hi, -1) {
 		return nil
@@ -304,14 +382,22 @@ func perProfileTable(d *document, runs []profileRun, title, scenario, variant, m
 		return
 	}
 	t := table{head: []string{"contender"}}
-	for _, pr := range runs {
-		t.head = append(t.head, pr.nr.Profile)
+	shows := make([]results.Display, len(runs))
+	for i, pr := range runs {
+		var rows []results.Row
+		for _, c := range contenders {
+			if x, ok := pr.f.row(scenario, c, variant, metric); ok {
+				rows = append(rows, x)
+			}
+		}
+		shows[i] = rowDisplay(rows...)
+		t.head = append(t.head, withDisplayUnit(pr.nr.Profile, shows[i]))
 	}
 	for _, c := range contenders {
 		row := []cell{{text: c}}
-		for _, pr := range runs {
+		for i, pr := range runs {
 			if x, ok := pr.f.row(scenario, c, variant, metric); ok {
-				row = append(row, cell{text: spread(x, rowDisplay(x))})
+				row = append(row, cell{text: spread(x, shows[i])})
 			} else {
 				row = append(row, cell{text: "–"})
 			}

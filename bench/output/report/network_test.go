@@ -60,9 +60,16 @@ func TestNetworkSection(t *testing.T) {
 	if strings.Contains(before, "@az") {
 		t.Error("a section before the network section shows a variant of the second profile")
 	}
-	for _, want := range []string{"bench → s", "1.00×", "(RTT 1 ms)", "line's own RTT", "Claims checked per profile"} {
+	for _, want := range []string{"1.00×", "(RTT 1 ms)", "| az | 1 ms | 1 ms | 1.00×–1.00× | 2 |"} {
 		if !strings.Contains(section, want) {
 			t.Errorf("network section lacks %q", want)
+		}
+	}
+	// every path, the line's cost and every claim per profile are in the
+	// appendix
+	for _, want := range []string{"bench → s", "line's own RTT", "Claims checked per profile"} {
+		if !strings.Contains(string(rep.Details), want) {
+			t.Errorf("the network appendix lacks %q", want)
 		}
 	}
 	found := false

@@ -44,7 +44,8 @@ func (f *figures) openLoopSection(d *document) error {
 			if ok1 && ok2 {
 				text := fmt.Sprintf("%s at %s/s", results.Format(p99.Median, p99.Unit), results.Num(off.Median))
 				if vals, _ := f.values("latency", c, v, "acquire_p99"); noisy(vals) {
-					text += fmt.Sprintf(" (noise: %s–%s, n=%d)", results.Num(p99.Min), results.Num(p99.Max), len(vals))
+					show := results.DisplayFor(p99.Unit, p99.Median)
+					text += fmt.Sprintf(" (noise: %s to %s, n=%d)", show.Format(p99.Min), show.Format(p99.Max), len(vals))
 				}
 				at = append(at, text)
 			}

@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/monolock/monolock-bench/bench/output/results"
@@ -20,26 +22,84 @@ func (f *figures) intro(d *document) {
 		"Lower is better for latencies, handover times, waits, CPU and coordinator load; higher is better for throughput and the Jain index. "+
 		"All of this report is generated from results.json (monolock-bench report DIR/results.json re-renders it); nothing in it is written by hand.",
 		f.repetitionsText()))
-	f.contenderList(d)
 }
 
 // contenderList names the contenders, grouped by family, with what each
-// is.
+// is (describe): a later member of a family says only what differs from
+// the first.
 func (f *figures) contenderList(d *document) {
 	t, ok := f.contenderTable(f.contenders, []column{{head: "what it is", value: func(c string) (string, bool) {
-		i := f.info[c]
-		text := i.Label
-		if i.ContendedOnly {
-			text = strings.TrimPrefix(text+"; runs only where workers share keys", "; ")
+		parts := f.describe(c)
+		first := f.contenders[slices.IndexFunc(f.contenders, func(o string) bool { return f.family(o) == f.family(c) && f.isFloor(o) == f.isFloor(c) })]
+		if first != c && !f.isFloor(c) {
+			base := f.describe(first)
+			if own := slices.DeleteFunc(slices.Clone(parts), func(p string) bool { return slices.Contains(base, p) }); len(own) < len(parts) {
+				parts = append(own, "otherwise as "+first)
+			}
 		}
-		return text, text != ""
+		return strings.Join(parts, "; "), len(parts) > 0
 	}}})
 	if !ok {
 		return
 	}
 	t.leftAligned = true
-	d.p("Contenders, by family:")
+	d.h2("Contenders")
 	d.add(t)
+}
+
+// describe says in a line of parts what a contender is, from what the run
+// recorded of it: its label where it says more than its name, then its
+// settings: what makes it a variant of another (variant, deployment), how
+// it claims a lock, its fencing token, how many servers it needs, how it
+// waits and its server's own settings.
+func (f *figures) describe(c string) []string {
+	set := f.r.Parameters.Contender[c]
+	var parts []string
+	if l := f.info[c].Label; l != "" && l != c {
+		parts = append(parts, l)
+	}
+	add := func(prefix string, keys ...string) {
+		for _, k := range keys {
+			if v := clipSetting(set[k]); v != "" {
+				if !slices.ContainsFunc(parts, func(p string) bool { return strings.Contains(p, v) }) {
+					parts = append(parts, prefix+v)
+				}
+				return
+			}
+		}
+	}
+	add("", "variant", "deployment")
+	add("", "claim", "acquire", "client")
+	if v := set["token"]; v != "" && !strings.HasPrefix(v, "none") {
+		parts = append(parts, "fencing token: "+clipSetting(v))
+	}
+	if set["locks"] != "" {
+		parts = append(parts, "takes no lock (a baseline)")
+	}
+	if m, q := set["masters"], set["quorum"]; m != "" && q != "" {
+		parts = append(parts, m+" masters, quorum "+q)
+	}
+	add("", "endpoints")
+	add("waits: ", "wait")
+	if v := set["server_settings"]; v != "" && !strings.HasPrefix(v, "default") {
+		parts = append(parts, "server: "+clipSetting(v))
+	}
+	if f.info[c].ContendedOnly {
+		parts = append(parts, "runs only where workers share keys")
+	}
+	return parts
+}
+
+// clipSetting keeps the first clause of a recorded setting: up to its
+// first colon or semicolon, and a long one up to its first parenthesis.
+func clipSetting(v string) string {
+	for _, sep := range []string{": ", "; "} {
+		v, _, _ = strings.Cut(v, sep)
+	}
+	if i := strings.Index(v, " ("); len(v) > 70 && i >= 30 {
+		v = v[:i]
+	}
+	return v
 }
 
 func finished(r *results.Results) string {
@@ -139,25 +199,131 @@ func (f *figures) claimsSection(d *document, claims []Claim) {
 		d.p("This run records no claims to check.")
 		return
 	}
-	d.p("Each claim the contenders' comparison pages make, as a testable statement with the verdict this run's data gives. A verdict is holds or fails only when every repetition agrees with respect to the stated threshold; when the spread straddles the threshold, or the data is missing, it is inconclusive.")
-	t := table{head: []string{"claim", "testable statement", "verdict", "measured", "threshold"}, leftAligned: true, cards: true}
-	open := table{head: []string{"claim", "verdict"}, leftAligned: true}
-	for _, c := range claims {
-		t.rows = append(t.rows, []cell{
-			{text: c.Claim}, {text: c.Statement}, {text: string(c.Verdict), class: string(c.Verdict)},
-			{text: c.Evidence}, {text: c.Threshold},
-		})
-		if c.Verdict != Holds {
-			open.rows = append(open.rows, []cell{{text: c.Claim}, {text: string(c.Verdict), class: string(c.Verdict)}})
+	d.p("Each claim of the comparison pages, checked as a testable statement against this run: it holds or fails only when every repetition agrees, else it is inconclusive; a statement about another system that the run contradicts is " + notObserved + ", not a failure.")
+	var tallies []string
+	for _, k := range claimKinds {
+		if of := claimsOfKind(claims, k.kind); len(of) > 0 {
+			tallies = append(tallies, k.heading+": "+tallyText(of, k.kind)+".")
 		}
 	}
-	holds, fails, inc := tally(claims)
-	d.p(fmt.Sprintf("%d of %d claims hold, %d fail, %d are inconclusive in this run.", holds, len(claims), fails, inc))
-	if len(open.rows) > 0 {
-		d.p("The claims that do not hold or that this run cannot decide:")
-		d.add(open)
+	d.add(list{items: tallies})
+	t := table{head: []string{"kind", "about", "claim", "verdict"}, leftAligned: true, cards: true}
+	var shown []Claim
+	for _, k := range claimKinds {
+		of := claimsOfKind(claims, k.kind)
+		for _, c := range of {
+			if c.Verdict != Fails || slices.ContainsFunc(shown, func(s Claim) bool { return s.ID == c.ID && s.subject == c.subject }) {
+				continue
+			}
+			// the same words about another contender of the run (another
+			// setting of the same system) stand beside it, whatever their
+			// verdict: which figure a user gets with which setting
+			for _, s := range of {
+				sibling := s.Claim == c.Claim && s.subject != c.subject && !slices.ContainsFunc(shown, func(x Claim) bool { return x.Claim == s.Claim && x.subject == s.subject })
+				if s.ID == c.ID && s.subject == c.subject || sibling {
+					shown = append(shown, s)
+					t.rows = append(t.rows, []cell{{text: k.short}, {text: s.subject}, {text: s.Claim}, shownVerdict(s)})
+				}
+			}
+		}
+	}
+	if len(t.rows) > 0 {
+		d.p("The claims that fail or that this run contradicts, with the same claim about the other contenders it was made for; the inconclusive ones, and why, are in the appendix:")
+		d.add(t)
+	}
+	if text := f.settingsCompared(shown); text != "" {
+		d.p(text)
 	}
 	d.details("Claims checked: every statement, figure and threshold", func(d *document) { f.claimTables(d, claims) })
+}
+
+// settingsCompared says, for each claim made in the same words about
+// contenders that differ in their settings (Redlock with its default
+// timeouts and with short ones) and whose verdicts differ, what each
+// measured with which settings.
+func (f *figures) settingsCompared(shown []Claim) string {
+	var parts, done []string
+	for _, c := range shown {
+		if slices.Contains(done, c.Claim) {
+			continue
+		}
+		done = append(done, c.Claim)
+		var same []Claim
+		for _, s := range shown {
+			if s.Claim == c.Claim && !slices.ContainsFunc(same, func(x Claim) bool { return x.subject == s.subject }) {
+				same = append(same, s)
+			}
+		}
+		// only decided verdicts that differ: a figure with each setting
+		if len(same) < 2 || slices.ContainsFunc(same, func(s Claim) bool { return s.Verdict == Inconclusive }) ||
+			!slices.ContainsFunc(same, func(s Claim) bool { return s.Verdict != same[0].Verdict }) {
+			continue
+		}
+		var each []string
+		for _, s := range same {
+			apart := f.settingsApart(s.subject, same)
+			if len(apart) == 0 || len(apart) > maxSettingsApart {
+				break // not a setting of one system: other systems
+			}
+			evidence, _, _ := strings.Cut(s.Evidence, "; ")
+			each = append(each, fmt.Sprintf("%s (%s): %s — %s", s.subject, strings.Join(apart, ", "), evidence, shownVerdict(s).text))
+		}
+		if len(each) < len(same) {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("“%s”: %s.", strings.TrimSuffix(c.Claim, "."), strings.Join(each, "; ")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Which figure a user gets with which setting: " + strings.Join(parts, " ")
+}
+
+// maxSettingsApart is the most settings in which two contenders may
+// differ to count as one system with another setting (Redlock with short
+// timeouts) rather than another system.
+const maxSettingsApart = 4
+
+// settingsApart lists the settings of contender c whose values differ
+// from those of another contender of the claims: what a user chooses.
+func (f *figures) settingsApart(c string, claims []Claim) []string {
+	set := f.r.Parameters.Contender[c]
+	keys := slices.Sorted(maps.Keys(set))
+	var out []string
+	for _, k := range keys {
+		if strings.HasPrefix(k, "cap_") || k == "variant" {
+			continue
+		}
+		for _, o := range claims {
+			if other := f.r.Parameters.Contender[o.subject]; o.subject != c && other[k] != set[k] {
+				out = append(out, k+" "+clipSetting(set[k]))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// claimsOfKind returns the claims of one kind, in the rules' order.
+func claimsOfKind(claims []Claim, kind string) []Claim {
+	var out []Claim
+	for _, c := range claims {
+		if kindOf(c) == kind {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// tallyText counts the verdicts of claims of one kind as the report
+// shows them.
+func tallyText(claims []Claim, kind string) string {
+	holds, fails, inc := tally(claims)
+	failed := "fail"
+	if kind == results.ClaimOther {
+		failed = notObserved
+	}
+	return fmt.Sprintf("%d of %d hold, %d %s, %d inconclusive", holds, len(claims), fails, failed, inc)
 }
 
 // tally counts the verdicts of claims.

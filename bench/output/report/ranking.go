@@ -23,8 +23,10 @@ type entry struct {
 	// "did not grant").
 	failed string
 	// place is 1-based; entries whose figures cannot be told apart share
-	// a place (a tie, "~").
+	// a place (a tie, "~"). A noisy entry has none (0): it is shown after
+	// the ranked ones, never ranked.
 	place int
+	noise bool
 }
 
 func (e entry) span() span { return spanOf(e.vals) }
@@ -85,19 +87,25 @@ func separable(a, b []float64) bool {
 }
 
 // rank orders entries best first by their medians (higherIsBetter says
-// which way), failed entries last, and gives each a place: an entry that
-// is not separable from the one before it shares its place.
+// which way), then the noisy ones (unranked), failed entries last, and
+// gives each ranked entry a place. Entries share a place only when none
+// of them is separable from another: an entry starts a new place as soon
+// as it is separable from any entry of the current one, so a figure in
+// the middle cannot tie two neighbours that are apart.
 func rank(es []entry, higherIsBetter bool) []entry {
 	out := slices.Clone(es)
-	slices.SortStableFunc(out, func(a, b entry) int {
+	group := func(e entry) int {
 		switch {
-		case (a.failed == "") != (b.failed == ""):
-			if a.failed == "" {
-				return -1
-			}
+		case e.failed != "":
+			return 2
+		case noisy(e.vals):
 			return 1
-		case a.failed != "":
-			return 0
+		}
+		return 0
+	}
+	slices.SortStableFunc(out, func(a, b entry) int {
+		if ga, gb := group(a), group(b); ga != gb || ga == 2 {
+			return cmp.Compare(ga, gb)
 		}
 		am, bm := a.span().median, b.span().median
 		if higherIsBetter {
@@ -105,36 +113,58 @@ func rank(es []entry, higherIsBetter bool) []entry {
 		}
 		return cmp.Compare(am, bm)
 	})
+	first := 0 // index of the first entry of the current place
 	for i := range out {
+		switch group(out[i]) {
+		case 1:
+			out[i].noise = true
+			continue
+		case 2:
+			out[i].place = i + 1
+			if i > 0 && out[i-1].failed != "" {
+				out[i].place = out[i-1].place
+			}
+			continue
+		}
 		out[i].place = i + 1
 		if i == 0 {
 			continue
 		}
-		prev := out[i-1]
-		switch {
-		case prev.failed != "" && out[i].failed != "":
-			out[i].place = prev.place
-		case prev.failed == "" && out[i].failed == "" && !separable(prev.vals, out[i].vals):
-			out[i].place = prev.place
+		tied := true
+		for _, e := range out[first:i] {
+			tied = tied && !separable(e.vals, out[i].vals)
+		}
+		if tied {
+			out[i].place = out[first].place
+		} else {
+			first = i
 		}
 	}
 	return out
 }
 
 // rankText prints a ranking as benchstat would read it: "a 1.2 ms (n=3)
-// ~ b 1.3 ms (n=3) < c 5.0 ms (n=3, 4.2×)": "~" joins figures inside each
-// other's noise, "<" separates better from worse (whatever the
-// direction), and a failed entry shows why.
+// ~ b 1.3 ms (n=3), then c 5.0 ms (n=3, 4.2×)": "~" joins figures inside
+// each other's noise, "then" separates better from worse (whatever the
+// direction), noisy figures follow unranked, and a failed entry shows
+// why. A ratio to the best is given only where both figures are
+// positive: a margin below zero has no meaningful ratio.
 func rankText(es []entry) string {
 	var b strings.Builder
 	best := 0.0
 	for i, e := range es {
-		if i > 0 {
-			if e.place == es[i-1].place {
-				b.WriteString(" ~ ")
-			} else {
-				b.WriteString(", then ")
-			}
+		switch {
+		case i == 0 && e.noise:
+			b.WriteString("not ranked (noise): ")
+		case i == 0:
+		case e.noise && !es[i-1].noise:
+			b.WriteString("; not ranked (noise): ")
+		case e.noise:
+			b.WriteString(", ")
+		case e.place == es[i-1].place:
+			b.WriteString(" ~ ")
+		default:
+			b.WriteString(", then ")
 		}
 		b.WriteString(e.contender + " ")
 		if e.failed != "" {
@@ -146,11 +176,12 @@ func rankText(es []entry) string {
 			best = s.median
 		}
 		extra := ""
-		if e.place != es[0].place && best != 0 && s.median != 0 {
+		if !e.noise && e.place != es[0].place && best > 0 && s.median > 0 {
 			extra = ", " + ratio(s.median, best)
 		}
-		if noisy(e.vals) {
-			extra += fmt.Sprintf(", noise: %s–%s", results.Num(s.lo), results.Num(s.hi))
+		if e.noise {
+			show := results.DisplayFor(e.unit, s.median)
+			extra += fmt.Sprintf(", noise: %s to %s", show.Format(s.lo), show.Format(s.hi))
 		}
 		fmt.Fprintf(&b, "%s (n=%d%s)", results.Format(s.median, e.unit), s.n, extra)
 	}

@@ -59,6 +59,7 @@ func Render(r *results.Results) (*Report, error) {
 	top := len(d.blocks)
 	f.decisionSection(d)
 	d.details("At a glance: the headline figures side by side", f.atAGlance)
+	f.contenderList(d)
 	f.claimsSection(d, claims)
 	// The decision section answers from the same figures; the older
 	// per-metric leaderboards stay in the appendix for the reader who

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/output/results"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -46,17 +48,54 @@ func (f *figures) safetySection(d *document) error {
 			items = append(items, fmt.Sprintf("%s — %s.", v, strings.Join(parts, "; ")))
 		}
 	}
+	f.safetyTable(d)
 	if len(items) > 0 {
-		d.p("Reading, per variant (counts summed over the trials of a repetition, medians across repetitions):")
-		d.add(list{items: items})
+		d.details("Safety: the reading of every variant", func(d *document) {
+			d.p("Reading, per variant (counts summed over the trials of a repetition, medians across repetitions):")
+			d.add(list{items: items})
+		})
 	}
-	var notes []string
+	d.p("A lock without a fencing token has no fenced figure: a store can only fence writes that carry a token (each contender's token setting says what it has). A token from a counter on a single server is ordered with that server's grants; independent masters have no common counter, so there is no token to fence with.")
 	if line := f.listFigures("safety", "host-loss", "proxy_overhead_p50", locks); line != "" {
-		notes = append(notes, "The host-loss holder reaches its servers through an embedded fault proxy; what one proxy link adds to a small round trip (p50, measured in the same step): "+line+".")
+		d.details("Safety: what the fault proxy adds", func(d *document) {
+			d.p("The host-loss holder reaches its servers through an embedded fault proxy; what one proxy link adds to a small round trip (p50, measured in the same step): " + line + ".")
+		})
 	}
-	notes = append(notes, "A lock without a fencing token has no fenced figure: a store can only fence writes that carry a token (each contender's token setting says what it has). A token from a counter on a single server is ordered with that server's grants; independent masters have no common counter, so there is no token to fence with.")
-	d.p(strings.Join(notes, " "))
 	return nil
+}
+
+// safetyTable is the safety section's key table: per variant the stale
+// writes the unfenced and the fenced store accepted, and the smallest
+// learn-first margin where the variant measures it.
+func (f *figures) safetyTable(d *document) {
+	const s = "safety"
+	var cols []column
+	for _, v := range f.variants(s) {
+		if f.measures(s, v, "unsafe_writes_unfenced") {
+			cols = append(cols, column{head: v + ": stale writes, unfenced / fenced store", value: func(c string) (string, bool) {
+				u, uok := f.row(s, c, v, "unsafe_writes_unfenced")
+				if why := f.failedFigure(s, c, v, "unsafe_writes_unfenced", uok); why != "" {
+					return why, true
+				}
+				if !uok {
+					return "", false
+				}
+				fenced := "–"
+				if x, ok := f.row(s, c, v, "unsafe_writes_fenced"); ok {
+					fenced = results.Num(x.Median)
+				}
+				return results.Num(u.Median) + " / " + fenced, true
+			}})
+		}
+		if f.measures(s, v, "learn_first_margin_min") {
+			cols = append(cols, f.figureColumn(v+": smallest learn-first margin", s, v, "learn_first_margin_min"))
+		}
+	}
+	for _, part := range chunks(cols) {
+		if t, ok := f.contenderTable(f.locks(s), part); ok {
+			d.add(t)
+		}
+	}
 }
 
 // marginChart draws the host-loss learn-first margins: per contender a bar

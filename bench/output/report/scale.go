@@ -145,19 +145,22 @@ func (f *figures) scaleSection(d *document) error {
 	}
 	charts := []chartSpec{
 		{"scale-memory", "Server memory per idle session", "bytes per session (log scale)",
-			"Anonymous memory of the servers above the empty server, divided by the sessions, against the idle holders at the long lease; error bars span the repetitions.",
+			"Server memory above the empty server per idle session, against the sessions at the long lease; error bars span the repetitions.",
 			results.LoadIdle, "sessions", "server_bytes_per_session", false},
 		{"scale-ops", "Coordinator commands per second, idle holders", "commands/s (log scale)",
-			"Commands the coordinator served per second while C sessions held a lock each (their keep-alives), from its own counters.",
+			"Coordinator commands/s while C sessions held a lock each (their keep-alives).",
 			results.LoadIdle, "sessions", "server_ops_per_sec", false},
 		{"scale-cpu", "Coordinator CPU, idle holders", "server CPU (ms per second)",
-			"CPU the servers spent per second of wall time while C sessions held a lock each: the cost of keep-alives.",
+			"Server CPU per second while C sessions held a lock each: the cost of keep-alives.",
 			results.LoadIdle, "sessions", "server_cpu_ms_per_sec", true},
-		{"scale-queue-ops", "Coordinator commands per second, waiting clients", "commands/s (log scale)",
-			"Commands the coordinator served per second while N clients waited on one held lock: polling shows as load that grows with N.",
-			results.LoadQueue, "depth", "server_ops_per_sec", false},
+		{"scale-queue-polling", "Polling: coordinator commands/s of the waiting", "commands/s other than keep-alives",
+			"Coordinator commands/s other than keep-alives while N clients waited on one held lock: polling, which grows with N; silent waiters stay at 0.",
+			results.LoadQueue, "depth", "waiting_ops_per_sec", true},
+		{"scale-queue-keepalives", "Keep-alives while clients wait", "keep-alives/s",
+			"Keep-alives/s while N clients waited on one held lock, apart from any polling.",
+			results.LoadQueue, "depth", "heartbeats_per_sec", true},
 		{"scale-promotion", "Promotion latency against queue depth", "release → next grant, p50 (us, log scale)",
-			"Time from the release of the holder to the grant of the next waiter, sampled at the front of a queue of N waiters (median of the trials).",
+			"Release of the holder to the grant of the next waiter at the front of a queue of N (median of the trials).",
 			results.LoadQueue, "depth", "promotion_p50", false},
 	}
 	for _, c := range charts {
@@ -170,6 +173,18 @@ func (f *figures) scaleSection(d *document) error {
 			d.add(chart{name: c.name, caption: c.caption, svg: svg})
 		}
 	}
+	f.scaleLoad(d)
+	d.details("Scale: slopes for extrapolating, the short lease, the limits of this machine", func(d *document) {
+		f.scaleSlopes(d)
+		f.scaleShortLease(d)
+		f.scaleLimits(d)
+	})
+	return nil
+}
+
+// scaleSlopes fits the memory and CPU of the idle holders at the long
+// lease against their count.
+func (f *figures) scaleSlopes(d *document) {
 	var parts []string
 	for _, c := range f.locks(scale) {
 		mem := f.scaleSeries(results.LoadIdle, "sessions", "server_bytes_per_session")[c]
@@ -198,10 +213,6 @@ func (f *figures) scaleSection(d *document) error {
 	if len(parts) > 0 {
 		d.p("Slopes at the long lease, fitted across the idle session counts, for extrapolating beyond what this machine allows: " + strings.Join(parts, ". ") + ".")
 	}
-	f.scaleShortLease(d)
-	f.scaleLoad(d)
-	f.scaleLimits(d)
-	return nil
 }
 
 // scaleShortLease says, per idle variant at a short lease, how many
@@ -270,11 +281,13 @@ func (f *figures) scaleLoad(d *document) {
 			ratios = append(ratios, fmt.Sprintf("%s %s at depth %s", c, ratio(last.y, pts[0].y), results.Num(last.x)))
 		}
 	}
+	d.p(s)
 	if len(ratios) > 0 {
 		slices.Sort(ratios)
-		s += " Promotion p50 at the deepest queue against depth 1 (target: within 2× for a lock that pushes promotions to its queue): " + strings.Join(ratios, ", ") + "."
+		d.details("Scale: promotion at the deepest queue against depth 1", func(d *document) {
+			d.p("Promotion p50 at the deepest queue against depth 1 (target: within 2× for a lock that pushes promotions to its queue): " + strings.Join(ratios, ", ") + ".")
+		})
 	}
-	d.p(s)
 }
 
 // scaleLimits states the limits the run recorded (the variants they

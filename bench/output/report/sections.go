@@ -10,7 +10,8 @@ import (
 
 func (f *figures) scenarioSection(d *document, s string) error {
 	d.h2(f.title(s))
-	f.findings(d, s, f.claims)
+	body := &document{}
+	f.findings(body, s, f.claims)
 	full := func(d *document) {
 		if set := f.r.Parameters.Scenario[s]; len(set) > 0 {
 			d.p("Parameters: " + settingsText(set) + ".")
@@ -18,36 +19,56 @@ func (f *figures) scenarioSection(d *document, s string) error {
 		f.figureTables(d, s)
 	}
 	if len(f.scenarioContenders(s)) == 0 {
-		d.p("No figures: this scenario did not run to completion for any contender.")
-		d.details(f.title(s)+": parameters and why it was not measured", full)
+		body.p("No figures: this scenario did not run to completion for any contender.")
+		body.details("Parameters and why it was not measured", full)
+		f.withAppendix(d, s, body)
 		return nil
 	}
 	var err error
 	switch s {
 	case "latency":
-		err = f.latencySection(d)
+		err = f.latencySection(body)
 	case "throughput":
-		err = f.throughputSection(d)
+		err = f.throughputSection(body)
 	case "handover":
-		err = f.handoverSection(d)
+		err = f.handoverSection(body)
 	case "fairness":
-		err = f.fairnessSection(d)
+		err = f.fairnessSection(body)
 	case "safety":
-		err = f.safetySection(d)
+		err = f.safetySection(body)
 	case "failover":
-		err = f.failoverSection(d)
+		err = f.failoverSection(body)
 	case "scale":
-		err = f.scaleSection(d)
+		err = f.scaleSection(body)
 	case "chaos":
-		err = f.chaosSection(d)
+		err = f.chaosSection(body)
 	case workloadScenario:
-		err = f.workloadSection(d)
+		f.workloadSummary(body)
+		body.details("Workloads: each file's thresholds, chart and ranking", func(d *document) { err = f.workloadSection(d) })
 	}
 	if err != nil {
 		return err
 	}
-	d.details(f.title(s)+": parameters and all figures", full)
+	body.details("Parameters and all figures", full)
+	f.withAppendix(d, s, body)
 	return nil
+}
+
+// withAppendix adds a section's body to d with its details blocks
+// gathered into one, at the end: one link to details.md per section, the
+// blocks under headings of their own there.
+func (f *figures) withAppendix(d *document, s string, body *document) {
+	var appendix []block
+	for _, b := range body.blocks {
+		x, ok := b.(details)
+		if !ok {
+			d.add(b)
+			continue
+		}
+		appendix = append(appendix, heading{3, x.summary, anchor(f.title(s) + " " + x.summary)})
+		appendix = append(appendix, x.blocks...)
+	}
+	d.details(f.title(s)+": the appendix", func(d *document) { d.blocks = appendix })
 }
 
 // settingsText prints settings as "key value" pairs in key order. A
@@ -74,9 +95,10 @@ func settingsText(set results.Settings) string {
 }
 
 func (f *figures) latencySection(d *document) error {
+	var later []string // readings of the other variants, for the appendix
 	for _, v := range f.variants("latency") {
 		if f.params("latency", v).Load == results.LoadOpen {
-			continue // charted against the offered rate below
+			continue // charted against the offered rate in the appendix
 		}
 		svg, err := f.percentileChart("Acquire latency by percentile ("+v+")", "latency", v, "acquire", "acquire latency (us, log scale)", "us")
 		if err != nil {
@@ -93,13 +115,28 @@ func (f *figures) latencySection(d *document) error {
 		if fl := f.listFigures("latency", v, "acquire_p50", f.floors("latency")); fl != "" {
 			text += " The floors, which do the same round trips with no lock logic, take " + fl + ": what a lock takes above the floor of its kind is its own cost."
 		}
+		if below := f.belowFloor("latency", v, "acquire_p50"); below != "" {
+			text += " " + below
+		}
+		if len(later) == 0 {
+			d.p(text)
+		}
 		if tail := f.listFigures("latency", v, "acquire_p999", f.locks("latency")); tail != "" {
 			text += " The p99.9 tail: " + tail + "."
 		}
-		d.p(text)
+		later = append(later, text)
+	}
+	if len(later) > 0 {
+		d.details("Latency: the reading of every worker count, with the p99.9 tail", func(d *document) {
+			for _, text := range later {
+				d.p(text)
+			}
+		})
 	}
 	f.latencyNoise(d)
-	return f.openLoopSection(d)
+	var err error
+	d.details("Latency: the open loop, from the due time against the offered rate", func(d *document) { err = f.openLoopSection(d) })
+	return err
 }
 
 func (f *figures) throughputSection(d *document) error {
@@ -110,6 +147,21 @@ func (f *figures) throughputSection(d *document) error {
 	if svg != nil {
 		d.add(chart{name: "throughput", caption: "Completed acquire+release cycles per second against workers on distinct keys (hold 0); error bars span the repetitions; floors dashed.", svg: svg})
 	}
+	if v, w := f.mostWorkers(); v != "" {
+		if line, _ := f.ranked("throughput", v, "cycles_per_sec", f.locks("throughput"), true); line != "" {
+			s := fmt.Sprintf("Reading: at %d workers, most cycles first: %s.", w, line)
+			if fl := f.listFigures("throughput", v, "cycles_per_sec", f.floors("throughput")); fl != "" {
+				s += " The floors reach " + fl + ", the ceiling for a lock of their kind on this path."
+			}
+			d.p(s)
+		}
+	}
+	d.details("Throughput: each lock's peak, the CPU per lock and the shared key set", f.throughputReading)
+	return nil
+}
+
+// throughputReading is the appendix's reading of the throughput figures.
+func (f *figures) throughputReading(d *document) {
 	var text []string
 	for _, c := range f.scenarioContenders("throughput") {
 		best, bestW := 0.0, 0
@@ -124,16 +176,10 @@ func (f *figures) throughputSection(d *document) error {
 		}
 	}
 	if len(text) == 0 {
-		return nil
+		return
 	}
-	s := "Reading: " + strings.Join(text, "; ") + "."
-	if v, w := f.mostWorkers(); v != "" {
-		if line, _ := f.ranked("throughput", v, "cycles_per_sec", f.locks("throughput"), true); line != "" {
-			s += fmt.Sprintf(" At %d workers, most cycles first: %s.", w, line)
-		}
-		if fl := f.listFigures("throughput", v, "cycles_per_sec", f.floors("throughput")); fl != "" {
-			s += " The floors reach " + fl + ", the ceiling for a lock of their kind on this path."
-		}
+	s := "Peaks: " + strings.Join(text, "; ") + "."
+	if v, _ := f.mostWorkers(); v != "" {
 		if cpu := f.listFigures("throughput", v, "server_cpu_ms_per_1k", f.locks("throughput")); cpu != "" {
 			s += " Coordinator CPU per 1,000 locks: " + cpu + "."
 		}
@@ -144,7 +190,6 @@ func (f *figures) throughputSection(d *document) error {
 		}
 	}
 	d.p(s)
-	return nil
 }
 
 func (f *figures) handoverSection(d *document) error {
@@ -153,22 +198,21 @@ func (f *figures) handoverSection(d *document) error {
 		return err
 	}
 	if svg != nil {
-		d.add(chart{name: "handover", caption: "Time from the holder's stop (release, SIGKILL, SIGSTOP) to the waiter's grant: bars are the p50 of the trials, whiskers the slowest trial (medians across repetitions), log scale. A dashed outline without fill is a failure, not a figure: the waiter never got the lock, drawn at the trial's bound (never > bound).", svg: svg})
+		d.add(chart{name: "handover", caption: "Time from the holder's stop (release, SIGKILL, SIGSTOP) to the waiter's grant: bars are the p50 of the trials, whiskers the slowest trial (medians across repetitions), log scale. A dashed outline without fill, labelled never (> bound), is a failure, not a figure: the waiter never got the lock within the trial's bound, and the bar is drawn at it.", svg: svg})
 	}
-	var parts []string
+	var cols []column
 	for _, mode := range f.variants("handover") {
-		line := f.listFigures("handover", mode, "p50", f.locks("handover"))
-		if line == "" {
-			continue
-		}
-		parts = append(parts, fmt.Sprintf("after %s the median handover is %s", modeText(mode), line))
+		cols = append(cols, f.figureColumn(mode, "handover", mode, "p50"))
 	}
-	if len(parts) == 0 {
+	t, ok := f.contenderTable(f.locks("handover"), cols)
+	if !ok {
 		return nil
 	}
-	s := "Reading: " + strings.Join(parts, "; ") + "."
+	d.p("The median handover (p50 of the trials, median across repetitions) after a controlled release (graceful), a crash (SIGKILL), a freeze (SIGSTOP) and a host loss (packets silently dropped):")
+	d.add(t)
+	s := ""
 	if l, ok := f.duration("", "lease"); ok {
-		s += fmt.Sprintf(" The lease (or TTL) is %s for every contender: a handover close to it means the waiter had to wait for expiry.", l)
+		s += fmt.Sprintf("The lease (or TTL) is %s for every contender: a handover close to it means the waiter had to wait for expiry.", l)
 	}
 	// Why crash and host-loss differ.
 	s += " A SIGKILL on the same host lets the kernel close the killed holder's sockets (a FIN or a reset reaches the server at once), so crash is a process crash, not a machine loss; host-loss drops the holder's packets silently (an embedded fault proxy), as a lost machine or a cut cable would."
@@ -187,20 +231,6 @@ func (f *figures) handoverSection(d *document) error {
 	return nil
 }
 
-func modeText(mode string) string {
-	switch mode {
-	case "graceful":
-		return "a controlled release"
-	case "crash":
-		return "a crash (SIGKILL)"
-	case "freeze":
-		return "a freeze (SIGSTOP)"
-	case "host-loss":
-		return "a host loss (packets silently dropped)"
-	}
-	return mode
-}
-
 func (f *figures) fairnessSection(d *document) error {
 	for _, v := range f.variants("fairness") {
 		svg, err := f.grantsChart(v)
@@ -217,34 +247,54 @@ func (f *figures) fairnessSection(d *document) error {
 		if svg != nil {
 			d.add(chart{name: "fairness-wait-" + anchor(v), caption: "Wait from request to grant on the hot lock (" + v + "), all clients and repetitions merged.", svg: svg})
 		}
-		f.clientTable(d, v)
-		var parts []string
-		for _, c := range f.locks("fairness") {
-			var fs []string
-			if x, ok := f.row("fairness", c, v, "jain_index"); ok {
-				fs = append(fs, "Jain index "+results.Num(x.Median))
-			}
-			if x, ok := f.row("fairness", c, v, "fifo_inversions_per_1k"); ok {
-				fs = append(fs, results.Num(x.Median)+" FIFO inversions per 1,000 grants")
-			}
-			if x, ok := f.row("fairness", c, v, "wait_p99"); ok {
-				fs = append(fs, "wait p99 "+results.Format(x.Median, x.Unit))
-			}
-			if x, ok := f.row("fairness", c, v, "utilisation"); ok {
-				fs = append(fs, fmt.Sprintf("lock held %.0f%% of the time", 100*x.Median))
-			}
-			if x, ok := f.row("fairness", c, v, "server_ops_per_sec"); ok {
-				fs = append(fs, "server load "+results.Format(x.Median, x.Unit))
-			}
-			if len(fs) > 0 {
-				parts = append(parts, c+": "+strings.Join(fs, ", "))
-			}
-		}
-		if len(parts) > 0 {
-			d.p(fmt.Sprintf("Reading (%s): %s. A Jain index of 1 means every client got the same number of grants; an inversion is a grant that overtook an earlier pending request; server load counts the commands the coordinator handled per second while clients waited.", v, strings.Join(parts, "; ")))
-		}
+		f.fairnessTable(d, v)
+		d.details("Fairness: the grants of each client ("+v+") and the reading", func(d *document) { f.clientTable(d, v); f.fairnessReading(d, v) })
 	}
 	return nil
+}
+
+// fairnessTable is the fairness section's key table for variant v.
+func (f *figures) fairnessTable(d *document, v string) {
+	var cols []column
+	for _, m := range []struct{ head, metric string }{
+		{"Jain index", "jain_index"}, {"FIFO inversions per 1,000 grants", "fifo_inversions_per_1k"},
+		{"wait p99", "wait_p99"}, {"coordinator commands", "server_ops_per_sec"},
+	} {
+		cols = append(cols, f.figureColumn(m.head, "fairness", v, m.metric))
+	}
+	if t, ok := f.contenderTable(f.locks("fairness"), cols); ok {
+		d.p(fmt.Sprintf("Contention on one hot lock (%s): a Jain index of 1 means every client got the same number of grants; an inversion is a grant that overtook an earlier pending request; the coordinator's commands are counted while clients waited.", v))
+		d.add(t)
+	}
+}
+
+// fairnessReading reads variant v of the fairness scenario in words.
+func (f *figures) fairnessReading(d *document, v string) {
+	var parts []string
+	for _, c := range f.locks("fairness") {
+		var fs []string
+		if x, ok := f.row("fairness", c, v, "jain_index"); ok {
+			fs = append(fs, "Jain index "+results.Num(x.Median))
+		}
+		if x, ok := f.row("fairness", c, v, "fifo_inversions_per_1k"); ok {
+			fs = append(fs, results.Num(x.Median)+" FIFO inversions per 1,000 grants")
+		}
+		if x, ok := f.row("fairness", c, v, "wait_p99"); ok {
+			fs = append(fs, "wait p99 "+results.Format(x.Median, x.Unit))
+		}
+		if x, ok := f.row("fairness", c, v, "utilisation"); ok {
+			fs = append(fs, fmt.Sprintf("lock held %.0f%% of the time", 100*x.Median))
+		}
+		if x, ok := f.row("fairness", c, v, "server_ops_per_sec"); ok {
+			fs = append(fs, "server load "+results.Format(x.Median, x.Unit))
+		}
+		if len(fs) > 0 {
+			parts = append(parts, c+": "+strings.Join(fs, ", "))
+		}
+	}
+	if len(parts) > 0 {
+		d.p(fmt.Sprintf("Reading (%s): %s.", v, strings.Join(parts, "; ")))
+	}
 }
 
 // maxClientColumns keeps the per-client table within a 1280-px page.

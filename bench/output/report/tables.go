@@ -205,7 +205,7 @@ func (f *figures) ranked(s, variant, metric string, contenders []string, higherI
 		return "", ""
 	}
 	best := es[0].contender
-	if len(es) > 1 && es[1].place == es[0].place || es[0].failed != "" {
+	if len(es) > 1 && es[1].place == es[0].place || es[0].failed != "" || es[0].noise {
 		best = ""
 	}
 	return rankText(topOf(es)) + more(es), best

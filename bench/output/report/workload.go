@@ -118,31 +118,16 @@ func sloCell(s SLOResult) cell {
 	return cell{text: sloValue(s) + ", " + s.Verdict, class: class}
 }
 
-// workloadSection writes the workload scenario's section: per workload,
-// in report.md its description in short, its warnings one line each, the
-// SLO table, the latency chart and the ranking; in details.md the full
-// description, its source and the warnings and notes in full.
+// workloadSection writes the workload scenario's appendix: per workload
+// its full description, source, warnings and notes, the SLO table, the
+// latency chart and the ranking (report.md has workloadSummary and
+// workloadBrief).
 func (f *figures) workloadSection(d *document) error {
 	set := f.r.Parameters.Scenario[workloadScenario]
 	for _, v := range f.variants(workloadScenario) {
 		d.h3("Workload " + v)
 		desc := strings.Split(set[v+".description"], "\n")
-		if short := shortDescription(v, desc); short != "" {
-			d.p(short)
-		}
 		fileWarnings, perContender := f.workloadWarnings(v)
-		var lines []string
-		for _, w := range fileWarnings {
-			lines = append(lines, "Warning: "+shortWarning(w))
-		}
-		for _, g := range perContender {
-			if short := shortWarning(g.text); strings.Contains(g.text, warningMark) && !slices.Contains(lines, "Warning: "+short) {
-				lines = append(lines, "Warning ("+g.who+"): "+short)
-			}
-		}
-		if len(lines) > 0 {
-			d.add(list{items: lines})
-		}
 		d.details("Workload "+v+": its description, source and warnings", func(d *document) {
 			for _, para := range desc {
 				if para != "" && para != "SLOs:" && !strings.HasPrefix(para, "- ") { // the SLOs are the table's columns
@@ -181,6 +166,30 @@ func (f *figures) workloadSection(d *document) error {
 		}
 	}
 	return nil
+}
+
+// workloadBrief writes what report.md says of workload v: its
+// description in short and its warnings one line each (their full texts
+// are in the appendix).
+func (f *figures) workloadBrief(d *document, v string) {
+	d.h3("Workload " + v)
+	desc := strings.Split(f.r.Parameters.Scenario[workloadScenario][v+".description"], "\n")
+	if short := shortDescription(v, desc); short != "" {
+		d.p(short)
+	}
+	fileWarnings, perContender := f.workloadWarnings(v)
+	var lines []string
+	for _, w := range fileWarnings {
+		lines = append(lines, "Warning: "+shortWarning(w))
+	}
+	for _, g := range perContender {
+		if short := shortWarning(g.text); strings.Contains(g.text, warningMark) && !slices.Contains(lines, "Warning: "+short) {
+			lines = append(lines, "Warning ("+g.who+"): "+short)
+		}
+	}
+	if len(lines) > 0 {
+		d.add(list{items: lines})
+	}
 }
 
 // shortDescription is a workload's description in one paragraph: the
