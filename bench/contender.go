@@ -145,4 +145,11 @@ type OpenOptions struct {
 	// Dialer, when set, makes every connection of the Locker to the
 	// servers. Default: the client's own dialer.
 	Dialer Dialer
+	// SeparateClients says that each Acquire stands for a client of its
+	// own (the scale scenario's sessions): what a client's threads would
+	// share and the server serves per client, such as one pub/sub
+	// subscription that wakes one thread per message, is not shared
+	// between Acquires. Pooled command connections may stay shared.
+	// Default: the Acquires are threads of one client.
+	SeparateClients bool
 }

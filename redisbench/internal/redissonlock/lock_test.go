@@ -86,6 +86,8 @@ func TestWokenByMessage(t *testing.T) {
 				select {
 				case g := <-granted:
 					t.Fatalf("waiter returned before it waited: %v", g.err)
+				case <-ctx.Done():
+					t.Fatal("the waiter never counted as waiting")
 				case <-time.After(5 * time.Millisecond):
 				}
 			}
@@ -232,10 +234,14 @@ func TestWatchdog(t *testing.T) {
 	}
 }
 
-// TestSharedSubscription: the waiting threads of one client share one
-// subscription, each counts as waiting, and every release wakes one of
-// them, so all are granted in turn long before the remaining TTL.
-func TestSharedSubscription(t *testing.T) {
+// TestSubscriptions: the waiting threads of one client share one
+// subscription, and each release of Redisson's lock wakes one of them;
+// with SeparateClients each thread subscribes on a connection of its own,
+// as a client of its own would, and each release wakes every one of them
+// (the fair lock wakes the front thread only, either way). Each thread
+// counts as waiting, and all are granted in turn long before the
+// remaining TTL.
+func TestSubscriptions(t *testing.T) {
 	servers := benchtest.Start(t, redisbench.Server).Servers(redisbench.Server.Name)
 	rc := redis.NewClient(&redis.Options{Addr: servers[0].Addr()})
 	defer rc.Close()
@@ -254,58 +260,87 @@ func TestSharedSubscription(t *testing.T) {
 	}
 	const ttl, waiters = 10 * time.Second, 50
 	for _, lk := range lockers {
-		t.Run(lk.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			cfg := redissonlock.Config{Addr: servers[0].Addr(), TTL: ttl}
-			holder, client := open(t, lk.open, cfg), open(t, lk.open, cfg)
-			probe, err := redissonlock.NewCounters(servers)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer probe.Close()
-			key := "shared-" + lk.name
-			h, err := holder.Acquire(ctx, key)
-			if err != nil {
-				t.Fatal(err)
-			}
-			base, subs := counts(t, probe), subscribes()
-			var wg sync.WaitGroup
-			var granted atomic.Int64
-			for range waiters {
-				wg.Go(func() {
-					g, err := client.Acquire(ctx, key)
-					if err != nil {
-						t.Error(err)
-						return
+		for _, separate := range []bool{false, true} {
+			fair := lk.name == "redisson-fair"
+			t.Run(lk.name+map[bool]string{false: "/shared", true: "/separate"}[separate], func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				cfg := redissonlock.Config{Addr: servers[0].Addr(), TTL: ttl}
+				holder := open(t, lk.open, cfg)
+				cfg.SeparateClients = separate
+				client := open(t, lk.open, cfg)
+				probe, err := redissonlock.NewCounters(servers)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer probe.Close()
+				key := "subscriptions-" + strconv.FormatBool(separate)
+				h, err := holder.Acquire(ctx, key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				base, subs := counts(t, probe), subscribes()
+				var wg sync.WaitGroup
+				var granted atomic.Int64
+				for range waiters {
+					wg.Go(func() {
+						g, err := client.Acquire(ctx, key)
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						granted.Add(1)
+						_ = g.Release(ctx)
+					})
+				}
+				for counts(t, probe).Waiting-base.Waiting < waiters {
+					select {
+					case <-ctx.Done():
+						t.Fatalf("%d of %d threads counted as waiting", counts(t, probe).Waiting-base.Waiting, waiters)
+					case <-time.After(5 * time.Millisecond):
 					}
-					granted.Add(1)
-					_ = g.Release(ctx)
-				})
-			}
-			for counts(t, probe).Waiting-base.Waiting < waiters {
-				time.Sleep(5 * time.Millisecond)
-			}
-			queued := counts(t, probe)
-			// The fair lock subscribes each thread to a channel of its own.
-			want := int64(1)
-			if lk.name == "redisson-fair" {
-				want = waiters
-			}
-			if n := subscribes() - subs; n != want {
-				t.Errorf("%d SUBSCRIBEs for %d waiting threads of one client, want %d", n, waiters, want)
-			}
-			start := time.Now()
-			if err := h.Release(ctx); err != nil {
-				t.Fatal(err)
-			}
-			wg.Wait()
-			if d := time.Since(start); d > ttl/2 {
-				t.Errorf("%d waiters granted in %v, want well within the TTL %v (one woken per release)", granted.Load(), d, ttl)
-			}
-			if tries := counts(t, probe).Attempts - queued.Attempts; tries > 2*waiters {
-				t.Errorf("%d tries for %d grants after the queue formed, want at most %d", tries, waiters, 2*waiters)
-			}
-		})
+				}
+				queued := counts(t, probe)
+				// The fair lock subscribes each thread to a channel of its
+				// own; separate clients subscribe each thread.
+				want := int64(1)
+				if fair || separate {
+					want = waiters
+				}
+				if n := subscribes() - subs; n != want {
+					t.Errorf("%d SUBSCRIBEs for %d waiting threads, want %d", n, waiters, want)
+				}
+				if !fair {
+					channel := redissonlock.Name("redisson_lock__channel", lk.prefix+key)
+					n, err := rc.PubSubNumSub(ctx, channel).Result()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if n[channel] != want {
+						t.Errorf("%d connections subscribed to %s, want %d", n[channel], channel, want)
+					}
+				}
+				start := time.Now()
+				if err := h.Release(ctx); err != nil {
+					t.Fatal(err)
+				}
+				wg.Wait()
+				if d := time.Since(start); d > ttl/2 {
+					t.Errorf("%d waiters granted in %v, want well within the TTL %v", granted.Load(), d, ttl)
+				}
+				tries := counts(t, probe).Attempts - queued.Attempts
+				switch {
+				case separate && !fair:
+					// Every release reaches every waiter still waiting:
+					// about waiters × (waiters+1) / 2 tries in all.
+					if least := int64(waiters * (waiters - 1) / 4); tries < least {
+						t.Errorf("%d tries for %d grants of separate clients, want at least %d (each release wakes each waiter)", tries, waiters, least)
+					}
+				case tries > 2*waiters:
+					t.Errorf("%d tries for %d grants after the queue formed, want at most %d (one woken per release)", tries, waiters, 2*waiters)
+				}
+				t.Logf("%d tries for %d grants", tries, waiters)
+			})
+		}
 	}
 }
