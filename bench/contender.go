@@ -73,6 +73,14 @@ type Contender struct {
 	// Notes are trade-offs of the design that a run does not measure; the
 	// report lists them, labelled as such.
 	Notes []string
+	// WaitRetry, when set, is the longest a waiter goes without a try
+	// while the lock it waits for stays held, at a lease: a waiter woken
+	// by a message that also tries again when the TTL it was told has
+	// passed (Redisson: at most the lease). The scale scenario's queue
+	// window then lasts that long, so that the waiting load it measures
+	// includes those tries. Nil: waiters never try without a signal (a
+	// server-side queue), or poll far more often than any window.
+	WaitRetry func(lease time.Duration) time.Duration
 	// Caps are variants the contender does not run, each with its reason:
 	// the suite's time budget (a variant it cannot hold, that takes
 	// minutes, or that measures what another contender measures). The

@@ -24,11 +24,12 @@ func Contender() bench.Contender {
 		New: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
 			return New(Config{Config: redissonlock.Config{Addr: addrs[0], TTL: lease, Dialer: o.Dialer, SeparateClients: o.SeparateClients}})
 		},
-		Dials:    true,
-		Counters: redissonlock.NewCounters,
-		Claims:   results.OfKind(results.ClaimOther, Claims()),
-		Notes:    Notes(),
-		Caps:     redisbench.WatchdogIdleCaps,
+		Dials:     true,
+		Counters:  redissonlock.NewCounters,
+		Claims:    results.OfKind(results.ClaimOther, Claims()),
+		Notes:     Notes(),
+		Caps:      redissonlock.Caps,
+		WaitRetry: redissonlock.WaitRetry,
 	}
 }
 

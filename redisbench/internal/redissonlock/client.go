@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -231,3 +232,17 @@ func Name(prefix, key string) string {
 // UnlockMessage is what an unlock publishes (Redisson's
 // LockPubSub.UNLOCK_MESSAGE).
 const UnlockMessage = "0"
+
+// WaitRetry is the longest a waiter goes without a try while the lock it
+// waits for stays held (bench.Contender.WaitRetry): the remaining TTL its
+// last refusal told, at most the TTL (= lease); the watchdog renewing at
+// TTL/3 keeps it above ⅔ TTL.
+func WaitRetry(lease time.Duration) time.Duration { return lease }
+
+// Caps are the variants neither Redisson lock runs, for the suite's time
+// budget: the idle ones (redisbench.WatchdogIdleCaps) and queue-1, whose
+// window would span the lease for one waiter.
+var Caps = append(slices.Clone(redisbench.WatchdogIdleCaps), bench.Cap{
+	Scenario: "scale", Variant: "queue-1",
+	Reason: "one waiter's promotion is the graceful handover, which the handover scenario measures for this lock; the queue window of a Redisson lock spans the lease (its waiters' retry at the remaining TTL falls inside), 30s for one waiter",
+})
