@@ -73,6 +73,14 @@ type Contender struct {
 	// Notes are trade-offs of the design that a run does not measure; the
 	// report lists them, labelled as such.
 	Notes []string
+	// WaitRetry, when set, is the longest a waiter goes without a try
+	// while the lock it waits for stays held, at a lease: a waiter woken
+	// by a message that also tries again when the TTL it was told has
+	// passed (Redisson: at most the lease). The scale scenario's queue
+	// window then lasts that long, so that the waiting load it measures
+	// includes those tries. Nil: waiters never try without a signal (a
+	// server-side queue), or poll far more often than any window.
+	WaitRetry func(lease time.Duration) time.Duration
 	// Caps are variants the contender does not run, each with its reason:
 	// the suite's time budget (a variant it cannot hold, that takes
 	// minutes, or that measures what another contender measures). The
@@ -145,4 +153,11 @@ type OpenOptions struct {
 	// Dialer, when set, makes every connection of the Locker to the
 	// servers. Default: the client's own dialer.
 	Dialer Dialer
+	// SeparateClients says that each Acquire stands for a client of its
+	// own (the scale scenario's sessions): what a client's threads would
+	// share and the server serves per client, such as one pub/sub
+	// subscription that wakes one thread per message, is not shared
+	// between Acquires. Pooled command connections may stay shared.
+	// Default: the Acquires are threads of one client.
+	SeparateClients bool
 }

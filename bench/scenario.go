@@ -76,6 +76,10 @@ type Variant struct {
 	Params results.VariantParams
 	// Estimate is the expected wall time of one run, for the ETA.
 	Estimate time.Duration
+	// EstimateFor, when set, is the expected wall time of one run of
+	// contender c instead of Estimate (a window that lasts longer for
+	// some contenders).
+	EstimateFor func(c Contender) time.Duration
 	// Sessions, when positive, is the most sessions (locks held or waited
 	// for) the variant has at once: the ETA counts it as a skip for a
 	// contender whose MaxSessions is lower
@@ -125,6 +129,15 @@ func (s Scenario) Info(quick bool) results.ScenarioInfo {
 		}
 	}
 	return info
+}
+
+// EstimateOf is the expected wall time of one run of contender c:
+// EstimateFor's when set, else Estimate.
+func (v Variant) EstimateOf(c Contender) time.Duration {
+	if v.EstimateFor != nil {
+		return v.EstimateFor(c)
+	}
+	return v.Estimate
 }
 
 // Better returns the declared better direction of a metric, "" when it

@@ -204,6 +204,12 @@ func NewClientWith(addr string, poolSize int, t Timeouts) *redis.Client {
 // NewClientDialer is NewClientWith dialing with d when d is not nil (the
 // scale scenario spreads connections over several addresses).
 func NewClientDialer(addr string, poolSize int, t Timeouts, d bench.Dialer) *redis.Client {
+	return redis.NewClient(ClientOptions(addr, poolSize, t, d))
+}
+
+// ClientOptions are the go-redis options of NewClientDialer, for a client
+// that changes some (buffer sizes) before it is made.
+func ClientOptions(addr string, poolSize int, t Timeouts, d bench.Dialer) *redis.Options {
 	t = t.withDefaults()
 	o := &redis.Options{
 		Addr:                  addr,
@@ -219,7 +225,7 @@ func NewClientDialer(addr string, poolSize int, t Timeouts, d bench.Dialer) *red
 	if d != nil {
 		o.Dialer = d.DialContext
 	}
-	return redis.NewClient(o)
+	return o
 }
 
 // Acquire implements bench.Locker: SET NX PX, then the waiting strategy's

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,12 +49,15 @@ func redisSpec(name string, replicas int, flag string) *bench.ServerSpec {
 // serverArgs run Redis as a lock server: reachable from the bench (the
 // default protected mode refuses non-loopback clients without a password)
 // and with persistence off, since a lock store needs none and a fork for a
-// snapshot would add noise; logs to stdout at warning level.
+// snapshot would add noise; logs to stdout at warning level. maxclients
+// is raised from Redis's 10000 (Redis lowers it to what its open-file
+// limit allows): in the scale scenario each Redisson waiter subscribes on
+// a connection of its own, 10,000 at queue-10k beside the command pool.
 func serverArgs(a bench.ServerArgs) []string {
 	host, port, _ := net.SplitHostPort(a.Listen)
 	args := []string{
 		"--port", port, "--bind", host, "--protected-mode", "no",
-		"--save", "", "--appendonly", "no",
+		"--save", "", "--appendonly", "no", "--maxclients", strconv.Itoa(MaxClients),
 		"--daemonize", "no", "--loglevel", "warning", "--logfile", "",
 	}
 	if a.Dir != "" {
@@ -61,6 +65,10 @@ func serverArgs(a bench.ServerArgs) []string {
 	}
 	return args
 }
+
+// MaxClients is the maxclients every Redis is started with (see
+// serverArgs).
+const MaxClients = 100000
 
 // pingTimeout bounds one readiness check.
 const pingTimeout = time.Second

@@ -291,12 +291,12 @@ func (m *etaModel) cost(st *plannedStep) time.Duration {
 		if skips(st.contender) {
 			return 0
 		}
-		return st.variant.Estimate
+		return st.variant.EstimateOf(st.contender)
 	}
 	var d time.Duration
 	for _, c := range st.together {
 		if !skips(c) {
-			d += st.variant.Estimate
+			d += st.variant.EstimateOf(c)
 		}
 	}
 	return d

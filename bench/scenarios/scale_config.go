@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/load/sessions"
 )
@@ -191,9 +192,27 @@ func (c ScaleConfig) leaseSuffix(lease time.Duration) string {
 // lease/3 (Redis watchdogs) counts exactly because the sessions start
 // spread over lease/3 (the ramp).
 func (c ScaleConfig) window(lease time.Duration) time.Duration {
+	return periods(lease, c.MinWindow)
+}
+
+// periods is the shortest whole number (at least one) of lease/4 periods
+// that lasts d.
+func periods(lease, d time.Duration) time.Duration {
 	q := lease / 4
-	n := max(1, int(math.Ceil(float64(c.MinWindow)/float64(q))))
+	n := max(1, int(math.Ceil(float64(d)/float64(q))))
 	return time.Duration(n) * q
+}
+
+// queueWindow is the queue variants' window for contender ct: the idle
+// window at the queue lease, or, for a contender whose waiters may go
+// without a try for a while (WaitRetry), whole lease/4 periods that last
+// that long, so that every waiter's retry falls inside it.
+func (c ScaleConfig) queueWindow(ct bench.Contender) time.Duration {
+	w := c.window(c.QueueLease)
+	if ct.WaitRetry != nil {
+		w = max(w, periods(c.QueueLease, ct.WaitRetry(c.QueueLease)))
+	}
+	return w
 }
 
 // openCost is the ETA's cost of opening n sessions at a lease: ~0.5ms per

@@ -64,7 +64,7 @@ func runQueue(ctx context.Context, env *bench.Env, cfg ScaleConfig, depth int, s
 		}
 		if first {
 			first = false
-			if err := s.queueLoad(ctx, env, &raw, set, anon0, memOK, cfg.window(cfg.QueueLease)); err != nil {
+			if err := s.queueLoad(ctx, env, &raw, set, anon0, memOK, cfg.queueWindow(env.Contender)); err != nil {
 				set.Close(context.WithoutCancel(ctx))
 				return s.overCap(outer, ctx, s.c, "the measuring window", err)
 			}
@@ -143,8 +143,14 @@ func (s *setup) queueLoad(ctx context.Context, env *bench.Env, raw *results.Raw,
 	if s.probe != nil {
 		// What the waiting itself costs the coordinator: every command
 		// but the sessions' keep-alives (polls, re-queues, ...).
+		span := b.at.Sub(a.at)
 		other := (b.counts.Commands - a.counts.Commands) - (b.counts.KeepAlives - a.counts.KeepAlives)
-		raw.Metrics = append(raw.Metrics, results.Metric{Name: "waiting_ops_per_sec", Unit: "1/s", Value: float64(other) / b.at.Sub(a.at).Seconds()})
+		raw.Metrics = append(raw.Metrics, results.Metric{Name: "waiting_ops_per_sec", Unit: "1/s", Value: float64(other) / span.Seconds()})
+		// The tries themselves, per waiter and lease: what tells a
+		// waiter that polls from one that waits for a signal.
+		tries := b.counts.Attempts - a.counts.Attempts
+		raw.Counts["window_tries"] = tries
+		raw.Metrics = append(raw.Metrics, results.Metric{Name: "waiter_tries_per_lease", Unit: "count", Value: float64(tries) / float64(s.c-1) * float64(s.lease) / float64(span)})
 	}
 	if memOK && s.c >= minMemorySessions {
 		anon, _, ok, err := s.memory(ctx)

@@ -163,14 +163,15 @@ func (s *setup) dial(ctx context.Context, env *bench.Env, cfg ScaleConfig) error
 	}
 	s.plan = spreaddial.NewPlan(s.c, ports, d)
 	s.counts["source_addresses"], s.counts["destination_addresses"] = int64(s.plan.Sources), int64(s.plan.Destinations)
-	switch {
-	case d == nil:
-		s.locker, err = env.Contender.Open(ctx, env.Addrs, s.lease)
-	case !env.Contender.Dials:
-		return errSkip{fmt.Sprintf("%d sessions need %d address pairs, and contender %s takes no dialer (Contender.Dials)", s.c, pairs, env.Contender.Name)}
-	default:
-		s.locker, err = env.Contender.New(ctx, env.Addrs, s.lease, bench.OpenOptions{Dialer: d})
+	// The sessions stand for separate clients.
+	o := bench.OpenOptions{SeparateClients: true}
+	if d != nil {
+		if !env.Contender.Dials {
+			return errSkip{fmt.Sprintf("%d sessions need %d address pairs, and contender %s takes no dialer (Contender.Dials)", s.c, pairs, env.Contender.Name)}
+		}
+		o.Dialer = d
 	}
+	s.locker, err = env.Contender.New(ctx, env.Addrs, s.lease, o)
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", env.Contender.Name, err)
 	}

@@ -21,13 +21,14 @@ func Contender() bench.Contender {
 		Server:   redisbench.Server,
 		Settings: Settings(),
 		New: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
-			return New(Config{Addr: addrs[0], TTL: lease, Dialer: o.Dialer})
+			return New(Config{Addr: addrs[0], TTL: lease, Dialer: o.Dialer, SeparateClients: o.SeparateClients})
 		},
-		Dials:    true,
-		Counters: redissonlock.NewCounters,
-		Claims:   results.OfKind(results.ClaimOther, Claims()),
-		Notes:    Notes(),
-		Caps:     redisbench.WatchdogIdleCaps,
+		Dials:     true,
+		Counters:  redissonlock.NewCounters,
+		Claims:    results.OfKind(results.ClaimOther, Claims()),
+		Notes:     Notes(),
+		Caps:      redissonlock.Caps,
+		WaitRetry: redissonlock.WaitRetry,
 	}
 }
 

@@ -3,6 +3,7 @@ package redisson
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,6 +96,10 @@ func TestContender(t *testing.T) {
 	for _, r := range c.Claims {
 		if r.Subject != Name || ids[r.ID] {
 			t.Errorf("claim %s: subject %q (want %q), id repeated %v", r.ID, r.Subject, Name, ids[r.ID])
+		}
+		// The report's claims table shows the claim without its subject.
+		if !strings.Contains(r.Claim, Subject) {
+			t.Errorf("claim %s: %q does not name the lock (%q)", r.ID, r.Claim, Subject)
 		}
 		ids[r.ID] = true
 		if r.Metric == "fifo_inversions_per_1k" {

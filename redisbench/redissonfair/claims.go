@@ -6,6 +6,9 @@ import (
 	"github.com/monolock/monolock-bench/redisbench/redisson"
 )
 
+// Subject names the lock in its claims and statements.
+const Subject = "Redisson's fair lock"
+
 // Claims returns the comparison page's claims about Redisson's fair lock
 // as rules the report evaluates against a run's figures.
 func Claims() []results.ClaimRule {
@@ -21,20 +24,8 @@ func Claims() []results.ClaimRule {
 			Spread: results.SpreadRange,
 			Quote:  []results.ClaimQuote{{Contender: redisson.Name}, {Contender: "monolock"}},
 		},
-		redisson.SignalHandover(Name, "Redisson's fair lock"),
-		{
-			ID:        Name + "-no-poll",
-			Claim:     "Redisson sends a signal to the waiters through pub/sub and does not poll.",
-			Statement: "Fairness, 8 clients on one hot lock: the Redis server sees at most 3.3 acquire tries per grant, what the unlock messages account for (a release wakes the thread at the front only, which tries once; each request makes two tries, before and after it subscribes) with 10% for the waiters' retries at the remaining TTL. Any tries beyond were caused by no message: a queued thread that finds the lock free while the front thread has not yet taken it is told 0 ms (Redisson's max(0, PTTL)) and tries again at once, a spin for as long as the handover takes.",
-			Threshold: "holds when acquire tries per grant ≤ 3.3 in every repetition; fails when above in every repetition",
-			Scenario:  "fairness", Variant: "n8", Subject: Name, Metric: "attempts_per_grant",
-			Derive: &results.Derivation{Times: []string{"attempts"}, Per: "grants"},
-			Label:  "acquire tries per grant",
-			Op:     results.AtMost, Than: results.ClaimBound{Value: 3.3},
-			Spread: results.SpreadRange,
-			Quote:  []results.ClaimQuote{{Metric: "server_ops_per_grant"}, {Contender: redisson.Name}, {Contender: "monolock"}},
-		},
-		redisson.QuietQueue(Name, "Redisson's fair lock"),
-		redisbench.CrashTTL(Name, "Redisson (fair lock)"),
+		redisson.SignalHandover(Name, Subject),
+		redisson.NoPoll(Name, Subject),
+		redisbench.CrashTTL(Name, Subject),
 	}
 }

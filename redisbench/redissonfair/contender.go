@@ -22,13 +22,14 @@ func Contender() bench.Contender {
 		Server:   redisbench.Server,
 		Settings: Settings(),
 		New: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
-			return New(Config{Config: redissonlock.Config{Addr: addrs[0], TTL: lease, Dialer: o.Dialer}})
+			return New(Config{Config: redissonlock.Config{Addr: addrs[0], TTL: lease, Dialer: o.Dialer, SeparateClients: o.SeparateClients}})
 		},
-		Dials:    true,
-		Counters: redissonlock.NewCounters,
-		Claims:   results.OfKind(results.ClaimOther, Claims()),
-		Notes:    Notes(),
-		Caps:     redisbench.WatchdogIdleCaps,
+		Dials:     true,
+		Counters:  redissonlock.NewCounters,
+		Claims:    results.OfKind(results.ClaimOther, Claims()),
+		Notes:     Notes(),
+		Caps:      redissonlock.Caps,
+		WaitRetry: redissonlock.WaitRetry,
 	}
 }
 
@@ -41,7 +42,7 @@ func Settings() results.Settings {
 	s["wait_timeout"] = DefaultWaitTimeout.String() + " (Redisson's fairLockWaitTimeout default in its code; its documentation says 5 seconds): a thread keeps its place until the thread before it should have been served plus this; every grant moves every waiter's timeout one wait closer"
 	s["stale_waiters"] = "every script first drops the threads at the front of the queue whose timeout passed: a waiter that vanished holds the queue until then"
 	s["acquire"] = "one Lua script (tryLockInner): drop stale waiters; EXISTS key; free and the thread at the front (or nobody waiting) → leave the queue, ZINCRBY -wait every waiter's timeout, HINCRBY field 1, PEXPIRE ttl, nil (granted); the thread's field present → re-entry; queued already → the lock's remaining TTL, 0 when it is free but not this thread's turn; else join at the back (ZADD timeout, RPUSH) and return the time until the thread before it times out"
-	s["release"] = "one Lua script (unlockInner): drop stale waiters; the thread's field absent → nil (ErrNotHeld), still waking the front thread if the lock is free; HINCRBY field -1; above 0 → PEXPIRE ttl; else DEL and PUBLISH 0 on redisson_lock__channel:{key}:<front thread>"
+	s["release"] = "one Lua script (unlockInner): drop stale waiters; the thread's field absent → nil (ErrNotHeld), still waking the front thread if the lock is free (Redisson's script answers 1 for a lock that no longer exists and nil for one another thread holds: the bench reports both as not held); HINCRBY field -1; above 0 → PEXPIRE ttl; else DEL and PUBLISH 0 on redisson_lock__channel:{key}:<front thread>"
 	s["wake_up"] = "each waiting thread subscribes to its own channel redisson_lock__channel:{key}:<thread>; a release wakes the front thread only"
 	s["give_up_cleanup"] = "when ctx ends before the grant, the thread leaves the queue and moves everyone behind it one wait closer (Redisson's acquireFailed, run by tryLock when its wait runs out; lock() leaves a dead thread to time out)"
 	s["fair"] = "yes: a free lock goes only to the thread at the front of the queue"

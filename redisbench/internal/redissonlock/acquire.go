@@ -41,14 +41,11 @@ func (c *Client) Acquire(ctx context.Context, a Attempt) (time.Time, error) {
 	if granted || err != nil {
 		return sent, err
 	}
-	sub, err := c.pubsub.subscribe(ctx, a.Channel)
+	pubsub, done := c.subscriptions()
+	defer done()
+	sub, err := pubsub.subscribe(a.Channel)
 	if err != nil {
 		c.leave(ctx, a)
-		if ctx.Err() != nil {
-			// The SUBSCRIBE (or its connection's dial) failed because
-			// ctx ended: report that, as every other step does.
-			return time.Time{}, ctx.Err()
-		}
 		return time.Time{}, err
 	}
 	defer sub.close()
@@ -58,6 +55,11 @@ func (c *Client) Acquire(ctx context.Context, a Attempt) (time.Time, error) {
 	}
 	if err := sub.await(ctx, bound); err != nil {
 		c.leave(ctx, a)
+		if ctx.Err() != nil {
+			// The SUBSCRIBE (or its connection's dial) failed because
+			// ctx ended: report that, as every other step does.
+			return time.Time{}, ctx.Err()
+		}
 		return time.Time{}, err
 	}
 	for waiting := false; ; waiting = true {
@@ -68,7 +70,7 @@ func (c *Client) Acquire(ctx context.Context, a Attempt) (time.Time, error) {
 		}
 		if !waiting {
 			// From now on the thread only waits: let the server count it.
-			c.pubsub.ping(ctx)
+			pubsub.ping(ctx)
 		}
 		if err := sub.wait(ctx, ttl); err != nil {
 			c.leave(ctx, a)

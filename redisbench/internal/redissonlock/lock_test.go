@@ -14,6 +14,7 @@ import (
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/benchtest"
+	"github.com/monolock/monolock-bench/bench/faults/faultproxy"
 	"github.com/monolock/monolock-bench/redisbench"
 	"github.com/monolock/monolock-bench/redisbench/internal/redissonlock"
 	"github.com/monolock/monolock-bench/redisbench/redisson"
@@ -86,6 +87,8 @@ func TestWokenByMessage(t *testing.T) {
 				select {
 				case g := <-granted:
 					t.Fatalf("waiter returned before it waited: %v", g.err)
+				case <-ctx.Done():
+					t.Fatal("the waiter never counted as waiting")
 				case <-time.After(5 * time.Millisecond):
 				}
 			}
@@ -143,8 +146,8 @@ func counts(t *testing.T, p bench.Coordinator) bench.Counts {
 
 // TestWatchdog checks the holder's side of the TTL: the watchdog keeps a
 // lock held for several TTLs; a renewal refused (the hash deleted) closes
-// Lost; renewals that get no answer (the server paused) close Lost at
-// 0.8 × TTL after the last confirmed one, before the lock could expire.
+// Lost; renewals that get no answer close Lost at 0.8 × TTL after the last
+// confirmed one, before the lock expires on the server (see silent).
 func TestWatchdog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits out several TTLs of a real Redis: not under -short (make test runs it)")
@@ -199,43 +202,88 @@ func TestWatchdog(t *testing.T) {
 				t.Fatalf("Release after loss = %v, want ErrNotHeld", err)
 			}
 
-			// Silent: the server paused, renewals unanswered.
-			h, err = l.Acquire(ctx, key)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := servers[0].Pause(ctx); err != nil {
-				t.Fatal(err)
-			}
-			paused := time.Now()
-			defer servers[0].Unpause(ctx)
-			// The last confirmed renewal was sent at most ttl/3 before the
-			// pause: Lost closes between 0.8×ttl − ttl/3 and 0.8×ttl after
-			// it (plus scheduling).
-			giveUp := time.Duration(redisbench.GiveUpFactor * float64(ttl))
-			select {
-			case <-h.Lost():
-				if d := time.Since(paused); d < giveUp-ttl/3-50*time.Millisecond {
-					t.Errorf("Lost closed %v after the pause, before 0.8×TTL − TTL/3", d)
-				}
-			case <-time.After(3 * ttl):
-				// Generous: the watchdog's timer and goroutine run late
-				// on a loaded machine; a watchdog that never gives up
-				// still fails here.
-				t.Fatalf("Lost not closed %v after the pause, want by 0.8 × TTL (%v)", 3*ttl, giveUp)
-			}
-			if err := servers[0].Unpause(ctx); err != nil {
-				t.Fatal(err)
-			}
-			_ = h.Release(ctx)
+			// Silent: renewals unanswered (the holder's connections
+			// blackholed), while the server runs on and expires the lock.
+			silent(t, ctx, lk.open, addr, probe, lockKey, key)
 		})
 	}
 }
 
-// TestSharedSubscription: the waiting threads of one client share one
-// subscription, each counts as waiting, and every release wakes one of
-// them, so all are granted in turn long before the remaining TTL.
-func TestSharedSubscription(t *testing.T) {
+// silent checks the watchdog's give-up against the server's own clock: a
+// holder whose connections go silent after a confirmed renewal is told
+// its lock is lost GiveUpFactor (0.8) × TTL after that renewal started,
+// so with 0 < PTTL ≤ 0.2 × TTL (+ TTL/10 for the renewal's way to the
+// server and the reading's) left on the server when Lost closes: before
+// the lock expires there, and not before 0.8 × TTL of silence. The TTL
+// is long enough that a machine slow by a few hundred ms stays within
+// both bounds.
+func silent(t *testing.T, ctx context.Context, openLocker func(redissonlock.Config) (bench.Locker, error), addr string, probe *redis.Client, lockKey, key string) {
+	t.Helper()
+	const ttl = 3 * time.Second
+	proxy := faultproxy.New()
+	defer proxy.Close()
+	link, err := proxy.Link("holder", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := open(t, openLocker, redissonlock.Config{Addr: link.Addr(), TTL: ttl})
+	h, err := l.Acquire(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acquired := time.Now()
+	pttl := func() time.Duration {
+		ms, err := probe.Do(ctx, "pttl", lockKey).Int64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return time.Duration(ms) * time.Millisecond
+	}
+	// The first renewal (at TTL/3) sets the TTL back to the full TTL:
+	// once the server shows it, and its answer has had time to reach the
+	// holder, the next renewal is most of TTL/3 away.
+	for time.Since(acquired) < ttl/6 || pttl() < ttl-100*time.Millisecond {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the first renewal never reached the server")
+		case <-h.Lost():
+			t.Fatal("Lost closed while the watchdog kept the lock")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	if err := link.Blackhole(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-h.Lost():
+	case <-time.After(3 * ttl): // a hang guard, not the bound
+		t.Fatalf("Lost not closed %v after the holder went silent", 3*ttl)
+	}
+	left := pttl()
+	margin := time.Duration((1 - redisbench.GiveUpFactor) * float64(ttl))
+	switch {
+	case left <= 0:
+		t.Errorf("Lost closed after the lock expired on the server (PTTL %v): the give-up must come first", left)
+	case left > margin+ttl/10:
+		t.Errorf("Lost closed with %v of the TTL left on the server, want at most %v: given up before %v×TTL of silence", left, margin+ttl/10, redisbench.GiveUpFactor)
+	default:
+		t.Logf("Lost closed with %v of the TTL %v left on the server", left, ttl)
+	}
+	if err := link.Restore(); err != nil {
+		t.Fatal(err)
+	}
+	_ = h.Release(ctx) // held still or expired: either is fine here
+}
+
+// TestSubscriptions: the waiting threads of one client share one
+// subscription, and each release of Redisson's lock wakes one of them;
+// with SeparateClients each thread subscribes on a connection of its own,
+// as a client of its own would, and each release wakes every one of them
+// (the fair lock wakes the front thread only, either way). Each thread
+// counts as waiting, and all are granted in turn long before the
+// remaining TTL.
+func TestSubscriptions(t *testing.T) {
 	servers := benchtest.Start(t, redisbench.Server).Servers(redisbench.Server.Name)
 	rc := redis.NewClient(&redis.Options{Addr: servers[0].Addr()})
 	defer rc.Close()
@@ -254,58 +302,87 @@ func TestSharedSubscription(t *testing.T) {
 	}
 	const ttl, waiters = 10 * time.Second, 50
 	for _, lk := range lockers {
-		t.Run(lk.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			cfg := redissonlock.Config{Addr: servers[0].Addr(), TTL: ttl}
-			holder, client := open(t, lk.open, cfg), open(t, lk.open, cfg)
-			probe, err := redissonlock.NewCounters(servers)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer probe.Close()
-			key := "shared-" + lk.name
-			h, err := holder.Acquire(ctx, key)
-			if err != nil {
-				t.Fatal(err)
-			}
-			base, subs := counts(t, probe), subscribes()
-			var wg sync.WaitGroup
-			var granted atomic.Int64
-			for range waiters {
-				wg.Go(func() {
-					g, err := client.Acquire(ctx, key)
-					if err != nil {
-						t.Error(err)
-						return
+		for _, separate := range []bool{false, true} {
+			fair := lk.name == "redisson-fair"
+			t.Run(lk.name+map[bool]string{false: "/shared", true: "/separate"}[separate], func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				cfg := redissonlock.Config{Addr: servers[0].Addr(), TTL: ttl}
+				holder := open(t, lk.open, cfg)
+				cfg.SeparateClients = separate
+				client := open(t, lk.open, cfg)
+				probe, err := redissonlock.NewCounters(servers)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer probe.Close()
+				key := "subscriptions-" + strconv.FormatBool(separate)
+				h, err := holder.Acquire(ctx, key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				base, subs := counts(t, probe), subscribes()
+				var wg sync.WaitGroup
+				var granted atomic.Int64
+				for range waiters {
+					wg.Go(func() {
+						g, err := client.Acquire(ctx, key)
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						granted.Add(1)
+						_ = g.Release(ctx)
+					})
+				}
+				for counts(t, probe).Waiting-base.Waiting < waiters {
+					select {
+					case <-ctx.Done():
+						t.Fatalf("%d of %d threads counted as waiting", counts(t, probe).Waiting-base.Waiting, waiters)
+					case <-time.After(5 * time.Millisecond):
 					}
-					granted.Add(1)
-					_ = g.Release(ctx)
-				})
-			}
-			for counts(t, probe).Waiting-base.Waiting < waiters {
-				time.Sleep(5 * time.Millisecond)
-			}
-			queued := counts(t, probe)
-			// The fair lock subscribes each thread to a channel of its own.
-			want := int64(1)
-			if lk.name == "redisson-fair" {
-				want = waiters
-			}
-			if n := subscribes() - subs; n != want {
-				t.Errorf("%d SUBSCRIBEs for %d waiting threads of one client, want %d", n, waiters, want)
-			}
-			start := time.Now()
-			if err := h.Release(ctx); err != nil {
-				t.Fatal(err)
-			}
-			wg.Wait()
-			if d := time.Since(start); d > ttl/2 {
-				t.Errorf("%d waiters granted in %v, want well within the TTL %v (one woken per release)", granted.Load(), d, ttl)
-			}
-			if tries := counts(t, probe).Attempts - queued.Attempts; tries > 2*waiters {
-				t.Errorf("%d tries for %d grants after the queue formed, want at most %d", tries, waiters, 2*waiters)
-			}
-		})
+				}
+				queued := counts(t, probe)
+				// The fair lock subscribes each thread to a channel of its
+				// own; separate clients subscribe each thread.
+				want := int64(1)
+				if fair || separate {
+					want = waiters
+				}
+				if n := subscribes() - subs; n != want {
+					t.Errorf("%d SUBSCRIBEs for %d waiting threads, want %d", n, waiters, want)
+				}
+				if !fair {
+					channel := redissonlock.Name("redisson_lock__channel", lk.prefix+key)
+					n, err := rc.PubSubNumSub(ctx, channel).Result()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if n[channel] != want {
+						t.Errorf("%d connections subscribed to %s, want %d", n[channel], channel, want)
+					}
+				}
+				start := time.Now()
+				if err := h.Release(ctx); err != nil {
+					t.Fatal(err)
+				}
+				wg.Wait()
+				if d := time.Since(start); d > ttl/2 {
+					t.Errorf("%d waiters granted in %v, want well within the TTL %v", granted.Load(), d, ttl)
+				}
+				tries := counts(t, probe).Attempts - queued.Attempts
+				switch {
+				case separate && !fair:
+					// Every release reaches every waiter still waiting:
+					// about waiters × (waiters+1) / 2 tries in all.
+					if least := int64(waiters * (waiters - 1) / 4); tries < least {
+						t.Errorf("%d tries for %d grants of separate clients, want at least %d (each release wakes each waiter)", tries, waiters, least)
+					}
+				case tries > 2*waiters:
+					t.Errorf("%d tries for %d grants after the queue formed, want at most %d (one woken per release)", tries, waiters, 2*waiters)
+				}
+				t.Logf("%d tries for %d grants", tries, waiters)
+			})
+		}
 	}
 }

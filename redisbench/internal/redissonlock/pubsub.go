@@ -24,19 +24,35 @@ const reconnectPause = 100 * time.Millisecond
 // LockPubSub: one entry per channel, shared by the threads that wait on
 // it; the first subscribes, the last unsubscribes. Its methods are safe
 // for concurrent use.
+//
+// Nothing is sent while mu is held: the SUBSCRIBEs and UNSUBSCRIBEs are
+// queued in the order mu decided them and sent by the writer goroutine.
+// A send may have to redial (seconds while the server restarts); the
+// receive loop's confirmations and wake-ups, and threads that join or
+// leave, never wait for it.
 type pubSub struct {
 	ps *redis.PubSub
 
-	mu      sync.Mutex // guards the fields below and orders writes with their replies
+	mu      sync.Mutex // guards the fields below
 	entries map[string]*entry
 	// stale counts, per channel, the confirmations still due to
 	// SUBSCRIBEs of entries already removed: they confirm no later entry.
 	stale   map[string]int
-	started bool // the receive loop runs
+	writes  []write // to send, in order
+	started bool    // the receive loop and the writer run
 	closed  bool
 
-	done  chan struct{} // closed by close
-	ended chan struct{} // closed when the receive loop returned
+	kick      chan struct{} // holds a token while writes wait
+	ctx       context.Context
+	cancel    context.CancelFunc // at close: ends the loops and a dial in progress
+	receiving chan struct{}      // closed when the receive loop returned
+	writing   chan struct{}      // closed when the writer returned
+}
+
+// write is one SUBSCRIBE (for entry e) or UNSUBSCRIBE (e nil) to send.
+type write struct {
+	channel string
+	e       *entry
 }
 
 // entry is one subscribed channel.
@@ -45,19 +61,25 @@ type entry struct {
 	// wake holds the unlock messages not yet taken by a waiting thread.
 	wake chan struct{}
 	// ready is closed once the SUBSCRIBE is confirmed (or its
-	// confirmation was lost with the connection).
+	// confirmation was lost with the connection, or it could not be
+	// sent: then err says why).
 	ready     chan struct{}
 	confirmed bool
+	err       error
 }
 
 func newPubSub(rc *redis.Client) *pubSub {
+	ctx, cancel := context.WithCancel(context.Background())
 	return &pubSub{
 		// No channel yet: go-redis connects at the first SUBSCRIBE.
-		ps:      rc.Subscribe(context.Background()),
-		entries: map[string]*entry{},
-		stale:   map[string]int{},
-		done:    make(chan struct{}),
-		ended:   make(chan struct{}),
+		ps:        rc.Subscribe(ctx),
+		entries:   map[string]*entry{},
+		stale:     map[string]int{},
+		kick:      make(chan struct{}, 1),
+		ctx:       ctx,
+		cancel:    cancel,
+		receiving: make(chan struct{}),
+		writing:   make(chan struct{}),
 	}
 }
 
@@ -68,10 +90,10 @@ type subscription struct {
 	e       *entry
 }
 
-// subscribe takes a hold on channel's entry for one thread, sending
+// subscribe takes a hold on channel's entry for one thread, queueing a
 // SUBSCRIBE if the channel has none. The subscription is in force once
-// the entry is ready.
-func (p *pubSub) subscribe(ctx context.Context, channel string) (*subscription, error) {
+// await returned nil.
+func (p *pubSub) subscribe(channel string) (*subscription, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -81,18 +103,24 @@ func (p *pubSub) subscribe(ctx context.Context, channel string) (*subscription, 
 		e.refs++
 		return &subscription{p: p, channel: channel, e: e}, nil
 	}
-	if err := p.ps.Subscribe(ctx, channel); err != nil {
-		// go-redis keeps the channel for its next connection: forget it.
-		_ = p.ps.Unsubscribe(context.Background(), channel)
-		return nil, fmt.Errorf("redissonlock: SUBSCRIBE %s: %w", channel, err)
-	}
 	e := &entry{refs: 1, wake: make(chan struct{}, permits), ready: make(chan struct{})}
 	p.entries[channel] = e
+	p.send(write{channel: channel, e: e})
 	if !p.started {
 		p.started = true
 		go p.receive()
+		go p.write()
 	}
 	return &subscription{p: p, channel: channel, e: e}, nil
+}
+
+// send queues w for the writer; mu is held.
+func (p *pubSub) send(w write) {
+	p.writes = append(p.writes, w)
+	select {
+	case p.kick <- struct{}{}:
+	default: // the writer has a token already
+	}
 }
 
 // close ends the thread's hold; the last one unsubscribes the channel.
@@ -107,9 +135,9 @@ func (s *subscription) close() {
 	if !s.e.confirmed {
 		p.stale[s.channel]++
 	}
-	// A failed UNSUBSCRIBE leaves a channel nobody listens to until the
-	// connection is replaced (go-redis forgets it at once): harmless.
-	_ = p.ps.Unsubscribe(context.Background(), s.channel)
+	if !p.closed {
+		p.send(write{channel: s.channel})
+	}
 }
 
 // ping sends PING on the subscription connection (Redisson pings its
@@ -122,11 +150,13 @@ func (p *pubSub) ping(ctx context.Context) {
 
 // await waits until the subscription is in force, at most bound: a
 // confirmation that does not come leaves the thread to its timed retries.
+// It returns the error of a SUBSCRIBE that could not be sent.
 func (s *subscription) await(ctx context.Context, bound time.Duration) error {
 	t := time.NewTimer(bound)
 	defer t.Stop()
 	select {
 	case <-s.e.ready:
+		return s.e.err
 	case <-t.C:
 	case <-ctx.Done():
 		return ctx.Err()
@@ -160,21 +190,68 @@ func (s *subscription) wait(ctx context.Context, ttl time.Duration) error {
 	return nil
 }
 
+// write sends the queued SUBSCRIBEs and UNSUBSCRIBEs in order until close.
+func (p *pubSub) write() {
+	defer close(p.writing)
+	for {
+		select {
+		case <-p.ctx.Done():
+			return
+		case <-p.kick:
+		}
+		p.mu.Lock()
+		ws := p.writes
+		p.writes = nil
+		p.mu.Unlock()
+		for _, w := range ws {
+			if w.e == nil {
+				// A failed UNSUBSCRIBE leaves a channel nobody listens
+				// to until the connection is replaced (go-redis forgets
+				// it at once): harmless.
+				_ = p.ps.Unsubscribe(p.ctx, w.channel)
+				continue
+			}
+			if err := p.ps.Subscribe(p.ctx, w.channel); err != nil {
+				p.failed(w, err)
+			}
+		}
+	}
+}
+
+// failed releases the threads of an entry whose SUBSCRIBE could not be
+// sent, with the error (Redisson fails the lock() of every thread waiting
+// on that subscription). go-redis keeps the channel for its next
+// connection until the entry's last thread unsubscribes it.
+func (p *pubSub) failed(w write, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e := w.e
+	if e.confirmed {
+		return // released when the connection was lost
+	}
+	e.confirmed = true
+	e.err = fmt.Errorf("redissonlock: SUBSCRIBE %s: %w", w.channel, err)
+	close(e.ready)
+	if p.entries[w.channel] != e && p.stale[w.channel] > 0 {
+		// Removed before: the confirmation counted as still due will
+		// not come.
+		p.stale[w.channel]--
+	}
+}
+
 // receive reads the subscription connection until close: confirmations
 // release the threads that await them, unlock messages wake one thread.
 func (p *pubSub) receive() {
-	defer close(p.ended)
+	defer close(p.receiving)
 	for {
-		msg, err := p.ps.Receive(context.Background())
+		msg, err := p.ps.Receive(p.ctx)
 		if err != nil {
-			select {
-			case <-p.done:
+			if p.ctx.Err() != nil {
 				return
-			default:
 			}
 			p.lost()
 			select {
-			case <-p.done:
+			case <-p.ctx.Done():
 				return
 			case <-time.After(reconnectPause):
 			}
@@ -234,7 +311,7 @@ func (p *pubSub) lost() {
 	clear(p.stale)
 }
 
-// close closes the connection and waits for the receive loop to end.
+// close closes the connection and waits for the loops to end.
 func (p *pubSub) close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -244,10 +321,11 @@ func (p *pubSub) close() error {
 	p.closed = true
 	started := p.started
 	p.mu.Unlock()
-	close(p.done)
+	p.cancel()
 	err := p.ps.Close()
 	if started {
-		<-p.ended
+		<-p.receiving
+		<-p.writing
 	}
 	if errors.Is(err, redis.ErrClosed) {
 		err = nil
