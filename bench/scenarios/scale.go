@@ -180,7 +180,11 @@ func (cfg ScaleConfig) decides() []results.DecisionFigure {
 		})
 	}
 	return append(out,
-		results.DecisionFigure{ID: "waiters-no-load", Text: "queued waiters put no load on the coordinator (commands/s other than keep-alives, deepest queue)", Where: queue, Metric: "waiting_ops_per_sec", Op: results.AtMost},
+		// Polling is what makes waiting cost grow with the contention; a
+		// waiter woken by a push or a message tries about once per lease
+		// (Redisson's timed retry at the remaining TTL: at most twice),
+		// which costs what a keep-alive does.
+		results.DecisionFigure{ID: "waiters-no-poll", Text: "queued waiters do not poll: at most 2 tries per waiter per lease while the lock stays held (deepest queue; a push or a message wakes them)", Where: queue, Metric: "waiter_tries_per_lease", Op: results.AtMost, Than: results.ClaimBound{Value: 2}},
 		results.DecisionFigure{ID: "server-bytes-per-session", Text: "server memory per idle session, largest count", Where: &results.VariantParams{Load: results.LoadIdle, Lease: c.LongLease.String()}, Metric: "server_bytes_per_session"},
 	)
 }

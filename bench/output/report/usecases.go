@@ -29,7 +29,7 @@ var useCases = []useCase{
 	},
 	{
 		title:    "One hot lock passed among many workers",
-		requires: []string{"fifo", "waiters-no-load"},
+		requires: []string{"fifo", "waiters-no-poll"},
 		rank:     []string{"handover-graceful", "hot-wait-p99", "hot-coordinator-load"},
 		caveat:   "The coordinator load is that of the few clients of the fairness scenario; a polling lock's load grows with its waiters (Scale, queue).",
 	},
