@@ -48,10 +48,15 @@ var tinyStandby = FailoverConfig{Before: 400 * time.Millisecond, After: time.Sec
 // interval more; the upper bound leaves a loaded machine room.
 func checkD(t *testing.T, got map[string]float64, w watch) {
 	t.Helper()
+	// D runs from the moment the fault is surely in effect; the primary
+	// may have stopped answering from the moment applying it began
+	// (fault_took_ms earlier: 150 ms once on a loaded machine), so the
+	// physics bound is on the two together.
 	d, ok := got["detection_ms"]
+	took := got["fault_took_ms"]
 	lo, hi := ms(time.Duration(w.fall)*w.interval-20*time.Millisecond), ms(w.expected()+time.Second)
-	if !ok || d < lo || d > hi {
-		t.Errorf("D = %v ms (%v) for %s, want %v to %v", d, ok, w, lo, hi)
+	if !ok || d+took < lo || d > hi {
+		t.Errorf("D = %v ms (%v), the fault took %v ms to apply, for %s: want D + that %v ms or more, D %v ms or less", d, ok, took, w, lo, hi)
 	}
 	if p, ok := got["fault_phase_ms"]; !ok || p < 0 || p > ms(w.interval+100*time.Millisecond) {
 		t.Errorf("fault phase %v ms (%v), want within one interval", p, ok)

@@ -64,7 +64,7 @@ const (
 // ScaleConfig configures the scale scenario. Zero fields take defaults.
 type ScaleConfig struct {
 	// Idle are the session counts of the idle-holder variants, MaxSessions
-	// for idle-max. Default 1k, 10k, max, 50k, 100k; quick 1k, 10k.
+	// for idle-max. Default 1k, 10k, max, 50k, 100k; quick 1k.
 	Idle []int
 	// LongLease names the variants idle-<C> (default 30s), ShortLease the
 	// variants idle-<C>-lease2s (default 2s; not in quick). A zero
@@ -111,7 +111,10 @@ func (c ScaleConfig) withDefaults(quick bool) ScaleConfig {
 	if !idleSet {
 		c.Idle = []int{1000, 10000, MaxSessions, 50000, 100000}
 		if quick {
-			c.Idle = []int{1000, 10000}
+			// idle-10k left the quick suite over its 6 minutes once the
+			// Redisson waiters got a window of a whole lease; the full run
+			// measures it.
+			c.Idle = []int{1000}
 		}
 	}
 	if c.LongLease <= 0 {

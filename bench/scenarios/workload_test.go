@@ -151,8 +151,8 @@ func TestWorkloadScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Workload overload", "SLOs of overload", `achieved\_per\_sec &gt;= 99%`, "Ranking for jobs"} {
-		if !strings.Contains(string(rep.Markdown), want) {
-			t.Errorf("report.md lacks %q", want)
+		if !strings.Contains(string(rep.Markdown)+string(rep.Details), want) {
+			t.Errorf("neither report.md nor details.md has %q", want)
 		}
 	}
 	if rk := report.RankWorkload(res, "jobs"); len(rk.Ranks) != 2 || rk.Ranks[0].Place != 1 {

@@ -171,7 +171,7 @@ func TestSmoke(t *testing.T) {
 			if code := dispatch(context.Background(), []string{"compare", p, p}, &stdout, &stderr); code != exitOK {
 				t.Fatalf("compare = %d: %s", code, stderr.String())
 			}
-			if !strings.Contains(stdout.String(), "| latency | w1 | monolock | cycle_p99 |") {
+			if !strings.Contains(stdout.String(), "| latency | w1 | monolock | acquire + release p99 | ") {
 				t.Errorf("compare output lacks a latency row:\n%s", stdout.String())
 			}
 		})

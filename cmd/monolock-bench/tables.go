@@ -65,7 +65,7 @@ func scenarioTable(o tableOptions) []bench.Scenario {
 		quickWithout(scenarios.HandoverConfig{Holder: o.holder}.Scenario(), scenarios.HostLoss),
 		scenarios.FairnessConfig{}.Scenario(),
 		quickWithout(scenarios.SafetyConfig{Holder: o.holder}.Scenario(), scenarios.HostLoss),
-		quickWithout(scenarios.FailoverConfig{}.Scenario(), scenarios.FailoverGraceful),
+		quickWithout(scenarios.FailoverConfig{}.Scenario(), scenarios.FailoverGraceful, scenarios.FailoverPrimaryLost),
 		scenarios.Scale(),
 		scenarios.ChaosConfig{Holder: o.holder, Seed: o.chaosSeed, Duration: o.chaosDuration, QuickFaults: quickChaosFaults}.Scenario(),
 		scenarios.WorkloadConfig{Workloads: o.workloads, QuickContenders: o.quickPair(), Client: o.client}.Scenario(),
