@@ -32,7 +32,7 @@ func reportCPU(b *testing.B, start time.Duration, ops int) {
 }
 
 func dialAcquire(b *testing.B, addr, name string) net.Conn {
-	c, err := net.Dial("tcp", addr)
+	c, err := dialer.Dial("tcp", addr)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func BenchmarkServerAcquireRelease(b *testing.B) {
 func BenchmarkServerAcquireWarm(b *testing.B) {
 	ts := monolocktest.NewServer(b)
 	dial := func() net.Conn {
-		c, err := net.Dial("tcp", ts.Addr)
+		c, err := dialer.Dial("tcp", ts.Addr)
 		if err != nil {
 			b.Fatal(err)
 		}
