@@ -130,6 +130,9 @@ func (c *Client) claim(ctx context.Context, conn net.Conn, name string, ms uint3
 		}
 		return nil, unwrapConnError(err)
 	}
+	if c.keepAliveLong && lease >= keepAliveLease { // after the answer: off the claim's critical path
+		keepAlive(conn)
+	}
 	switch f.Type {
 	case protocol.TypeAcquired:
 		l.token = f.Token
