@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(idleClientsEnv); spec != "" {
 		os.Exit(runIdleClients(spec))
 	}
+	if spec := os.Getenv(heartbeatClientsEnv); spec != "" {
+		os.Exit(runHeartbeatClients(spec))
+	}
 	os.Exit(m.Run())
 }
 
