@@ -35,10 +35,10 @@ type Config struct {
 	// costs one round trip instead of two (three or more with TLS).
 	// Spares taken by claims are replaced in the background, dialled
 	// together once half of them are taken; each is replaced when it
-	// reaches SpareMaxAge; one found closed (by the
-	// server's io-timeout or a restart) is discarded and the claim made on
-	// a fresh dial, which the caller does not see: the server never had
-	// its ACQUIRE. Every spare is an open connection and a file descriptor
+	// reaches SpareMaxAge; one found closed (by the server's io-timeout or
+	// a restart: its ACQUIRE gets no byte of an answer) is discarded and
+	// the claim made again on the next spare or a fresh dial, which the
+	// caller does not see: the server never had its ACQUIRE. Every spare is an open connection and a file descriptor
 	// on the server and the client, and its refresh a dial every
 	// SpareMaxAge; a Client with spares must be closed (Close). Default 0:
 	// none, every claim dials its own connection.
