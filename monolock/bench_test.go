@@ -28,7 +28,7 @@ func BenchmarkCycle(b *testing.B) {
 		names[i] = fmt.Sprintf("bench/%d", i)
 		frames[i] = protocol.AppendAcquire(nil, uint32(lease.Milliseconds()), names[i])
 	}
-	var d net.Dialer
+	d := net.Dialer{KeepAlive: -1} // the client's default dialer: no TCP keep-alive
 	raw := func(b *testing.B, i int) {
 		var buf [protocol.AcquiredLen]byte
 		conn, err := d.DialContext(b.Context(), "tcp", srv.Addr)
@@ -52,6 +52,7 @@ func BenchmarkCycle(b *testing.B) {
 		if _, err := io.ReadFull(conn, buf[1:]); err != nil {
 			b.Fatal(err)
 		}
+		conn.(*net.TCPConn).SetLinger(0) // the client's close: a reset
 		conn.Close()
 	}
 	c := monolock.New(monolock.Config{Address: srv.Addr})

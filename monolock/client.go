@@ -20,10 +20,13 @@ type Dialer interface {
 type Config struct {
 	// Address is the server's host:port. Required.
 	Address string
-	// Dialer opens one connection per claim over "tcp". Default:
-	// &net.Dialer{KeepAlive: -1} (plaintext TCP, no timeout other than the
-	// context, and no TCP keep-alive: the heartbeats already watch the
-	// connection, and its setup is 4 system calls per claim).
+	// Dialer opens one connection per claim over "tcp". Default: a
+	// connection as &net.Dialer{} makes it (plaintext TCP, no timeout other
+	// than the context, TCP keep-alive with Go's defaults: probes after 15s
+	// idle). Its keep-alive is switched on only for a lease of 60s or more:
+	// a shorter lease's heartbeats (every lease/4 at most) leave no 15s of
+	// silence in which a probe could be sent, and switching it on costs 4
+	// system calls per claim.
 	Dialer Dialer
 
 	// Spares is how many connections the Client keeps dialled in advance
@@ -32,10 +35,10 @@ type Config struct {
 	// costs one round trip instead of two (three or more with TLS).
 	// Spares taken by claims are replaced in the background, dialled
 	// together once half of them are taken; each is replaced when it
-	// reaches SpareMaxAge; one found closed (by the
-	// server's io-timeout or a restart) is discarded and the claim made on
-	// a fresh dial, which the caller does not see: the server never had
-	// its ACQUIRE. Every spare is an open connection and a file descriptor
+	// reaches SpareMaxAge; one found closed (by the server's io-timeout or
+	// a restart: its ACQUIRE gets no byte of an answer) is discarded and
+	// the claim made again on the next spare or a fresh dial, which the
+	// caller does not see: the server never had its ACQUIRE. Every spare is an open connection and a file descriptor
 	// on the server and the client, and its refresh a dial every
 	// SpareMaxAge; a Client with spares must be closed (Close). Default 0:
 	// none, every claim dials its own connection.
@@ -73,6 +76,10 @@ type Client struct {
 	dialer Dialer
 	err    error   // why the Config is unusable; returned by every Acquire
 	spares *spares // nil without Config.Spares
+
+	// keepAliveLong: the default Dialer, which dials without TCP keep-alive;
+	// claims with a lease of keepAliveLease or more switch it on.
+	keepAliveLong bool
 }
 
 // New returns a Client for cfg. It does not dial (except that with
@@ -86,7 +93,7 @@ func New(cfg Config) *Client {
 		c.err = fmt.Errorf("%w: Address is empty (want host:port of the server)", ErrInvalidConfig)
 	}
 	if c.dialer == nil {
-		c.dialer = &net.Dialer{KeepAlive: -1}
+		c.dialer, c.keepAliveLong = &net.Dialer{KeepAlive: -1}, true
 	}
 	if c.err == nil {
 		c.configure(cfg)
@@ -147,4 +154,18 @@ func (c *Client) validate(name string, lease time.Duration) error {
 	}
 	_, err := protocol.LeaseMillis(lease)
 	return err
+}
+
+// keepAliveLease is the shortest lease whose heartbeats (every lease/4 at
+// most) can leave a connection silent for Go's default keep-alive idle
+// time, 15s: from this lease on the default Dialer's claims send probes
+// as &net.Dialer{} would.
+const keepAliveLease = 4 * 15 * time.Second
+
+// keepAlive switches TCP keep-alive on conn on with Go's defaults (idle
+// and interval 15s, 9 probes), as &net.Dialer{} does at the dial.
+func keepAlive(conn net.Conn) {
+	if tcp, ok := conn.(*net.TCPConn); ok {
+		tcp.SetKeepAliveConfig(net.KeepAliveConfig{Enable: true})
+	}
 }

@@ -93,7 +93,7 @@ func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (resu
 	// Under churn the keep-alive counters also count releases (a Redis
 	// release is a script too): no heartbeat figure.
 	raw.Metrics = slices.DeleteFunc(raw.Metrics, func(m results.Metric) bool {
-		return m.Name == "heartbeats_per_sec" || m.Name == "server_cpu_us_per_heartbeat"
+		return m.Name == "heartbeats_per_sec" || m.Name == "server_cpu_us_per_heartbeat" || m.Name == "client_cpu_us_per_heartbeat"
 	})
 	mu.Lock()
 	defer mu.Unlock()

@@ -89,6 +89,9 @@ func (s *setup) load(raw *results.Raw, a, b reading) {
 		if ka > 0 && a.cpuOK && b.cpuOK && b.cpu > a.cpu {
 			raw.Metrics = append(raw.Metrics, results.Metric{Name: "server_cpu_us_per_heartbeat", Unit: "us", Value: float64(b.cpu-a.cpu) / 1e3 / float64(ka)})
 		}
+		if ka > 0 {
+			raw.Metrics = append(raw.Metrics, results.Metric{Name: "client_cpu_us_per_heartbeat", Unit: "us", Value: self * 1e3 / float64(ka)})
+		}
 	}
 }
 

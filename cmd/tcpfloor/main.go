@@ -68,7 +68,9 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 		return err
 	}
 	raiseOpenFileLimit(log)
-	l, err := net.Listen("tcp", *listen)
+	// As cmd/monolock listens: no TCP keep-alive on accepted connections,
+	// so that the floor pays the same system calls per connection.
+	l, err := (&net.ListenConfig{KeepAlive: -1}).Listen(context.Background(), "tcp", *listen)
 	if err != nil {
 		return fmt.Errorf("tcpfloor: listen: %w", err)
 	}

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -28,14 +29,19 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(idleClientsEnv); spec != "" {
 		os.Exit(runIdleClients(spec))
 	}
+	if spec := os.Getenv(heartbeatClientsEnv); spec != "" {
+		os.Exit(runHeartbeatClients(spec))
+	}
 	os.Exit(m.Run())
 }
 
 // floorServer is the do-nothing baseline: per connection it reads one
 // 12-byte frame, writes 9 bytes and closes when the client does — the bytes
-// of an uncontended monolock claim with a 4-byte name, and nothing else.
+// of an uncontended monolock claim with a 4-byte name, and nothing else. It
+// listens as monolocktest does (no TCP keep-alive), so that both pay the
+// same system calls per connection.
 func floorServer(b *testing.B) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := (&net.ListenConfig{KeepAlive: -1}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -68,10 +74,14 @@ func cycleName(i uint32) string {
 	return string([]byte{digits[i>>18&63], digits[i>>12&63], digits[i>>6&63], digits[i&63]})
 }
 
+// dialer dials as the monolock client's default dialer does: without TCP
+// keep-alive.
+var dialer = net.Dialer{KeepAlive: -1}
+
 // cycle runs connect → ACQUIRE → ACQUIRED → close once, on a lock of its
 // own (uncontended).
 func cycle(addr string, name string, frame []byte) error {
-	c, err := net.Dial("tcp", addr)
+	c, err := dialer.Dial("tcp", addr)
 	if err != nil {
 		return err
 	}

@@ -845,6 +845,36 @@ func get(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
+// TestStalledWriteBoundedLaterInSession: the write deadline moves only
+// when less than half an io-timeout is left, so a write stalled later in a
+// session gives up between half an io-timeout and one io-timeout after it
+// started: here the answer to the first heartbeat (200ms in, 100ms left)
+// moved it to 500ms, and the answer to the second (250ms in, never read)
+// gives up 250ms after it started.
+func TestStalledWriteBoundedLaterInSession(t *testing.T) {
+	inBubble(t, server.Config{IOTimeout: 300 * time.Millisecond}, func(t *testing.T, ts *monolocktest.Server) {
+		owner := connect(t, ts)
+		owner.acquire("stall", time.Minute)
+		owner.expect(protocol.TypeAcquired)
+		granted := time.Now()
+		waiter := connect(t, ts)
+		waiter.acquire("stall", time.Minute)
+		waiter.expect(protocol.TypeWaiting)
+		time.Sleep(200 * time.Millisecond)
+		owner.heartbeat()
+		owner.expect(protocol.TypeAcquired)
+		time.Sleep(50 * time.Millisecond)
+		owner.heartbeat() // its answer is never read
+		stalled := time.Now()
+		waiter.expect(protocol.TypeAcquired)
+		elapsed(t, "promotion after the stalled write", stalled, 250*time.Millisecond)
+		elapsed(t, "promotion after the grant", granted, 500*time.Millisecond)
+		if n := metric(t, ts.Server(), `monolock_releases_total{reason="io_timeout"}`); n != 1 {
+			t.Errorf("io_timeout releases = %v", n)
+		}
+	})
+}
+
 // TestStalledReaderTimesOutWrite: an owner that never reads its answer
 // stalls the server's write (an in-memory connection has no buffer); the
 // write gives up exactly one io-timeout later, the ownership ends with

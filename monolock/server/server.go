@@ -36,7 +36,10 @@ const DefaultIOTimeout = 5 * time.Second
 type Config struct {
 	// IOTimeout bounds the reading of one started frame, one write, and the
 	// handshake of a new connection (TLS, then the ACQUIRE frame). A peer
-	// that exceeds it ends its own session (release reason io_timeout).
+	// that exceeds it ends its own session (release reason io_timeout). A
+	// write gives up no later than IOTimeout after it started, and no
+	// sooner than half of it (its deadline is moved once per half
+	// IOTimeout, not per answer).
 	// Default DefaultIOTimeout (5s) when zero; negative is an error.
 	IOTimeout time.Duration
 	// Logger receives diagnostics. Default slog.Default().

@@ -41,9 +41,10 @@ type session struct {
 	remote   string
 	identity string // empty without mTLS
 
-	wmu      sync.Mutex // held while writing
-	spare    []byte     // the last written buffer, reused; guarded by wmu
-	finished bool       // the final close step was taken; guarded by wmu
+	wmu       sync.Mutex // held while writing
+	spare     []byte     // the last written buffer, reused; guarded by wmu
+	finished  bool       // the final close step was taken; guarded by wmu
+	wdeadline time.Time  // the write deadline last set; guarded by wmu
 
 	mu        sync.Mutex
 	claim     *locktable.Claim // set before the claim enters the table
@@ -410,7 +411,7 @@ func (ss *session) flush() {
 		ending, lingering := ss.ending, ss.lingering
 		ss.mu.Unlock()
 		if len(buf) > 0 {
-			ss.conn.SetWriteDeadline(time.Now().Add(ss.srv.cfg.IOTimeout))
+			ss.boundWrite()
 			_, err := ss.conn.Write(buf)
 			ss.spare = buf
 			if err != nil {
@@ -432,6 +433,20 @@ func (ss *session) flush() {
 			ss.conn.Close()
 		}
 	}
+}
+
+// boundWrite bounds the next write by the io-timeout. Moving the deadline
+// updates a runtime timer, which at a heartbeat per answer was a tenth of
+// the server's own work per keep-alive, so it moves only once less than
+// half an io-timeout is left: a write then gives up at most one io-timeout
+// after it starts, and at least half of one. Caller holds wmu.
+func (ss *session) boundWrite() {
+	now := time.Now()
+	if ss.wdeadline.Sub(now) >= ss.srv.cfg.IOTimeout/2 {
+		return
+	}
+	ss.wdeadline = now.Add(ss.srv.cfg.IOTimeout)
+	ss.conn.SetWriteDeadline(ss.wdeadline)
 }
 
 // drain discards input until the connection is closed, the linger deadline

@@ -63,7 +63,9 @@ func NewTCP(addr string, lease time.Duration) (*TCPFloor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("floors: %w", err)
 	}
-	return &TCPFloor{addr: addr, leaseMS: ms}, nil
+	// The monolock client's default dialer: no TCP keep-alive (the floor is
+	// the same exchange, so it pays the same system calls per claim).
+	return &TCPFloor{addr: addr, leaseMS: ms, dialer: net.Dialer{KeepAlive: -1}}, nil
 }
 
 // TCPSettings describes the tcp-floor for results.json.
@@ -71,6 +73,7 @@ func TCPSettings() results.Settings {
 	return results.Settings{
 		"acquire": "TCP connect, one 12-byte ACQUIRE frame (4-byte name) in, one 9-byte ACQUIRED frame out",
 		"release": "close the connection with a reset (SO_LINGER 0), as the monolock client does",
+		"sockets": "no TCP keep-alive on either side, as the monolock client and server",
 		"locks":   "nothing (a baseline)",
 		"key_len": fmt.Sprint(NameLen),
 	}

@@ -4,7 +4,9 @@ import "github.com/monolock/monolock-bench/bench/output/results"
 
 // scaleClaims are the claims of the scale scenario. The targets of issue
 // 16 (≤ 16 KiB per idle session, no load from waiting) are the thresholds;
-// the report shows the measured slopes beside them.
+// the report shows the measured slopes beside them. Issue 26's T2 (every
+// session held at idle-max-lease2s, a keep-alive no dearer than Redis's
+// watchdog extension) is two targets.
 func scaleClaims() []results.ClaimRule {
 	return []results.ClaimRule{
 		{
@@ -75,6 +77,28 @@ func scaleClaims() []results.ClaimRule {
 			Op: results.AtMost, Than: results.ClaimBound{Variant: "idle-1k", Factor: 2},
 			Spread: results.SpreadRange,
 			Quote:  []results.ClaimQuote{{Metric: "heartbeats_per_sec"}, {Metric: "sessions_reached"}},
+		},
+		{
+			ID:        "target-scale-lease2s-all-held",
+			Claim:     "Target: at a 2 s lease monolock keeps every session it opens.",
+			Statement: "At the most idle holders the machine allows at lease 2 s (scale, idle-max-lease2s), monolock still holds every session it opened after the window.",
+			Threshold: "holds when sessions held / sessions opened ≥ 1 in every repetition; fails when below in every repetition",
+			Scenario:  "scale", Variant: "idle-max-lease2s", Subject: "monolock", Metric: "sessions_held_share",
+			Derive: &results.Derivation{Times: []string{"sessions_reached"}, Per: "sessions"},
+			Label:  "share of the opened sessions still held",
+			Op:     results.AtLeast, Than: results.ClaimBound{Value: 1},
+			Spread: results.SpreadRange,
+			Quote:  []results.ClaimQuote{{Metric: "sessions_reached"}, {Metric: "server_cpu_ms_per_sec"}, {Metric: "bench_cpu_ms_per_sec"}, {Contender: "redis", Metric: "sessions_reached"}},
+		},
+		{
+			ID:        "target-scale-keepalive-cpu-redis",
+			Claim:     "Target: a keep-alive costs the monolock server no more CPU than a Redis watchdog extension costs Redis.",
+			Statement: "At the most idle holders the machine allows at lease 2 s (scale, idle-max-lease2s), monolock's server CPU per keep-alive is at most the Redis server's CPU per watchdog extension (the redis contender's keep-alive) in the same run.",
+			Threshold: "holds when monolock ≤ redis for every pairing of repetitions; fails when above for every pairing",
+			Scenario:  "scale", Variant: "idle-max-lease2s", Subject: "monolock", Metric: "server_cpu_us_per_heartbeat",
+			Op: results.AtMost, Than: results.ClaimBound{Contender: "redis"},
+			Spread: results.SpreadRange,
+			Quote:  []results.ClaimQuote{{Metric: "client_cpu_us_per_heartbeat"}, {Contender: "redis", Metric: "client_cpu_us_per_heartbeat"}, {Metric: "heartbeats_per_sec"}, {Metric: "sessions_reached"}},
 		},
 		{
 			ID:        "target-scale-heartbeat-lease",

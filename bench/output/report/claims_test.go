@@ -117,6 +117,7 @@ func TestClaimVerdicts(t *testing.T) {
 		extra func([]results.Raw)
 		want  Verdict
 	}{
+
 		{"latency equal", "acquire-latency", lat([]float64{110, 120, 115}, []float64{100, 105, 102}), nil, Holds},
 		{"latency far apart", "acquire-latency", lat([]float64{400, 420, 410}, []float64{100, 105, 102}), nil, Fails},
 		{"latency straddles", "acquire-latency", lat([]float64{100, 160, 140}, []float64{100, 105, 102}), nil, Inconclusive},
@@ -242,6 +243,43 @@ func TestReferenceRunVerdicts(t *testing.T) {
 		if c.Verdict != want[c.ID] {
 			t.Errorf("%s: %s, want %s (%s)", c.ID, c.Verdict, want[c.ID], c.Evidence)
 		}
+	}
+}
+
+// Issue 26's T2 targets at idle-max-lease2s: every opened session still
+// held, and a keep-alive no dearer for the server than Redis's watchdog
+// extension (synthetic figures).
+func TestScaleKeepAliveTargets(t *testing.T) {
+	lease2s := func(metric, unit string, m, r []float64) []fig {
+		return []fig{
+			{"scale", "monolock", "idle-max-lease2s", metric, unit, m},
+			{"scale", "redis", "idle-max-lease2s", metric, unit, r},
+		}
+	}
+	held := func(reached []float64) []fig {
+		return append(lease2s("sessions_reached", "count", reached, []float64{20000, 20000, 20000}),
+			fig{"scale", "monolock", "idle-max-lease2s", "sessions", "count", []float64{20000, 20000, 20000}})
+	}
+	for _, tt := range []struct {
+		name, claim string
+		figs        []fig
+		want        Verdict
+	}{
+		{"every session held", "target-scale-lease2s-all-held", held([]float64{20000, 20000, 20000}), Holds},
+		{"sessions lost", "target-scale-lease2s-all-held", held([]float64{769, 10069, 9000}), Fails},
+		{"sessions lost once", "target-scale-lease2s-all-held", held([]float64{20000, 19990, 20000}), Inconclusive},
+		{"keep-alive cheaper than redis", "target-scale-keepalive-cpu-redis", lease2s("server_cpu_us_per_heartbeat", "us", []float64{8, 9, 10}, []float64{10.5, 11, 12}), Holds},
+		{"keep-alive dearer than redis", "target-scale-keepalive-cpu-redis", lease2s("server_cpu_us_per_heartbeat", "us", []float64{25, 26, 27}, []float64{10, 11, 12}), Fails},
+		{"keep-alive cost overlaps", "target-scale-keepalive-cpu-redis", lease2s("server_cpu_us_per_heartbeat", "us", []float64{9, 11, 13}, []float64{10, 11, 12}), Inconclusive},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := synthetic(tt.figs, nil)
+			r.Claims = monolock.Contender().Claims
+			got := claimNamed(t, r, tt.claim)
+			if got.Verdict != tt.want {
+				t.Fatalf("verdict %s, want %s (evidence: %s)", got.Verdict, tt.want, got.Evidence)
+			}
+		})
 	}
 }
 

@@ -217,8 +217,9 @@ func (f *figures) scaleSlopes(d *document) {
 
 // scaleShortLease says, per idle variant at a short lease, how many
 // sessions each contender still held and what the keep-alives cost the
-// server and the bench: the bench's clients share the cores, so the two
-// together bound the sessions a lease can keep.
+// server and the bench, per second and per keep-alive: the bench's clients
+// share the cores, so the two together bound the sessions a lease can
+// keep.
 func (f *figures) scaleShortLease(d *document) {
 	var parts []string
 	for _, v := range f.variants(scale) {
@@ -237,6 +238,11 @@ func (f *figures) scaleShortLease(d *document) {
 				s += fmt.Sprintf(" (server %s ms/s", results.Num(srv.Median))
 				if b, ok := f.row(scale, c, v, "bench_cpu_ms_per_sec"); ok {
 					s += fmt.Sprintf(", bench %s ms/s", results.Num(b.Median))
+				}
+				srvKA, okS := f.row(scale, c, v, "server_cpu_us_per_heartbeat")
+				cliKA, okC := f.row(scale, c, v, "client_cpu_us_per_heartbeat")
+				if okS && okC {
+					s += fmt.Sprintf("; per keep-alive server %s µs, bench %s µs", results.Num(srvKA.Median), results.Num(cliKA.Median))
 				}
 				s += ")"
 			}
