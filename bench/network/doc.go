@@ -35,15 +35,21 @@
 //
 // A path between the bench and a host takes the host's profile; a path
 // between two hosts the profile of the one with the larger RTT. Each
-// packet is held RTT/2 less half the line's own round-trip cost, measured
-// by New against the direct path (Calibration), plus its jitter; a packet
-// never overtakes an earlier one on its path. The line sleeps in
-// epoll_pwait2 (nanosecond timeouts, Linux 5.11 or later) and wakes ahead
-// of a due time by its measured median wake-up latency (Stats.Lead), so
-// that packets leave on time at the median; none leaves more than 200 µs
-// early. The
-// smallest RTT it can emulate is Calibration.OwnRTT; below it, use
-// Loopback, which builds no network at all.
+// packet is held RTT/2 less half the RTT's Compensation, plus its
+// jitter; a packet never overtakes an earlier one on its path. The
+// Compensation is measured on an RTT's first use (New does it for the
+// profiles it is given): TCP round trips through a link holding RTT/2
+// each way take more than RTT, by the line's work and by the wake-ups of
+// the line and of both ends, which had slept while the packet waited;
+// the line subtracts that excess, so that a round trip between idle ends
+// takes the asked RTT at the median. The line sleeps in epoll_pwait2
+// (nanosecond timeouts, Linux 5.11 or later) and wakes ahead of a due
+// time by its measured median wake-up latency (Stats.Lead), so that
+// packets leave on time at the median; none leaves more than 200 µs
+// early. A round trip never takes less than Network.Floor. The smallest
+// RTT it can emulate is Calibration.OwnRTT, what a link that holds
+// nothing adds against the direct path; below it, use Loopback, which
+// builds no network at all.
 //
 // A link with a rate serialises its packets at that bandwidth per
 // direction and drops what would wait more than 50 ms in its queue.

@@ -149,7 +149,7 @@ func (h *Host) SetFault(f Fault) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.update(h.profile, f)
+	return h.update(context.Background(), h.profile, f)
 }
 
 // Cut drops every packet to and from the host (cut) or heals it (host
@@ -161,22 +161,24 @@ func (h *Host) Cut(cut bool) error {
 	return h.SetFault(NoFault)
 }
 
-// SetProfile changes the host's link profile from the next packet on.
-func (h *Host) SetProfile(p Profile) error {
+// SetProfile changes the host's link profile from the next packet on; an
+// RTT no host had before is first measured for its Compensation.
+func (h *Host) SetProfile(ctx context.Context, p Profile) error {
 	if p.IsLoopback() {
 		return fmt.Errorf("network: host %s: a host on an emulated network cannot be loopback", h.name)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.update(p, h.fault)
+	return h.update(ctx, p, h.fault)
 }
 
-// update sends the profile and fault to the line; h.mu is held.
-func (h *Host) update(p Profile, f Fault) error {
+// update sends the profile and fault to the line; h.mu is held. The
+// profile's compensation is known unless the profile is new.
+func (h *Host) update(ctx context.Context, p Profile, f Fault) error {
 	if h.closed {
 		return ErrClosed
 	}
-	params, err := h.net.params(p)
+	params, err := h.net.params(ctx, p)
 	if err != nil {
 		return fmt.Errorf("network: host %s: %w", h.name, err)
 	}
@@ -287,7 +289,7 @@ func (h *Host) Reattach(ctx context.Context, pid int) error {
 	if err != nil {
 		return err
 	}
-	params, err := h.net.params(h.profile)
+	params, err := h.net.params(ctx, h.profile)
 	if err != nil {
 		unix.Close(fd)
 		return err

@@ -20,10 +20,9 @@ import (
 )
 
 // floorOf is the least a round trip through a path of RTT rtt and jitter
-// can take: each packet holds rtt/2 − jitter/2 less half the line's own
-// cost, and may leave up to maxLead early.
+// can take (Network.Floor).
 func floorOf(n *Network, rtt, jitter time.Duration) time.Duration {
-	return rtt - jitter - n.Calibration().OwnRTT - 2*maxLead
+	return n.Floor(Profile{RTT: rtt, Jitter: jitter})
 }
 
 func mustProfile(t *testing.T, s string) *Profile {
@@ -52,8 +51,9 @@ func TestAskedVsMeasured(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%-7s asked %-6v rtt %v | connect %v | rtt p50 %+.1f%%", p, p.RTT, m.RTT, m.Connect,
-			100*(float64(m.RTT.P50)/float64(p.RTT)-1))
+		comp, _ := n.Compensation(p.RTT)
+		t.Logf("%-7s asked %-6v rtt %v | connect %v | rtt p50 %+.1f%% | uncompensated %v, subtracted %v", p, p.RTT, m.RTT, m.Connect,
+			100*(float64(m.RTT.P50)/float64(p.RTT)-1), comp.Uncompensated, comp.Subtracted)
 		low := floorOf(n, p.RTT, p.Jitter)
 		if m.RTT.Min < low || m.Connect.Min < low {
 			t.Errorf("%s: rtt min %v, connect min %v below the physics bound %v", p, m.RTT.Min, m.Connect.Min, low)

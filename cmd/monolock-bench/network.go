@@ -188,6 +188,9 @@ func measureNetwork(ctx context.Context, n *network.Network, d bench.Deployment,
 		Profile: p.String(), AskedRTTUS: us(p.RTT), JitterUS: us(p.Jitter), Loss: p.Loss,
 		LineOwnRTTUS: us(c.OwnRTT), DirectRTTUS: us(c.Direct.P50),
 	}
+	if comp, ok := n.Compensation(p.RTT); ok {
+		nr.UncompensatedRTT, nr.CompensationUS = spreadUS(comp.Uncompensated), us(comp.Subtracted)
+	}
 	_, peersOffLine := d.(*containers.Deployment)
 	for _, spec := range specs {
 		servers := d.Servers(spec.Name)
@@ -223,7 +226,7 @@ func measureNetwork(ctx context.Context, n *network.Network, d bench.Deployment,
 
 func pathOf(m network.Measurement) results.NetworkPath {
 	return results.NetworkPath{Server: m.Host, From: m.From, Profile: m.Profile, AskedRTTUS: us(m.AskedRTT),
-		RTT: spreadUS(m.RTT), Connect: spreadUS(m.Connect), Failed: m.Failed}
+		SubtractedUS: us(m.Subtracted), RTT: spreadUS(m.RTT), Connect: spreadUS(m.Connect), Failed: m.Failed}
 }
 
 func spreadUS(s network.Spread) results.SpreadUS {

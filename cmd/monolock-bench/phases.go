@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/network"
@@ -19,6 +20,10 @@ import (
 // quickProfile is the one emulated profile the quick suite adds, for its
 // quickScenario only: a round trip as between availability zones.
 var quickProfile, quickScenario = network.AZ, "latency"
+
+// pathMeasureTime is about how long the round trips measured on one path
+// of an emulated network take.
+const pathMeasureTime = 100 * time.Millisecond
 
 // phase is one network profile of a run: its scenarios under it.
 type phase struct {
@@ -169,6 +174,9 @@ func runPhase(ctx context.Context, o *runOptions, ph phase, res *results.Results
 				return nr, fmt.Errorf("%w: the network override %s=… names no server of this run (servers: %s)", errUsage, name, strings.Join(names, ", ")), nil
 			}
 		}
+		// Round trips are what the report's asked-vs-measured rests on:
+		// about 100 ms of them per path, 20 at least.
+		samples = min(max(int(pathMeasureTime/max(ph.profile.RTT, 1)), 20), 100)
 		if nr, err = measureNetwork(ctx, n, d, specs, samples); err != nil {
 			return nr, err, nil
 		}

@@ -18,6 +18,13 @@ type NetworkRun struct {
 	// from every asked RTT; DirectRTTUS the direct path's round trip.
 	LineOwnRTTUS float64 `json:"line_own_rtt_us,omitempty"`
 	DirectRTTUS  float64 `json:"direct_rtt_us,omitempty"`
+	// UncompensatedRTT are round trips through a link holding exactly
+	// half the asked RTT each way, between idle ends; CompensationUS is
+	// what the line then subtracted from the asked RTT (the excess of
+	// those round trips, found again at the reduced hold), so that a round
+	// trip takes the asked RTT at the median.
+	UncompensatedRTT SpreadUS `json:"uncompensated_rtt,omitzero"`
+	CompensationUS   float64  `json:"compensation_us,omitempty"`
 	// Paths are the measured paths: the bench to each server, and
 	// cluster members to each other.
 	Paths []NetworkPath `json:"paths,omitempty"`
@@ -34,10 +41,13 @@ type NetworkPath struct {
 	Server string `json:"server"`
 	From   string `json:"from,omitempty"`
 	// Profile is the path's profile, AskedRTTUS its asked round trip.
-	Profile    string   `json:"profile"`
-	AskedRTTUS float64  `json:"asked_rtt_us"`
-	RTT        SpreadUS `json:"rtt"`
-	Connect    SpreadUS `json:"connect"`
+	Profile    string  `json:"profile"`
+	AskedRTTUS float64 `json:"asked_rtt_us"`
+	// SubtractedUS is what the line subtracted from the path's asked RTT
+	// (its compensation).
+	SubtractedUS float64  `json:"subtracted_us,omitempty"`
+	RTT          SpreadUS `json:"rtt"`
+	Connect      SpreadUS `json:"connect"`
 	// Failed counts samples that failed or timed out.
 	Failed int `json:"failed,omitempty"`
 }
