@@ -230,7 +230,7 @@ func (n *Network) setUp(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	n.zero, err = n.addHost(ctx, "calibration", Profile{}, nil, true)
+	n.zero, err = n.addHost(ctx, "calibration", Profile{}, calibrationHost)
 	if err != nil {
 		return err
 	}
@@ -313,7 +313,7 @@ func (n *Network) AddHost(ctx context.Context, name string, o HostOptions) (*Hos
 	if err != nil {
 		return nil, err
 	}
-	return n.addHost(ctx, name, p, nil, false)
+	return n.addHost(ctx, name, p, namespaceHost)
 }
 
 // AttachNamespace makes a host of the network namespace of process pid,
@@ -321,12 +321,38 @@ func (n *Network) AddHost(ctx context.Context, name string, o HostOptions) (*Hos
 // (its State.Pid): the container gets one link to the line and the next
 // free address, and is reached there.
 func (n *Network) AttachNamespace(ctx context.Context, name string, pid int, o HostOptions) (*Host, error) {
+	h, err := n.ReserveHost(ctx, name, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Attach(ctx, pid); err != nil {
+		h.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+// ReserveHost makes a host without a namespace yet: its name, address
+// and profile, for a server that must be told its own and its peers'
+// addresses before its container, and so its namespace, exists (cluster
+// members). Host.Attach gives it the container's namespace; until then
+// nothing reaches its address.
+func (n *Network) ReserveHost(ctx context.Context, name string, o HostOptions) (*Host, error) {
 	p, err := n.profileFor(name, o)
 	if err != nil {
 		return nil, err
 	}
-	return n.addHost(ctx, name, p, &pid, false)
+	return n.addHost(ctx, name, p, reservedHost)
 }
+
+// hostKind says what addHost makes.
+type hostKind int
+
+const (
+	namespaceHost   hostKind = iota // a new namespace of its own, linked
+	reservedHost                    // no namespace or link until Attach
+	calibrationHost                 // a namespaceHost of the network's own
+)
 
 func (n *Network) profileFor(name string, o HostOptions) (Profile, error) {
 	if err := checkHostName(name); err != nil {
@@ -345,7 +371,7 @@ func (n *Network) profileFor(name string, o HostOptions) (Profile, error) {
 	return p, nil
 }
 
-func (n *Network) addHost(ctx context.Context, name string, p Profile, pid *int, internal bool) (*Host, error) {
+func (n *Network) addHost(ctx context.Context, name string, p Profile, kind hostKind) (*Host, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -373,12 +399,14 @@ func (n *Network) addHost(ctx context.Context, name string, p Profile, pid *int,
 		n.mu.Unlock()
 		return nil, fmt.Errorf("network: no room for host %s: %d hosts at most", name, maxHosts-1)
 	}
-	h := &Host{net: n, name: name, index: index, ip: runAddr(n.run, index+1), profile: p, nsFD: -1, internal: internal}
-	n.hosts[index] = h // reserved; removed again on failure
+	h := &Host{net: n, name: name, index: index, ip: runAddr(n.run, index+1), profile: p, nsFD: -1, internal: kind == calibrationHost}
+	n.hosts[index] = h // taken; given back on failure
 	n.byName[name] = h
 	n.mu.Unlock()
-
-	if err := h.setUp(pid, params); err != nil {
+	if kind == reservedHost {
+		return h, nil
+	}
+	if err := h.setUp(params); err != nil {
 		h.tearDown()
 		n.forget(h)
 		return nil, err

@@ -380,7 +380,7 @@ func TestAttachAndReattach(t *testing.T) {
 	if low := floorOf(n, 2*time.Millisecond, 0); m.RTT.Min < low {
 		t.Errorf("rtt min %v below %v", m.RTT.Min, low)
 	}
-	if err := h.Reattach(t.Context(), second.Process.Pid); err != nil {
+	if err := h.Attach(t.Context(), second.Process.Pid); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := n.Measure(t.Context(), h, MeasureOptions{Samples: 5}); err != nil {

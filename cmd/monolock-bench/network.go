@@ -164,11 +164,11 @@ func localHosts(n *network.Network) local.Hosts {
 	}
 }
 
-// containerHosts attaches every server container of the containers
-// backend to a host of n: the container's own namespace.
+// containerHosts reserves a host of n for every server container of the
+// containers backend, which attaches the container's own namespace to it.
 func containerHosts(n *network.Network) containers.Hosts {
-	return func(ctx context.Context, server string, pid int) (containers.Host, error) {
-		return n.AttachNamespace(ctx, server, pid, network.HostOptions{})
+	return func(ctx context.Context, server string) (containers.Host, error) {
+		return n.ReserveHost(ctx, server, network.HostOptions{})
 	}
 }
 
@@ -191,7 +191,6 @@ func measureNetwork(ctx context.Context, n *network.Network, d bench.Deployment,
 	if comp, ok := n.Compensation(p.RTT); ok {
 		nr.UncompensatedRTT, nr.CompensationUS = spreadUS(comp.Uncompensated), us(comp.Subtracted)
 	}
-	_, peersOffLine := d.(*containers.Deployment)
 	for _, spec := range specs {
 		servers := d.Servers(spec.Name)
 		var first *network.Host
@@ -205,9 +204,7 @@ func measureNetwork(ctx context.Context, n *network.Network, d bench.Deployment,
 				return nr, err
 			}
 			nr.Paths = append(nr.Paths, pathOf(m))
-			// Container cluster members reach each other over the
-			// session network, not the line: no path of theirs to measure.
-			if spec.PeerPort == 0 || peersOffLine {
+			if spec.PeerPort == 0 {
 				continue
 			}
 			if i == 0 {
