@@ -69,9 +69,21 @@ func planPhases(o *runOptions, plan networkPlan, asked bool) error {
 		}
 	}
 	for _, p := range plan.profiles {
-		o.phases = append(o.phases, phase{profile: p, hosts: plan.hosts, scenarios: o.scenarios})
+		o.phases = append(o.phases, phase{profile: p, hosts: plan.hosts, scenarios: underRTT(o.scenarios, p.RTT)})
 	}
 	return nil
+}
+
+// underRTT returns the scenarios as they run under a profile of RTT rtt:
+// the throughput scenario's window scales with it.
+func underRTT(scs []bench.Scenario, rtt time.Duration) []bench.Scenario {
+	out := slices.Clone(scs)
+	for i, s := range out {
+		if s.Name == throughputScenario && rtt > 0 {
+			out[i] = throughput(rtt)
+		}
+	}
+	return out
 }
 
 // runPhases runs every phase into res: the first fills it as a run on
