@@ -311,14 +311,15 @@ func (n *Network) calibrate(ctx context.Context) error {
 	return nil
 }
 
-// compensationRounds is how many times compensate measures: each round
-// at the hold the previous one found, since how long the ends sleep
-// changes what their wake-ups cost.
-const compensationRounds = 2
+// compensationRounds is how many times compensate measures, each round at
+// the hold the rounds before it found (how long the ends sleep changes
+// what their wake-ups cost), compensationGap apart: the median over the
+// rounds, not one burst of load on the machine, sets the compensation.
+const compensationRounds, compensationGap = 5, 100 * time.Millisecond
 
-// compensationTime bounds the round trips of one round; a round takes 20
-// of them at least and CalibrationSamples at most.
-const compensationTime = 250 * time.Millisecond
+// compensationTime bounds the round trips of one round; a round takes 10
+// of them at least and 60 at most.
+const compensationTime = 60 * time.Millisecond
 
 // compensate returns the Compensation of rtt, measuring it through the
 // calibration host's link on first use.
@@ -336,10 +337,18 @@ func (n *Network) compensate(ctx context.Context, rtt time.Duration) (Compensati
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", addr)
 	}
-	samples := min(max(int(compensationTime/rtt), 20), n.opts.CalibrationSamples)
+	samples := min(max(int(compensationTime/rtt), 10), 60)
 	c := Compensation{RTT: rtt}
 	hold := rtt / 2
+	var excess []time.Duration
 	for round := range compensationRounds {
+		if round > 0 {
+			select {
+			case <-ctx.Done():
+				return Compensation{}, ctx.Err()
+			case <-time.After(compensationGap):
+			}
+		}
 		if _, err := n.line.call(request{Op: "set", Index: n.zero.index, Link: linkParams{RTT: int64(rtt), Hold: int64(hold)}}, -1); err != nil {
 			return Compensation{}, err
 		}
@@ -351,14 +360,15 @@ func (n *Network) compensate(ctx context.Context, rtt time.Duration) (Compensati
 		if round == 0 {
 			c.Uncompensated = s
 		}
-		excess := s.P50 - 2*hold
-		hold = min(max(rtt-excess, 0)/2, rtt/2)
+		excess = append(excess, s.P50-2*hold)
+		hold = min(max(rtt-spreadOf(excess).P50, 0)/2, rtt/2)
 	}
 	if _, err := n.line.call(request{Op: "set", Index: n.zero.index, Link: linkParams{}}, -1); err != nil {
 		return Compensation{}, err
 	}
+	c.Excess = spreadOf(excess)
 	c.Subtracted = rtt - 2*hold
 	n.comps[rtt] = c
-	n.log.Debug("network: compensation", "rtt", rtt, "uncompensated", c.Uncompensated.String(), "subtracted", c.Subtracted)
+	n.log.Debug("network: compensation", "rtt", rtt, "uncompensated", c.Uncompensated.String(), "excess", c.Excess.String(), "subtracted", c.Subtracted)
 	return c, nil
 }

@@ -91,11 +91,14 @@ type Compensation struct {
 	// two idle ends) through a link holding RTT/2 each way: what the
 	// line would give without compensation.
 	Uncompensated Spread
+	// Excess is the spread over the rounds of their round trips' p50 less
+	// the hold they measured at (each round at the hold the median of the
+	// ones before gave).
+	Excess Spread
 	// Subtracted is RTT less the hold the line applies (both ways
-	// together, before jitter): found in rounds, each measuring round
-	// trips at the previous round's hold, within [0, RTT]. A round trip
-	// between busy ends, which wake up faster, can take less than RTT by
-	// up to Subtracted.
+	// together, before jitter): the median Excess, within [0, RTT]. A
+	// round trip between busy ends, which wake up faster, can take less
+	// than RTT by up to Subtracted.
 	Subtracted time.Duration
 }
 

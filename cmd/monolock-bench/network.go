@@ -189,7 +189,7 @@ func measureNetwork(ctx context.Context, n *network.Network, d bench.Deployment,
 		LineOwnRTTUS: us(c.OwnRTT), DirectRTTUS: us(c.Direct.P50),
 	}
 	if comp, ok := n.Compensation(p.RTT); ok {
-		nr.UncompensatedRTT, nr.CompensationUS = spreadUS(comp.Uncompensated), us(comp.Subtracted)
+		nr.UncompensatedRTT, nr.CompensationUS, nr.CompensationRounds = spreadUS(comp.Uncompensated), us(comp.Subtracted), spreadUS(comp.Excess)
 	}
 	for _, spec := range specs {
 		servers := d.Servers(spec.Name)

@@ -37,7 +37,8 @@ type phase struct {
 }
 
 // planPhases turns the network plan into o.phases. Emulated hosts run on
-// the local backend only: the containers backend cannot take a link yet.
+// the local backend (the default) or the containers backend; external
+// servers cannot be moved onto them.
 // Without --network or --networks the quick suite adds quickProfile for
 // quickScenario on the local backend when the bench runs as root and its
 // servers are not external, and says in a note when it cannot.
@@ -200,6 +201,9 @@ func runPhase(ctx context.Context, o *runOptions, ph phase, res *results.Results
 			return nr, err, nil
 		}
 	}
+	var env results.Environment
+	d.Describe(&env)
+	nr.Backend, nr.NetworkPath = env.Backend, env.NetworkPath
 	runner := &run.Runner{
 		Scenarios: ph.scenarios, Contenders: o.contenders, Deployment: d,
 		Repetitions: o.repetitions, Quick: o.quick, Lease: o.lease, OutDir: o.out, Logger: log,
