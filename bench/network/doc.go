@@ -63,6 +63,10 @@
 //	cmd := h.Command(ctx, "redis-server", "--bind", h.IP().String(), "--port", "6379")
 //	// … or, for a container started with --network none:
 //	h, err = n.AttachNamespace(ctx, "redis", containerPid, network.HostOptions{})
+//	// … or, for cluster members that must know each other's addresses
+//	// before their containers start:
+//	h, err = n.ReserveHost(ctx, "etcd-1", network.HostOptions{}) // h.IP() is known now
+//	err = h.Attach(ctx, containerPid)                            // once it runs
 //	m, err := n.Measure(ctx, h, network.MeasureOptions{Addr: h.Addr(6379)})
 //	h.SetFault(network.DropAll)                    // host loss; NoFault heals
 //
@@ -74,9 +78,12 @@
 //
 // # Faults
 //
-// Host.SetFault drops everything to and/or from a host (host loss, SYNs
-// included; one-sided partitions), Network.Partition one direction
-// between two hosts; both act at once, packets already held included.
+// Host.SetFault (or Drop, Cut) drops everything to and/or from a host
+// (host loss, SYNs included; one-sided partitions), Network.Partition one
+// direction between two hosts; both act at once, packets already held
+// included. A client process on a host of its own (Host.Command) loses its
+// host the same way: the bench's handover scenario runs its host-loss
+// holder so.
 //
 // # Cleanup
 //

@@ -147,6 +147,19 @@ func (h *Host) SetFault(f Fault) error {
 	return h.update(context.Background(), h.profile, f)
 }
 
+// Drop drops every packet into the host (in) and out of it (out), as
+// SetFault with DropIn and DropOut; false passes that direction again.
+func (h *Host) Drop(in, out bool) error {
+	f := NoFault
+	if in {
+		f |= DropIn
+	}
+	if out {
+		f |= DropOut
+	}
+	return h.SetFault(f)
+}
+
 // Cut drops every packet to and from the host (cut) or heals it (host
 // loss and its end, as SetFault with DropAll and NoFault).
 func (h *Host) Cut(cut bool) error {

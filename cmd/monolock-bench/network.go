@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
@@ -169,6 +170,25 @@ func localHosts(n *network.Network) local.Hosts {
 func containerHosts(n *network.Network) containers.Hosts {
 	return func(ctx context.Context, server string) (containers.Host, error) {
 		return n.ReserveHost(ctx, server, network.HostOptions{})
+	}
+}
+
+// clientHosts makes hosts of n for client processes, with the network's
+// profile, each named after its client and numbered: a path between one
+// and a server takes the farther of the two's profiles.
+func clientHosts(n *network.Network) func(ctx context.Context, name string) (bench.ClientHost, error) {
+	var mu sync.Mutex
+	made := 0
+	return func(ctx context.Context, name string) (bench.ClientHost, error) {
+		mu.Lock()
+		made++
+		k := made
+		mu.Unlock()
+		h, err := n.AddHost(ctx, fmt.Sprintf("client-%s-%d", name, k), network.HostOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return h, nil
 	}
 }
 

@@ -210,6 +210,7 @@ func runPhase(ctx context.Context, o *runOptions, ph phase, res *results.Results
 		Network: profileLabel(ph.profile),
 	}
 	if n != nil {
+		runner.ClientHost = clientHosts(n)
 		runner.Line = func() func() *results.LineCost {
 			before, err := n.Stats()
 			if err != nil {
