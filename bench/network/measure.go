@@ -313,8 +313,10 @@ func (n *Network) calibrate(ctx context.Context) error {
 
 // compensationRounds is how many times compensate measures, each round at
 // the hold the rounds before it found (how long the ends sleep changes
-// what their wake-ups cost), compensationGap apart: the median over the
-// rounds, not one burst of load on the machine, sets the compensation.
+// what their wake-ups cost), compensationGap apart. The least excess of a
+// round sets the compensation: load from other work on the machine only
+// ever adds to a round trip, and the line must not subtract a burst of it
+// from every packet of the run.
 const compensationRounds, compensationGap = 5, 100 * time.Millisecond
 
 // compensationTime bounds the round trips of one round; a round takes 10
@@ -361,7 +363,7 @@ func (n *Network) compensate(ctx context.Context, rtt time.Duration) (Compensati
 			c.Uncompensated = s
 		}
 		excess = append(excess, s.P50-2*hold)
-		hold = min(max(rtt-spreadOf(excess).P50, 0)/2, rtt/2)
+		hold = min(max(rtt-slices.Min(excess), 0)/2, rtt/2)
 	}
 	if _, err := n.line.call(request{Op: "set", Index: n.zero.index, Link: linkParams{}}, -1); err != nil {
 		return Compensation{}, err

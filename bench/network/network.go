@@ -92,11 +92,11 @@ type Compensation struct {
 	// line would give without compensation.
 	Uncompensated Spread
 	// Excess is the spread over the rounds of their round trips' p50 less
-	// the hold they measured at (each round at the hold the median of the
-	// ones before gave).
+	// the hold they measured at (each round at the hold the least excess
+	// of the ones before gave).
 	Excess Spread
 	// Subtracted is RTT less the hold the line applies (both ways
-	// together, before jitter): the median Excess, within [0, RTT]. A
+	// together, before jitter): the least Excess, within [0, RTT]. A
 	// round trip between busy ends, which wake up faster, can take less
 	// than RTT by up to Subtracted.
 	Subtracted time.Duration

@@ -74,7 +74,7 @@ func TestConnectTakesTwoOneWayDelays(t *testing.T) {
 	}
 }
 
-func TestHostToHostCrossesBothLinks(t *testing.T) {
+func TestHostToHostTakesTheFarthersProfile(t *testing.T) {
 	n := newTestNetwork(t, Profile{})
 	far := addHost(t, n, "far", mustProfile(t, "rtt=10ms"))
 	near := addHost(t, n, "near", mustProfile(t, "rtt=2ms"))

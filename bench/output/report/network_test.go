@@ -73,7 +73,7 @@ func TestNetworkSection(t *testing.T) {
 	if strings.Contains(before, "@az") {
 		t.Error("a section before the network section shows a variant of the second profile")
 	}
-	for _, want := range []string{"### Targets", "| the delay line does not limit the locks/s at the most workers (throughput distinct-w64) | az | fails |",
+	for _, want := range []string{"### Targets", "| the delay line does not limit the locks/s at the most workers (throughput distinct-w64; inferred from the CPU) | az | fails |",
 		"is within 10% of the asked | az | holds | 1.00×", "| monolock takes two round trips at az | az | fails |", "measured RTT 1 ms: 1.",
 		"| monolock at region | region | inconclusive | not measured: the run had no region profile |", "90 µs (rounds 80 µs–110 µs; uncompensated 1.09 ms)", "15 µs (10 µs)", "(RTT 1 ms)", " ms (", "Claims checked per profile"} {
 		if !strings.Contains(section, want) {
@@ -97,5 +97,50 @@ func TestNetworkSection(t *testing.T) {
 	}
 	if bytes.Contains(plain.Markdown, []byte("## Network profiles")) {
 		t.Error("a run without profiles has a network section")
+	}
+}
+
+// TestZeroLineTarget: a run with a profile of no delay decides whether the
+// line limits the throughput from the same contenders' locks/s through it
+// and on loopback, and then infers nothing from the CPU.
+func TestZeroLineTarget(t *testing.T) {
+	base := fixture(t)
+	for _, keep := range []float64{0.5, 0.97} {
+		r := *base
+		r.Raw, r.Summary = nil, nil
+		for _, x := range base.Raw {
+			r.Raw = append(r.Raw, x)
+			x.Variant, x.Network = x.Variant+results.NetworkSuffix+"rtt=0s", "rtt=0s"
+			var ms []results.Metric
+			for _, m := range x.Metrics {
+				if m.Name == "cycles_per_sec" {
+					m.Value *= keep
+				}
+				ms = append(ms, m)
+			}
+			x.Metrics = ms
+			if x.Scenario == "throughput" {
+				x.Line = &results.LineCost{CPUCores: 0.8, PacketsPerSec: 50000}
+			}
+			r.Raw = append(r.Raw, x)
+		}
+		r.Summary = results.Summarize(r.Raw)
+		r.Networks = []results.NetworkRun{{Profile: "loopback"}, {Profile: "rtt=0s", LineOwnRTTUS: 20, DirectRTTUS: 15}}
+		rep, err := Render(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		verdict := "holds"
+		if keep < zeroLineShare {
+			verdict = "fails"
+		}
+		md := string(rep.Markdown)
+		want := "| through a line that holds nothing the locks/s at the most workers (throughput distinct-w64) stay within 10% of loopback's | rtt=0s | " + verdict + " | " + ratio(keep, 1)
+		if !strings.Contains(md, want) {
+			t.Errorf("keeping %v of the locks/s: no row %q", keep, want)
+		}
+		if strings.Contains(md, "inferred from the CPU") {
+			t.Error("a run with a line that holds nothing still infers the line's cost from the CPU")
+		}
 	}
 }

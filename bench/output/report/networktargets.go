@@ -76,7 +76,56 @@ func networkTargets(r *results.Results, runs []profileRun) []target {
 	}
 	ts = append(ts, t)
 	ts = append(ts, floorTargets(r, runs)...)
+	// Whether the line limits the throughput: measured directly where the
+	// run has a line that holds nothing, else inferred from the CPU.
+	if zl := zeroLineTargets(runs); len(zl) > 0 {
+		return append(ts, zl...)
+	}
 	return append(ts, lineTargets(r, runs)...)
+}
+
+// zeroLineShare: through a line that holds nothing the locks/s at the most
+// workers stay within 10% of loopback's, or the line limits them.
+const zeroLineShare = 0.9
+
+// zeroLineTargets compares, for a run with loopback and a profile of no
+// delay (rtt=0), the locks/s at the most workers of the same contenders
+// through the line and directly: what the line itself costs the
+// throughput, with no round trip to tell it apart from.
+func zeroLineTargets(runs []profileRun) []target {
+	direct := slices.IndexFunc(runs, func(pr profileRun) bool { return pr.nr.Label() == "" })
+	if direct < 0 {
+		return nil
+	}
+	var ts []target
+	for _, pr := range runs {
+		if pr.nr.Label() == "" || pr.nr.AskedRTTUS != 0 {
+			continue
+		}
+		_, most := throughputRange(pr.f)
+		if most == "" {
+			continue
+		}
+		var ks []float64
+		for _, c := range pr.f.scenarioContenders("throughput") {
+			z, okz := pr.f.row("throughput", c, most, "cycles_per_sec")
+			d, okd := runs[direct].f.row("throughput", c, most, "cycles_per_sec")
+			if okz && okd && d.Median > 0 {
+				ks = append(ks, z.Median/d.Median)
+			}
+		}
+		if len(ks) == 0 {
+			continue
+		}
+		t := target{statement: fmt.Sprintf("through a line that holds nothing the locks/s at the most workers (throughput %s) stay within %.0f%% of loopback's", most, 100*(1-zeroLineShare)),
+			profile: pr.nr.Profile, verdict: Fails}
+		if median(ks) >= zeroLineShare {
+			t.verdict = Holds
+		}
+		t.evidence = fmt.Sprintf("%s of loopback's (median over %d contenders; %s–%s)", ratio(median(ks), 1), len(ks), ratio(slices.Min(ks), 1), ratio(slices.Max(ks), 1))
+		ts = append(ts, t)
+	}
+	return ts
 }
 
 // rttTarget checks the median over a profile's paths of measured/asked.
@@ -213,7 +262,7 @@ func lineTargets(r *results.Results, runs []profileRun) []target {
 			busy, share, scaling = append(busy, l.busy), append(share, l.share()), append(scaling, l.scaling)
 		}
 		b, s, k := median(busy), median(share), median(scaling)
-		t := target{statement: "the delay line does not limit the locks/s at the most workers (throughput " + most + ")", profile: pr.nr.Profile, verdict: Inconclusive}
+		t := target{statement: "the delay line does not limit the locks/s at the most workers (throughput " + most + "; inferred from the CPU)", profile: pr.nr.Profile, verdict: Inconclusive}
 		why := ""
 		switch {
 		case k < rttBound && s >= lineShareBottleneck:
@@ -264,7 +313,7 @@ func targetsTable(d *document, ts []target) {
 		return
 	}
 	d.h3("Targets")
-	d.p(fmt.Sprintf("The network issue's targets: the contenders' targets at the profile they name, the floors' claims under every profile, the measured round trip within %.0f%% of the asked at %s, and whether the delay line limited the locks/s at the most workers: it did where the workers fell below %.0f%% of the rate one worker reaches alone (so the round trip did not bound them, the CPU did) and the line took %.0f%% or more of the CPU the step used; it did not where they kept that rate, or where the line took less than %.0f%%.",
+	d.p(fmt.Sprintf("The network issue's targets: the contenders' targets at the profile they name, the floors' claims under every profile, the measured round trip within %.0f%% of the asked at %s, and whether the delay line limited the locks/s at the most workers. That is measured where the run has a profile of no delay (rtt=0): the same contenders through the line and on loopback. Without one it is inferred: the line limited a step whose workers fell below %.0f%% of the rate one worker reaches alone (so the round trip did not bound them, the CPU did) while it took %.0f%% or more of the CPU the step used; it did not where they kept that rate, or where it took less than %.0f%%.",
 		100*rttTolerance, rttTargetProfile, 100*rttBound, 100*lineShareBottleneck, 100*lineShareFree))
 	d.add(t)
 }
