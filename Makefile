@@ -42,7 +42,7 @@ bench-quick: redis-server postgresql cc
 
 ## bench-network: latency, throughput, handover and fairness under the network
 ## profiles NETWORKS (each server on an emulated host; needs root), one report
-NETWORKS ?= loopback,rack,az,region
+NETWORKS ?= loopback,rtt=0,rack,az,az-lossy,region
 NETWORK_CONTENDERS ?= monolock,monolock-warm,monolock-tfo,redis,redlock,etcd
 bench-network: redis-server postgresql cc
 	$(GO) run ./cmd/monolock-bench run --quick --backend local --networks $(NETWORKS) \

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"slices"
 	"time"
 
@@ -167,6 +168,24 @@ type Env struct {
 	// variants that keep files beside it (the chaos histories), which
 	// they create in it; "" when the run keeps no files.
 	OutDir string
+	// ClientHost, set when the servers sit on an emulated network, makes
+	// a host of its own on it for a client process (named after name),
+	// whose link can fail as a real host's does; the caller closes it.
+	ClientHost func(ctx context.Context, name string) (ClientHost, error)
+}
+
+// ClientHost is a host of its own on an emulated network for a client
+// process: the process runs in the host's network namespace, so every
+// packet between it and the servers crosses the host's link, which can
+// drop them, SYNs included (bench/network's Host is one).
+type ClientHost interface {
+	// Command runs a program inside the host, as exec.CommandContext.
+	Command(ctx context.Context, name string, args ...string) *exec.Cmd
+	// Drop drops every packet into the host (in) and out of it (out)
+	// from now on, those held in the line included; false passes that
+	// direction again. Both is host loss.
+	Drop(in, out bool) error
+	Close() error
 }
 
 // Open opens a fresh Locker of the contender on its servers.

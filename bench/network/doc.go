@@ -35,15 +35,21 @@
 //
 // A path between the bench and a host takes the host's profile; a path
 // between two hosts the profile of the one with the larger RTT. Each
-// packet is held RTT/2 less half the line's own round-trip cost, measured
-// by New against the direct path (Calibration), plus its jitter; a packet
-// never overtakes an earlier one on its path. The line sleeps in
-// epoll_pwait2 (nanosecond timeouts, Linux 5.11 or later) and wakes ahead
-// of a due time by its measured median wake-up latency (Stats.Lead), so
-// that packets leave on time at the median; none leaves more than 200 µs
-// early. The
-// smallest RTT it can emulate is Calibration.OwnRTT; below it, use
-// Loopback, which builds no network at all.
+// packet is held RTT/2 less half the RTT's Compensation, plus its
+// jitter; a packet never overtakes an earlier one on its path. The
+// Compensation is measured on an RTT's first use (New does it for the
+// profiles it is given): TCP round trips through a link holding RTT/2
+// each way take more than RTT, by the line's work and by the wake-ups of
+// the line and of both ends, which had slept while the packet waited;
+// the line subtracts that excess, so that a round trip between idle ends
+// takes the asked RTT at the median. The line sleeps in epoll_pwait2
+// (nanosecond timeouts, Linux 5.11 or later) and wakes ahead of a due
+// time by its measured median wake-up latency (Stats.Lead), so that
+// packets leave on time at the median; none leaves more than 200 µs
+// early. A round trip never takes less than Network.Floor. The smallest
+// RTT it can emulate is Calibration.OwnRTT, what a link that holds
+// nothing adds against the direct path; below it, use Loopback, which
+// builds no network at all.
 //
 // A link with a rate serialises its packets at that bandwidth per
 // direction and drops what would wait more than 50 ms in its queue.
@@ -57,6 +63,10 @@
 //	cmd := h.Command(ctx, "redis-server", "--bind", h.IP().String(), "--port", "6379")
 //	// … or, for a container started with --network none:
 //	h, err = n.AttachNamespace(ctx, "redis", containerPid, network.HostOptions{})
+//	// … or, for cluster members that must know each other's addresses
+//	// before their containers start:
+//	h, err = n.ReserveHost(ctx, "etcd-1", network.HostOptions{}) // h.IP() is known now
+//	err = h.Attach(ctx, containerPid)                            // once it runs
 //	m, err := n.Measure(ctx, h, network.MeasureOptions{Addr: h.Addr(6379)})
 //	h.SetFault(network.DropAll)                    // host loss; NoFault heals
 //
@@ -68,9 +78,12 @@
 //
 // # Faults
 //
-// Host.SetFault drops everything to and/or from a host (host loss, SYNs
-// included; one-sided partitions), Network.Partition one direction
-// between two hosts; both act at once, packets already held included.
+// Host.SetFault (or Drop, Cut) drops everything to and/or from a host
+// (host loss, SYNs included; one-sided partitions), Network.Partition one
+// direction between two hosts; both act at once, packets already held
+// included. A client process on a host of its own (Host.Command) loses its
+// host the same way: the bench's handover scenario runs its host-loss
+// holder so.
 //
 // # Virtual IPs
 //

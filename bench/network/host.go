@@ -38,17 +38,12 @@ type Host struct {
 	closed  bool
 }
 
-func (h *Host) setUp(pid *int, params linkParams) error {
+// setUp gives the host a new namespace and its link.
+func (h *Host) setUp(params linkParams) error {
 	var err error
-	if pid == nil {
-		h.nsName = namespaceName(h.net.prefix, h.net.run, h.name)
-		h.nsPath = filepath.Join(netnsDir, h.nsName)
-		h.nsFD, err = createNamespace(h.nsName)
-	} else {
-		h.nsPath = "/proc/" + strconv.Itoa(*pid) + "/ns/net"
-		h.nsFD, err = openNamespace(h.nsPath)
-	}
-	if err != nil {
+	h.nsName = namespaceName(h.net.prefix, h.net.run, h.name)
+	h.nsPath = filepath.Join(netnsDir, h.nsName)
+	if h.nsFD, err = createNamespace(h.nsName); err != nil {
 		return err
 	}
 	return h.link(params)
@@ -149,7 +144,20 @@ func (h *Host) SetFault(f Fault) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.update(h.profile, f)
+	return h.update(context.Background(), h.profile, f)
+}
+
+// Drop drops every packet into the host (in) and out of it (out), as
+// SetFault with DropIn and DropOut; false passes that direction again.
+func (h *Host) Drop(in, out bool) error {
+	f := NoFault
+	if in {
+		f |= DropIn
+	}
+	if out {
+		f |= DropOut
+	}
+	return h.SetFault(f)
 }
 
 // Cut drops every packet to and from the host (cut) or heals it (host
@@ -161,27 +169,32 @@ func (h *Host) Cut(cut bool) error {
 	return h.SetFault(NoFault)
 }
 
-// SetProfile changes the host's link profile from the next packet on.
-func (h *Host) SetProfile(p Profile) error {
+// SetProfile changes the host's link profile from the next packet on; an
+// RTT no host had before is first measured for its Compensation.
+func (h *Host) SetProfile(ctx context.Context, p Profile) error {
 	if p.IsLoopback() {
 		return fmt.Errorf("network: host %s: a host on an emulated network cannot be loopback", h.name)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.update(p, h.fault)
+	return h.update(ctx, p, h.fault)
 }
 
-// update sends the profile and fault to the line; h.mu is held.
-func (h *Host) update(p Profile, f Fault) error {
+// update sends the profile and fault to the line, or keeps them for
+// Attach when the host has no link yet; h.mu is held. The profile's
+// compensation is known unless the profile is new.
+func (h *Host) update(ctx context.Context, p Profile, f Fault) error {
 	if h.closed {
 		return ErrClosed
 	}
-	params, err := h.net.params(p)
+	params, err := h.net.params(ctx, p)
 	if err != nil {
 		return fmt.Errorf("network: host %s: %w", h.name, err)
 	}
-	if _, err := h.net.line.call(request{Op: "set", Index: h.index, Link: params, Fault: f}, -1); err != nil {
-		return err
+	if h.nsFD >= 0 {
+		if _, err := h.net.line.call(request{Op: "set", Index: h.index, Link: params, Fault: f}, -1); err != nil {
+			return err
+		}
 	}
 	h.profile, h.fault = p, f
 	return nil
@@ -267,10 +280,11 @@ func (h *Host) Sysctl(key, value string) error {
 	})
 }
 
-// Reattach moves an attached host to the namespace of process pid, with
-// the same address and link: for a container restarted with a new
-// namespace.
-func (h *Host) Reattach(ctx context.Context, pid int) error {
+// Attach puts a reserved or attached host into the namespace of process
+// pid, with the same address, profile and fault: for a container just
+// started, or restarted with a new namespace. The old namespace, if any,
+// loses its link.
+func (h *Host) Attach(ctx context.Context, pid int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -280,24 +294,28 @@ func (h *Host) Reattach(ctx context.Context, pid int) error {
 		return ErrClosed
 	}
 	if h.nsName != "" {
-		return fmt.Errorf("network: host %s has a namespace of its own; only attached hosts reattach", h.name)
+		return fmt.Errorf("network: host %s has a namespace of its own; only reserved and attached hosts attach", h.name)
 	}
 	path := "/proc/" + strconv.Itoa(pid) + "/ns/net"
 	fd, err := openNamespace(path)
 	if err != nil {
 		return err
 	}
-	params, err := h.net.params(h.profile)
+	params, err := h.net.params(ctx, h.profile)
 	if err != nil {
 		unix.Close(fd)
 		return err
 	}
-	old := h.nsFD
+	oldFD, oldPath := h.nsFD, h.nsPath
 	h.nsFD, h.nsPath = fd, path
 	if err := h.link(params); err != nil {
+		unix.Close(fd)
+		h.nsFD, h.nsPath = oldFD, oldPath
 		return err
 	}
-	unix.Close(old)
+	if oldFD >= 0 {
+		unix.Close(oldFD)
+	}
 	if h.echo != nil {
 		h.echo.close() // it listened in the old namespace
 		h.echo = nil

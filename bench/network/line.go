@@ -344,6 +344,7 @@ func (l *line) route(src int, pkt []byte) {
 	l.seq++
 	l.heap.push(packet{due: due, seq: l.seq, src: uint8(src), dst: uint8(dst), buf: pkt})
 	l.stats.MaxQueued = max(l.stats.MaxQueued, len(l.heap))
+	l.stats.Held.record(time.Duration(len(l.heap)))
 }
 
 // destination returns the index of the host a packet is addressed to.

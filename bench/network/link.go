@@ -90,6 +90,7 @@ type lineStats struct {
 	Drops      Drops                `json:"drops"`
 	Queued     int                  `json:"queued"`
 	MaxQueued  int                  `json:"max_queued"`
+	Held       histogram            `json:"held"` // packets held, counted at each packet queued
 	Late       histogram            `json:"late"`
 	Early      uint64               `json:"early"`
 	Lead       int64                `json:"lead"`

@@ -208,7 +208,7 @@ func TestLineUnderLoad(t *testing.T) {
 		for _, c := range configs {
 			var before Stats
 			if c.n != nil {
-				if err := c.n.Hosts()[0].SetProfile(c.profile); err != nil {
+				if err := c.n.Hosts()[0].SetProfile(t.Context(), c.profile); err != nil {
 					t.Fatal(err)
 				}
 				var err error
@@ -258,7 +258,7 @@ func TestLineUnderLoad(t *testing.T) {
 		if sum.Dropped.Queue != 0 || sum.Dropped.WriteErr != 0 {
 			t.Errorf("%s dropped packets under load: %+v", c.name, sum.Dropped)
 		}
-		low := 2*(c.profile.RTT-c.n.Calibration().OwnRTT) - 4*maxLead
+		low := 2 * c.n.Floor(c.profile)
 		for _, r := range c.results {
 			if r.cycles > 0 && r.p50 < low {
 				t.Errorf("%s: cycle p50 %v below the physics bound %v", c.name, r.p50, low)

@@ -51,9 +51,11 @@ type MeasureOptions struct {
 // (ping-pong of 16 bytes on one connection to the host's echo listener)
 // and TCP connects, against the asked RTT.
 type Measurement struct {
-	Host, From  string // From is "" for the bench
-	Profile     string
-	AskedRTT    time.Duration
+	Host, From string // From is "" for the bench
+	Profile    string
+	AskedRTT   time.Duration
+	// Subtracted is the line's compensation for AskedRTT.
+	Subtracted  time.Duration
 	RTT         Spread
 	Connect     Spread
 	ConnectAddr string
@@ -89,6 +91,9 @@ func (n *Network) Measure(ctx context.Context, h *Host, o MeasureOptions) (Measu
 			m.AskedRTT, m.Profile = fp.RTT, fp.String()
 		}
 		dial = func(ctx context.Context, addr string) (net.Conn, error) { return o.From.DialContext(ctx, "tcp", addr) }
+	}
+	if c, ok := n.Compensation(m.AskedRTT); ok {
+		m.Subtracted = c.Subtracted
 	}
 	rtts, failed, err := pingPong(ctx, dial, echo, o.Samples, o.Timeout)
 	if err != nil {
@@ -304,4 +309,68 @@ func (n *Network) calibrate(ctx context.Context) error {
 		return errors.New("network: calibration measured nothing")
 	}
 	return nil
+}
+
+// compensationRounds is how many times compensate measures, each round at
+// the hold the rounds before it found (how long the ends sleep changes
+// what their wake-ups cost), compensationGap apart. The least excess of a
+// round sets the compensation: load from other work on the machine only
+// ever adds to a round trip, and the line must not subtract a burst of it
+// from every packet of the run.
+const compensationRounds, compensationGap = 5, 100 * time.Millisecond
+
+// compensationTime bounds the round trips of one round; a round takes 10
+// of them at least and 60 at most.
+const compensationTime = 60 * time.Millisecond
+
+// compensate returns the Compensation of rtt, measuring it through the
+// calibration host's link on first use.
+func (n *Network) compensate(ctx context.Context, rtt time.Duration) (Compensation, error) {
+	n.compMu.Lock()
+	defer n.compMu.Unlock()
+	if c, ok := n.comps[rtt]; ok {
+		return c, nil
+	}
+	addr, err := n.zero.echoAddr()
+	if err != nil {
+		return Compensation{}, err
+	}
+	dial := func(ctx context.Context, addr string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", addr)
+	}
+	samples := min(max(int(compensationTime/rtt), 10), 60)
+	c := Compensation{RTT: rtt}
+	hold := rtt / 2
+	var excess []time.Duration
+	for round := range compensationRounds {
+		if round > 0 {
+			select {
+			case <-ctx.Done():
+				return Compensation{}, ctx.Err()
+			case <-time.After(compensationGap):
+			}
+		}
+		if _, err := n.line.call(request{Op: "set", Index: n.zero.index, Link: linkParams{RTT: int64(rtt), Hold: int64(hold)}}, -1); err != nil {
+			return Compensation{}, err
+		}
+		rtts, _, err := pingPong(ctx, dial, addr, samples, 2*time.Second+2*rtt)
+		if err != nil {
+			return Compensation{}, fmt.Errorf("network: compensation for %v: %w", rtt, err)
+		}
+		s := spreadOf(rtts)
+		if round == 0 {
+			c.Uncompensated = s
+		}
+		excess = append(excess, s.P50-2*hold)
+		hold = min(max(rtt-slices.Min(excess), 0)/2, rtt/2)
+	}
+	if _, err := n.line.call(request{Op: "set", Index: n.zero.index, Link: linkParams{}}, -1); err != nil {
+		return Compensation{}, err
+	}
+	c.Excess = spreadOf(excess)
+	c.Subtracted = rtt - 2*hold
+	n.comps[rtt] = c
+	n.log.Debug("network: compensation", "rtt", rtt, "uncompensated", c.Uncompensated.String(), "excess", c.Excess.String(), "subtracted", c.Subtracted)
+	return c, nil
 }

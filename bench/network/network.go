@@ -52,23 +52,54 @@ type Options struct {
 	// NoRealTime: a real-time thread must not busy-wait.
 	NoRealTime bool
 	// CalibrationSamples is the number of round trips measured at New
-	// for the line's own cost, per path; default 300.
+	// for the line's own cost, per path, and at most per round of a
+	// Compensation; default 300.
 	CalibrationSamples int
 	// Logger receives diagnostics; default slog.Default().
 	Logger *slog.Logger
 }
 
-// Calibration is the line's own cost, measured by New: TCP round trips
-// and connects on the direct path (127.0.0.1 in the bench's namespace)
-// and through a link that holds nothing.
+// Calibration is the line's own cost at a 0 ms profile, measured by New:
+// TCP round trips and connects on the direct path (127.0.0.1 in the
+// bench's namespace) and through a link that holds nothing.
 type Calibration struct {
 	Direct, ZeroLine               Spread
 	DirectConnect, ZeroLineConnect Spread
 	// OwnRTT is ZeroLine.P50 − Direct.P50 (at least 0): the round trip
-	// the line itself adds. It is subtracted from every asked RTT, and it
-	// is the smallest RTT a profile may ask (rtt=0 aside, which adds
-	// just OwnRTT).
+	// the line itself adds when nothing waits, its ends kept busy by
+	// back-to-back round trips. It is the smallest RTT a profile may ask
+	// (rtt=0 aside, which adds just OwnRTT). What the line subtracts from
+	// an asked RTT is measured apart, per RTT (Compensation).
 	OwnRTT time.Duration
+}
+
+// Compensation is what the line subtracts from one asked RTT so that a
+// TCP round trip through a link of that RTT takes the RTT at the median.
+// Through a link that holds packets, both ends of a round trip and the
+// line itself go idle while a packet waits, and each wake-up costs more
+// the longer the idle: on a 2-core VM about 15 µs after 0.5 ms, 30 µs
+// after 2.5 ms and 50–60 µs after 15 ms, for the line on a packet's
+// arrival and for the receiver on its delivery, plus the line's write
+// (the receiver's TCP processing runs in it). A round trip back to back
+// through a link that holds nothing (Calibration.OwnRTT) pays none of
+// these wake-ups, so it cannot stand for them; instead New measures
+// round trips through a link holding the RTT itself.
+type Compensation struct {
+	// RTT is the asked round trip.
+	RTT time.Duration
+	// Uncompensated are TCP round trips (ping-pong of 16 bytes, between
+	// two idle ends) through a link holding RTT/2 each way: what the
+	// line would give without compensation.
+	Uncompensated Spread
+	// Excess is the spread over the rounds of their round trips' p50 less
+	// the hold they measured at (each round at the hold the least excess
+	// of the ones before gave).
+	Excess Spread
+	// Subtracted is RTT less the hold the line applies (both ways
+	// together, before jitter): the least Excess, within [0, RTT]. A
+	// round trip between busy ends, which wake up faster, can take less
+	// than RTT by up to Subtracted.
+	Subtracted time.Duration
 }
 
 // Network is a set of emulated hosts, each in a network namespace of its
@@ -85,6 +116,9 @@ type Network struct {
 	log    *slog.Logger
 	calib  Calibration
 	stopAt func() bool // stops the context's AfterFunc
+
+	compMu sync.Mutex // serialises compensations: they share the calibration host
+	comps  map[time.Duration]Compensation
 
 	mu     sync.Mutex
 	hosts  [maxHosts + 1]*Host // by index; 0 is the bench
@@ -125,7 +159,8 @@ func New(ctx context.Context, opts Options) (*Network, error) {
 	if err := checkHost(); err != nil {
 		return nil, err
 	}
-	n := &Network{opts: opts, prefix: opts.Prefix, log: opts.Logger, byName: map[string]*Host{}}
+	n := &Network{opts: opts, prefix: opts.Prefix, log: opts.Logger, byName: map[string]*Host{},
+		comps: map[time.Duration]Compensation{}}
 	if removed, err := Sweep(opts.Prefix); err != nil {
 		return nil, err
 	} else if len(removed) > 0 {
@@ -185,7 +220,8 @@ func (n *Network) takeSubnet() error {
 	return fmt.Errorf("network: all %d subnets of 198.18.0.0/15 are in use", runSlots)
 }
 
-// setUp creates the bench's device and measures the line's own cost.
+// setUp creates the bench's device and measures the line's own cost,
+// and what it subtracts from the RTTs of the profiles it was given.
 func (n *Network) setUp(ctx context.Context) error {
 	sources := n.BenchSources()
 	fd, err := newBenchTUN(benchLinkName(n.prefix, n.run), n.BenchIP(), sources[1:])
@@ -197,11 +233,23 @@ func (n *Network) setUp(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	n.zero, err = n.addHost(ctx, "calibration", Profile{}, nil, true)
+	n.zero, err = n.addHost(ctx, "calibration", Profile{}, calibrationHost)
 	if err != nil {
 		return err
 	}
-	return n.calibrate(ctx)
+	if err := n.calibrate(ctx); err != nil {
+		return err
+	}
+	profiles := []Profile{n.opts.Profile}
+	for _, p := range n.opts.Hosts {
+		profiles = append(profiles, p)
+	}
+	for _, p := range profiles {
+		if _, err := n.params(ctx, p); err != nil {
+			return fmt.Errorf("network: profile %s: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // BenchIP returns the bench's address on the network: the source of its
@@ -232,6 +280,26 @@ func (n *Network) Profile() Profile { return n.opts.Profile }
 // Calibration returns the line's own cost as measured by New.
 func (n *Network) Calibration() Calibration { return n.calib }
 
+// Compensation returns what the line subtracts from the asked RTT rtt, as
+// measured for the first host of that RTT (New measures it for the
+// network's profile and its overrides); false if no host asked it.
+func (n *Network) Compensation(rtt time.Duration) (Compensation, bool) {
+	n.compMu.Lock()
+	defer n.compMu.Unlock()
+	c, ok := n.comps[rtt]
+	return c, ok
+}
+
+// Floor is the least a round trip through a link of profile p can take
+// at the median's hold and jitter's extreme: each packet is held RTT/2
+// less half the Compensation less Jitter/2, and may leave up to 200 µs
+// early (the line's largest wake-up lead). A round trip or connect
+// measured below it means the line sent packets before their time.
+func (n *Network) Floor(p Profile) time.Duration {
+	c, _ := n.Compensation(p.RTT)
+	return p.RTT - c.Subtracted - p.Jitter - 2*maxLead
+}
+
 // HostOptions configure one host.
 type HostOptions struct {
 	// Profile, when set, is the host's link; default the network's
@@ -248,7 +316,7 @@ func (n *Network) AddHost(ctx context.Context, name string, o HostOptions) (*Hos
 	if err != nil {
 		return nil, err
 	}
-	return n.addHost(ctx, name, p, nil, false)
+	return n.addHost(ctx, name, p, namespaceHost)
 }
 
 // AttachNamespace makes a host of the network namespace of process pid,
@@ -256,12 +324,38 @@ func (n *Network) AddHost(ctx context.Context, name string, o HostOptions) (*Hos
 // (its State.Pid): the container gets one link to the line and the next
 // free address, and is reached there.
 func (n *Network) AttachNamespace(ctx context.Context, name string, pid int, o HostOptions) (*Host, error) {
+	h, err := n.ReserveHost(ctx, name, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Attach(ctx, pid); err != nil {
+		h.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+// ReserveHost makes a host without a namespace yet: its name, address
+// and profile, for a server that must be told its own and its peers'
+// addresses before its container, and so its namespace, exists (cluster
+// members). Host.Attach gives it the container's namespace; until then
+// nothing reaches its address.
+func (n *Network) ReserveHost(ctx context.Context, name string, o HostOptions) (*Host, error) {
 	p, err := n.profileFor(name, o)
 	if err != nil {
 		return nil, err
 	}
-	return n.addHost(ctx, name, p, &pid, false)
+	return n.addHost(ctx, name, p, reservedHost)
 }
+
+// hostKind says what addHost makes.
+type hostKind int
+
+const (
+	namespaceHost   hostKind = iota // a new namespace of its own, linked
+	reservedHost                    // no namespace or link until Attach
+	calibrationHost                 // a namespaceHost of the network's own
+)
 
 func (n *Network) profileFor(name string, o HostOptions) (Profile, error) {
 	if err := checkHostName(name); err != nil {
@@ -280,11 +374,11 @@ func (n *Network) profileFor(name string, o HostOptions) (Profile, error) {
 	return p, nil
 }
 
-func (n *Network) addHost(ctx context.Context, name string, p Profile, pid *int, internal bool) (*Host, error) {
+func (n *Network) addHost(ctx context.Context, name string, p Profile, kind hostKind) (*Host, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	params, err := n.params(p)
+	params, err := n.params(ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("network: host %s: %w", name, err)
 	}
@@ -308,12 +402,14 @@ func (n *Network) addHost(ctx context.Context, name string, p Profile, pid *int,
 		n.mu.Unlock()
 		return nil, fmt.Errorf("network: no room for host %s: %d hosts at most", name, maxHosts-1)
 	}
-	h := &Host{net: n, name: name, index: index, ip: runAddr(n.run, index+1), profile: p, nsFD: -1, internal: internal}
-	n.hosts[index] = h // reserved; removed again on failure
+	h := &Host{net: n, name: name, index: index, ip: runAddr(n.run, index+1), profile: p, nsFD: -1, internal: kind == calibrationHost}
+	n.hosts[index] = h // taken; given back on failure
 	n.byName[name] = h
 	n.mu.Unlock()
-
-	if err := h.setUp(pid, params); err != nil {
+	if kind == reservedHost {
+		return h, nil
+	}
+	if err := h.setUp(params); err != nil {
 		h.tearDown()
 		n.forget(h)
 		return nil, err
@@ -331,13 +427,21 @@ func (n *Network) forget(h *Host) {
 }
 
 // params turns a profile into what the line applies: each direction
-// holds half the asked RTT less half the line's own round trip.
-func (n *Network) params(p Profile) (linkParams, error) {
+// holds half the asked RTT less half its Compensation, measured on the
+// first use of the RTT.
+func (n *Network) params(ctx context.Context, p Profile) (linkParams, error) {
 	own := n.calib.OwnRTT
 	if p.RTT > 0 && p.RTT < own {
 		return linkParams{}, fmt.Errorf("profile %s asks an RTT below the line's own round trip of %v (measured at start): the smallest RTT it can emulate; use loopback below it", p, own.Round(time.Microsecond))
 	}
-	hold := max(p.RTT-own, 0) / 2
+	var c Compensation
+	if p.RTT > 0 {
+		var err error
+		if c, err = n.compensate(ctx, p.RTT); err != nil {
+			return linkParams{}, err
+		}
+	}
+	hold := (p.RTT - c.Subtracted) / 2
 	return linkParams{RTT: int64(p.RTT), Hold: int64(hold), Jitter: int64(p.Jitter), Loss: p.Loss, Rate: p.Rate}, nil
 }
 

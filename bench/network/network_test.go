@@ -20,10 +20,9 @@ import (
 )
 
 // floorOf is the least a round trip through a path of RTT rtt and jitter
-// can take: each packet holds rtt/2 − jitter/2 less half the line's own
-// cost, and may leave up to maxLead early.
+// can take (Network.Floor).
 func floorOf(n *Network, rtt, jitter time.Duration) time.Duration {
-	return rtt - jitter - n.Calibration().OwnRTT - 2*maxLead
+	return n.Floor(Profile{RTT: rtt, Jitter: jitter})
 }
 
 func mustProfile(t *testing.T, s string) *Profile {
@@ -52,8 +51,9 @@ func TestAskedVsMeasured(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%-7s asked %-6v rtt %v | connect %v | rtt p50 %+.1f%%", p, p.RTT, m.RTT, m.Connect,
-			100*(float64(m.RTT.P50)/float64(p.RTT)-1))
+		comp, _ := n.Compensation(p.RTT)
+		t.Logf("%-7s asked %-6v rtt %v | connect %v | rtt p50 %+.1f%% | uncompensated %v, subtracted %v", p, p.RTT, m.RTT, m.Connect,
+			100*(float64(m.RTT.P50)/float64(p.RTT)-1), comp.Uncompensated, comp.Subtracted)
 		low := floorOf(n, p.RTT, p.Jitter)
 		if m.RTT.Min < low || m.Connect.Min < low {
 			t.Errorf("%s: rtt min %v, connect min %v below the physics bound %v", p, m.RTT.Min, m.Connect.Min, low)
@@ -74,7 +74,7 @@ func TestConnectTakesTwoOneWayDelays(t *testing.T) {
 	}
 }
 
-func TestHostToHostCrossesBothLinks(t *testing.T) {
+func TestHostToHostTakesTheFarthersProfile(t *testing.T) {
 	n := newTestNetwork(t, Profile{})
 	far := addHost(t, n, "far", mustProfile(t, "rtt=10ms"))
 	near := addHost(t, n, "near", mustProfile(t, "rtt=2ms"))
@@ -380,7 +380,7 @@ func TestAttachAndReattach(t *testing.T) {
 	if low := floorOf(n, 2*time.Millisecond, 0); m.RTT.Min < low {
 		t.Errorf("rtt min %v below %v", m.RTT.Min, low)
 	}
-	if err := h.Reattach(t.Context(), second.Process.Pid); err != nil {
+	if err := h.Attach(t.Context(), second.Process.Pid); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := n.Measure(t.Context(), h, MeasureOptions{Samples: 5}); err != nil {

@@ -22,7 +22,8 @@ type Stats struct {
 	Packets, Bytes uint64
 	Dropped        Drops
 	// Queued is the number of packets held now, MaxQueued the most held
-	// at once since the start (not windowed).
+	// at once: since the start, or in the window of Sub (there within
+	// 1/16 of itself).
 	Queued, MaxQueued int
 	// LateP50, LateP99 and LateMax describe how much after its due time
 	// each packet left the line: the queueing and wake-up delay the line
@@ -42,7 +43,7 @@ type Stats struct {
 	KernelDrops uint64
 	Hosts       []HostStats
 
-	late histogram
+	late, held histogram
 }
 
 // HostStats are one host's packets; the host "calibration" is the
@@ -84,6 +85,8 @@ func (s Stats) Sub(earlier Stats) Stats {
 	d.KernelDrops -= earlier.KernelDrops
 	d.late = s.late.sub(&earlier.late)
 	d.LateP50, d.LateP99, d.LateMax = d.late.quantile(0.5), d.late.quantile(0.99), d.late.maxValue()
+	d.held = s.held.sub(&earlier.held)
+	d.MaxQueued = int(d.held.maxValue())
 	prev := map[string]HostStats{}
 	for _, h := range earlier.Hosts {
 		prev[h.Name] = h
@@ -115,7 +118,7 @@ func (n *Network) Stats() (Stats, error) {
 	s := Stats{
 		Elapsed: time.Duration(ls.Elapsed), Packets: ls.Packets, Bytes: ls.Bytes, Dropped: ls.Drops,
 		Queued: ls.Queued, MaxQueued: ls.MaxQueued, Early: ls.Early, Lead: time.Duration(ls.Lead),
-		Wakeups: ls.Wakeups, TimerWakes: ls.TimerWakes, late: ls.Late,
+		Wakeups: ls.Wakeups, TimerWakes: ls.TimerWakes, late: ls.Late, held: ls.Held,
 	}
 	s.LateP50, s.LateP99, s.LateMax = s.late.quantile(0.5), s.late.quantile(0.99), s.late.maxValue()
 	s.CPU = processCPU(n.line.pid)

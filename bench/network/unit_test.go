@@ -174,3 +174,19 @@ func TestRunLock(t *testing.T) {
 		t.Errorf("the last release left the lock directory: %v", err)
 	}
 }
+
+// TestSubWindowsMostHeld: the most packets held in a window is the
+// window's, not the most since the start.
+func TestSubWindowsMostHeld(t *testing.T) {
+	var earlier, later Stats
+	earlier.held.record(120)
+	earlier.MaxQueued = 120
+	later.held = earlier.held
+	for _, depth := range []time.Duration{1, 3, 5} {
+		later.held.record(depth)
+	}
+	later.MaxQueued = 120
+	if got := later.Sub(earlier).MaxQueued; got != 5 {
+		t.Errorf("most held in the window %d, want 5 (120 was before it)", got)
+	}
+}

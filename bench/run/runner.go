@@ -47,6 +47,9 @@ type Runner struct {
 	// which every record of the step carries (results.Raw.Line): whether
 	// the delay line queued while the step ran.
 	Line func() func() *results.LineCost
+	// ClientHost, when set, is every Env's ClientHost: a host of its own
+	// on the emulated network for a client process.
+	ClientHost func(ctx context.Context, name string) (bench.ClientHost, error)
 }
 
 // Step is one measured unit of a run.
@@ -223,7 +226,7 @@ func skipReasons(raws []results.Raw, errs []error, interleaved bool) string {
 func (r *Runner) runStep(ctx context.Context, st *plannedStep) ([]results.Raw, []error) {
 	env := func(c bench.Contender) *bench.Env {
 		servers := r.Deployment.Servers(c.Server.Name)
-		return &bench.Env{Contender: c, Servers: servers, Addrs: bench.Addrs(servers), Lease: r.Lease, Deployment: r.Deployment, OutDir: r.OutDir}
+		return &bench.Env{Contender: c, Servers: servers, Addrs: bench.Addrs(servers), Lease: r.Lease, Deployment: r.Deployment, OutDir: r.OutDir, ClientHost: r.ClientHost}
 	}
 	if st.capped != "" {
 		return []results.Raw{{Contender: st.Contender, Skipped: st.capped}}, []error{nil}

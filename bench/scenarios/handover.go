@@ -145,7 +145,7 @@ func (cfg HandoverConfig) Scenario() bench.Scenario {
 				"trials_freeze":    strconv.Itoa(cfg.trials(quick, Freeze)),
 				"trials_host-loss": strconv.Itoa(cfg.trials(quick, HostLoss)),
 				"repetitions":      "as the run's; freeze and host-loss at most " + strconv.Itoa(freezeRepetitions) + " (each trial waits a lease, or the whole grant bound for a lock without one); trials_* are per repetition, so a figure rests on trials × repetitions trials",
-				"host-loss":        "the holder reaches the servers only through its own links of an embedded fault proxy (toxiproxy), which drop its packets silently (no FIN, no reset) at t0: a lost machine; a SIGKILL (crash) on the same host lets the kernel close the sockets, so crash is a process crash",
+				"host-loss":        "the holder reaches the servers only through its own links of an embedded fault proxy (toxiproxy), which drop its packets silently (no FIN, no reset) at t0: a lost machine; under an emulated network profile it runs instead on an emulated host of its own, whose link drops every packet both ways at t0, SYNs included; a SIGKILL (crash) on the same host lets the kernel close the sockets, so crash is a process crash",
 				"holder":           "separate OS process (the bench binary's holder subcommand), same contender code; one process per trial, one fresh key per trial",
 				"waiter":           "in the bench; queued or polling before t0: the contender's waiting counter (its counters setting) rose; without server counters a " + settle.String() + " settle pause",
 				"phase":            "random pause uniform in [0, max(" + phaseMin.String() + ", lease/3)) between waiter ready and t0, for every contender: spreads t0 over the waiter's retry delay and the holder's watchdog/heartbeat period",
@@ -216,7 +216,16 @@ func runHandover(ctx context.Context, env *bench.Env, cmd holder.Command, mode s
 	}
 
 	t := &handoverTrial{env: env, cmd: cmd, mode: mode, waiter: waiter, probe: probe}
-	if mode == HostLoss {
+	switch {
+	case mode == HostLoss && env.ClientHost != nil:
+		// On an emulated network the holder runs on a host of its own,
+		// whose link drops every packet when the host is lost.
+		if t.host, err = env.ClientHost(ctx, "holder"); err != nil {
+			return results.Raw{}, err
+		}
+		defer t.host.Close()
+		t.cmd.In = t.host.Command
+	case mode == HostLoss:
 		proxy := faultproxy.New()
 		defer proxy.Close()
 		if t.view, err = proxy.View("holder", env.Addrs); err != nil {
@@ -268,6 +277,7 @@ type handoverTrial struct {
 	waiter bench.Locker
 	probe  bench.Coordinator // nil: settle pause
 	view   *faultproxy.View  // the holder's links in host-loss mode, else nil
+	host   bench.ClientHost  // the holder's host in host-loss mode on an emulated network, else nil
 }
 
 type grant struct {
@@ -288,6 +298,11 @@ func (t *handoverTrial) run(ctx context.Context) (time.Duration, error) {
 		}
 		addrs = t.view.Addrs()
 	}
+	if t.host != nil {
+		if err := t.host.Drop(false, false); err != nil {
+			return 0, fmt.Errorf("%w: %w", errSetup, err)
+		}
+	}
 	h, err := holder.Start(rctx, t.cmd, holder.Spec{
 		Contender: t.env.Contender.Name, Addrs: addrs, Lease: t.env.Lease, Key: key,
 	})
@@ -299,6 +314,10 @@ func (t *handoverTrial) run(ctx context.Context) (time.Duration, error) {
 		// Before Close: the restore ends the holder's dead connections,
 		// so its release fails at once instead of waiting.
 		defer func() { _ = t.view.ReachAll() }()
+	}
+	if t.host != nil {
+		// Before Close, as the proxy's restore above.
+		defer func() { _ = t.host.Drop(false, false) }()
 	}
 
 	var base bench.Counts
@@ -356,6 +375,10 @@ func (t *handoverTrial) run(ctx context.Context) (time.Duration, error) {
 	case Freeze:
 		err = h.Freeze()
 	case HostLoss:
+		if t.host != nil {
+			err = t.host.Drop(true, true)
+			break
+		}
 		for _, l := range t.view.Links {
 			if err = l.Blackhole(); err != nil {
 				break

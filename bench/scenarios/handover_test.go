@@ -24,7 +24,7 @@ import (
 const childEnv = "MONOLOCK_BENCH_HANDOVER_TEST_HOLDER"
 
 func TestMain(m *testing.M) {
-	network.ChildMain() // the delay line and the namespace shim of the tests on emulated hosts
+	network.ChildMain() // the delay line and the shim into an emulated host, before the holder
 	if os.Getenv(childEnv) == "1" {
 		if err := holder.Main(context.Background(), os.Args[1:], holderContenders(), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)

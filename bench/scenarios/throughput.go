@@ -21,7 +21,19 @@ type ThroughputConfig struct {
 	DistinctWorkers  []int
 	SharedWorkers    int
 	SharedKeys       int
+	// RTT is the round trip of the network profile the scenario runs
+	// under (0 on loopback). The duration lasts at least
+	// windowRTTs round trips and the warm-up warmupRTTs, so that each
+	// worker completes enough cycles for a rate: at 30 ms a 250 ms window
+	// held 3 cycles of a worker, and the rates of locks needing 2 and 3
+	// round trips came out equal.
+	RTT time.Duration
 }
+
+// windowRTTs and warmupRTTs are the least duration and warm-up of a
+// throughput step in round trips of its network: a cycle takes 2–4 of
+// them, so a worker completes 25–50 in the window.
+const windowRTTs, warmupRTTs = 100, 10
 
 func (c ThroughputConfig) withDefaults(quick bool) ThroughputConfig {
 	if c.Warmup <= 0 {
@@ -45,6 +57,8 @@ func (c ThroughputConfig) withDefaults(quick bool) ThroughputConfig {
 	if c.SharedKeys <= 0 {
 		c.SharedKeys = 4
 	}
+	c.Warmup = max(c.Warmup, warmupRTTs*c.RTT)
+	c.Duration = max(c.Duration, windowRTTs*c.RTT)
 	return c
 }
 
@@ -84,6 +98,7 @@ func (c ThroughputConfig) Scenario() bench.Scenario {
 				"distinct_workers": fmt.Sprint(p.DistinctWorkers),
 				"shared_workers":   fmt.Sprint(p.SharedWorkers),
 				"shared_keys":      fmt.Sprint(p.SharedKeys),
+				"window_rule":      fmt.Sprintf("under a network profile the warm-up lasts at least %d and the duration %d of its round trips", warmupRTTs, windowRTTs),
 				"cpu":              "server: the contender's server processes; client: the whole bench process (getrusage)",
 				"samples":          "cycle percentiles rest on the cycles of the duration (each record's cycles count); " + tailNote,
 			}

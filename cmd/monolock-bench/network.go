@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
@@ -164,11 +165,30 @@ func localHosts(n *network.Network) local.Hosts {
 	}
 }
 
-// containerHosts attaches every server container of the containers
-// backend to a host of n: the container's own namespace.
+// containerHosts reserves a host of n for every server container of the
+// containers backend, which attaches the container's own namespace to it.
 func containerHosts(n *network.Network) containers.Hosts {
-	return func(ctx context.Context, server string, pid int) (containers.Host, error) {
-		return n.AttachNamespace(ctx, server, pid, network.HostOptions{})
+	return func(ctx context.Context, server string) (containers.Host, error) {
+		return n.ReserveHost(ctx, server, network.HostOptions{})
+	}
+}
+
+// clientHosts makes hosts of n for client processes, with the network's
+// profile, each named after its client and numbered: a path between one
+// and a server takes the farther of the two's profiles.
+func clientHosts(n *network.Network) func(ctx context.Context, name string) (bench.ClientHost, error) {
+	var mu sync.Mutex
+	made := 0
+	return func(ctx context.Context, name string) (bench.ClientHost, error) {
+		mu.Lock()
+		made++
+		k := made
+		mu.Unlock()
+		h, err := n.AddHost(ctx, fmt.Sprintf("client-%s-%d", name, k), network.HostOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return h, nil
 	}
 }
 
@@ -188,7 +208,9 @@ func measureNetwork(ctx context.Context, n *network.Network, d bench.Deployment,
 		Profile: p.String(), AskedRTTUS: us(p.RTT), JitterUS: us(p.Jitter), Loss: p.Loss,
 		LineOwnRTTUS: us(c.OwnRTT), DirectRTTUS: us(c.Direct.P50),
 	}
-	_, peersOffLine := d.(*containers.Deployment)
+	if comp, ok := n.Compensation(p.RTT); ok {
+		nr.UncompensatedRTT, nr.CompensationUS, nr.CompensationRounds = spreadUS(comp.Uncompensated), us(comp.Subtracted), spreadUS(comp.Excess)
+	}
 	for _, spec := range specs {
 		servers := d.Servers(spec.Name)
 		var first *network.Host
@@ -202,9 +224,7 @@ func measureNetwork(ctx context.Context, n *network.Network, d bench.Deployment,
 				return nr, err
 			}
 			nr.Paths = append(nr.Paths, pathOf(m))
-			// Container cluster members reach each other over the
-			// session network, not the line: no path of theirs to measure.
-			if spec.PeerPort == 0 || peersOffLine {
+			if spec.PeerPort == 0 {
 				continue
 			}
 			if i == 0 {
@@ -223,7 +243,7 @@ func measureNetwork(ctx context.Context, n *network.Network, d bench.Deployment,
 
 func pathOf(m network.Measurement) results.NetworkPath {
 	return results.NetworkPath{Server: m.Host, From: m.From, Profile: m.Profile, AskedRTTUS: us(m.AskedRTT),
-		RTT: spreadUS(m.RTT), Connect: spreadUS(m.Connect), Failed: m.Failed}
+		SubtractedUS: us(m.Subtracted), RTT: spreadUS(m.RTT), Connect: spreadUS(m.Connect), Failed: m.Failed}
 }
 
 func spreadUS(s network.Spread) results.SpreadUS {

@@ -124,3 +124,26 @@ func TestNetworkFlags(t *testing.T) {
 		t.Fatalf("quick without --backend: backend %q, %d phases", o.backend, len(o.phases))
 	}
 }
+
+// TestThroughputWindowScalesWithRTT: under region (30 ms) a quick
+// throughput step lasts at least 100 round trips, so that a worker
+// completes tens of cycles; on loopback it keeps its quick window.
+func TestThroughputWindowScalesWithRTT(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("emulated profiles need root")
+	}
+	o, err := parseRunFlags([]string{"--quick", "--networks", "loopback,region", "--scenarios", "throughput"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.phases) != 2 {
+		t.Fatalf("%d phases, want loopback and region", len(o.phases))
+	}
+	for i, least := range []time.Duration{0, 100 * 30 * time.Millisecond} {
+		for _, v := range o.phases[i].scenarios[0].Variants(true) {
+			if v.Estimate < least || (least == 0 && v.Estimate > time.Second) {
+				t.Errorf("%s: %s plans %v, want at least %v (and a quick window on loopback)", o.phases[i].profile, v.Name, v.Estimate, least)
+			}
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/network"
@@ -19,6 +20,10 @@ import (
 // quickProfile is the one emulated profile the quick suite adds, for its
 // quickScenario only: a round trip as between availability zones.
 var quickProfile, quickScenario = network.AZ, "latency"
+
+// pathMeasureTime is about how long the round trips measured on one path
+// of an emulated network take.
+const pathMeasureTime = 100 * time.Millisecond
 
 // phase is one network profile of a run: its scenarios under it.
 type phase struct {
@@ -32,7 +37,8 @@ type phase struct {
 }
 
 // planPhases turns the network plan into o.phases. Emulated hosts run on
-// the local backend only: the containers backend cannot take a link yet.
+// the local backend (the default) or the containers backend; external
+// servers cannot be moved onto them.
 // Without --network or --networks the quick suite adds quickProfile for
 // quickScenario on the local backend when the bench runs as root and its
 // servers are not external, and says in a note when it cannot.
@@ -64,9 +70,21 @@ func planPhases(o *runOptions, plan networkPlan, asked bool) error {
 		}
 	}
 	for _, p := range plan.profiles {
-		o.phases = append(o.phases, phase{profile: p, hosts: plan.hosts, scenarios: o.scenarios})
+		o.phases = append(o.phases, phase{profile: p, hosts: plan.hosts, scenarios: underRTT(o.scenarios, p.RTT)})
 	}
 	return nil
+}
+
+// underRTT returns the scenarios as they run under a profile of RTT rtt:
+// the throughput scenario's window scales with it.
+func underRTT(scs []bench.Scenario, rtt time.Duration) []bench.Scenario {
+	out := slices.Clone(scs)
+	for i, s := range out {
+		if s.Name == throughputScenario && rtt > 0 {
+			out[i] = throughput(rtt)
+		}
+	}
+	return out
 }
 
 // runPhases runs every phase into res: the first fills it as a run on
@@ -169,6 +187,9 @@ func runPhase(ctx context.Context, o *runOptions, ph phase, res *results.Results
 				return nr, fmt.Errorf("%w: the network override %s=… names no server of this run (servers: %s)", errUsage, name, strings.Join(names, ", ")), nil
 			}
 		}
+		// Round trips are what the report's asked-vs-measured rests on:
+		// about 100 ms of them per path, 20 at least.
+		samples = min(max(int(pathMeasureTime/max(ph.profile.RTT, 1)), 20), 100)
 		if nr, err = measureNetwork(ctx, n, d, specs, samples); err != nil {
 			return nr, err, nil
 		}
@@ -180,12 +201,16 @@ func runPhase(ctx context.Context, o *runOptions, ph phase, res *results.Results
 			return nr, err, nil
 		}
 	}
+	var env results.Environment
+	d.Describe(&env)
+	nr.Backend, nr.NetworkPath = env.Backend, env.NetworkPath
 	runner := &run.Runner{
 		Scenarios: ph.scenarios, Contenders: o.contenders, Deployment: d,
 		Repetitions: o.repetitions, Quick: o.quick, Lease: o.lease, OutDir: o.out, Logger: log,
 		Network: profileLabel(ph.profile),
 	}
 	if n != nil {
+		runner.ClientHost = clientHosts(n)
 		runner.Line = func() func() *results.LineCost {
 			before, err := n.Stats()
 			if err != nil {

@@ -61,7 +61,7 @@ type tableOptions struct {
 func scenarioTable(o tableOptions) []bench.Scenario {
 	return []bench.Scenario{
 		scenarios.Latency(),
-		scenarios.Throughput(),
+		throughput(0),
 		quickWithout(scenarios.HandoverConfig{Holder: o.holder}.Scenario(), scenarios.HostLoss),
 		scenarios.FairnessConfig{}.Scenario(),
 		quickWithout(scenarios.SafetyConfig{Holder: o.holder}.Scenario(), scenarios.HostLoss),
@@ -79,6 +79,15 @@ func (o tableOptions) quickPair() []string {
 		return nil
 	}
 	return quickWorkloadContenders
+}
+
+// throughputScenario names the scenario throughput returns.
+const throughputScenario = "throughput"
+
+// throughput is the table's throughput scenario under a network of RTT
+// rtt (0: loopback), whose window scales with it.
+func throughput(rtt time.Duration) bench.Scenario {
+	return scenarios.ThroughputConfig{RTT: rtt}.Scenario()
 }
 
 // quickWithout leaves the named variants out of s's quick runs, for the

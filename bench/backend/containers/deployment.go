@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -50,12 +51,12 @@ func Start(ctx context.Context, specs []*bench.ServerSpec) (*Deployment, error) 
 	return StartOn(ctx, specs, nil)
 }
 
-// StartOn is Start with every container, once ready, attached to an
-// emulated host that hosts gives it (its own namespace joined to a delay
-// line): the bench reaches each server at its host's address, so every
-// packet between them, SYN included, crosses the line. Cluster members
-// still reach each other by name over the session network. Nil hosts is
-// Start.
+// StartOn is Start with every container attached, as soon as it runs, to
+// an emulated host that hosts reserves for it (its own namespace joined
+// to a delay line): the bench reaches each server at its host's address,
+// and cluster members reach each other at theirs, so every packet between
+// them, SYN included, crosses the line. The session network stays for
+// the engine's readiness checks. Nil hosts is Start.
 func StartOn(ctx context.Context, specs []*bench.ServerSpec, hosts Hosts) (_ *Deployment, err error) {
 	s, err := engine.NewSession(ctx)
 	if err != nil {
@@ -81,6 +82,20 @@ func StartOn(ctx context.Context, specs []*bench.ServerSpec, hosts Hosts) (_ *De
 			images[program] = img
 			d.images = append(d.images, results.Image{Role: spec.Name, Ref: img.Ref, Source: img.Source})
 		}
+		// Every replica's host is reserved first, so that each member is
+		// told its peers' addresses on the line.
+		srvs := make([]*server, spec.Count())
+		peers := make([]string, spec.Count())
+		for i := range srvs {
+			srvs[i] = &server{port: spec.Port, opsPort: spec.OpsPort, session: s}
+			peers[i] = peerNames(s.Network, spec)[i]
+			if hosts != nil {
+				if srvs[i].host, err = hosts(ctx, spec.ServerName(i)); err != nil {
+					return nil, fmt.Errorf("containers: a host for %s: %w", spec.ServerName(i), err)
+				}
+				peers[i] = srvs[i].host.IP().String()
+			}
+		}
 		// The replicas start concurrently: a cluster member is ready
 		// only once a quorum runs.
 		ctrs := make([]bench.Server, spec.Count())
@@ -88,16 +103,14 @@ func StartOn(ctx context.Context, specs []*bench.ServerSpec, hosts Hosts) (_ *De
 		var wg sync.WaitGroup
 		for i := range ctrs {
 			wg.Go(func() {
-				c, err := s.Start(ctx, containerSpec(spec, i, img, s.Network))
-				if err != nil {
-					errs[i] = err
-					return
+				srv := srvs[i]
+				cs := containerSpec(spec, i, img, peers)
+				if srv.host != nil {
+					cs.Ready = srv.attachOnStart(cs.Ready)
 				}
-				srv := &server{c: c, port: spec.Port, opsPort: spec.OpsPort, session: s}
-				if hosts != nil {
-					errs[i] = srv.attach(ctx, hosts)
+				if srv.c, errs[i] = s.Start(ctx, cs); errs[i] == nil {
+					ctrs[i] = srv
 				}
-				ctrs[i] = srv
 			})
 		}
 		wg.Wait()
@@ -140,10 +153,11 @@ func programOf(spec *bench.ServerSpec) engine.ProgramImage {
 
 // containerSpec is server i of spec in a container on the session
 // network: listening on all interfaces at the spec's ports; its peers
-// reach it by its container name, known before it starts. An image with
-// an entrypoint (the static Go images, an Image hook's) takes the
-// arguments alone as its command.
-func containerSpec(spec *bench.ServerSpec, i int, img engine.Image, network string) engine.Spec {
+// reach it at peers[i], its container name or its emulated host's
+// address, known before it starts. An image with an entrypoint (the
+// static Go images, an Image hook's) takes the arguments alone as its
+// command.
+func containerSpec(spec *bench.ServerSpec, i int, img engine.Image, peers []string) engine.Spec {
 	args := bench.ServerArgs{Listen: "0.0.0.0:" + strconv.Itoa(spec.Port), Replica: i}
 	var ports []int
 	if spec.OpsPort != 0 {
@@ -152,9 +166,8 @@ func containerSpec(spec *bench.ServerSpec, i int, img engine.Image, network stri
 	}
 	if spec.PeerPort != 0 {
 		args.PeerListen = "0.0.0.0:" + strconv.Itoa(spec.PeerPort)
-		for j := range spec.Count() {
-			// The session names a container <network>-<spec name>.
-			args.Peers = append(args.Peers, network+"-"+spec.ServerName(j)+":"+strconv.Itoa(spec.PeerPort))
+		for _, p := range peers {
+			args.Peers = append(args.Peers, net.JoinHostPort(p, strconv.Itoa(spec.PeerPort)))
 		}
 	}
 	cmd := spec.Args(args)
@@ -162,7 +175,7 @@ func containerSpec(spec *bench.ServerSpec, i int, img engine.Image, network stri
 		cmd = append([]string{spec.Executable}, cmd...)
 	}
 	cs := engine.Spec{Name: spec.ServerName(i), Image: img, Cmd: cmd, Port: spec.Port, Ports: ports, Sysctls: spec.Sysctls,
-		StopSignal: unix.SignalName(spec.GracefulSignal())}
+		StopSignal: unix.SignalName(spec.GracefulSignal()), Ready: engine.TCPReady}
 	if spec.Ready != nil {
 		cs.Ready = func(ctx context.Context, c *engine.Container) error {
 			if err := engine.TCPReady(ctx, c); err != nil {
@@ -172,6 +185,16 @@ func containerSpec(spec *bench.ServerSpec, i int, img engine.Image, network stri
 		}
 	}
 	return cs
+}
+
+// peerNames are the container names of spec's replicas on the session
+// network: the session names a container <network>-<name>.
+func peerNames(network string, spec *bench.ServerSpec) []string {
+	names := make([]string, spec.Count())
+	for i := range names {
+		names[i] = network + "-" + spec.ServerName(i)
+	}
+	return names
 }
 
 func opsAddr(c *engine.Container, port int) string {
@@ -195,9 +218,10 @@ type server struct {
 	opsPort int
 	session *engine.Session
 
-	mu    sync.Mutex
-	host  Host         // the emulated host, nil on the session network alone
-	addrs []netip.Addr // Destinations: the container's own address, then extra ones
+	mu       sync.Mutex
+	host     Host         // the emulated host, nil on the session network alone
+	attached int          // the process whose namespace the host has
+	addrs    []netip.Addr // Destinations: the container's own address, then extra ones
 }
 
 // Footprint implements bench.FootprintReader: the container's cgroup memory
@@ -273,13 +297,8 @@ func (s *server) OpsAddr() string {
 }
 
 // Restart implements bench.Server; a server on an emulated host keeps its
-// address there.
-func (s *server) Restart(ctx context.Context) error {
-	if h := s.onHost(); h != nil {
-		return s.restartOnHost(ctx, h)
-	}
-	return s.c.Restart(ctx)
-}
+// address there (the new namespace is attached before it is ready).
+func (s *server) Restart(ctx context.Context) error { return s.c.Restart(ctx) }
 
 // Cut implements bench.Server.
 func (s *server) Cut(ctx context.Context) error {
@@ -319,7 +338,7 @@ func (d *Deployment) Describe(env *results.Environment) {
 	env.Backend = "containers"
 	env.NetworkPath = d.session.Path + " (network " + d.session.Network + ")"
 	if d.onHosts {
-		env.NetworkPath = "emulated hosts: every server container's own network namespace attached to the delay line, reached through it; cluster members reach each other over the session network " + d.session.Network + " (not delayed)"
+		env.NetworkPath = "emulated hosts: every server container's own network namespace attached to the delay line, reached through it by the bench and by its cluster peers; the session network " + d.session.Network + " carries the engine's readiness checks only"
 	}
 	env.DockerVersion = d.engine
 	d.mu.Lock()
@@ -374,7 +393,7 @@ func (d *Deployment) StartClockShifted(ctx context.Context, spec *bench.ServerSp
 	d.mu.Unlock()
 	var out []bench.ClockShiftedServer
 	for i := range spec.Count() {
-		cs := containerSpec(spec, i, img, d.session.Network)
+		cs := containerSpec(spec, i, img, peerNames(d.session.Network, spec))
 		cs.Name = fmt.Sprintf("%s-shifted-%d", cs.Name, n)
 		c, err := d.session.Start(ctx, cs)
 		if err != nil {

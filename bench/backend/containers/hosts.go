@@ -7,41 +7,49 @@ import (
 	"strconv"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 )
 
 // Host is an emulated host a server's container is attached to: the
 // container's own network namespace with a link to a delay line and an
-// address on it (bench/network's Host, of Network.AttachNamespace).
+// address on it (bench/network's Host, of Network.ReserveHost).
 type Host interface {
 	IP() netip.Addr
-	// Reattach moves the host to the namespace of process pid: a
-	// restarted container has a new one.
-	Reattach(ctx context.Context, pid int) error
+	// Attach gives the host the namespace of process pid: a container
+	// just started, or restarted with a new namespace.
+	Attach(ctx context.Context, pid int) error
 	// Cut drops (true) or delivers again (false) every packet to and
 	// from the host on its link.
 	Cut(cut bool) error
 }
 
-// Hosts attaches the running container of the server of this name, whose
-// main process is pid, to an emulated host. Nil keeps every server on the
+// Hosts reserves an emulated host, with its address, for the server of
+// this name before its container starts, so that cluster members can be
+// told each other's addresses on the line. Nil keeps every server on the
 // session network alone.
-type Hosts func(ctx context.Context, server string, pid int) (Host, error)
+type Hosts func(ctx context.Context, server string) (Host, error)
 
-// attach puts the container of s on the host hosts gives it: from then on
-// the bench reaches it at the host's address, through the line.
-func (s *server) attach(ctx context.Context, hosts Hosts) error {
-	pid, err := s.c.PID(ctx)
-	if err != nil {
-		return err
+// attachOnStart wraps ready so that each start of the server's container
+// first attaches the container's namespace to the server's host: a
+// cluster member is ready only once a quorum reaches it through the
+// line.
+func (s *server) attachOnStart(ready engine.ReadyFunc) engine.ReadyFunc {
+	return func(ctx context.Context, c *engine.Container) error {
+		pid, err := c.PID(ctx)
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		if pid != s.attached {
+			if err := s.host.Attach(ctx, pid); err != nil {
+				s.mu.Unlock()
+				return fmt.Errorf("containers: %s on its emulated host (pid %s): %w", c.Name, strconv.Itoa(pid), err)
+			}
+			s.attached = pid
+		}
+		s.mu.Unlock()
+		return ready(ctx, c)
 	}
-	h, err := hosts(ctx, s.c.Name, pid)
-	if err != nil {
-		return fmt.Errorf("containers: %s on an emulated host: %w", s.c.Name, err)
-	}
-	s.mu.Lock()
-	s.host = h
-	s.mu.Unlock()
-	return nil
 }
 
 // onHost returns the server's emulated host, nil when it has none.
@@ -61,22 +69,6 @@ func hostAddr(h Host, port int) string {
 // addresses instead.
 var errOneAddress = fmt.Errorf("%w: a server on an emulated host has one address (spread over the bench's source addresses instead)", bench.ErrNotSupported)
 
-// restartOnHost restarts the container and moves its host to the new
-// namespace.
-func (s *server) restartOnHost(ctx context.Context, h Host) error {
-	if err := s.c.Restart(ctx); err != nil {
-		return err
-	}
-	pid, err := s.c.PID(ctx)
-	if err != nil {
-		return err
-	}
-	if err := h.Reattach(ctx, pid); err != nil {
-		return fmt.Errorf("containers: reattach %s (pid %s): %w", s.c.Name, strconv.Itoa(pid), err)
-	}
-	return nil
-}
-
 // virtualIPHost is a host that can hold a virtual IP of its network
 // (bench/network's Host).
 type virtualIPHost interface {
@@ -93,8 +85,8 @@ func (s *server) VirtualIP() (bench.VirtualIP, error) {
 	return nil, fmt.Errorf("containers: a virtual IP for %s: %w", s.c.Name, bench.ErrNotSupported)
 }
 
-// cutOnHost cuts the container off both paths: the line (the bench) and
-// the session network (its peers).
+// cutOnHost cuts the container off both paths: the line (the bench and
+// its peers) and the session network (the engine's readiness checks).
 func (s *server) cutOnHost(ctx context.Context, h Host, cut bool) error {
 	if err := h.Cut(cut); err != nil {
 		return err

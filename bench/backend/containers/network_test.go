@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,8 +52,8 @@ func TestContainerOnEmulatedHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer n.Close()
-	d, err := StartOn(ctx, []*bench.ServerSpec{floors.TCPServer}, func(ctx context.Context, server string, pid int) (Host, error) {
-		return n.AttachNamespace(ctx, server, pid, network.HostOptions{})
+	d, err := StartOn(ctx, []*bench.ServerSpec{floors.TCPServer}, func(ctx context.Context, server string) (Host, error) {
+		return n.ReserveHost(ctx, server, network.HostOptions{})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -74,9 +75,9 @@ func TestContainerOnEmulatedHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := network.AZ
-	floor := p.RTT - p.Jitter - n.Calibration().OwnRTT - 2*200*time.Microsecond
+	floor := n.Floor(p)
 	if low < floor {
-		t.Errorf("fastest connect %v below %v (asked %v ± %v, line's own %v)", low, floor, p.RTT, p.Jitter, n.Calibration().OwnRTT)
+		t.Errorf("fastest connect %v below the line's floor %v (asked %v ± %v)", low, floor, p.RTT, p.Jitter)
 	}
 	var in, out uint64
 	for _, h := range after.Sub(before).Hosts {
@@ -120,6 +121,79 @@ func TestContainerOnEmulatedHost(t *testing.T) {
 	if err != nil || len(left) > 0 {
 		t.Errorf("after close a sweep removed %v (%v), want nothing left", left, err)
 	}
+}
+
+// TestMembersTalkThroughTheLine starts two replicas of a server with a
+// peer port on az hosts: each is told its peers at their hosts' addresses,
+// and a connect from one member's namespace to the other's peer address,
+// as a cluster member dials its peer, pays the round trip through the
+// line (at least its Floor) and crosses it.
+func TestMembersTalkThroughTheLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts containers")
+	}
+	ctx := t.Context()
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err := engine.Ping(pctx)
+	cancel()
+	if err != nil {
+		t.Skipf("no Docker engine answers: %v", err)
+	}
+	n, err := network.New(ctx, network.Options{Prefix: testPrefix, Profile: network.AZ})
+	if errors.Is(err, network.ErrUnavailable) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	spec := *floors.TCPServer
+	spec.Replicas, spec.PeerPort = 2, spec.Port
+	var mu sync.Mutex
+	var told [][]string
+	args := spec.Args
+	spec.Args = func(a bench.ServerArgs) []string {
+		mu.Lock()
+		told = append(told, a.Peers)
+		mu.Unlock()
+		return args(a)
+	}
+	d, err := StartOn(ctx, []*bench.ServerSpec{&spec}, func(ctx context.Context, server string) (Host, error) {
+		return n.ReserveHost(ctx, server, network.HostOptions{})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	servers := d.Servers(spec.Name)
+	a, b := n.Host(servers[0].Name()), n.Host(servers[1].Name())
+	peer := netip.AddrPortFrom(b.IP(), uint16(spec.PeerPort)).String()
+	for _, peers := range told {
+		if len(peers) != 2 || peers[1] != peer {
+			t.Fatalf("a member was told its peers at %v, want the second at its host's %s", peers, peer)
+		}
+	}
+	before, err := n.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := n.Measure(ctx, b, network.MeasureOptions{From: a, Addr: peer, Samples: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := n.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if floor := n.Floor(network.AZ); m.Connect.Min < floor || m.RTT.Min < floor {
+		t.Errorf("%s → %s: connect min %v, rtt min %v below the line's floor %v", a.Name(), peer, m.Connect.Min, m.RTT.Min, floor)
+	}
+	for _, h := range after.Sub(before).Hosts {
+		if (h.Name == a.Name() || h.Name == b.Name()) && (h.In < 20 || h.Out < 20) {
+			t.Errorf("host %s: %d packets in, %d out through the line for 20 connects", h.Name, h.In, h.Out)
+		}
+	}
+	t.Logf("%s → %s: connect %v, rtt %v", a.Name(), peer, m.Connect, m.RTT)
 }
 
 // connects times k TCP connects to addr and returns the fastest and the

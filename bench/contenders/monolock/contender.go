@@ -26,7 +26,7 @@ func Contender() bench.Contender {
 		},
 		Dials:    true,
 		Counters: NewCounters,
-		Claims:   kinds(append(Claims(), scaleClaims()...)),
+		Claims:   kinds(append(append(Claims(), scaleClaims()...), coldInRoundTrips())),
 		Notes:    Notes(),
 	}
 }

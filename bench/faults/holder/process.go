@@ -42,6 +42,9 @@ type Command struct {
 	Args []string
 	// Env, when non-nil, is the child's environment (exec.Cmd.Env).
 	Env []string
+	// In, when set, makes the child's command in place of exec.Command:
+	// an emulated client host's Command runs the child inside that host.
+	In func(ctx context.Context, name string, args ...string) *exec.Cmd
 }
 
 // Spec says what the holder holds.
@@ -110,6 +113,10 @@ func (s Spec) args() []string {
 func start(ctx context.Context, c Command, flags []string) (*Process, string, error) {
 	args := append(append([]string{}, c.Args...), flags...)
 	cmd := exec.Command(c.Path, args...)
+	if c.In != nil {
+		// Not ctx: the child lives until Close, as a direct one does.
+		cmd = c.In(context.Background(), c.Path, args...)
+	}
 	cmd.Env = c.Env
 	// Own process group: a Ctrl-C on the terminal reaches only the bench,
 	// which then ends its children itself. Pdeathsig: a child never

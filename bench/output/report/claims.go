@@ -45,12 +45,16 @@ type Claim struct {
 }
 
 // Check evaluates the run's claim rules (r.Claims) against its figures,
-// in the order of the rules; it depends on r only.
+// in the order of the rules, but for the targets of a network profile
+// (ClaimRule.Network), which the network section checks; it depends on r
+// only.
 func Check(r *results.Results) []Claim {
 	f := newFigures(r)
 	out := make([]Claim, 0, len(r.Claims))
 	for _, rule := range r.Claims {
-		out = append(out, f.evaluate(rule))
+		if rule.Network == "" {
+			out = append(out, f.evaluate(rule))
+		}
 	}
 	return out
 }
@@ -148,6 +152,19 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 		if rule.Op != results.Within {
 			c.Evidence += fmt.Sprintf("; %s %s, limit %s", rule.Than.Parameter, d, results.Format(factor*b, unit))
 		}
+	case rule.Than.RTTs > 0:
+		per, ok := nanoseconds[unit]
+		rtt := 0.0
+		if len(f.r.Networks) == 1 {
+			rtt = f.r.Networks[0].MeasuredRTTUS()
+		}
+		if !ok || rtt <= 0 {
+			c.Evidence += "; no measured round trip to compare with"
+			return c
+		}
+		b := rule.Than.RTTs * rtt * 1e3 / per
+		bound = span{b, b, b, 1}
+		c.Evidence += fmt.Sprintf("; measured RTT %s: %s RTT", usText(rtt), ratio(s.median*per/1e3, rtt))
 	default:
 		bound = span{rule.Than.Value, rule.Than.Value, rule.Than.Value, 1}
 	}

@@ -74,10 +74,22 @@ func WriteIndexWith(reportsDir string, upgrade func(*results.Results)) error {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %d / %d / %d |\n",
 			link, r.StartedAt.UTC().Format("2006-01-02 15:04"),
 			mdCell(fmt.Sprintf("%s, %d cores", orUnknown(r.Environment.CPUModel), r.Environment.Cores)),
-			mdCell(r.Environment.Backend), r.Parameters.Repetitions, mdCell(complete), holds, fails, inc)
+			mdCell(backends(r)), r.Parameters.Repetitions, mdCell(complete), holds, fails, inc)
 	}
 	if err := os.MkdirAll(reportsDir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("report: %w", err)
 	}
 	return writeIfChanged(filepath.Join(reportsDir, IndexFile), []byte(b.String()))
+}
+
+// backends names the run's backend, and a network profile's where it
+// differs ("containers; az on local").
+func backends(r *results.Results) string {
+	text := r.Environment.Backend
+	for _, n := range r.Networks {
+		if n.Backend != "" && n.Backend != r.Environment.Backend {
+			text += "; " + n.Profile + " on " + n.Backend
+		}
+	}
+	return text
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,9 +11,12 @@ import (
 
 // TestNetworkSection: the fixture run as if measured under loopback and
 // under a profile of 1 ms (its az figures made up as the loopback ones
-// plus 1000 us): the other sections render exactly as for the loopback
-// run alone, and the network section gives the asked and measured paths,
-// acquire per profile as a multiple of the measured RTT, and its chart.
+// plus 1000 us, its line busy with 0.8 cores at 64 workers): the other
+// sections render exactly as for the loopback run alone, and the network
+// section gives the targets as checked statements (the line limiting the
+// locks/s at 64 workers, on 2 cores), one row of round trips per profile,
+// acquire per profile with units and as a multiple of the measured RTT,
+// and its chart; every path goes to the details.
 func TestNetworkSection(t *testing.T) {
 	base := fixture(t)
 	plain, err := Render(base)
@@ -32,6 +36,9 @@ func TestNetworkSection(t *testing.T) {
 			ms = append(ms, m)
 		}
 		x.Metrics = ms
+		if x.Scenario == "throughput" && x.Variant == "distinct-w64"+results.NetworkSuffix+"az" {
+			x.Line = &results.LineCost{CPUCores: 0.8, PacketsPerSec: 50000, LateP99US: 100}
+		}
 		r.Raw = append(r.Raw, x)
 	}
 	r.Summary = results.Summarize(r.Raw)
@@ -41,9 +48,15 @@ func TestNetworkSection(t *testing.T) {
 	}
 	r.Networks = []results.NetworkRun{
 		{Profile: "loopback", Paths: []results.NetworkPath{{Server: "s", Profile: "loopback", Connect: results.SpreadUS{N: 50, P50: 20, P90: 25, Min: 15, Max: 40}}}},
-		{Profile: "az", AskedRTTUS: 1000, JitterUS: 100, LineOwnRTTUS: 15, Paths: []results.NetworkPath{path("s", 1000), path("t", 1000)},
+		{Profile: "az", AskedRTTUS: 1000, JitterUS: 100, LineOwnRTTUS: 15, DirectRTTUS: 10, CompensationUS: 90,
+			UncompensatedRTT: results.SpreadUS{N: 100, P50: 1090}, CompensationRounds: results.SpreadUS{N: 5, Min: 80, Max: 110}, Paths: []results.NetworkPath{path("s", 1000), path("t", 1000)},
 			Line: &results.LineCost{Seconds: 10, Packets: 1000, PacketsPerSec: 100, CPUCores: 0.1, LateP50US: 9, LateP99US: 80}},
 	}
+	r.Claims = append(slices.Clone(r.Claims),
+		results.ClaimRule{ID: "t-cold", Statement: "monolock takes two round trips at az", Scenario: "latency", Network: "az", Variant: "w1",
+			Subject: "monolock", Metric: "acquire_p50", Op: results.Within, Than: results.ClaimBound{RTTs: 2, Factor: 1.2}, Spread: results.SpreadRange},
+		results.ClaimRule{ID: "t-far", Statement: "monolock at region", Scenario: "latency", Network: "region", Variant: "w1",
+			Subject: "monolock", Metric: "acquire_p50", Op: results.AtMost, Than: results.ClaimBound{Value: 1}, Spread: results.SpreadRange})
 	rep, err := Render(&r)
 	if err != nil {
 		t.Fatal(err)
@@ -60,17 +73,18 @@ func TestNetworkSection(t *testing.T) {
 	if strings.Contains(before, "@az") {
 		t.Error("a section before the network section shows a variant of the second profile")
 	}
-	for _, want := range []string{"1.00×", "(RTT 1 ms)", "| az | 1 ms | 1 ms | 1.00×–1.00× | 2 |"} {
+	for _, want := range []string{"### Targets", "| the delay line does not limit the locks/s at the most workers (throughput distinct-w64; inferred from the CPU) | az | fails |",
+		"is within 10% of the asked | az | holds | 1.00×", "| monolock takes two round trips at az | az | fails |", "measured RTT 1 ms: 1.",
+		"| monolock at region | region | inconclusive | not measured: the run had no region profile |", "90 µs (rounds 80 µs–110 µs; uncompensated 1.09 ms)", "15 µs (10 µs)", "(RTT 1 ms)", " ms (", "Claims checked per profile"} {
 		if !strings.Contains(section, want) {
 			t.Errorf("network section lacks %q", want)
 		}
 	}
-	// every path, the line's cost and every claim per profile are in the
-	// appendix
-	for _, want := range []string{"bench → s", "line's own RTT", "Claims checked per profile"} {
-		if !strings.Contains(string(rep.Details), want) {
-			t.Errorf("the network appendix lacks %q", want)
-		}
+	if strings.Contains(before, "two round trips at az") {
+		t.Error("the claims section checks a network target")
+	}
+	if !strings.Contains(string(rep.Details), "bench → s") {
+		t.Error("the details lack the measured paths")
 	}
 	found := false
 	for _, c := range rep.Charts {
@@ -83,5 +97,50 @@ func TestNetworkSection(t *testing.T) {
 	}
 	if bytes.Contains(plain.Markdown, []byte("## Network profiles")) {
 		t.Error("a run without profiles has a network section")
+	}
+}
+
+// TestZeroLineTarget: a run with a profile of no delay decides whether the
+// line limits the throughput from the same contenders' locks/s through it
+// and on loopback, and then infers nothing from the CPU.
+func TestZeroLineTarget(t *testing.T) {
+	base := fixture(t)
+	for _, keep := range []float64{0.5, 0.97} {
+		r := *base
+		r.Raw, r.Summary = nil, nil
+		for _, x := range base.Raw {
+			r.Raw = append(r.Raw, x)
+			x.Variant, x.Network = x.Variant+results.NetworkSuffix+"rtt=0s", "rtt=0s"
+			var ms []results.Metric
+			for _, m := range x.Metrics {
+				if m.Name == "cycles_per_sec" {
+					m.Value *= keep
+				}
+				ms = append(ms, m)
+			}
+			x.Metrics = ms
+			if x.Scenario == "throughput" {
+				x.Line = &results.LineCost{CPUCores: 0.8, PacketsPerSec: 50000}
+			}
+			r.Raw = append(r.Raw, x)
+		}
+		r.Summary = results.Summarize(r.Raw)
+		r.Networks = []results.NetworkRun{{Profile: "loopback"}, {Profile: "rtt=0s", LineOwnRTTUS: 20, DirectRTTUS: 15}}
+		rep, err := Render(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		verdict := "holds"
+		if keep < zeroLineShare {
+			verdict = "fails"
+		}
+		md := string(rep.Markdown)
+		want := "| through a line that holds nothing the locks/s at the most workers (throughput distinct-w64) stay within 10% of loopback's | rtt=0s | " + verdict + " | " + ratio(keep, 1)
+		if !strings.Contains(md, want) {
+			t.Errorf("keeping %v of the locks/s: no row %q", keep, want)
+		}
+		if strings.Contains(md, "inferred from the CPU") {
+			t.Error("a run with a line that holds nothing still infers the line's cost from the CPU")
+		}
 	}
 }

@@ -36,6 +36,11 @@ type ClaimRule struct {
 	Kind string `json:"kind,omitempty"`
 
 	Scenario string `json:"scenario"`
+	// Network, when set, names the network profile the claim is a target
+	// under ("az"): it is checked only against that profile's figures,
+	// among the network section's targets, and the claims section leaves
+	// it out.
+	Network string `json:"network,omitempty"`
 	// Variant is the scenario variant. A "*" stands for any text; then Pick
 	// chooses among the variants the run has that match and where every
 	// contender the rule compares has the figure.
@@ -109,7 +114,11 @@ type ClaimBound struct {
 	Metric    string  `json:"metric,omitempty"`
 	Parameter string  `json:"parameter,omitempty"`
 	Value     float64 `json:"value,omitempty"`
-	Factor    float64 `json:"factor,omitempty"`
+	// RTTs, when set, bounds a time by that many round trips of the
+	// network profile the claim is checked under, as its paths measured
+	// them (the median of their RTT p50; NetworkRun.MeasuredRTTUS).
+	RTTs   float64 `json:"rtts,omitempty"`
+	Factor float64 `json:"factor,omitempty"`
 }
 
 // Derivation computes a figure of one repetition as the product of the

@@ -1,12 +1,20 @@
 package results
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // NetworkRun is one network profile a run measured under: what was asked,
 // what its paths measured, and what the emulation itself cost.
 type NetworkRun struct {
 	// Profile is the profile's text ("loopback", "az", "rtt=2ms,loss=0.1%").
 	Profile string `json:"profile"`
+	// Backend and NetworkPath are the profile's servers' backend and how
+	// the bench reached them (as Environment's, which records the first
+	// profile's): a later profile may run on another backend.
+	Backend     string `json:"backend,omitempty"`
+	NetworkPath string `json:"network_path,omitempty"`
 	// AskedRTTUS is the round trip asked between the bench and a host,
 	// JitterUS its spread (± per round trip), Loss the share of packets
 	// lost per direction; 0 for loopback.
@@ -18,6 +26,16 @@ type NetworkRun struct {
 	// from every asked RTT; DirectRTTUS the direct path's round trip.
 	LineOwnRTTUS float64 `json:"line_own_rtt_us,omitempty"`
 	DirectRTTUS  float64 `json:"direct_rtt_us,omitempty"`
+	// UncompensatedRTT are round trips through a link holding exactly
+	// half the asked RTT each way, between idle ends; CompensationUS is
+	// what the line then subtracted from the asked RTT (the excess of
+	// those round trips, found again at the reduced hold), so that a round
+	// trip takes the asked RTT at the median.
+	UncompensatedRTT SpreadUS `json:"uncompensated_rtt,omitzero"`
+	CompensationUS   float64  `json:"compensation_us,omitempty"`
+	// CompensationRounds is the spread of the excess over the rounds the
+	// compensation was measured in (their median is CompensationUS).
+	CompensationRounds SpreadUS `json:"compensation_rounds,omitzero"`
 	// Paths are the measured paths: the bench to each server, and
 	// cluster members to each other.
 	Paths []NetworkPath `json:"paths,omitempty"`
@@ -34,10 +52,13 @@ type NetworkPath struct {
 	Server string `json:"server"`
 	From   string `json:"from,omitempty"`
 	// Profile is the path's profile, AskedRTTUS its asked round trip.
-	Profile    string   `json:"profile"`
-	AskedRTTUS float64  `json:"asked_rtt_us"`
-	RTT        SpreadUS `json:"rtt"`
-	Connect    SpreadUS `json:"connect"`
+	Profile    string  `json:"profile"`
+	AskedRTTUS float64 `json:"asked_rtt_us"`
+	// SubtractedUS is what the line subtracted from the path's asked RTT
+	// (its compensation).
+	SubtractedUS float64  `json:"subtracted_us,omitempty"`
+	RTT          SpreadUS `json:"rtt"`
+	Connect      SpreadUS `json:"connect"`
 	// Failed counts samples that failed or timed out.
 	Failed int `json:"failed,omitempty"`
 }
@@ -89,12 +110,32 @@ func (n NetworkRun) Label() string {
 	return n.Profile
 }
 
-// UnderNetwork returns a copy of r with only the records and figures of
-// the profile labelled label (Raw.Network; "" is loopback), their
-// variants without the suffix the runner gave them under that profile
-// (NetworkSuffix + label, which every record with a Network has): the run
-// as if it had run under that profile alone. Everything else is shared
-// with r.
+// MeasuredRTTUS is the profile's round trip as its paths measured it,
+// µs: the median over the bench's paths of their RTT p50, or, where no
+// round trip was measured (loopback), of their connect p50 (one round
+// trip and an accept); 0 when nothing was measured.
+func (n NetworkRun) MeasuredRTTUS() float64 {
+	var v []float64
+	for _, p := range n.Paths {
+		switch {
+		case p.From != "":
+		case p.RTT.N > 0:
+			v = append(v, p.RTT.P50)
+		case p.Connect.N > 0:
+			v = append(v, p.Connect.P50)
+		}
+	}
+	if len(v) == 0 {
+		return 0
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+// UnderNetwork returns a copy of r with only the records, figures and
+// network record of the profile labelled label (Raw.Network; "" is
+// loopback), their variants without the network suffix: the run as if it
+// had run under that profile alone. Everything else is shared with r.
 func (r *Results) UnderNetwork(label string) *Results {
 	base := func(variant string) string {
 		if label == "" {
@@ -103,7 +144,12 @@ func (r *Results) UnderNetwork(label string) *Results {
 		return strings.TrimSuffix(variant, NetworkSuffix+label)
 	}
 	out := *r
-	out.Raw, out.Summary = nil, nil
+	out.Raw, out.Summary, out.Networks = nil, nil, nil
+	for _, n := range r.Networks {
+		if n.Label() == label {
+			out.Networks = append(out.Networks, n)
+		}
+	}
 	for _, x := range r.Raw {
 		if x.Network == label {
 			x.Variant = base(x.Variant)
