@@ -15,6 +15,7 @@ import (
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/backend/clockshift"
+	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
@@ -93,8 +94,7 @@ func hostSysctls(specs []*bench.ServerSpec) map[string]string {
 	m := map[string]string{}
 	for _, spec := range specs {
 		for k, want := range spec.Sysctls {
-			b, err := os.ReadFile("/proc/sys/" + strings.ReplaceAll(k, ".", "/"))
-			have := strings.TrimSpace(string(b))
+			have, err := host.Sysctl(k)
 			switch {
 			case err != nil:
 				m[spec.Name+": "+k] = fmt.Sprintf("wanted %s, host value unreadable (%v): not set", want, err)

@@ -2,13 +2,11 @@ package spreaddial
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
-)
 
-// portRangeFile is where Linux keeps net.ipv4.ip_local_port_range.
-const portRangeFile = "/proc/sys/net/ipv4/ip_local_port_range"
+	"github.com/monolock/monolock-bench/bench/host"
+)
 
 // Headroom is the share of a port range a Plan counts on: the rest is left
 // to connections other than the sessions (other processes, TIME_WAIT of
@@ -24,11 +22,11 @@ type PortRange struct {
 
 // ReadPortRange reads the host's net.ipv4.ip_local_port_range.
 func ReadPortRange() (PortRange, error) {
-	b, err := os.ReadFile(portRangeFile)
+	s, err := host.Sysctl("net.ipv4.ip_local_port_range")
 	if err != nil {
 		return PortRange{}, fmt.Errorf("spreaddial: %w", err)
 	}
-	return parsePortRange(string(b))
+	return parsePortRange(s)
 }
 
 func parsePortRange(s string) (PortRange, error) {

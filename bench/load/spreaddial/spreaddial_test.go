@@ -167,7 +167,7 @@ func TestParsePortRange(t *testing.T) {
 func TestReadPortRange(t *testing.T) {
 	r, err := ReadPortRange()
 	if err != nil {
-		t.Skipf("no %s here: %v", portRangeFile, err)
+		t.Skipf("no net.ipv4.ip_local_port_range here: %v", err)
 	}
 	t.Logf("ip_local_port_range %d–%d: %d ports, %d usable per address pair", r.Low, r.High, r.Size(), r.Usable())
 	if r.Size() < 1 {
