@@ -172,8 +172,8 @@ func (cfg FailoverConfig) Scenario() bench.Scenario {
 			{Name: "owner_writes_rejected", Unit: "count", Better: lower, Label: "writes of the current owner the fenced store rejected (its token below an earlier owner's: the tokens went backwards)", Kind: results.KindCount},
 			{Name: "takeover_ms", Unit: "ms", Label: "from the primary's last grant before the fault to the standby's first grant", Kind: results.KindLatency},
 			{Name: "tokens_promise_broken", Unit: "count", Better: lower, Label: "backward tokens where the promise applies (the standby took over more than a second after the primary's last grant; 1 = a token after the move at or below one before)", Kind: results.KindCount},
-			{Name: "grants_dialled_before_move", Unit: "count", Label: "grants after the move of claims dialled before it (no-fence: the old primary's, but for dials that raced the move)", Kind: results.KindCount},
-			{Name: "grants_dialled_after_move", Unit: "count", Label: "grants of claims dialled after the move (the standby's)", Kind: results.KindCount},
+			{Name: "grants_dialled_before_move", Unit: "count", Label: "grants after the move of acquires dialled before it (no-fence: the old primary's, but for dials that raced the move)", Kind: results.KindCount},
+			{Name: "grants_dialled_after_move", Unit: "count", Label: "grants of acquires dialled after the move (the standby's)", Kind: results.KindCount},
 		},
 		// The graceful-restart variant stops a contender's servers with
 		// their spec's signal: recorded with the contender.

@@ -139,8 +139,8 @@ func (l *Locker) TTL() int64 { return l.ttl }
 // Acquire implements bench.Locker: it takes an idle session of the
 // Locker (or grants a new lease, bounded by ctx, and starts its
 // keep-alive, which outlives ctx) and locks the mutex for key on it. A
-// session serves one claim at a time: the mutex's key is the prefix and
-// the session's lease, so two claims sharing one would both own the lock.
+// session serves one acquire at a time: the mutex's key is the prefix and
+// the session's lease, so two acquires sharing one would both own the lock.
 // When ctx ends first it returns ctx.Err() and revokes the lease, which
 // removes its place in the queue.
 func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {

@@ -112,7 +112,7 @@ func (f *TCPFloor) Acquire(ctx context.Context, key string) (bench.Held, error) 
 	return tcpHeld{c}, nil
 }
 
-// Close implements bench.Locker; a Floor keeps no resources between claims.
+// Close implements bench.Locker; a Floor keeps no resources between acquires.
 func (f *TCPFloor) Close() error { return nil }
 
 type tcpHeld struct{ c net.Conn }

@@ -102,7 +102,7 @@ func FastOpenContender() bench.Contender {
 
 // Notes of the variants: what they cost, which a run does not measure.
 const (
-	WarmNote     = "Warm spares (monolock-warm): the client keeps connections dialled in advance, so an uncontended acquire is one round trip like Redis SET NX on a pooled connection. The cost is an idle connection and a file descriptor per spare on the server and the client, and a re-dial of each spare every few seconds (before the server's io-timeout) even when no claim is made. Use it when claims are frequent and their latency matters; a TLS server benefits most, since a spare also has its TLS handshake done."
+	WarmNote     = "Warm spares (monolock-warm): the client keeps connections dialled in advance, so an uncontended acquire is one round trip like Redis SET NX on a pooled connection. The cost is an idle connection and a file descriptor per spare on the server and the client, and a re-dial of each spare every few seconds (before the server's io-timeout) even when no lock is asked for. Use it when acquires are frequent and their latency matters; a TLS server benefits most, since a spare also has its TLS handshake done."
 	FastOpenNote = "TCP Fast Open (monolock-tfo): the ACQUIRE rides in the SYN once the client holds a cookie, saving the handshake without idle connections. It needs the kernel to allow it on both sides (net.ipv4.tcp_fastopen: 0x1 on the client, 0x2 on the server) and a network path that does not strip the option, and falls back silently otherwise. A SYN with data may be replayed by the network: the duplicate connection's claim is reset and released by the server, the client never sees it."
 )
 

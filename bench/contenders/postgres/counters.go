@@ -75,7 +75,7 @@ func (p *Probe) Counts(ctx context.Context) (Counts, error) {
 }
 
 // Waiters returns the advisory-lock requests the server has not granted
-// (claims waiting in pg_advisory_lock).
+// (acquires waiting in pg_advisory_lock).
 func (p *Probe) Waiters(ctx context.Context) (int64, error) {
 	var n int64
 	err := p.conn.QueryRow(ctx, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted").Scan(&n)

@@ -3,7 +3,7 @@
 // session-count machinery of the scale scenario. It also reads and raises
 // the open-file limit that bounds C, and says clearly when a C cannot fit.
 //
-// Session i claims key i mod K. The first session of each key holds it;
+// Session i asks for key i mod K. The first session of each key holds it;
 // every further session of a key waits behind it (a queue on monolock, a
 // polling loop on Redis). K = C gives C idle holders, K = 1 one holder and
 // C−1 waiters.
