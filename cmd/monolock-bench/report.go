@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/monolock/monolock-bench/bench/output/compare"
 	"github.com/monolock/monolock-bench/bench/output/report"
@@ -13,8 +14,12 @@ import (
 // reportCommand re-renders report.md and report.html beside a
 // results.json.
 func reportCommand(args []string, stdout, stderr io.Writer) int {
+	const usage = "usage: monolock-bench report DIR/results.json\n"
+	if code, done := flagsOfPathCommand(args, usage, stdout, stderr); done {
+		return code
+	}
 	if len(args) != 1 {
-		fmt.Fprint(stderr, "usage: monolock-bench report DIR/results.json\n")
+		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
 	if err := report.RerenderWith(args[0], fillDefaults); err != nil {
@@ -23,6 +28,24 @@ func reportCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	updateIndex(filepath.Dir(args[0]), stderr)
 	return exitOK
+}
+
+// flagsOfPathCommand handles the flags of a command that takes paths
+// only: -h (or --help) prints its usage; any other flag is an error,
+// rather than a file name that does not exist. done says the command
+// ends with code.
+func flagsOfPathCommand(args []string, usage string, stdout, stderr io.Writer) (code int, done bool) {
+	for _, a := range args {
+		switch {
+		case a == "-h" || a == "-help" || a == "--help":
+			fmt.Fprint(stdout, usage)
+			return exitOK, true
+		case strings.HasPrefix(a, "-") && a != "-":
+			fmt.Fprintf(stderr, "monolock-bench: unknown flag %s\n%s", a, usage)
+			return exitUsage, true
+		}
+	}
+	return 0, false
 }
 
 // updateIndex lists a run kept under reports/ in reports/README.md. The
@@ -40,8 +63,12 @@ func updateIndex(runDir string, stderr io.Writer) {
 // compareCommand prints per-figure deltas between two runs, with
 // significance (bench/output/compare).
 func compareCommand(args []string, stdout, stderr io.Writer) int {
+	const usage = "usage: monolock-bench compare A/results.json B/results.json\n"
+	if code, done := flagsOfPathCommand(args, usage, stdout, stderr); done {
+		return code
+	}
 	if len(args) != 2 {
-		fmt.Fprint(stderr, "usage: monolock-bench compare A/results.json B/results.json\n")
+		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
 	a, err := results.Load(args[0])

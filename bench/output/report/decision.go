@@ -22,12 +22,12 @@ func (f *figures) decisionSection(d *document) {
 		return
 	}
 	d.h2("Which lock for which job")
-	d.p("Picked from this run's figures by the rule in the last column: a lock is supported when every capability the job requires (C1, C2, …: the matrix below) held in every repetition, then ranked; “~” is a tie (see the glossary), n the repetitions behind a figure. The best lock of every other family is named with what it failed.")
+	d.p("Picked from this run's figures by the rule in the last column: a lock is supported when every capability the job requires (C1, C2, …: the matrix below) held in every repetition, then ranked; “~” is a tie (see the glossary in the appendix), n the repetitions behind a figure. The best lock of every other family is named with what it failed (✗ C4: capability C4 did not hold).")
 	if len(t.rows) > 0 {
 		d.add(t)
 	}
 	if len(workloads.rows) > 0 {
-		text := "Your own workloads (a workload file describes one traffic shape; its ranking holds for it, not for others), ranked by this rule: " + WorkloadRanking{}.rule() + "."
+		text := "Your own workloads (a workload file describes one traffic shape; its ranking holds for it, not for others), ranked by this rule: " + WorkloadRanking{}.rule() + ". The table names the leaders; each workload's whole ranking is in the appendix."
 		if oneRep {
 			text += fmt.Sprintf(" Each ranking rests on one repetition: only figures %g× apart or more are ranked apart.", float64(singleRunFactor))
 		}
@@ -70,9 +70,9 @@ func workloadRow(v string, wr WorkloadRanking) ([]cell, bool) {
 		case len(first) > 1:
 			supports += " (tie)"
 		}
-		figures = wr.Label + ": " + wr.Text() + "."
+		figures = wr.Label + ": " + wr.Brief() + "."
 		if wr.Why != "" {
-			figures = wr.Label + " (" + wr.Why + "): " + wr.Text() + "."
+			figures = wr.Label + " (" + wr.Why + "): " + wr.Brief() + "."
 		}
 	}
 	return []cell{{text: v}, {text: supports}, {text: figures}}, true
@@ -100,7 +100,7 @@ func (f *figures) requirements(u useCase) []string {
 // standing is one lock's standing for a use case.
 type standing struct {
 	contender string
-	failed    []string // requirements ✗, as "label (figure)"
+	failed    []string // requirements ✗, as "C4 (figure)" (the matrix's names)
 	unknown   []string // requirements not measured
 	passed    int      // requirements ✓
 }
@@ -125,7 +125,7 @@ func (f *figures) useCaseRow(u useCase) ([]cell, bool) {
 			j := f.capability(c, id)
 			switch j.mark {
 			case markNo:
-				s.failed = append(s.failed, fmt.Sprintf("%s (%s)", shortLabel(f.capabilityLabel(id)), j.figure))
+				s.failed = append(s.failed, fmt.Sprintf("%s (%s)", f.capabilityRef(id), j.figure))
 				measured = true
 			case markNone:
 				s.unknown = append(s.unknown, shortLabel(f.capabilityLabel(id)))

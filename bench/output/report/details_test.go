@@ -38,7 +38,7 @@ func TestDetailsAppendix(t *testing.T) {
 	if strings.Contains(md, "All figures of ") || !strings.Contains(det, "All figures of ") {
 		t.Error("the full figure tables belong in details.md, not report.md")
 	}
-	if !strings.Contains(md, "## Glossary") || !strings.Contains(md, "Jain index: ") {
-		t.Error("report.md has no glossary")
+	if !strings.Contains(md, "](details.md#glossary)") || !strings.Contains(det, "## Glossary") || !strings.Contains(det, "Jain index: ") {
+		t.Error("the glossary is not in details.md with a link from report.md")
 	}
 }

@@ -109,13 +109,14 @@ func (f *figures) failoverSection(d *document) error {
 // unavailableTable is the failover section's key table: per lock and
 // variant how long it was unavailable (the glossary's one definition:
 // the longest stretch without a grant), all in one unit. The unfenced
-// variant is left out: two servers granting at once is no availability.
+// variant is left out: two servers granting at once is no availability;
+// so are a standby pair's variants, whose table beside D has the figure.
 func (f *figures) unavailableTable(d *document) {
 	const s, metric = "failover", "unavailable_ms"
 	var vs []string
 	var rows []results.Row
 	for _, v := range f.variants(s) {
-		if f.unfenced(v) {
+		if f.unfenced(v) || f.hasDetection(v) {
 			continue
 		}
 		for _, c := range f.locks(s) {
@@ -145,8 +146,19 @@ func (f *figures) unavailableTable(d *document) {
 	if !ok {
 		return
 	}
-	d.p("Unavailable, per variant: the longest stretch without a grant, from the last grant before the fault to the first after it (median across repetitions, min–max in parentheses; – where the variant does not apply).")
+	d.p("Unavailable, per variant: the longest stretch without a grant, from the last grant before the fault to the first after it (median across repetitions, min–max in parentheses; – where the variant does not apply; a standby pair's in the table with D below).")
 	d.add(t)
+}
+
+// hasDetection reports whether any lock measured D, a standby pair's
+// detection and switch, in failover variant v.
+func (f *figures) hasDetection(v string) bool {
+	for _, c := range f.locks("failover") {
+		if _, ok := f.failoverRow(c, v, "detection_ms", "d_ms"); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // failoverTable is one table of the failover figures: a row per variant

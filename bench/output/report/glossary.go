@@ -21,9 +21,8 @@ var glossary = []struct{ term, meaning string }{
 	{"min–max, n", "the range across the run's repetitions and their number; a difference inside it is not a ranking."},
 }
 
-// glossarySection lists the terms.
-func (f *figures) glossarySection(d *document) {
-	d.h2("Glossary")
+// glossaryList lists the terms, in the appendix (report.md links to it).
+func (f *figures) glossaryList(d *document) {
 	items := make([]string, len(glossary))
 	for i, g := range glossary {
 		items[i] = g.term + ": " + g.meaning

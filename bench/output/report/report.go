@@ -74,7 +74,7 @@ func Render(r *results.Results) (*Report, error) {
 	if err := networkSection(d, all); err != nil {
 		return nil, err
 	}
-	f.glossarySection(d)
+	d.details("Glossary", f.glossaryList)
 	d.details("Method and caveats", f.method)
 	d.withContents(top)
 	rep := &Report{Markdown: d.markdown(), Details: d.detailsMarkdown(), HTML: d.html(), Claims: claims}

@@ -298,19 +298,62 @@ func (w WorkloadRanking) Text() string {
 		}
 	}
 	for _, g := range groups {
-		head := "every threshold passed"
-		switch {
-		case g == 1:
-			head = "1 threshold not passed"
-		case g > 1:
-			head = fmt.Sprintf("%d thresholds not passed", g)
-		}
-		parts = append(parts, head+": "+rankText(w.entries(g)))
+		parts = append(parts, groupHead(g)+": "+rankText(w.entries(g)))
 	}
 	if w.unranked != "" {
 		parts = append(parts, "not ranked: "+w.unranked)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// Brief prints the ranking as the decision table shows it, beside the
+// leaders' names: the best threshold group's first place (a tie as the
+// range of its figures), the next lock with its ratio, and how many more
+// were ranked; rankingParagraph in details.md gives it whole.
+func (w WorkloadRanking) Brief() string {
+	if !w.Ranked() {
+		return w.Why
+	}
+	es := w.entries(w.Ranks[0].Failed)
+	lead := 1
+	for lead < len(es) && es[lead].place == es[0].place {
+		lead++
+	}
+	text := groupHead(w.Ranks[0].Failed) + ": "
+	shown := min(lead+1, len(es))
+	if lead == 1 {
+		text += rankText(es[:shown])
+	} else {
+		lo, hi := es[0].span(), es[lead-1].span()
+		show := results.DisplayFor(es[0].unit, lo.median, hi.median)
+		text += fmt.Sprintf("%s–%s across the %d tied (n=%d)", show.Num(lo.median), show.Format(hi.median), lead, lo.n)
+		if lead < len(es) {
+			next := es[lead].span()
+			text += fmt.Sprintf(", then %s %s (n=%d, %s)", es[lead].contender, results.Format(next.median, es[lead].unit), next.n, ratio(next.median, lo.median))
+		}
+	}
+	ranked := 0
+	for _, rk := range w.Ranks {
+		if rk.Place > 0 {
+			ranked++
+		}
+	}
+	if n := ranked - shown; n > 0 {
+		text += fmt.Sprintf(", and %d more", n)
+	}
+	return text
+}
+
+// groupHead names a threshold group by how many thresholds its locks did
+// not pass.
+func groupHead(failed int) string {
+	switch {
+	case failed == 1:
+		return "1 threshold not passed"
+	case failed > 1:
+		return fmt.Sprintf("%d thresholds not passed", failed)
+	}
+	return "every threshold passed"
 }
 
 // first returns the contenders in first place.

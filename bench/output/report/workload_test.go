@@ -139,6 +139,18 @@ func TestWorkloadRanking(t *testing.T) {
 			t.Errorf("%s: %q\nwant %q", c.workload, wr.Text(), c.text)
 		}
 	}
+	// The decision table's brief: the best group's first place (a tie as
+	// its range), the next lock and a count of the rest (delta, behind a
+	// threshold).
+	if got, want := RankWorkload(r, "jobs").Brief(), "every threshold passed: 50.3–61.7 ms across the 2 tied (n=1), then gamma 152 ms (n=1, 3.02×), and 1 more"; got != want {
+		t.Errorf("jobs brief: %q\nwant %q", got, want)
+	}
+	if got, want := RankWorkload(r, "cron").Brief(), "every threshold passed: alpha 2.05 ms (n=1), then beta 10.3 ms (n=1, 5.02×)"; got != want {
+		t.Errorf("cron brief: %q\nwant %q", got, want)
+	}
+	if got, want := RankWorkload(r, "tiny").Brief(), RankWorkload(r, "tiny").Why; got != want {
+		t.Errorf("tiny brief: %q, want its reason %q", got, want)
+	}
 	if why := RankWorkload(r, "mixed").Why; why != "the p99 is not measured for alpha (82 requests), beta (63 requests): fewer than the 100 measured requests a p99 needs" {
 		t.Errorf("mixed: why %q", why)
 	}
@@ -159,7 +171,7 @@ func TestWorkloadReport(t *testing.T) {
 	}
 	md, details := string(rep.Markdown), string(rep.Details)
 	for _, want := range []string{
-		"| jobs | alpha, beta (tie) | acquire p99 from the intended start: every threshold passed: alpha 50.3 ms (n=1) ~ beta 61.7 ms (n=1), then gamma",
+		"| jobs | alpha, beta (tie) | acquire p99 from the intended start: every threshold passed: 50.3–61.7 ms across the 2 tied (n=1), then gamma 152 ms (n=1, 3.02×), and 1 more. |",
 		"| cron | alpha | acquire p50 from the intended start (the p99 is not measured for every contender",
 		"| tiny | not ranked | not ranked: every contender (17 requests): fewer than the 20 measured requests a p50 needs |",
 		"| leader | not ranked | not ranked: alpha (1 request): fewer than the 20 measured requests a p50 needs; beta: no measured request |",
