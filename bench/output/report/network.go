@@ -349,15 +349,28 @@ func perProfileTable(d *document, runs []profileRun, title, scenario, variant, m
 }
 
 // perProfileRows gives a row per contender of the scenario that has a
-// figure under some profile, a cell per profile ("–" where it has none).
+// figure under some profile, a cell per profile ("–" where it has none);
+// none when fewer than two profiles have a figure: there is nothing to
+// compare, and the scenario's own section shows the one profile.
 func perProfileRows(runs []profileRun, scenario string, figure func(profileRun, string) (string, bool)) [][]cell {
 	var contenders []string
+	profiles := 0
 	for _, pr := range runs {
+		measured := false
 		for _, c := range pr.f.scenarioContenders(scenario) {
-			if _, ok := figure(pr, c); ok && !slices.Contains(contenders, c) {
-				contenders = append(contenders, c)
+			if _, ok := figure(pr, c); ok {
+				measured = true
+				if !slices.Contains(contenders, c) {
+					contenders = append(contenders, c)
+				}
 			}
 		}
+		if measured {
+			profiles++
+		}
+	}
+	if profiles < 2 {
+		return nil
 	}
 	var rows [][]cell
 	for _, c := range contenders {
@@ -464,11 +477,18 @@ func claimsPerProfile(d *document, r *results.Results, runs []profileRun) {
 	for j := range per[0] {
 		row := []cell{{text: per[0][j].Statement}}
 		decided, differs := false, false
+		var first Verdict
 		for i := range runs {
 			c := per[i][j]
 			row = append(row, cell{text: string(c.Verdict), class: string(c.Verdict), title: c.Evidence})
-			decided = decided || c.Verdict != Inconclusive
-			differs = differs || c.Verdict != per[0][j].Verdict
+			if c.Verdict == Inconclusive {
+				continue // not measured under this profile: no change of verdict
+			}
+			if first == "" {
+				first = c.Verdict
+			}
+			decided = true
+			differs = differs || c.Verdict != first
 		}
 		switch {
 		case !decided:
@@ -482,10 +502,10 @@ func claimsPerProfile(d *document, r *results.Results, runs []profileRun) {
 		all.rows = append(all.rows, row)
 	}
 	d.h3("Claims checked per profile")
-	text := fmt.Sprintf("Every claim evaluated against each profile's figures alone, with the same rules as the claims section (which checks the first profile). %d claim(s) change their verdict with the profile; %d keep it under every profile and %d are inconclusive under every one (mostly: their scenarios did not run). Every decided claim per profile: see the details.", len(differ.rows), same, open)
+	text := fmt.Sprintf("Every claim evaluated against each profile's figures alone, with the same rules as the claims section (which checks the first profile). %d claim(s) change their verdict with the profile; %d keep it under every profile that decides them and %d are inconclusive under every one (mostly: their scenarios did not run). Those that change, and every decided claim per profile: see the details.", len(differ.rows), same, open)
 	d.p(text)
 	if len(differ.rows) > 0 {
-		d.add(differ)
+		d.details("Network: the claims whose verdict changes with the profile", func(d *document) { d.add(differ) })
 	}
 	if len(all.rows) > 0 {
 		d.details("Network: every claim per profile", func(d *document) { d.add(all) })

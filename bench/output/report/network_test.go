@@ -144,3 +144,47 @@ func TestZeroLineTarget(t *testing.T) {
 		}
 	}
 }
+
+// A scenario measured under one profile only gets no per-profile table
+// (its own section shows it): a quick run measures latency alone under
+// its second profile, so throughput and handover compare nothing. A claim
+// decided under one profile and not measured under the other does not
+// change its verdict.
+func TestNetworkSectionOneProfileScenario(t *testing.T) {
+	base := fixture(t)
+	r := *base
+	r.Raw, r.Summary = nil, nil
+	for _, x := range base.Raw {
+		r.Raw = append(r.Raw, x)
+		if x.Scenario != "latency" {
+			continue
+		}
+		x.Variant, x.Network = x.Variant+results.NetworkSuffix+"az", "az"
+		r.Raw = append(r.Raw, x)
+	}
+	r.Summary = results.Summarize(r.Raw)
+	r.Networks = []results.NetworkRun{
+		{Profile: "loopback", Paths: []results.NetworkPath{{Server: "s", Profile: "loopback", Connect: results.SpreadUS{N: 50, P50: 20, P90: 25, Min: 15, Max: 40}}}},
+		{Profile: "az", AskedRTTUS: 1000, Paths: []results.NetworkPath{{Server: "s", Profile: "az", AskedRTTUS: 1000,
+			RTT: results.SpreadUS{N: 50, P50: 1000, P90: 1000, Min: 1000, Max: 1000}, Connect: results.SpreadUS{N: 50, P50: 1000, P90: 1000, Min: 1000, Max: 1000}}}},
+	}
+	rep, err := Render(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(rep.Markdown), "## Network profiles")
+	if !ok {
+		t.Fatal("no network section")
+	}
+	if !strings.Contains(section, "### Acquire latency against the round trip") {
+		t.Error("latency, measured under both profiles, has no per-profile table")
+	}
+	for _, absent := range []string{"### Locks per second", "### Handover after a graceful release"} {
+		if strings.Contains(section, absent) {
+			t.Errorf("%s: a table of one profile", absent)
+		}
+	}
+	if !strings.Contains(section, " 0 claim(s) change their verdict with the profile") {
+		t.Errorf("claims not measured under az counted as changed:\n%s", section)
+	}
+}
