@@ -1,0 +1,169 @@
+package scenarios
+
+import (
+	"slices"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
+	"github.com/monolock/monolock-bench/bench/output/results"
+)
+
+// standbyRaw reads the figures of a standby variant: the steady load's
+// as for restart, with the move as the restart, plus D and what the shared
+// load shows about safety.
+func standbyRaw(tl *timeline, sh *sharedLoad, ft faultTimes, lease time.Duration, fence bool) results.Raw {
+	raw := failoverRaw(tl, ft)
+	// No restart: the standby was running all along. Without the fence
+	// the move is the fault: there is no fault window to read. The
+	// tokens are read again below, over every grant of both loads.
+	raw.Metrics = slices.DeleteFunc(raw.Metrics, func(m results.Metric) bool {
+		switch m.Name {
+		case "restart_ms", "tokens_monotonic", "token_gap", "takeover_ms", "tokens_promise_broken":
+			return true
+		case "grant_rate_ratio", "acquire_p99_during_fault", "release_p99_during_fault":
+			return !fence
+		}
+		return false
+	})
+	metric := func(name, unit string, v float64) {
+		raw.Metrics = append(raw.Metrics, results.Metric{Name: name, Unit: unit, Value: v})
+	}
+	grants := pairGrants(tl, sh)
+	if before, after, ok := tokensAround(grants, ft); ok {
+		mono := 0.0
+		if after > before {
+			mono = 1
+		}
+		metric("tokens_monotonic", "bool", mono)
+		metric("token_gap", "count", float64(after)-float64(before))
+	}
+	get := func(name string) (float64, bool) {
+		for _, m := range raw.Metrics {
+			if m.Name == name {
+				return m.Value, true
+			}
+		}
+		return 0, false
+	}
+	// D runs from the moment the fault is surely in effect: cutting a
+	// link is a call to the delay line, which a loaded machine can delay
+	// (fault_took_ms says by how much; D may be short by up to that).
+	d := ft.restart.Sub(ft.faultDone)
+	if fence {
+		metric("detection_ms", "ms", ms(d))
+		metric("fault_took_ms", "ms", ms(ft.faultDone.Sub(ft.fault)))
+		if gap, ok := get("unavailable_ms"); ok && d > 0 {
+			metric("gap_over_d", "ratio", gap/ms(d))
+		}
+		metric("holder_stop_limit_ms", "ms", ms(lease*4/5))
+		// The documentation promises tokens above every earlier one only
+		// when the standby takes over more than a second after the
+		// primary's last grant (a token is the unix second of the latest
+		// grant and a counter): takeover_ms says whether it did, and
+		// tokens_promise_broken is recorded only then.
+		if takeover, ok := takeover(grants, ft); ok {
+			metric("takeover_ms", "ms", ms(takeover))
+			if mono, ok := get("tokens_monotonic"); ok && takeover > time.Second {
+				metric("tokens_promise_broken", "count", 1-mono)
+			}
+		}
+	}
+	for _, at := range slices.SortedFunc(slices.Values(sh.longLost), time.Time.Compare) {
+		if !at.Before(ft.faultDone) {
+			metric("holder_stop_ms", "ms", ms(at.Sub(ft.faultDone)))
+			break
+		}
+	}
+
+	an := guardedstore.Analyze(sh.fenced.History(), sh.grants)
+	unfenced := guardedstore.Analyze(sh.unfenced.History(), sh.grants)
+	metric("double_grants", "count", float64(len(an.DoubleGrants)))
+	metric("unsafe_writes_fenced", "count", float64(len(an.Unsafe)))
+	metric("unsafe_writes_unfenced", "count", float64(len(unfenced.Unsafe)))
+	metric("fenced_rejections", "count", float64(an.RejectedByFencing))
+	// The rest of the stale-token rejections are writes of a client no
+	// later grant had superseded: the current owner refused because its
+	// token is below an earlier owner's (the tokens went backwards).
+	metric("owner_writes_rejected", "count", float64(an.RejectedByFencing-an.Prevented))
+	var old, fresh int
+	for _, g := range append(slices.Clone(tl.grants), sh.events...) {
+		switch {
+		case g.attempt.Before(ft.restart) && !g.at.Before(ft.restart):
+			old++
+		case !g.attempt.Before(ft.restart):
+			fresh++
+		}
+	}
+	metric("grants_dialled_before_move", "count", float64(old))
+	metric("grants_dialled_after_move", "count", float64(fresh))
+	raw.Counts["shared_grants"] = int64(len(sh.grants))
+	raw.Counts["shared_failed_attempts"] = int64(sh.fails)
+	raw.Counts["store_writes"] = int64(an.Writes)
+	return raw
+}
+
+// stamped is one grant of a standby variant's loads: when its client
+// had it, and its token.
+type stamped struct {
+	at      time.Time
+	token   uint64
+	tokenOK bool
+}
+
+// pairGrants are the grants of the steady and the shared load together.
+func pairGrants(tl *timeline, sh *sharedLoad) []stamped {
+	var out []stamped
+	for _, g := range tl.grants {
+		out = append(out, stamped{g.at, g.token, g.tokenOK})
+	}
+	for i, g := range sh.grants {
+		s := stamped{at: sh.events[i].at}
+		if g.Token != nil {
+			s.token, s.tokenOK = *g.Token, true
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// tokensAround returns the largest token granted before the fault and the
+// smallest granted after the move; false without both.
+func tokensAround(grants []stamped, ft faultTimes) (before, after uint64, ok bool) {
+	var hasBefore, hasAfter bool
+	for _, g := range grants {
+		switch {
+		case !g.tokenOK:
+		case g.at.Before(ft.fault):
+			before, hasBefore = max(before, g.token), true
+		case !g.at.Before(ft.restart):
+			if !hasAfter || g.token < after {
+				after = g.token
+			}
+			hasAfter = true
+		}
+	}
+	return before, after, hasBefore && hasAfter
+}
+
+// takeover is the time from the last grant before the fault (the
+// primary's) to the first grant after the move (the standby's), as the
+// clients saw them; false without both.
+func takeover(grants []stamped, ft faultTimes) (time.Duration, bool) {
+	var last, first time.Time
+	for _, g := range grants {
+		switch {
+		case g.at.Before(ft.fault):
+			if g.at.After(last) {
+				last = g.at
+			}
+		case !g.at.Before(ft.restart):
+			if first.IsZero() || g.at.Before(first) {
+				first = g.at
+			}
+		}
+	}
+	if last.IsZero() || first.IsZero() {
+		return 0, false
+	}
+	return first.Sub(last), true
+}
