@@ -28,7 +28,7 @@ test: redis-server postgresql cc
 	$(GO) test -run '^$$' -bench . -benchtime=1x ./monolock/...
 
 ## test-short: the unit tests only (go test -short: no containers, clusters,
-## chromium or long soaks; no race detector), for a quick check while editing
+## emulated hosts, chromium or long soaks; no race detector), for a quick check while editing
 test-short: redis-server cc
 	$(GO) test -short -count=1 ./...
 

@@ -107,9 +107,13 @@ func holdNetwork(prefix string) error {
 }
 
 // needNetwork skips a test on a machine or process that cannot build a
-// network, with the reason.
+// network, with the reason, and under -short: namespaces, links and the
+// delay line make it an integration test (make test runs it).
 func needNetwork(t *testing.T) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("builds emulated hosts: not under -short (make test runs it)")
+	}
 	if err := checkHost(); err != nil {
 		if errors.Is(err, ErrUnavailable) {
 			t.Skip(err)

@@ -115,6 +115,9 @@ func TestStandbyPrimaryLostOnRealServers(t *testing.T) {
 // emulated host of its own, as the bench does under a network profile.
 func standbyEnvOnHosts(t *testing.T, profile string) *bench.Env {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("emulated hosts: not under -short (make test runs it)")
+	}
 	if os.Geteuid() != 0 {
 		t.Skip("emulated hosts need root")
 	}
