@@ -84,10 +84,7 @@ func (f *figures) failoverSection(d *document) error {
 		}
 	}
 	f.unavailableTable(d)
-	hasD := func(c, v string) bool {
-		_, ok := f.failoverRow(c, v, "detection_ms", "d_ms")
-		return ok || f.unfenced(v)
-	}
+	hasD := func(c, v string) bool { return f.measuredD(c, v) || f.unfenced(v) }
 	if t, ok := f.failoverTable(standbyFigures, hasD); ok {
 		d.p("A standby pair: D is the detection and switch, from the fault in effect to the address's move (median across repetitions, min–max in parentheses).")
 		d.add(t)
@@ -150,15 +147,17 @@ func (f *figures) unavailableTable(d *document) {
 	d.add(t)
 }
 
-// hasDetection reports whether any lock measured D, a standby pair's
-// detection and switch, in failover variant v.
+// measuredD reports whether lock c measured D, a standby pair's
+// detection and switch, in failover variant v (detection_ms, or d_ms in
+// runs written before its rename).
+func (f *figures) measuredD(c, v string) bool {
+	_, ok := f.failoverRow(c, v, "detection_ms", "d_ms")
+	return ok
+}
+
+// hasDetection reports whether any lock measured D in failover variant v.
 func (f *figures) hasDetection(v string) bool {
-	for _, c := range f.locks("failover") {
-		if _, ok := f.failoverRow(c, v, "detection_ms", "d_ms"); ok {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(f.locks("failover"), func(c string) bool { return f.measuredD(c, v) })
 }
 
 // failoverTable is one table of the failover figures: a row per variant
