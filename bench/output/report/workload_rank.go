@@ -309,7 +309,8 @@ func (w WorkloadRanking) Text() string {
 // Brief prints the ranking as the decision table shows it, beside the
 // leaders' names: the best threshold group's first place (a tie as the
 // range of its figures), the next lock with its ratio, and how many more
-// were ranked; rankingParagraph in details.md gives it whole.
+// were ranked, saying those that passed fewer thresholds;
+// rankingParagraph in details.md gives it whole.
 func (w WorkloadRanking) Brief() string {
 	if !w.Ranked() {
 		return w.Why
@@ -332,13 +333,21 @@ func (w WorkloadRanking) Brief() string {
 			text += fmt.Sprintf(", then %s %s (n=%d, %s)", es[lead].contender, results.Format(next.median, es[lead].unit), next.n, ratio(next.median, lo.median))
 		}
 	}
-	ranked := 0
+	ranked, behind := 0, 0
 	for _, rk := range w.Ranks {
 		if rk.Place > 0 {
 			ranked++
+			if rk.Failed > w.Ranks[0].Failed {
+				behind++
+			}
 		}
 	}
-	if n := ranked - shown; n > 0 {
+	switch n := ranked - shown; {
+	case n > 0 && behind == n:
+		text += fmt.Sprintf(", and %d more that passed fewer thresholds", n)
+	case n > 0 && behind > 0:
+		text += fmt.Sprintf(", and %d more (%d of them passed fewer thresholds)", n, behind)
+	case n > 0:
 		text += fmt.Sprintf(", and %d more", n)
 	}
 	return text

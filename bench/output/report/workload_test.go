@@ -140,9 +140,9 @@ func TestWorkloadRanking(t *testing.T) {
 		}
 	}
 	// The decision table's brief: the best group's first place (a tie as
-	// its range), the next lock and a count of the rest (delta, behind a
-	// threshold).
-	if got, want := RankWorkload(r, "jobs").Brief(), "every threshold passed: 50.3–61.7 ms across the 2 tied (n=1), then gamma 152 ms (n=1, 3.02×), and 1 more"; got != want {
+	// its range), the next lock and a count of the rest (delta, which
+	// passed fewer thresholds).
+	if got, want := RankWorkload(r, "jobs").Brief(), "every threshold passed: 50.3–61.7 ms across the 2 tied (n=1), then gamma 152 ms (n=1, 3.02×), and 1 more that passed fewer thresholds"; got != want {
 		t.Errorf("jobs brief: %q\nwant %q", got, want)
 	}
 	if got, want := RankWorkload(r, "cron").Brief(), "every threshold passed: alpha 2.05 ms (n=1), then beta 10.3 ms (n=1, 5.02×)"; got != want {
@@ -171,7 +171,7 @@ func TestWorkloadReport(t *testing.T) {
 	}
 	md, details := string(rep.Markdown), string(rep.Details)
 	for _, want := range []string{
-		"| jobs | alpha, beta (tie) | acquire p99 from the intended start: every threshold passed: 50.3–61.7 ms across the 2 tied (n=1), then gamma 152 ms (n=1, 3.02×), and 1 more. |",
+		"| jobs | alpha, beta (tie) | acquire p99 from the intended start: every threshold passed: 50.3–61.7 ms across the 2 tied (n=1), then gamma 152 ms (n=1, 3.02×), and 1 more that passed fewer thresholds. |",
 		"| cron | alpha | acquire p50 from the intended start (the p99 is not measured for every contender",
 		"| tiny | not ranked | not ranked: every contender (17 requests): fewer than the 20 measured requests a p50 needs |",
 		"| leader | not ranked | not ranked: alpha (1 request): fewer than the 20 measured requests a p50 needs; beta: no measured request |",
