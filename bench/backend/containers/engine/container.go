@@ -126,7 +126,7 @@ func (s *Session) Start(ctx context.Context, spec Spec) (*Container, error) {
 		}
 	}
 	ctr, err := s.provider.CreateContainer(ctx, req)
-	c := &Container{Name: spec.Name, IP: ip, Image: spec.Image, Path: s.Path, spec: spec, ctr: ctr, api: s.provider.Client(), network: s.Network}
+	c := &Container{Name: spec.Name, IP: ip, Image: spec.Image, Path: s.Path, spec: spec, ctr: ctr, api: s.api, network: s.Network}
 	if ctr != nil {
 		c.ID = ctr.GetContainerID()
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http/httptrace"
 	"os"
 	"os/signal"
 	"strings"
@@ -306,5 +307,39 @@ func assertNoContainers(t *testing.T, s *Session) {
 	}
 	if len(list.Items) != 0 {
 		t.Errorf("containers left: %d", len(list.Items))
+	}
+}
+
+// TestLifecycleCallsKeepConnections: testcontainers closes its provider's
+// client after a container's Start, Logs and port lookup. When that was
+// the engine client the whole session shares, it dropped the idle
+// connections other goroutines were about to use, and a POST that had
+// just taken one failed with "CloseIdleConnections called" (a redlock
+// master's start in CI). A request after Logs must reuse a connection.
+func TestLifecycleCallsKeepConnections(t *testing.T) {
+	s := newSession(t)
+	ctx := testContext(t)
+	c, err := s.Start(ctx, Spec{Name: "echo", Image: echoImage(t), Port: 8080})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rounds = 20
+	reused := 0
+	for range rounds {
+		if _, err := c.Logs(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var got bool
+		trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) { got = info.Reused }}
+		if _, err := c.API().ContainerInspect(httptrace.WithClientTrace(ctx, trace), c.ID, client.ContainerInspectOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if got {
+			reused++
+		}
+	}
+	t.Logf("%d of %d inspections after Logs reused a connection", reused, rounds)
+	if reused < rounds/2 {
+		t.Errorf("%d of %d inspections after Logs reused a connection; want most: Logs closed the session's connections", reused, rounds)
 	}
 }

@@ -41,7 +41,9 @@ type Session struct {
 	Path string
 
 	provider *testcontainers.DockerProvider
-	gateway  netip.Addr
+	// api is the engine client behind provider, closed by Close only.
+	api     client.APIClient
+	gateway netip.Addr
 
 	mu     sync.Mutex
 	lastIP netip.Addr
@@ -59,10 +61,17 @@ func NewSession(ctx context.Context) (*Session, error) {
 	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	s := &Session{ID: hex.EncodeToString(b[:]), provider: p}
+	s := &Session{ID: hex.EncodeToString(b[:]), provider: p, api: p.Client()}
+	// testcontainers closes its provider's client after a container's
+	// Start, Logs and port lookup. Closing drops the idle connections
+	// of the one client every goroutine of the session shares, and a
+	// request that had just taken one could fail ("CloseIdleConnections
+	// called"). The provider gets a client whose Close does nothing;
+	// the session closes the real one.
+	p.SetClient(openClient{s.api})
 	s.Network = "monolock-bench-" + s.ID
 	if err := s.createNetwork(ctx); err != nil {
-		p.Close()
+		s.api.Close()
 		return nil, err
 	}
 	s.lastIP = s.gateway
@@ -81,7 +90,7 @@ func NewSession(ctx context.Context) (*Session, error) {
 // does not collide with the host's; another process may take it in
 // between, hence the retries.
 func (s *Session) createNetwork(ctx context.Context) error {
-	api := s.provider.Client()
+	api := s.api
 	labels := map[string]string{LabelProject: "1", LabelSession: s.ID}
 	var lastErr error
 	for range 3 {
@@ -127,7 +136,7 @@ func (s *Session) createNetwork(ctx context.Context) error {
 // EngineVersion returns the Docker engine's version and API version, for
 // the report ("20.10.24+dfsg1 (API 1.41)").
 func (s *Session) EngineVersion(ctx context.Context) (string, error) {
-	v, err := s.provider.Client().ServerVersion(ctx, client.ServerVersionOptions{})
+	v, err := s.api.ServerVersion(ctx, client.ServerVersionOptions{})
 	if err != nil {
 		return "", fmt.Errorf("bench: docker version: %w", err)
 	}
@@ -147,10 +156,16 @@ func (s *Session) Close(ctx context.Context) error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
-	err := removeLabelled(ctx, s.provider.Client(), LabelSession+"="+s.ID, false)
-	s.provider.Close()
+	err := removeLabelled(ctx, s.api, LabelSession+"="+s.ID, false)
+	s.api.Close()
 	return err
 }
+
+// openClient is an engine client whose Close leaves its connections open,
+// for the provider a Session shares among its goroutines.
+type openClient struct{ client.APIClient }
+
+func (openClient) Close() error { return nil }
 
 // nextIP hands out the session's fixed container addresses in order; it
 // fails once the session is closed.
@@ -237,7 +252,7 @@ func hostHasAddr(ip netip.Addr) bool {
 // ephemeral port range's worth of connections to c (bench/load/spreaddial).
 // In PathPublished mode the address is not reachable from the host.
 func (s *Session) ExtraAddr(ctx context.Context, c *Container) (netip.Addr, error) {
-	api := s.provider.Client()
+	api := s.api
 	s.mu.Lock()
 	s.extra++
 	name := fmt.Sprintf("%s-x%d", s.Network, s.extra)
