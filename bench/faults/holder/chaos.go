@@ -392,11 +392,17 @@ func isClosed(ch <-chan struct{}) bool {
 }
 
 // Follow calls f with each line the child writes from now on, in order,
-// on a goroutine of its own, until the child's stdout ends. Use it for a
-// child that talks on its own (a chaos client's "held" and "free"); do
-// not mix it with the calls that wait for a line (Released, Wrote).
+// on a goroutine of its own, until the child's stdout ends; Close returns
+// only after f has had the last one. Use it for a child that talks on its
+// own (a chaos client's "held" and "free"), once, before Close; do not mix
+// it with the calls that wait for a line (Released, Wrote).
 func (p *Process) Follow(f func(line string)) {
+	p.closeMu.Lock()
+	defer p.closeMu.Unlock()
+	done := make(chan struct{})
+	p.followed = done
 	go func() {
+		defer close(done)
 		for line := range p.lines {
 			f(line)
 		}

@@ -201,3 +201,33 @@ func TestStartChaosFails(t *testing.T) {
 		t.Error("StartChaos without a client name succeeded")
 	}
 }
+
+// TestFollowSeesEveryLine: a child that talks as it exits on Close's EOF
+// has every line handed to its follower, the last one before Close
+// returns; Close does not take lines from the follower.
+func TestFollowSeesEveryLine(t *testing.T) {
+	const n = 2000
+	sh := Command{Path: "/bin/sh", Args: []string{"-c", fmt.Sprintf("echo ready; cat >/dev/null; seq 1 %d", n), "sh"}}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p, first, err := start(ctx, sh, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first != "ready" {
+		t.Fatalf("first line %q, want ready", first)
+	}
+	var mu sync.Mutex
+	var got []string
+	p.Follow(func(line string) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, line)
+	})
+	p.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != n || got[n-1] != strconv.Itoa(n) {
+		t.Errorf("follower had %d lines (last %q), want %d ending in %d", len(got), got[len(got)-1:], n, n)
+	}
+}

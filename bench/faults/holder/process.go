@@ -75,6 +75,9 @@ type Process struct {
 	closeMu sync.Mutex
 	closed  bool
 	killed  bool // Close killed it after the grace
+	// followed, when Follow was called, closes once its handler has
+	// seen the child's last line; Close then leaves the lines to it.
+	followed chan struct{}
 }
 
 // Start starts a holder child and waits until it holds the lock ("held"),
@@ -266,9 +269,15 @@ func (p *Process) Close() {
 	t := time.NewTimer(DefaultCloseGrace)
 	defer t.Stop()
 	lines := p.lines
+	if p.followed != nil {
+		lines = nil // the follower drains them; none is lost to Close
+	}
 	for {
 		select {
 		case <-p.exited:
+			if p.followed != nil {
+				<-p.followed // its handler has had every line
+			}
 			return
 		case _, ok := <-lines: // drain, so the reader reaches EOF
 			if !ok {
