@@ -326,6 +326,12 @@ func TestSpareClosedByIOTimeout(t *testing.T) {
 				defer c.Close()
 				waitFor(t, "the spare to connect", func() bool { return srv.Server().Stats().Connections == 1 })
 				for i := range claims {
+					if sd.d == nil {
+						// In the bubble: let the replacement spare be
+						// dialled and accepted first, or "no connection"
+						// could be one not yet accepted, not one closed.
+						synctest.Wait()
+					}
 					waitFor(t, "the server to close the spare", func() bool {
 						return idleSpares(c) == 1 && srv.Server().Stats().Connections == 0
 					})
