@@ -54,6 +54,9 @@ func TestMutualExclusion(t *testing.T) {
 }
 
 func TestRedisWatchdog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits through three leases of 3s on a real Redis: not under -short (make test runs it)")
+	}
 	addr := startRedis(t)
 	// Renewals every TTL/3, given up at 0.8 × TTL. At 750ms that left a
 	// renewal 350ms of slack, and a test run at a load average above 17
