@@ -10,7 +10,7 @@
 //	                       [--workload NAME|FILE,...]
 //	                       [--network PROFILE[,server=PROFILE...]] [--networks P1,P2,...]
 //	monolock-bench report  DIR/results.json
-//	monolock-bench compare A/results.json B/results.json
+//	monolock-bench compare A/results.json[,A2/results.json…] B/results.json[,…]
 //	monolock-bench images  build|clean
 //
 // Exit status: 0 success, 1 a failure while running, 2 bad usage, 130 when
@@ -35,8 +35,8 @@ import (
 const usage = `usage:
   monolock-bench run     [flags]            run the suite, write DIR/results.json, report.md, report.html
   monolock-bench report  DIR/results.json   re-render report.md and report.html beside results.json
-  monolock-bench compare A/results.json B/results.json
-                                            per-figure deltas with significance
+  monolock-bench compare OLD NEW           per-figure deltas with significance; OLD and NEW are
+                                            each a results.json or several joined by commas (pooled)
   monolock-bench images  build|clean        build the Docker images, or remove what the project created in Docker
 Run "monolock-bench run -h" for the flags of run.
 `

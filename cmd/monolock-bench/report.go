@@ -60,10 +60,14 @@ func updateIndex(runDir string, stderr io.Writer) {
 	}
 }
 
-// compareCommand prints per-figure deltas between two runs, with
-// significance (bench/output/compare).
+// compareCommand prints per-figure deltas between two runs, or two sides
+// of several runs each, with significance (bench/output/compare).
 func compareCommand(args []string, stdout, stderr io.Writer) int {
-	const usage = "usage: monolock-bench compare A/results.json B/results.json\n"
+	const usage = `usage: monolock-bench compare OLD NEW
+  OLD and NEW are each a results.json, or several joined by commas
+  (A1/results.json,A2/results.json): the runs of one side are pooled, so
+  that two builds run in turns (A B A B ...) cancel the machine's drift.
+`
 	if code, done := flagsOfPathCommand(args, usage, stdout, stderr); done {
 		return code
 	}
@@ -71,19 +75,23 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
-	a, err := results.Load(args[0])
-	if err != nil {
-		fmt.Fprintf(stderr, "monolock-bench: %v\n", err)
-		return exitFailure
+	var sides [2][]*results.Results
+	for i, arg := range args {
+		for _, path := range strings.Split(arg, ",") {
+			if path == "" {
+				fmt.Fprintf(stderr, "monolock-bench: an empty path in %q\n%s", arg, usage)
+				return exitUsage
+			}
+			r, err := results.Load(path)
+			if err != nil {
+				fmt.Fprintf(stderr, "monolock-bench: %v\n", err)
+				return exitFailure
+			}
+			fillDefaults(r)
+			sides[i] = append(sides[i], r)
+		}
 	}
-	b, err := results.Load(args[1])
-	if err != nil {
-		fmt.Fprintf(stderr, "monolock-bench: %v\n", err)
-		return exitFailure
-	}
-	fillDefaults(a)
-	fillDefaults(b)
-	if err := compare.Compare(a, b, 0).Markdown(stdout); err != nil {
+	if err := compare.Compare(sides[0], sides[1], 0).Markdown(stdout); err != nil {
 		fmt.Fprintf(stderr, "monolock-bench: %v\n", err)
 		return exitFailure
 	}

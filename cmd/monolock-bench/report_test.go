@@ -18,7 +18,7 @@ func TestReportAndCompareUsage(t *testing.T) {
 		says   string
 	}{
 		{[]string{"report", "--help"}, exitOK, true, "usage: monolock-bench report DIR/results.json"},
-		{[]string{"compare", "-h"}, exitOK, true, "usage: monolock-bench compare A/results.json B/results.json"},
+		{[]string{"compare", "-h"}, exitOK, true, "usage: monolock-bench compare OLD NEW"},
 		{[]string{"report", "--out", "x/results.json"}, exitUsage, false, "unknown flag --out"},
 		{[]string{"compare", "a/results.json", "-x", "b/results.json"}, exitUsage, false, "unknown flag -x"},
 		{[]string{"report"}, exitUsage, false, "usage: monolock-bench report"},

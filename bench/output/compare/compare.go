@@ -2,14 +2,21 @@
 // benchstat compares benchmark results: the median of the per-repetition
 // values with a confidence interval, and a Mann–Whitney U test for whether
 // the difference is significant (golang.org/x/perf/benchmath does the
-// statistics). It backs `monolock-bench compare A/results.json
-// B/results.json`.
+// statistics). Each side may be several runs pooled (Pool), so that
+// builds run in turns cancel the machine's drift; with hundreds of
+// figures, some differ at p < α by chance, so the comparison also counts
+// what survives the Benjamini–Hochberg procedure (over Welch's t-test on
+// the logarithms, see Figure.PShift). It backs
+// `monolock-bench compare A/results.json B/results.json`.
 package compare
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
+	"math"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -25,6 +32,10 @@ const DefaultAlpha = 0.05
 // confidence of the intervals around the medians.
 const confidence = 0.95
 
+// minShiftN is the fewest values a side needs for PShift: the rank
+// test's own minimum at alpha 0.05 (benchmath warns below it).
+const minShiftN = 4
+
 // Figure is one figure present in both runs.
 type Figure struct {
 	// Metric is the figure's name in results.json and Unit its stored
@@ -39,6 +50,13 @@ type Figure struct {
 	// P is the Mann–Whitney U p-value; the change is significant when
 	// P < Alpha.
 	P, Alpha float64
+	// PShift is the p-value of Welch's t-test on the logarithms of the
+	// values (on the values themselves where one is not positive), for
+	// the correction over all figures: a rank test's p-value cannot fall
+	// below 2/C(n1+n2, n1) (0.0022 at 6 and 6 runs), which no correction
+	// over hundreds of figures lets through, so that even a sixfold change
+	// would go unfound; this one has no such floor.
+	PShift float64
 	// Delta is "~" when not significant, else the change of the medians
 	// in percent ("+12.34%").
 	Delta string
@@ -62,6 +80,10 @@ type Comparison struct {
 	Caveats []string
 	// Claims are the claims checked in both runs, in report order.
 	Claims []ClaimChange
+	// Discoveries are the figures (indexes into Figures) whose change
+	// survives the Benjamini–Hochberg procedure over their PShift at a
+	// false discovery rate of Alpha over all the figures compared.
+	Discoveries []int
 }
 
 // ClaimChange is one claim's verdict in the old and the new run.
@@ -127,25 +149,20 @@ func better(old, new *results.Results, k key) string {
 	if m, ok := spec(old, new, k); ok {
 		return m.Better
 	}
-	for _, r := range []*results.Results{new, old} {
-		for _, x := range r.Summary {
-			if x.Scenario == k.scenario && x.Variant == k.variant && x.Contender == k.contender && x.Metric == k.metric && x.Better != "" {
-				return x.Better
-			}
-		}
-	}
-	return ""
+	return betterOf([]*results.Results{new, old}, results.Row{Scenario: k.scenario, Variant: k.variant, Contender: k.contender, Metric: k.metric})
 }
 
-// Compare compares every figure of old and new. alpha is the significance
-// level (DefaultAlpha when zero). It does not modify its arguments.
-func Compare(old, new *results.Results, alpha float64) *Comparison {
+// Compare compares every figure of the old runs and the new, each side
+// pooled (Pool). alpha is the significance level (DefaultAlpha when
+// zero). It does not modify its arguments.
+func Compare(oldRuns, newRuns []*results.Results, alpha float64) *Comparison {
 	if alpha <= 0 {
 		alpha = DefaultAlpha
 	}
 	th := benchmath.DefaultThresholds
 	th.CompareAlpha = alpha
-	c := &Comparison{OldRun: old.RunID, NewRun: new.RunID, Caveats: caveats(old, new)}
+	old, new := Pool(oldRuns), Pool(newRuns)
+	c := &Comparison{OldRun: old.RunID, NewRun: new.RunID, Caveats: append(caveats(old, new), sideCaveats(oldRuns, newRuns)...)}
 	c.Claims = claimChanges(report.Check(old), report.Check(new))
 	oldOrder, oldVals, units := samples(old)
 	newOrder, newVals, _ := samples(new)
@@ -162,6 +179,7 @@ func Compare(old, new *results.Results, alpha float64) *Comparison {
 			Scenario: k.scenario, Variant: k.variant, Contender: k.contender, Metric: k.metric, Unit: units[k], Label: label(old, new, k),
 			Old: benchmath.AssumeNothing.Summary(s1, confidence), New: benchmath.AssumeNothing.Summary(s2, confidence),
 			OldN: len(s1.Values), NewN: len(s2.Values), P: cmp.P, Alpha: alpha,
+			PShift: shiftP(oldVals[k], nv, &th),
 		}
 		f.Delta = cmp.FormatDelta(f.Old.Center, f.New.Center)
 		if dir := better(old, new, k); f.Delta != "~" && f.Old.Center != f.New.Center && dir != "" {
@@ -184,7 +202,74 @@ func Compare(old, new *results.Results, alpha float64) *Comparison {
 			c.OnlyNew = append(c.OnlyNew, name(old, new, k))
 		}
 	}
+	c.Discoveries = discoveries(c.Figures, alpha)
 	return c
+}
+
+// shiftP is the p-value of Welch's t-test on the logarithms of old and
+// new (a ratio is what a benchmark changes), on the values themselves
+// when one is not positive; 1 with fewer than minShiftN values a side,
+// whose variance says too little.
+func shiftP(old, new []float64, th *benchmath.Thresholds) float64 {
+	if len(old) < minShiftN || len(new) < minShiftN {
+		return 1
+	}
+	x, y := slices.Clone(old), slices.Clone(new)
+	if slices.Min(x) > 0 && slices.Min(y) > 0 {
+		for i := range x {
+			x[i] = math.Log(x[i])
+		}
+		for i := range y {
+			y[i] = math.Log(y[i])
+		}
+	}
+	p := benchmath.AssumeNormal.Compare(benchmath.NewSample(x, th), benchmath.NewSample(y, th)).P
+	if math.IsNaN(p) {
+		return 1
+	}
+	return p
+}
+
+// discoveries returns the figures whose change survives the
+// Benjamini–Hochberg procedure at false discovery rate q over their
+// PShift: with the p-values in ascending order, the first k, k the
+// largest rank whose p-value is at most k·q/m over m figures. Among
+// hundreds of figures, some differ at p < q by chance alone; these are
+// the changes that do not.
+func discoveries(figs []Figure, q float64) []int {
+	order := make([]int, len(figs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(figs[a].PShift, figs[b].PShift) })
+	m := float64(len(figs))
+	k := 0
+	for rank, i := range order {
+		if figs[i].PShift <= float64(rank+1)*q/m {
+			k = rank + 1
+		}
+	}
+	out := slices.Clone(order[:k])
+	slices.Sort(out)
+	return out
+}
+
+// Tally counts the figures that differ at p < alpha: all, better and
+// worse.
+func (c *Comparison) Tally() (significant, better, worse int) {
+	for _, f := range c.Figures {
+		if f.Delta == "~" {
+			continue
+		}
+		significant++
+		switch f.Direction {
+		case "better":
+			better++
+		case "worse":
+			worse++
+		}
+	}
+	return significant, better, worse
 }
 
 // claimChanges pairs the claims of two runs by id: the old run's in its
@@ -212,6 +297,11 @@ func claimChanges(old, new []Claim) []ClaimChange {
 // Claim is a claim checked in one run.
 type Claim = report.Claim
 
+// sessionNetwork matches the name of the Docker network a containers run
+// creates for itself (a random id per run): two runs on the same kind of
+// path differ in it, which is no difference.
+var sessionNetwork = regexp.MustCompile(`monolock-bench-[0-9a-f]{12}`)
+
 // caveats lists the differences that make two runs less than like for
 // like.
 func caveats(a, b *results.Results) []string {
@@ -225,7 +315,7 @@ func caveats(a, b *results.Results) []string {
 	diff("CPU", ea.CPUModel, eb.CPUModel)
 	diff("cores", fmt.Sprint(ea.Cores), fmt.Sprint(eb.Cores))
 	diff("backend", ea.Backend, eb.Backend)
-	diff("network path", ea.NetworkPath, eb.NetworkPath)
+	diff("network path", sessionNetwork.ReplaceAllString(ea.NetworkPath, "monolock-bench-…"), sessionNetwork.ReplaceAllString(eb.NetworkPath, "monolock-bench-…"))
 	diff("kernel", ea.Kernel, eb.Kernel)
 	diff("Go", ea.GoVersion, eb.GoVersion)
 	versions := func(e results.Environment) map[string]string {
@@ -300,6 +390,9 @@ func (c *Comparison) Markdown(w io.Writer) error {
 		alpha = c.Figures[0].Alpha
 	}
 	p.Paragraph(fmt.Sprintf("Medians of the per-repetition values ± the %.0f%% confidence interval; delta is the change of the medians when a Mann–Whitney U test finds it significant (p below %v), else ~.", 100*confidence, alpha), false)
+	if len(c.Figures) > 0 {
+		p.Paragraph(c.tallyText(alpha), false)
+	}
 	var rows [][]string
 	var warnings []string
 	for _, f := range c.Figures {
@@ -341,6 +434,36 @@ func (c *Comparison) Markdown(w io.Writer) error {
 	}
 	_, err := w.Write(p.Markdown())
 	return err
+}
+
+// tallyText says how many figures differ at p < alpha, how many would by
+// chance alone, and which changes survive Benjamini–Hochberg.
+func (c *Comparison) tallyText(alpha float64) string {
+	n, better, worse := c.Tally()
+	text := fmt.Sprintf("%d of %d figures differ at p < %v (%d better, %d worse); if nothing had changed, at most about %s would by chance alone. ",
+		n, len(c.Figures), alpha, better, worse, results.Num(alpha*float64(len(c.Figures))))
+	const how = "the Benjamini–Hochberg procedure at a false discovery rate of %v (over Welch's t-test on the logarithms, whose p-values the sample size does not floor)"
+	if len(c.Discoveries) == 0 {
+		return text + "None survives " + fmt.Sprintf(how, alpha) + ": no change beyond chance at this resolution."
+	}
+	const listed = 10
+	var names []string
+	for _, i := range c.Discoveries[:min(listed, len(c.Discoveries))] {
+		f := c.Figures[i]
+		change := f.Delta
+		if change == "~" {
+			change = fmt.Sprintf("%+.2f%%", 100*(f.New.Center/f.Old.Center-1))
+		}
+		names = append(names, fmt.Sprintf("%s/%s/%s %s %s", f.Scenario, f.Variant, f.Contender, f.Label, change))
+	}
+	if len(c.Discoveries) > listed {
+		names = append(names, fmt.Sprintf("and %d more", len(c.Discoveries)-listed))
+	}
+	verb := "survive"
+	if len(c.Discoveries) == 1 {
+		verb = "survives"
+	}
+	return text + fmt.Sprintf("%d %s "+how+": %s.", len(c.Discoveries), verb, alpha, strings.Join(names, "; "))
 }
 
 // orDash prints a verdict, or – for a claim the run does not check.

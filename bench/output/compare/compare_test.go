@@ -94,7 +94,7 @@ func TestCompareFixtures(t *testing.T) {
 	for _, r := range []*results.Results{old, new} {
 		r.FillDefaults(results.Defaults{Scenarios: []results.ScenarioInfo{scenarios.Latency().Info(false), scenarios.Throughput().Info(false)}})
 	}
-	c := Compare(old, new, 0)
+	c := Compare([]*results.Results{old}, []*results.Results{new}, 0)
 	byContender := map[string]Figure{}
 	for _, f := range c.Figures {
 		byContender[f.Contender] = f
@@ -209,7 +209,7 @@ func TestDirection(t *testing.T) {
 				}
 				return r
 			}
-			c := Compare(mk("a", tt.old), mk("b", tt.new), 0)
+			c := Compare([]*results.Results{mk("a", tt.old)}, []*results.Results{mk("b", tt.new)}, 0)
 			if len(c.Figures) != 1 || c.Figures[0].Direction != tt.wantDirection {
 				t.Fatalf("figures %+v, want direction %q", c.Figures, tt.wantDirection)
 			}
