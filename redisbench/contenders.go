@@ -2,6 +2,7 @@ package redisbench
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
@@ -54,9 +55,14 @@ var RedlockCaps = []bench.Cap{
 // delay.
 func RedlockSpinContender() bench.Contender {
 	c := redlockContender("redlock-spin", SpinWait, Timeouts{}, true, "#7b3fa0")
-	c.Caps = SpinCaps
+	c.Caps = RedlockSpinCaps
 	return c
 }
+
+// RedlockSpinCaps are SpinCaps and a scale variant Redlock cannot serve
+// spinning.
+var RedlockSpinCaps = append(slices.Clone(SpinCaps),
+	bench.Cap{Scenario: "scale", Variant: "queue-10k", Reason: "10,000 waiters spinning on 5 masters saturated them: no promotion was sampled (0.65 tries per waiter per lease, full run 20261203T151155Z, 28 s); queue-1k shows its polling load"})
 
 // FastTimeout is redlock-fast's per-master dial, read and write timeout:
 // a few round trips on a LAN, not redlock's DefaultDialTimeout and
@@ -78,6 +84,7 @@ var FastTimeouts = Timeouts{Dial: FastTimeout, Read: FastTimeout, Write: FastTim
 func RedlockFastContender() bench.Contender {
 	c := redlockContender("redlock-fast", JitterWait, FastTimeouts, false, "#d4a017")
 	c.Scenarios = []string{"failover"}
+	c.Caps = []bench.Cap{{Scenario: "failover", Variant: "restart-*", QuickOnly: true, Reason: "quick: redlock measures the split variants (a master restarting without its data); the full run measures them with fast timeouts too"}}
 	c.Settings["variant"] = "redlock with per-master dial, read and write timeouts of " + FastTimeout.String() + " (a few round trips) instead of 1s and one dial attempt per command instead of go-redis's 5 (100ms apart), so that masters that are down cost a try, an Unlock or an Extend a refused dial or " + FastTimeout.String() + ", not 400ms or more; failover scenario only (budget)"
 	return c
 }

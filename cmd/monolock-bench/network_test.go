@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 func TestParseNetworks(t *testing.T) {
@@ -114,6 +116,15 @@ func TestNetworkFlags(t *testing.T) {
 	}
 	if o.phases[1].profile.RTT != time.Millisecond || o.phases[1].backend != "local" {
 		t.Fatalf("quick profile RTT %v on backend %q, want 1ms on local", o.phases[1].profile.RTT, o.phases[1].backend)
+	}
+	for i, want := range []bool{true, false} { // loopback keeps its other variants, the quick profile the one worker's only
+		var others bool
+		for _, v := range o.phases[i].scenarios[0].Variants(true) {
+			others = others || v.Params.Load == results.LoadOpen || v.Params.Workers > 1
+		}
+		if others != want {
+			t.Errorf("phase %s: variants besides w1 %v, want %v", o.phases[i].profile.Name, others, want)
+		}
 	}
 	// The quick suite's own backend stays the run's choice.
 	o, err = parseRunFlags([]string{"--quick", "--scenarios", "latency"}, io.Discard)
