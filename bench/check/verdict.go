@@ -1,7 +1,6 @@
 package check
 
 import (
-	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -86,7 +85,11 @@ type StoreVerdict struct {
 	RateByKind map[string]Rate `json:"rate_by_kind"`
 }
 
-// Verdict is every checker's verdict on one history (one contender).
+// Verdict is every checker's verdict on one history (one contender), in
+// the checkers' terms: times on the history's clock, findings with the
+// operations they rest on. The chaos scenario writes it into results.json
+// as a results.ChaosVerdict and the chaos metrics, the file's schema,
+// which must keep reading the runs of earlier versions of the checkers.
 type Verdict struct {
 	Name  string   `json:"name"`
 	Valid Validity `json:"valid"`
@@ -194,50 +197,4 @@ func rates(h *History, fs ...Findings) (Rate, map[string]Rate) {
 		byKind[k] = Wilson(hits[k], trials[k])
 	}
 	return Wilson(total, len(h.Faults)), byKind
-}
-
-// Figure is one figure of a verdict, named as the chaos scenario's
-// metrics.
-type Figure struct {
-	Metric string  `json:"metric"`
-	Unit   string  `json:"unit"`
-	Value  float64 `json:"value"`
-}
-
-// Figures returns the verdict's figures: faults, operations,
-// double_holders (count: every overlapping pair of holds),
-// double_holders_running (count: those whose earlier holder was not
-// frozen through the overlap), double_holder_ms (ms, the time two or more
-// clients believed they held the lock), lost_updates (count, all stores),
-// violation_rate_hi (ratio: the Wilson 95% upper bound of Rate), and per
-// store S: stale_writes_S, lost_updates_S (count), linearizable_S (1 =
-// linearizable, 0 = not) and violation_rate_hi_S (ratio). A
-// linearizable_S that is unknown is left out, and notes says why.
-func (v Verdict) Figures() (figures []Figure, notes []string) {
-	count := func(name string, n int) { figures = append(figures, Figure{name, "count", float64(n)}) }
-	count("faults", v.Faults.Applied)
-	count("operations", v.Operations)
-	count("double_holders", v.Exclusion.Count)
-	count("double_holders_running", v.Exclusion.Running)
-	figures = append(figures, Figure{"double_holder_ms", "ms", float64(v.Exclusion.Overlapped) / float64(time.Millisecond)})
-	lost := 0
-	for _, s := range v.Stores {
-		lost += s.LostUpdates.Lost
-	}
-	count("lost_updates", lost)
-	figures = append(figures, Figure{"violation_rate_hi", "ratio", v.Rate.Hi})
-	for _, s := range v.Stores {
-		count("stale_writes_"+s.Store, s.StaleWrites.Count)
-		count("lost_updates_"+s.Store, s.LostUpdates.Lost)
-		switch s.Linearizability.Valid {
-		case Valid:
-			figures = append(figures, Figure{"linearizable_" + s.Store, "bool", 1})
-		case Invalid:
-			figures = append(figures, Figure{"linearizable_" + s.Store, "bool", 0})
-		default:
-			notes = append(notes, fmt.Sprintf("linearizable_%s left out: %s", s.Store, s.Linearizability.Reason))
-		}
-		figures = append(figures, Figure{"violation_rate_hi_" + s.Store, "ratio", s.Rate.Hi})
-	}
-	return figures, notes
 }

@@ -133,11 +133,7 @@ func randomSeed() uint64 {
 // through every one, as PostgreSQL's session does through a pause): its
 // zero stale writes and double holders come from never granting, not
 // from telling the old holder.
-var chaosNoHandover = []results.ClaimGuard{{Metric: "no_handover_during_holder_fault", Label: "did not grant"}}
-
-// chaosKindMetric is the metric-name form of a fault kind
-// ("client-pause" → "client_pause").
-func chaosKindMetric(k string) string { return strings.ReplaceAll(k, "-", "_") }
+var chaosNoHandover = []results.ClaimGuard{{Metric: results.ChaosMetrics.NoHandoverDuringHolderFault.Name, Label: "did not grant"}}
 
 // Scenario returns the chaos scenario: variant soak, metrics faults,
 // operations, double_holders, double_holders_running (the overlaps whose
@@ -158,47 +154,21 @@ func (cfg ChaosConfig) Scenario() bench.Scenario {
 	if cfg.Seed == 0 {
 		cfg.Seed = randomSeed()
 	}
-	lower, higher := bench.LowerIsBetter, bench.HigherIsBetter
-	count := func(name, label string, better string, key bool) results.MetricSpec {
-		return results.MetricSpec{Name: name, Unit: "count", Better: better, Label: label, Kind: results.KindCount, Key: key}
-	}
-	metrics := []results.MetricSpec{
-		{Name: "faults", Unit: "count", Label: "faults applied", Kind: results.KindParameter, Key: true},
-		{Name: "operations", Unit: "count", Label: "operations recorded", Kind: results.KindParameter},
-		count("double_holders", "overlapping holds (two clients believed they held the lock)", lower, true),
-		count("double_holders_running", "overlapping holds whose earlier holder was running (not frozen by a pause through the overlap)", lower, true),
-		{Name: "double_holder_ms", Unit: "ms", Better: lower, Label: "total time of overlapping holds", Kind: results.KindLatency},
-		count("stale_writes_fenced", "stale writes accepted by the fenced store", lower, true),
-		count("stale_writes_unfenced", "stale writes accepted by the unfenced store", lower, true),
-		count("lost_updates", "acknowledged increments lost (both stores)", lower, true),
-		count("lost_updates_fenced", "acknowledged increments lost, fenced store", lower, false),
-		count("lost_updates_unfenced", "acknowledged increments lost, unfenced store", lower, false),
-		{Name: "linearizable_fenced", Unit: "bool", Better: higher, Label: "fenced register linearizable", Kind: results.KindVerdict, Key: true},
-		{Name: "linearizable_unfenced", Unit: "bool", Better: higher, Label: "unfenced register linearizable", Kind: results.KindVerdict},
-		{Name: "violation_rate_hi", Unit: "ratio", Better: lower, Label: "violation rate, Wilson 95% upper bound (faults as trials)", Kind: results.KindRatio, Key: true},
-		{Name: "violation_rate_hi_fenced", Unit: "ratio", Better: lower, Label: "violation rate upper bound, fenced store", Kind: results.KindRatio},
-		{Name: "violation_rate_hi_unfenced", Unit: "ratio", Better: lower, Label: "violation rate upper bound, unfenced store", Kind: results.KindRatio},
-		{Name: "grant_gap_max", Unit: "ms", Better: lower, Label: "longest time without a grant", Kind: results.KindLatency},
-		count("faults_on_holder", "client faults that struck the holder", "", false),
-		count("lock_kept_through_fault", "holder faults through which no other client was granted", "", false),
-		{Name: "no_handover_during_holder_fault", Unit: "bool", Label: "no other client was granted the lock during any client fault on its holder (1: the checkers never saw a handover under a fault)", Kind: results.KindVerdict},
-	}
+	cm := results.ChaosMetrics
+	metrics := cm.List()
 	for _, k := range nemesis.Kinds {
-		m := chaosKindMetric(string(k))
-		metrics = append(metrics,
-			count("faults_"+m, "faults applied: "+string(k), "", false),
-			results.MetricSpec{Name: "violation_rate_hi_" + m, Unit: "ratio", Better: lower, Label: "violation rate upper bound under " + string(k), Kind: results.KindRatio})
+		metrics = append(metrics, cm.FaultsUnder(string(k)), cm.ViolationRateUnder(string(k)))
 	}
 	return bench.Scenario{
 		Name:    "chaos",
 		Title:   "Chaos: random faults, recorded histories, checkers",
 		Metrics: metrics,
 		Decides: []results.DecisionFigure{
-			{ID: "fenced-store", Text: "fenced store accepted no stale write under random faults (chaos checkers)", Variant: ChaosSoak, Metric: "stale_writes_fenced", Op: results.AtMost, Void: chaosNoHandover, Without: &results.ClaimGuard{Metric: "stale_writes_unfenced", Label: "no fencing tokens"}},
+			{ID: "fenced-store", Text: "fenced store accepted no stale write under random faults (chaos checkers)", Variant: ChaosSoak, Metric: cm.StaleWritesFenced.Name, Op: results.AtMost, Void: chaosNoHandover, Without: &results.ClaimGuard{Metric: cm.StaleWritesUnfenced.Name, Label: "no fencing tokens"}},
 			// Its own capability, not learns-first (the safety host-loss
 			// margin): a holder frozen past its lease cannot learn, with
 			// any lease, so only overlaps with a running holder count.
-			{ID: "no-running-double-holder", Text: "no running client believed it held the lock while another was granted it, under random faults (chaos checkers; a holder frozen by a pause is not counted)", Variant: ChaosSoak, Metric: "double_holders_running", Op: results.AtMost, Void: chaosNoHandover},
+			{ID: "no-running-double-holder", Text: "no running client believed it held the lock while another was granted it, under random faults (chaos checkers; a holder frozen by a pause is not counted)", Variant: ChaosSoak, Metric: cm.DoubleHoldersRunning.Name, Op: results.AtMost, Void: chaosNoHandover},
 		},
 		Settings: cfg.settings,
 		Variants: func(quick bool) []bench.Variant {

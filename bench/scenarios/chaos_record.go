@@ -56,16 +56,10 @@ func (s *chaosStep) record(h *check.History, sched nemesis.Schedule, outcomes []
 	c.Timeline = chaosTimeline(h)
 
 	raw := results.Raw{Chaos: c, Errors: s.errs}
-	figures, notes := v.Figures()
-	c.Notes = notes
-	for _, f := range figures {
-		if !c.Tokens && isFencedFigure(f.Metric) {
-			continue
-		}
-		raw.Metrics = append(raw.Metrics, results.Metric{Name: f.Metric, Unit: f.Unit, Value: f.Value})
-	}
+	raw.Metrics, c.Notes = chaosFigures(v, c.Tokens)
 	if !c.Tokens {
-		c.Notes = append(c.Notes, "no fencing token: the fenced store rejected every write and read, so its figures (stale_writes_fenced, lost_updates_fenced, linearizable_fenced, violation_rate_hi_fenced) are left out")
+		f := storeMetrics[check.StoreFenced]
+		c.Notes = append(c.Notes, fmt.Sprintf("no fencing token: the fenced store rejected every write and read, so its figures (%s, %s, %s, %s) are left out", f.stale.Name, f.lost.Name, f.linearizable.Name, f.rate.Name))
 	}
 	for _, k := range nemesis.Kinds {
 		kind := string(k)
@@ -73,10 +67,9 @@ func (s *chaosStep) record(h *check.History, sched nemesis.Schedule, outcomes []
 		if !ok {
 			continue // no fault of the kind was applied
 		}
-		m := chaosKindMetric(kind)
 		raw.Metrics = append(raw.Metrics,
-			results.Metric{Name: "faults_" + m, Unit: "count", Value: float64(rate.Trials)},
-			results.Metric{Name: "violation_rate_hi_" + m, Unit: "ratio", Value: rate.Hi})
+			results.ChaosMetrics.FaultsUnder(kind).Of(float64(rate.Trials)),
+			results.ChaosMetrics.ViolationRateUnder(kind).Of(rate.Hi))
 	}
 	kept := 0
 	for _, hf := range c.Verdict.HolderFaults {
@@ -89,10 +82,10 @@ func (s *chaosStep) record(h *check.History, sched nemesis.Schedule, outcomes []
 		noHandover = 1
 	}
 	raw.Metrics = append(raw.Metrics,
-		results.Metric{Name: "grant_gap_max", Unit: "ms", Value: c.Verdict.GrantGapMaxMS},
-		results.Metric{Name: "faults_on_holder", Unit: "count", Value: float64(len(c.Verdict.HolderFaults))},
-		results.Metric{Name: "lock_kept_through_fault", Unit: "count", Value: float64(kept)},
-		results.Metric{Name: "no_handover_during_holder_fault", Unit: "bool", Value: noHandover})
+		results.ChaosMetrics.GrantGapMax.Of(c.Verdict.GrantGapMaxMS),
+		results.ChaosMetrics.FaultsOnHolder.Of(float64(len(c.Verdict.HolderFaults))),
+		results.ChaosMetrics.LockKeptThroughFault.Of(float64(kept)),
+		results.ChaosMetrics.NoHandoverDuringHolderFault.Of(noHandover))
 	raw.Counts = map[string]int64{
 		"faults_scheduled": int64(len(sched.Faults)),
 		"faults_skipped":   int64(len(h.Skipped)),
@@ -103,14 +96,53 @@ func (s *chaosStep) record(h *check.History, sched nemesis.Schedule, outcomes []
 	return raw, nil
 }
 
-// isFencedFigure reports whether a Figures metric is of the fenced store.
-func isFencedFigure(metric string) bool {
-	for _, m := range []string{"stale_writes_", "lost_updates_", "linearizable_", "violation_rate_hi_"} {
-		if metric == m+check.StoreFenced {
-			return true
-		}
+// chaosFigures are the checkers' verdict as the chaos scenario's metrics:
+// faults, operations, double holders, overlap time, lost updates and
+// the violation rate over all stores, then each store's stale writes,
+// lost updates, linearizability (left out when unknown, with a note) and
+// violation rate. Without tokens the fenced store refused every write, so
+// its figures say nothing and are left out.
+func chaosFigures(v check.Verdict, tokens bool) (figures []results.Metric, notes []string) {
+	cm := results.ChaosMetrics
+	lost := 0
+	for _, s := range v.Stores {
+		lost += s.LostUpdates.Lost
 	}
-	return false
+	figures = []results.Metric{
+		cm.Faults.Of(float64(v.Faults.Applied)),
+		cm.Operations.Of(float64(v.Operations)),
+		cm.DoubleHolders.Of(float64(v.Exclusion.Count)),
+		cm.DoubleHoldersRunning.Of(float64(v.Exclusion.Running)),
+		cm.DoubleHolderMs.Of(float64(v.Exclusion.Overlapped) / float64(time.Millisecond)),
+		cm.LostUpdates.Of(float64(lost)),
+		cm.ViolationRateHi.Of(v.Rate.Hi),
+	}
+	for _, s := range v.Stores {
+		m, ok := storeMetrics[s.Store]
+		if !ok || (!tokens && s.Store == check.StoreFenced) {
+			continue
+		}
+		figures = append(figures, m.stale.Of(float64(s.StaleWrites.Count)), m.lost.Of(float64(s.LostUpdates.Lost)))
+		switch s.Linearizability.Valid {
+		case check.Valid:
+			figures = append(figures, m.linearizable.Of(1))
+		case check.Invalid:
+			figures = append(figures, m.linearizable.Of(0))
+		default:
+			notes = append(notes, fmt.Sprintf("%s left out: %s", m.linearizable.Name, s.Linearizability.Reason))
+		}
+		figures = append(figures, m.rate.Of(s.Rate.Hi))
+	}
+	return figures, notes
+}
+
+// storeMetrics are the chaos metrics of each of the scenario's two
+// stores.
+var storeMetrics = map[string]struct{ stale, lost, linearizable, rate results.MetricSpec }{
+	check.StoreFenced: {results.ChaosMetrics.StaleWritesFenced, results.ChaosMetrics.LostUpdatesFenced,
+		results.ChaosMetrics.LinearizableFenced, results.ChaosMetrics.ViolationRateHiFenced},
+	check.StoreUnfenced: {results.ChaosMetrics.StaleWritesUnfenced, results.ChaosMetrics.LostUpdatesUnfenced,
+		results.ChaosMetrics.LinearizableUnfenced, results.ChaosMetrics.ViolationRateHiUnfenced},
 }
 
 // hasTokens reports whether any grant of h carried a token.

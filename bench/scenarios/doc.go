@@ -53,8 +53,8 @@ var spanProbes = []load.Probe{
 func us(ns int64) float64 { return float64(ns) / 1e3 }
 
 // baseRaw turns a measurement into a repetition record: counts, the
-// acquire and cycle histograms, CPU, errors and a failures metric.
-func baseRaw(m load.Measurement) (results.Raw, error) {
+// acquire and cycle histograms, CPU, errors and the failures metric.
+func baseRaw(m load.Measurement, failures results.MetricSpec) (results.Raw, error) {
 	rec := m.Rec
 	acq, err := results.NewHistogram("acquire", "ns", rec.Acquire)
 	if err != nil {
@@ -71,9 +71,7 @@ func baseRaw(m load.Measurement) (results.Raw, error) {
 		},
 		Histograms: []results.Histogram{acq, cyc},
 		Errors:     rec.Errors,
-		Metrics: []results.Metric{
-			{Name: "failures", Unit: "count", Value: float64(rec.Failures)},
-		},
+		Metrics:    []results.Metric{failures.Of(float64(rec.Failures))},
 	}
 	// The probes' counters (spanProbes).
 	maps.Copy(raw.Counts, m.Changes)

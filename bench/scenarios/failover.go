@@ -138,43 +138,11 @@ func (c FailoverConfig) withDefaults(quick bool) FailoverConfig {
 // with the metrics of the spec's failover row, and the standby pair's
 // primary-lost, primary-lost-fast and no-fence. Floors do not take part.
 func (cfg FailoverConfig) Scenario() bench.Scenario {
-	lower, higher := results.BetterLower, results.BetterHigher
+	fo := results.FailoverMetrics
 	return bench.Scenario{
-		Name:  "failover",
-		Title: "Failover of the coordinator",
-		Metrics: []results.MetricSpec{
-			{Name: "unavailable_ms", Unit: "ms", Better: lower, Label: "longest stretch without a grant", Kind: results.KindLatency, Key: true},
-			{Name: "zero_grant_ms", Unit: "ms", Better: lower, Label: "time in empty 100-ms buckets after the fault", Kind: results.KindLatency},
-			{Name: "recovery_ms", Unit: "ms", Better: lower, Label: "recovery after the restart began (a standby pair: after the address moved)", Kind: results.KindLatency, Key: true},
-			{Name: "failed_attempts", Unit: "count", Better: lower, Label: "failed attempts", Kind: results.KindCount, Key: true},
-			{Name: "lost_holders", Unit: "count", Better: lower, Label: "holders that lost their lock", Kind: results.KindCount},
-			{Name: "double_grants", Unit: "count", Better: lower, Label: "double grants", Kind: results.KindCount, Key: true},
-			{Name: "unsafe_writes", Unit: "count", Better: lower, Label: "stale writes accepted", Kind: results.KindCount},
-			{Name: "acquire_p99_during_fault", Unit: "us", Better: lower, Label: "acquire p99 during the fault", Kind: results.KindLatency},
-			{Name: "release_p99_during_fault", Unit: "ms", Better: lower, Label: "release p99 during the fault", Kind: results.KindLatency},
-			{Name: "grant_rate_ratio", Unit: "ratio", Better: higher, Label: "grant rate while the servers were down (the fault to the restart or the move) / before", Kind: results.KindRatio},
-			{Name: "grant_rate_after_ratio", Unit: "ratio", Better: higher, Label: "grant rate after the restart returned (a standby pair: after the move) / before", Kind: results.KindRatio},
-			{Name: "tokens_monotonic", Unit: "bool", Better: higher, Label: "tokens after the fault exceed all before", Kind: results.KindVerdict, Key: true},
-			{Name: "grants_while_down", Unit: "count", Label: "grants while the servers were down", Kind: results.KindCount},
-			{Name: "lost_after_ms", Unit: "ms", Label: "time from the fault until holders learned of the loss", Kind: results.KindLatency},
-			{Name: "restart_ms", Unit: "ms", Label: "time the restart took", Kind: results.KindParameter},
-			{Name: "token_gap", Unit: "count", Label: "gap between the last token before and the first after", Kind: results.KindCount},
-			{Name: "b_granted", Unit: "count", Label: "trials where the second client was granted", Kind: results.KindCount},
-			{Name: "detection_ms", Unit: "ms", Better: lower, Label: "D: detection and switch, from the fault in effect to the move", Kind: results.KindLatency, Key: true},
-			{Name: "fault_phase_ms", Unit: "ms", Label: "the fault's phase: from the start of the watcher's last check to the fault in effect", Kind: results.KindParameter},
-			{Name: "fault_took_ms", Unit: "ms", Label: "time the fault took to make (a link cut is a call to the delay line): D runs from its end", Kind: results.KindParameter},
-			{Name: "gap_over_d", Unit: "ratio", Better: lower, Label: "longest stretch without a grant / D", Kind: results.KindRatio},
-			{Name: "holder_stop_ms", Unit: "ms", Label: "time from the fault in effect until the long holder learned it lost the lock (its own 0.8 × lease timer, or the reset the move caused, whichever came first)", Kind: results.KindLatency},
-			{Name: "holder_stop_limit_ms", Unit: "ms", Label: "0.8 × lease: the latest a silent holder stops", Kind: results.KindParameter},
-			{Name: "unsafe_writes_fenced", Unit: "count", Better: lower, Label: "stale writes the fenced store accepted", Kind: results.KindCount, Key: true},
-			{Name: "unsafe_writes_unfenced", Unit: "count", Better: lower, Label: "stale writes the unfenced store accepted", Kind: results.KindCount},
-			{Name: "fenced_rejections", Unit: "count", Label: "writes the fenced store rejected for a stale token", Kind: results.KindCount},
-			{Name: "owner_writes_rejected", Unit: "count", Better: lower, Label: "writes of the current owner the fenced store rejected (its token below an earlier owner's: the tokens went backwards)", Kind: results.KindCount},
-			{Name: "takeover_ms", Unit: "ms", Label: "from the primary's last grant before the fault to the standby's first grant", Kind: results.KindLatency},
-			{Name: "tokens_promise_broken", Unit: "count", Better: lower, Label: "backward tokens where the promise applies (the standby took over more than a second after the primary's last grant; 1 = a token after the move at or below one before)", Kind: results.KindCount},
-			{Name: "grants_dialled_before_move", Unit: "count", Label: "grants after the move of acquires dialled before it (no-fence: the old primary's, but for dials that raced the move)", Kind: results.KindCount},
-			{Name: "grants_dialled_after_move", Unit: "count", Label: "grants of acquires dialled after the move (the standby's)", Kind: results.KindCount},
-		},
+		Name:    "failover",
+		Title:   "Failover of the coordinator",
+		Metrics: fo.List(),
 		// The graceful-restart variant stops a contender's servers with
 		// their spec's signal: recorded with the contender.
 		ContenderSettings: func(c bench.Contender) results.Settings {
@@ -186,19 +154,19 @@ func (cfg FailoverConfig) Scenario() bench.Scenario {
 		// without the previous grants is its own too, measured with the
 		// fence (no-fence is the docs' caution, not the deployment).
 		Decides: []results.DecisionFigure{
-			{ID: "granting-server-down", Text: "keeps granting while a server is down (a minority down, or the primary lost with a standby: no stretch without a grant longer than one lease; or grants while the killed servers were down)", Variant: FailoverMinority, Metric: "unavailable_ms", Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease"}, Combine: results.CombineAny},
-			{ID: "granting-server-down", Text: "keeps granting while a server is down", Variant: FailoverRestart, Metric: "grants_while_down", Op: results.AtLeast, Than: results.ClaimBound{Value: 1}, Combine: results.CombineAny},
-			{ID: "granting-server-down", Text: "keeps granting while a server is down (the primary lost, a standby takes over within one lease: /readyz every 100 ms × 2)", Variant: FailoverPrimaryLostFast, Metric: "unavailable_ms", Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease"}, Combine: results.CombineAny},
-			{ID: "granting-server-down", Text: "keeps granting while a server is down (the primary lost, a standby takes over within one lease: the docs' /readyz every 1 s × 2)", Variant: FailoverPrimaryLost, Metric: "unavailable_ms", Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease"}, Combine: results.CombineAny},
-			{ID: "restart-no-double-grant", Text: "no double grant when a server takes over without the previous grants (a cluster: a shared server restarted without its data; a standby pair: the empty standby taking over, with the fence)", Variant: FailoverUnsafe, Metric: "double_grants", Op: results.AtMost},
-			{ID: "restart-no-double-grant", Text: "no double grant when the empty standby takes over (the docs' /readyz every 1 s × 2, with the fence)", Variant: FailoverPrimaryLost, Metric: "double_grants", Op: results.AtMost},
-			{ID: "restart-no-double-grant", Text: "no double grant when the empty standby takes over (/readyz every 100 ms × 2, with the fence)", Variant: FailoverPrimaryLostFast, Metric: "double_grants", Op: results.AtMost},
-			{ID: "restart-unavailable", Text: "longest stretch without a grant when the coordinator fails (killed and restarted; a standby pair: the primary's host lost, /readyz every 100 ms × 2)", Variant: FailoverRestart, Metric: "unavailable_ms"},
-			{ID: "restart-unavailable", Text: "longest stretch without a grant when the primary's host is lost (/readyz every 100 ms × 2)", Variant: FailoverPrimaryLostFast, Metric: "unavailable_ms"},
-			{ID: "recovery", Text: "grant rate after the restart returned / before (a standby pair: after the move)", Variant: FailoverRestart, Metric: "grant_rate_after_ratio"},
-			{ID: "recovery", Text: "grant rate after the move / before", Variant: FailoverPrimaryLostFast, Metric: "grant_rate_after_ratio"},
-			{ID: "failover-detection", Text: "D, the standby's detection and switch (/readyz every 100 ms × 2)", Variant: FailoverPrimaryLostFast, Metric: "detection_ms"},
-			{ID: "failover-detection", Text: "D, the standby's detection and switch (the docs' /readyz every 1 s × 2)", Variant: FailoverPrimaryLost, Metric: "detection_ms"},
+			{ID: "granting-server-down", Text: "keeps granting while a server is down (a minority down, or the primary lost with a standby: no stretch without a grant longer than one lease; or grants while the killed servers were down)", Variant: FailoverMinority, Metric: fo.UnavailableMs.Name, Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease"}, Combine: results.CombineAny},
+			{ID: "granting-server-down", Text: "keeps granting while a server is down", Variant: FailoverRestart, Metric: fo.GrantsWhileDown.Name, Op: results.AtLeast, Than: results.ClaimBound{Value: 1}, Combine: results.CombineAny},
+			{ID: "granting-server-down", Text: "keeps granting while a server is down (the primary lost, a standby takes over within one lease: /readyz every 100 ms × 2)", Variant: FailoverPrimaryLostFast, Metric: fo.UnavailableMs.Name, Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease"}, Combine: results.CombineAny},
+			{ID: "granting-server-down", Text: "keeps granting while a server is down (the primary lost, a standby takes over within one lease: the docs' /readyz every 1 s × 2)", Variant: FailoverPrimaryLost, Metric: fo.UnavailableMs.Name, Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease"}, Combine: results.CombineAny},
+			{ID: "restart-no-double-grant", Text: "no double grant when a server takes over without the previous grants (a cluster: a shared server restarted without its data; a standby pair: the empty standby taking over, with the fence)", Variant: FailoverUnsafe, Metric: fo.DoubleGrants.Name, Op: results.AtMost},
+			{ID: "restart-no-double-grant", Text: "no double grant when the empty standby takes over (the docs' /readyz every 1 s × 2, with the fence)", Variant: FailoverPrimaryLost, Metric: fo.DoubleGrants.Name, Op: results.AtMost},
+			{ID: "restart-no-double-grant", Text: "no double grant when the empty standby takes over (/readyz every 100 ms × 2, with the fence)", Variant: FailoverPrimaryLostFast, Metric: fo.DoubleGrants.Name, Op: results.AtMost},
+			{ID: "restart-unavailable", Text: "longest stretch without a grant when the coordinator fails (killed and restarted; a standby pair: the primary's host lost, /readyz every 100 ms × 2)", Variant: FailoverRestart, Metric: fo.UnavailableMs.Name},
+			{ID: "restart-unavailable", Text: "longest stretch without a grant when the primary's host is lost (/readyz every 100 ms × 2)", Variant: FailoverPrimaryLostFast, Metric: fo.UnavailableMs.Name},
+			{ID: "recovery", Text: "grant rate after the restart returned / before (a standby pair: after the move)", Variant: FailoverRestart, Metric: fo.GrantRateAfterRatio.Name},
+			{ID: "recovery", Text: "grant rate after the move / before", Variant: FailoverPrimaryLostFast, Metric: fo.GrantRateAfterRatio.Name},
+			{ID: "failover-detection", Text: "D, the standby's detection and switch (/readyz every 100 ms × 2)", Variant: FailoverPrimaryLostFast, Metric: fo.DetectionMs.Name},
+			{ID: "failover-detection", Text: "D, the standby's detection and switch (the docs' /readyz every 1 s × 2)", Variant: FailoverPrimaryLost, Metric: fo.DetectionMs.Name},
 		},
 		Settings: func(quick bool) results.Settings {
 			c := cfg.withDefaults(quick)

@@ -112,15 +112,16 @@ func runSplit(ctx context.Context, env *bench.Env, cfg FailoverConfig, delayed b
 		restart = max(restart, r.restart)
 	}
 	counts["double_grants"], counts["unsafe_writes"] = int64(doubles), int64(unsafe)
+	fo := results.FailoverMetrics
 	raw := results.Raw{
 		Seconds: time.Since(begin).Seconds(),
 		Counts:  counts,
 		Errors:  errs,
 		Metrics: []results.Metric{
-			{Name: "double_grants", Unit: "count", Value: float64(doubles)},
-			{Name: "unsafe_writes", Unit: "count", Value: float64(unsafe)},
-			{Name: "b_granted", Unit: "count", Value: float64(counts["b_granted"])},
-			{Name: "restart_ms", Unit: "ms", Value: ms(restart)},
+			fo.DoubleGrants.Of(float64(doubles)),
+			fo.UnsafeWrites.Of(float64(unsafe)),
+			fo.BGranted.Of(float64(counts["b_granted"])),
+			fo.RestartMs.Of(ms(restart)),
 		},
 	}
 	return raw, nil

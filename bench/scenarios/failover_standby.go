@@ -446,7 +446,7 @@ func runStandby(ctx context.Context, env *bench.Env, cfg FailoverConfig, w watch
 	if fence {
 		raw.Counts[how] = 1
 		if phase, ok := checks.phase(ft.faultDone); ok {
-			raw.Metrics = append(raw.Metrics, results.Metric{Name: "fault_phase_ms", Unit: "ms", Value: ms(phase)})
+			raw.Metrics = append(raw.Metrics, results.FailoverMetrics.FaultPhaseMs.Of(ms(phase)))
 		}
 	}
 	return raw, nil

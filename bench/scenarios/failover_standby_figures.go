@@ -12,21 +12,22 @@ import (
 // as for restart, with the move as the restart, plus D and what the shared
 // load shows about safety.
 func standbyRaw(tl *timeline, sh *sharedLoad, ft faultTimes, lease time.Duration, fence bool) results.Raw {
+	fo := results.FailoverMetrics
 	raw := failoverRaw(tl, ft)
 	// No restart: the standby was running all along. Without the fence
 	// the move is the fault: there is no fault window to read. The
 	// tokens are read again below, over every grant of both loads.
 	raw.Metrics = slices.DeleteFunc(raw.Metrics, func(m results.Metric) bool {
 		switch m.Name {
-		case "restart_ms", "tokens_monotonic", "token_gap", "takeover_ms", "tokens_promise_broken":
+		case fo.RestartMs.Name, fo.TokensMonotonic.Name, fo.TokenGap.Name, fo.TakeoverMs.Name, fo.TokensPromiseBroken.Name:
 			return true
-		case "grant_rate_ratio", "acquire_p99_during_fault", "release_p99_during_fault":
+		case fo.GrantRateRatio.Name, fo.AcquireP99DuringFault.Name, fo.ReleaseP99DuringFault.Name:
 			return !fence
 		}
 		return false
 	})
-	metric := func(name, unit string, v float64) {
-		raw.Metrics = append(raw.Metrics, results.Metric{Name: name, Unit: unit, Value: v})
+	metric := func(m results.MetricSpec, v float64) {
+		raw.Metrics = append(raw.Metrics, m.Of(v))
 	}
 	grants := pairGrants(tl, sh)
 	if before, after, ok := tokensAround(grants, ft); ok {
@@ -34,12 +35,12 @@ func standbyRaw(tl *timeline, sh *sharedLoad, ft faultTimes, lease time.Duration
 		if after > before {
 			mono = 1
 		}
-		metric("tokens_monotonic", "bool", mono)
-		metric("token_gap", "count", float64(after)-float64(before))
+		metric(fo.TokensMonotonic, mono)
+		metric(fo.TokenGap, float64(after)-float64(before))
 	}
-	get := func(name string) (float64, bool) {
+	get := func(spec results.MetricSpec) (float64, bool) {
 		for _, m := range raw.Metrics {
-			if m.Name == name {
+			if m.Name == spec.Name {
 				return m.Value, true
 			}
 		}
@@ -50,41 +51,41 @@ func standbyRaw(tl *timeline, sh *sharedLoad, ft faultTimes, lease time.Duration
 	// (fault_took_ms says by how much; D may be short by up to that).
 	d := ft.restart.Sub(ft.faultDone)
 	if fence {
-		metric("detection_ms", "ms", ms(d))
-		metric("fault_took_ms", "ms", ms(ft.faultDone.Sub(ft.fault)))
-		if gap, ok := get("unavailable_ms"); ok && d > 0 {
-			metric("gap_over_d", "ratio", gap/ms(d))
+		metric(fo.DetectionMs, ms(d))
+		metric(fo.FaultTookMs, ms(ft.faultDone.Sub(ft.fault)))
+		if gap, ok := get(fo.UnavailableMs); ok && d > 0 {
+			metric(fo.GapOverD, gap/ms(d))
 		}
-		metric("holder_stop_limit_ms", "ms", ms(lease*4/5))
+		metric(fo.HolderStopLimitMs, ms(lease*4/5))
 		// The documentation promises tokens above every earlier one only
 		// when the standby takes over more than a second after the
 		// primary's last grant (a token is the unix second of the latest
 		// grant and a counter): takeover_ms says whether it did, and
 		// tokens_promise_broken is recorded only then.
 		if takeover, ok := takeover(grants, ft); ok {
-			metric("takeover_ms", "ms", ms(takeover))
-			if mono, ok := get("tokens_monotonic"); ok && takeover > time.Second {
-				metric("tokens_promise_broken", "count", 1-mono)
+			metric(fo.TakeoverMs, ms(takeover))
+			if mono, ok := get(fo.TokensMonotonic); ok && takeover > time.Second {
+				metric(fo.TokensPromiseBroken, 1-mono)
 			}
 		}
 	}
 	for _, at := range slices.SortedFunc(slices.Values(sh.longLost), time.Time.Compare) {
 		if !at.Before(ft.faultDone) {
-			metric("holder_stop_ms", "ms", ms(at.Sub(ft.faultDone)))
+			metric(fo.HolderStopMs, ms(at.Sub(ft.faultDone)))
 			break
 		}
 	}
 
 	an := guardedstore.Analyze(sh.fenced.History(), sh.grants)
 	unfenced := guardedstore.Analyze(sh.unfenced.History(), sh.grants)
-	metric("double_grants", "count", float64(len(an.DoubleGrants)))
-	metric("unsafe_writes_fenced", "count", float64(len(an.Unsafe)))
-	metric("unsafe_writes_unfenced", "count", float64(len(unfenced.Unsafe)))
-	metric("fenced_rejections", "count", float64(an.RejectedByFencing))
+	metric(fo.DoubleGrants, float64(len(an.DoubleGrants)))
+	metric(fo.UnsafeWritesFenced, float64(len(an.Unsafe)))
+	metric(fo.UnsafeWritesUnfenced, float64(len(unfenced.Unsafe)))
+	metric(fo.FencedRejections, float64(an.RejectedByFencing))
 	// The rest of the stale-token rejections are writes of a client no
 	// later grant had superseded: the current owner refused because its
 	// token is below an earlier owner's (the tokens went backwards).
-	metric("owner_writes_rejected", "count", float64(an.RejectedByFencing-an.Prevented))
+	metric(fo.OwnerWritesRejected, float64(an.RejectedByFencing-an.Prevented))
 	var old, fresh int
 	for _, g := range append(slices.Clone(tl.grants), sh.events...) {
 		switch {
@@ -94,8 +95,8 @@ func standbyRaw(tl *timeline, sh *sharedLoad, ft faultTimes, lease time.Duration
 			fresh++
 		}
 	}
-	metric("grants_dialled_before_move", "count", float64(old))
-	metric("grants_dialled_after_move", "count", float64(fresh))
+	metric(fo.GrantsDialledBeforeMove, float64(old))
+	metric(fo.GrantsDialledAfterMove, float64(fresh))
 	raw.Counts["shared_grants"] = int64(len(sh.grants))
 	raw.Counts["shared_failed_attempts"] = int64(sh.fails)
 	raw.Counts["store_writes"] = int64(an.Writes)

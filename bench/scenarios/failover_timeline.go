@@ -154,13 +154,14 @@ func failoverRaw(tl *timeline, ft faultTimes) results.Raw {
 	if windowEnd.IsZero() {
 		windowEnd = ft.end
 	}
+	fo := results.FailoverMetrics
 	raw := results.Raw{
 		Seconds: ft.end.Sub(ft.start).Seconds(),
 		Counts:  tl.counts,
 		Errors:  tl.errs,
 	}
-	metric := func(name, unit string, v float64) {
-		raw.Metrics = append(raw.Metrics, results.Metric{Name: name, Unit: unit, Value: v})
+	metric := func(m results.MetricSpec, v float64) {
+		raw.Metrics = append(raw.Metrics, m.Of(v))
 	}
 
 	// The unavailability window: the longest stretch without a grant from
@@ -226,7 +227,7 @@ func failoverRaw(tl *timeline, ft faultTimes) results.Raw {
 		}
 	}
 	gap = max(gap, ft.end.Sub(prev))
-	metric("unavailable_ms", "ms", ms(gap))
+	metric(fo.UnavailableMs, ms(gap))
 
 	// Whole buckets only: a last, partial one would read as a drop.
 	buckets := int(ft.end.Sub(ft.start) / bucket)
@@ -249,28 +250,28 @@ func failoverRaw(tl *timeline, ft faultTimes) results.Raw {
 			zero++
 		}
 	}
-	metric("zero_grant_ms", "ms", float64(zero)*ms(bucket))
+	metric(fo.ZeroGrantMs, float64(zero)*ms(bucket))
 
 	if !ft.restart.IsZero() {
-		metric("restart_ms", "ms", ms(ft.up.Sub(ft.restart)))
+		metric(fo.RestartMs, ms(ft.up.Sub(ft.restart)))
 		if !firstAfterRestart.IsZero() {
-			metric("recovery_ms", "ms", ms(firstAfterRestart.Sub(ft.restart)))
+			metric(fo.RecoveryMs, ms(firstAfterRestart.Sub(ft.restart)))
 		} else {
 			raw.Counts["not_recovered"] = 1
 		}
 	}
-	metric("failed_attempts", "count", float64(len(tl.fails)))
-	metric("lost_holders", "count", float64(lost))
+	metric(fo.FailedAttempts, float64(len(tl.fails)))
+	metric(fo.LostHolders, float64(lost))
 	if lost > 0 {
-		metric("lost_after_ms", "ms", ms(lostAfter))
+		metric(fo.LostAfterMs, ms(lostAfter))
 	}
-	metric("grants_while_down", "count", float64(whileDown))
+	metric(fo.GrantsWhileDown, float64(whileDown))
 	if sec := ft.fault.Sub(ft.start).Seconds(); before > 0 && sec > 0 {
 		rateBefore := float64(before) / sec
 		// While down: from the fault to the restart (the end when the
 		// servers stay down).
 		rate := float64(during) / windowEnd.Sub(ft.fault).Seconds()
-		metric("grant_rate_ratio", "ratio", rate/rateBefore)
+		metric(fo.GrantRateRatio, rate/rateBefore)
 		// After: from the moment the restart returned (the servers
 		// serve again) to the end of the load.
 		if !ft.up.IsZero() && ft.end.After(ft.up) {
@@ -280,24 +281,24 @@ func failoverRaw(tl *timeline, ft faultTimes) results.Raw {
 					n++
 				}
 			}
-			metric("grant_rate_after_ratio", "ratio", float64(n)/ft.end.Sub(ft.up).Seconds()/rateBefore)
+			metric(fo.GrantRateAfterRatio, float64(n)/ft.end.Sub(ft.up).Seconds()/rateBefore)
 		}
 	}
 	if len(faultAcquires) > 0 {
 		slices.Sort(faultAcquires)
-		metric("acquire_p99_during_fault", "us", stats.Sample{Xs: faultAcquires, Sorted: true}.Quantile(0.99))
+		metric(fo.AcquireP99DuringFault, stats.Sample{Xs: faultAcquires, Sorted: true}.Quantile(0.99))
 	}
 	if len(faultReleases) > 0 {
 		slices.Sort(faultReleases)
-		metric("release_p99_during_fault", "ms", stats.Sample{Xs: faultReleases, Sorted: true}.Quantile(0.99))
+		metric(fo.ReleaseP99DuringFault, stats.Sample{Xs: faultReleases, Sorted: true}.Quantile(0.99))
 	}
 	if tokBefore && tokAfter {
 		mono := 0.0
 		if minAfter > maxBefore {
 			mono = 1
 		}
-		metric("tokens_monotonic", "bool", mono)
-		metric("token_gap", "count", float64(minAfter)-float64(maxBefore))
+		metric(fo.TokensMonotonic, mono)
+		metric(fo.TokenGap, float64(minAfter)-float64(maxBefore))
 		// A token is the unix second of the latest grant and a counter,
 		// so monotonic tokens are promised only across grants more than
 		// a second apart (a quick run's restart may come sooner):
@@ -305,9 +306,9 @@ func failoverRaw(tl *timeline, ft faultTimes) results.Raw {
 		// applies.
 		if !last.IsZero() && !firstAfterRestart.IsZero() {
 			takeover := firstAfterRestart.Sub(last)
-			metric("takeover_ms", "ms", ms(takeover))
+			metric(fo.TakeoverMs, ms(takeover))
 			if takeover > time.Second {
-				metric("tokens_promise_broken", "count", 1-mono)
+				metric(fo.TokensPromiseBroken, 1-mono)
 			}
 		}
 	}

@@ -84,27 +84,15 @@ func (c FairnessConfig) withDefaults(quick bool) FairnessConfig {
 // plus attempts_per_grant and server_cpu_ms_per_sec, and a per-client
 // table. Floors do not take part; waiting-strategy variants do.
 func (cfg FairnessConfig) Scenario() bench.Scenario {
-	lower := results.BetterLower
+	fm := results.FairnessMetrics
 	return bench.Scenario{
-		Name:  "fairness",
-		Title: "Fairness under contention",
-		Metrics: []results.MetricSpec{
-			{Name: "jain_index", Unit: "ratio", Better: results.BetterHigher, Label: "Jain index", Kind: results.KindRatio, Key: true},
-			{Name: "fifo_inversions_per_1k", Unit: "count", Better: lower, Label: "FIFO inversions per 1,000 grants", Kind: results.KindCount, Key: true},
-			{Name: "wait_p50", Unit: "ms", Better: lower, Label: "wait p50", Kind: results.KindLatency},
-			{Name: "wait_p99", Unit: "ms", Better: lower, Label: "wait p99", Kind: results.KindLatency, Key: true},
-			{Name: "wait_max", Unit: "ms", Better: lower, Label: "longest wait", Kind: results.KindLatency},
-			{Name: "server_ops_per_sec", Unit: "1/s", Better: lower, Label: "coordinator commands/s while clients wait", Kind: results.KindRate, Key: true},
-			{Name: "server_ops_per_grant", Unit: "count", Better: lower, Label: "coordinator commands per grant", Kind: results.KindCount},
-			{Name: "attempts_per_grant", Unit: "count", Better: lower, Label: "acquire attempts per grant", Kind: results.KindCount},
-			{Name: "server_cpu_ms_per_sec", Unit: "ms/s", Better: lower, Label: "coordinator CPU", Kind: results.KindCPU},
-			{Name: "utilisation", Unit: "ratio", Label: "share of time the lock was held", Kind: results.KindRatio},
-			{Name: "grants", Unit: "count", Label: "grants", Kind: results.KindCount},
-		},
+		Name:    "fairness",
+		Title:   "Fairness under contention",
+		Metrics: fm.List(),
 		Decides: []results.DecisionFigure{
-			{ID: "fifo", Text: "strict FIFO: no grant overtook an earlier request (hot lock)", Where: hot, Metric: "fifo_inversions_per_1k", Op: results.AtMost},
-			{ID: "hot-wait-p99", Text: "wait for the hot lock, p99", Where: hot, Metric: "wait_p99"},
-			{ID: "hot-coordinator-load", Text: "coordinator commands/s while clients wait for the hot lock", Where: hot, Metric: "server_ops_per_sec"},
+			{ID: "fifo", Text: "strict FIFO: no grant overtook an earlier request (hot lock)", Where: hot, Metric: fm.FIFOInversionsPer1k.Name, Op: results.AtMost},
+			{ID: "hot-wait-p99", Text: "wait for the hot lock, p99", Where: hot, Metric: fm.WaitP99.Name},
+			{ID: "hot-coordinator-load", Text: "coordinator commands/s while clients wait for the hot lock", Where: hot, Metric: fm.ServerOpsPerSec.Name},
 		},
 		Settings: func(quick bool) results.Settings {
 			c := cfg.withDefaults(quick)
@@ -252,6 +240,7 @@ func fairnessRequests(log *load.Log) (reqs []FairnessRequest, failures, lost int
 // record turns the figures into the repetition's record.
 func record(cfg FairnessConfig, f FairnessFigures, reqs []FairnessRequest, a, b snapshot, probe bench.Coordinator,
 	failures, lost int64, errs []string) (results.Raw, error) {
+	fm := results.FairnessMetrics
 	span := b.at - a.at
 	var grants int64
 	for _, g := range f.Grants {
@@ -286,13 +275,13 @@ func record(cfg FairnessConfig, f FairnessFigures, reqs []FairnessRequest, a, b 
 			"failures": failures, "lost": lost,
 		},
 		Metrics: []results.Metric{
-			{Name: "jain_index", Unit: "ratio", Value: f.Jain},
-			{Name: "fifo_inversions_per_1k", Unit: "count", Value: float64(f.Inversions) * 1000 / float64(grants)},
-			{Name: "wait_p50", Unit: "ms", Value: msOf(waits.ValueAtQuantile(50))},
-			{Name: "wait_p99", Unit: "ms", Value: msOf(waits.ValueAtQuantile(99))},
-			{Name: "wait_max", Unit: "ms", Value: msOf(waits.Max())},
-			{Name: "utilisation", Unit: "ratio", Value: float64(f.Held) / float64(span)},
-			{Name: "grants", Unit: "count", Value: float64(grants)},
+			fm.JainIndex.Of(f.Jain),
+			fm.FIFOInversionsPer1k.Of(float64(f.Inversions) * 1000 / float64(grants)),
+			fm.WaitP50.Of(msOf(waits.ValueAtQuantile(50))),
+			fm.WaitP99.Of(msOf(waits.ValueAtQuantile(99))),
+			fm.WaitMax.Of(msOf(waits.Max())),
+			fm.Utilisation.Of(float64(f.Held) / float64(span)),
+			fm.Grants.Of(float64(grants)),
 		},
 	}
 	if probe != nil {
@@ -301,18 +290,15 @@ func record(cfg FairnessConfig, f FairnessFigures, reqs []FairnessRequest, a, b 
 		raw.Counts["server_commands"] = cmds
 		raw.Counts["attempts"] = attempts
 		raw.Metrics = append(raw.Metrics,
-			results.Metric{Name: "server_ops_per_sec", Unit: "1/s", Value: float64(cmds) / span.Seconds()},
-			results.Metric{Name: "server_ops_per_grant", Unit: "count", Value: float64(cmds) / float64(grants)},
-			results.Metric{Name: "attempts_per_grant", Unit: "count", Value: float64(attempts) / float64(grants)},
+			fm.ServerOpsPerSec.Of(float64(cmds)/span.Seconds()),
+			fm.ServerOpsPerGrant.Of(float64(cmds)/float64(grants)),
+			fm.AttemptsPerGrant.Of(float64(attempts)/float64(grants)),
 		)
 	}
 	source := "unavailable (external server)"
 	if a.cpuOK && b.cpuOK {
 		source = a.cpuSource
-		raw.Metrics = append(raw.Metrics, results.Metric{
-			Name: "server_cpu_ms_per_sec", Unit: "ms/s",
-			Value: float64(b.serverCPU-a.serverCPU) / float64(time.Millisecond) / span.Seconds(),
-		})
+		raw.Metrics = append(raw.Metrics, fm.ServerCPUMsPerSec.Of(float64(b.serverCPU-a.serverCPU)/float64(time.Millisecond)/span.Seconds()))
 	}
 	raw.CPU = &results.CPU{
 		ServerMS:     float64(b.serverCPU-a.serverCPU) / float64(time.Millisecond),
@@ -330,8 +316,8 @@ func record(cfg FairnessConfig, f FairnessFigures, reqs []FairnessRequest, a, b 
 		if w := perClient[i]; len(w) > 0 {
 			slices.Sort(w)
 			c.Metrics = append(c.Metrics,
-				results.Metric{Name: "wait_p50", Unit: "ms", Value: stats.Sample{Xs: w, Sorted: true}.Quantile(0.5)},
-				results.Metric{Name: "wait_max", Unit: "ms", Value: w[len(w)-1]},
+				fm.WaitP50.Of(stats.Sample{Xs: w, Sorted: true}.Quantile(0.5)),
+				fm.WaitMax.Of(w[len(w)-1]),
 			)
 		}
 		raw.Clients = append(raw.Clients, c)

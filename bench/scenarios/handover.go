@@ -53,6 +53,10 @@ const (
 	// freezeRepetitions caps the repetitions of freeze and host-loss in a
 	// full run: 2 × 2 = 4 trials per contender.
 	freezeRepetitions = 2
+	// crashRepetitions caps those of crash: 2 × 4 = 8 trials, each a
+	// lease for a TTL lock (a third repetition cost about a minute of a
+	// full run on a slow 2-core machine).
+	crashRepetitions = 2
 )
 
 // Timing of a trial.
@@ -121,22 +125,17 @@ func (c HandoverConfig) trials(quick bool, mode string) int {
 func (cfg HandoverConfig) Scenario() bench.Scenario {
 	modes := []string{Graceful, Crash, Freeze, HostLoss}
 	faults := map[string]string{Graceful: results.FaultRelease, Crash: results.FaultKill, Freeze: results.FaultFreeze, HostLoss: results.FaultHostLoss}
-	lower := results.BetterLower
+	hm := results.HandoverMetrics
 	return bench.Scenario{
-		Name:  "handover",
-		Title: "Handover",
-		Metrics: []results.MetricSpec{
-			{Name: "p50", Unit: "ms", Better: lower, Label: "handover p50", Kind: results.KindLatency, Key: true},
-			{Name: "p95", Unit: "ms", Better: lower, Label: "handover p95", Kind: results.KindLatency},
-			{Name: "max", Unit: "ms", Better: lower, Label: "slowest handover", Kind: results.KindLatency, Key: true},
-			{Name: "failed", Unit: "count", Better: lower, Label: "failed trials", Kind: results.KindCount, Key: true},
-		},
+		Name:    "handover",
+		Title:   "Handover",
+		Metrics: hm.List(),
 		Decides: []results.DecisionFigure{
-			{ID: "frozen-freed", Text: "frees a frozen holder's lock within one lease (SIGSTOP; slowest trial ≤ 1.1 × lease)", Variant: Freeze, Metric: "max", Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease", Factor: 1.1}, Fail: trialsFailed},
-			{ID: "host-loss-freed", Text: "frees the lock of a holder whose host vanished within one lease (slowest trial ≤ 1.1 × lease)", Variant: HostLoss, Metric: "max", Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease", Factor: 1.1}, Fail: trialsFailed},
-			{ID: "handover-graceful", Text: "handover after a release, p50", Variant: Graceful, Metric: "p50", Fail: trialsFailed},
-			{ID: "handover-crash", Text: "handover after a crash (SIGKILL), p50", Variant: Crash, Metric: "p50", Fail: trialsFailed},
-			{ID: "handover-freeze", Text: "handover after a freeze (SIGSTOP), p50", Variant: Freeze, Metric: "p50", Fail: trialsFailed},
+			{ID: "frozen-freed", Text: "frees a frozen holder's lock within one lease (SIGSTOP; slowest trial ≤ 1.1 × lease)", Variant: Freeze, Metric: hm.Max.Name, Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease", Factor: 1.1}, Fail: trialsFailed},
+			{ID: "host-loss-freed", Text: "frees the lock of a holder whose host vanished within one lease (slowest trial ≤ 1.1 × lease)", Variant: HostLoss, Metric: hm.Max.Name, Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease", Factor: 1.1}, Fail: trialsFailed},
+			{ID: "handover-graceful", Text: "handover after a release, p50", Variant: Graceful, Metric: hm.P50.Name, Fail: trialsFailed},
+			{ID: "handover-crash", Text: "handover after a crash (SIGKILL), p50", Variant: Crash, Metric: hm.P50.Name, Fail: trialsFailed},
+			{ID: "handover-freeze", Text: "handover after a freeze (SIGSTOP), p50", Variant: Freeze, Metric: hm.P50.Name, Fail: trialsFailed},
 		},
 		Settings: func(quick bool) results.Settings {
 			return results.Settings{
@@ -173,7 +172,10 @@ func (cfg HandoverConfig) Scenario() bench.Scenario {
 					per += assumedLease + (grantBound(assumedLease)-assumedLease)/5
 				}
 				reps := 0
-				if mode == Freeze || mode == HostLoss {
+				switch mode {
+				case Crash:
+					reps = crashRepetitions
+				case Freeze, HostLoss:
 					reps = freezeRepetitions
 				}
 				vs = append(vs, bench.Variant{
@@ -257,15 +259,16 @@ func runHandover(ctx context.Context, env *bench.Env, cmd holder.Command, mode s
 		Series:  []results.Series{{Name: "handover", Unit: "ms", Values: values}},
 		Errors:  errs,
 	}
+	hm := results.HandoverMetrics
 	if len(values) > 0 {
 		sorted := slices.Sorted(slices.Values(values))
 		raw.Metrics = append(raw.Metrics,
-			results.Metric{Name: "p50", Unit: "ms", Value: stats.Sample{Xs: sorted, Sorted: true}.Quantile(0.5)},
-			results.Metric{Name: "p95", Unit: "ms", Value: stats.Sample{Xs: sorted, Sorted: true}.Quantile(0.95)},
-			results.Metric{Name: "max", Unit: "ms", Value: sorted[len(sorted)-1]},
+			hm.P50.Of(stats.Sample{Xs: sorted, Sorted: true}.Quantile(0.5)),
+			hm.P95.Of(stats.Sample{Xs: sorted, Sorted: true}.Quantile(0.95)),
+			hm.Max.Of(sorted[len(sorted)-1]),
 		)
 	}
-	raw.Metrics = append(raw.Metrics, results.Metric{Name: "failed", Unit: "count", Value: float64(failed)})
+	raw.Metrics = append(raw.Metrics, hm.Failed.Of(float64(failed)))
 	return raw, nil
 }
 
@@ -467,4 +470,4 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 // trialsFailed fails a handover figure whose trials include one where the
 // waiter never got the lock within its bound.
-var trialsFailed = []results.ClaimGuard{{Metric: "failed", Label: "trials without a grant within the bound"}}
+var trialsFailed = []results.ClaimGuard{{Metric: results.HandoverMetrics.Failed.Name, Label: "trials without a grant within the bound"}}

@@ -71,9 +71,9 @@ func (c LatencyConfig) Scenario() bench.Scenario {
 		Name:    "latency",
 		Title:   "Latency (uncontended)",
 		Floors:  true,
-		Metrics: latencyMetrics(),
+		Metrics: results.LatencyMetrics.List(),
 		Decides: []results.DecisionFigure{
-			{ID: "acquire-p50", Text: "uncontended acquire p50, one worker", Variant: "w1", Metric: "acquire_p50"},
+			{ID: "acquire-p50", Text: "uncontended acquire p50, one worker", Variant: "w1", Metric: results.LatencyMetrics.AcquireP50.Name},
 		},
 		Settings: func(quick bool) results.Settings {
 			p := c.withDefaults(quick)
@@ -99,34 +99,6 @@ func (c LatencyConfig) Scenario() bench.Scenario {
 			}, p.OpenLoop.variants()...)
 		},
 	}
-}
-
-// latencyMetrics declares the latency scenario's figures: the closed-loop
-// percentiles of acquire and of acquire + release, the interval of the
-// median from the per-block medians, and the open-loop figures.
-func latencyMetrics() []results.MetricSpec {
-	var ms []results.MetricSpec
-	for _, op := range []struct{ name, label string }{{"acquire", "acquire"}, {"cycle", "acquire + release"}} {
-		for _, q := range []struct {
-			suffix, label string
-			key           bool
-		}{
-			{"p50", "p50", true}, {"p90", "p90", false}, {"p99", "p99", true}, {"p999", "p99.9", op.name == "acquire"}, {"max", "max", false},
-			{"p50_ci_lo", "p50, low end of its 95% interval", false}, {"p50_ci_hi", "p50, high end of its 95% interval", false},
-		} {
-			ms = append(ms, results.MetricSpec{Name: op.name + "_" + q.suffix, Unit: "us", Better: results.BetterLower,
-				Label: op.label + " " + q.label, Kind: results.KindLatency, Key: q.key})
-		}
-	}
-	return append(ms,
-		results.MetricSpec{Name: "failures", Unit: "count", Better: results.BetterLower, Label: "failed cycles", Kind: results.KindCount},
-		results.MetricSpec{Name: "offered_per_sec", Unit: "1/s", Label: "offered rate", Kind: results.KindRate},
-		results.MetricSpec{Name: "achieved_per_sec", Unit: "1/s", Better: results.BetterHigher, Label: "achieved rate", Kind: results.KindRate},
-		results.MetricSpec{Name: "target_per_sec", Unit: "1/s", Label: "target rate", Kind: results.KindParameter},
-		results.MetricSpec{Name: "closed_loop_max_per_sec", Unit: "1/s", Label: "closed-loop maximum", Kind: results.KindParameter},
-		results.MetricSpec{Name: "workers", Unit: "count", Label: "workers", Kind: results.KindParameter},
-		results.MetricSpec{Name: "blocks", Unit: "count", Label: "blocks", Kind: results.KindParameter},
-	)
 }
 
 // tailNote says what a tail percentile rests on.
@@ -197,40 +169,41 @@ func blockOrder(n, b int) []int {
 // with the confidence interval they give.
 func latencyRaw(blocks []load.Measurement, workers, perBlock int) (results.Raw, error) {
 	m := mergeMeasurements(blocks)
-	raw, err := baseRaw(m)
+	lm := results.LatencyMetrics
+	raw, err := baseRaw(m, lm.Failures)
 	if err != nil {
 		return raw, err
 	}
 	a, c := m.Rec.Acquire, m.Rec.Cycle
 	raw.Metrics = append(raw.Metrics,
-		results.Metric{Name: "acquire_p50", Unit: "us", Value: us(a.ValueAtQuantile(50))},
-		results.Metric{Name: "acquire_p90", Unit: "us", Value: us(a.ValueAtQuantile(90))},
-		results.Metric{Name: "acquire_p99", Unit: "us", Value: us(a.ValueAtQuantile(99))},
-		results.Metric{Name: "acquire_p999", Unit: "us", Value: us(a.ValueAtQuantile(99.9))},
-		results.Metric{Name: "acquire_max", Unit: "us", Value: us(a.Max())},
-		results.Metric{Name: "cycle_p50", Unit: "us", Value: us(c.ValueAtQuantile(50))},
-		results.Metric{Name: "cycle_p90", Unit: "us", Value: us(c.ValueAtQuantile(90))},
-		results.Metric{Name: "cycle_p99", Unit: "us", Value: us(c.ValueAtQuantile(99))},
-		results.Metric{Name: "cycle_p999", Unit: "us", Value: us(c.ValueAtQuantile(99.9))},
-		results.Metric{Name: "cycle_max", Unit: "us", Value: us(c.Max())},
-		results.Metric{Name: "workers", Unit: "count", Value: float64(workers)},
-		results.Metric{Name: "blocks", Unit: "count", Value: float64(len(blocks))},
+		lm.AcquireP50.Of(us(a.ValueAtQuantile(50))),
+		lm.AcquireP90.Of(us(a.ValueAtQuantile(90))),
+		lm.AcquireP99.Of(us(a.ValueAtQuantile(99))),
+		lm.AcquireP999.Of(us(a.ValueAtQuantile(99.9))),
+		lm.AcquireMax.Of(us(a.Max())),
+		lm.CycleP50.Of(us(c.ValueAtQuantile(50))),
+		lm.CycleP90.Of(us(c.ValueAtQuantile(90))),
+		lm.CycleP99.Of(us(c.ValueAtQuantile(99))),
+		lm.CycleP999.Of(us(c.ValueAtQuantile(99.9))),
+		lm.CycleMax.Of(us(c.Max())),
+		lm.Workers.Of(float64(workers)),
+		lm.Blocks.Of(float64(len(blocks))),
 	)
-	for _, op := range []string{"acquire", "cycle"} {
+	for _, op := range []struct {
+		name   string
+		lo, hi results.MetricSpec
+	}{{"acquire", lm.AcquireP50CILo, lm.AcquireP50CIHi}, {"cycle", lm.CycleP50CILo, lm.CycleP50CIHi}} {
 		medians := make([]float64, len(blocks))
 		for i, b := range blocks {
 			h := b.Rec.Acquire
-			if op == "cycle" {
+			if op.name == "cycle" {
 				h = b.Rec.Cycle
 			}
 			medians[i] = us(h.ValueAtQuantile(50))
 		}
-		raw.Series = append(raw.Series, results.Series{Name: op + "_p50_blocks", Unit: "us", Values: medians})
+		raw.Series = append(raw.Series, results.Series{Name: op.name + "_p50_blocks", Unit: "us", Values: medians})
 		lo, hi := medianCI(medians)
-		raw.Metrics = append(raw.Metrics,
-			results.Metric{Name: op + "_p50_ci_lo", Unit: "us", Value: lo},
-			results.Metric{Name: op + "_p50_ci_hi", Unit: "us", Value: hi},
-		)
+		raw.Metrics = append(raw.Metrics, op.lo.Of(lo), op.hi.Of(hi))
 	}
 	raw.Counts["iterations_per_worker"] = int64(perBlock * len(blocks))
 	return raw, nil

@@ -23,8 +23,8 @@ import (
 // (coordinated omission corrected, as wrk2 does). Variants open-25pct,
 // open-50pct, open-75pct offer those Fractions of the contender's
 // closed-loop maximum; open-<Rate> offers one absolute rate to every
-// contender. A zero field takes its default: Fractions 0.25, 0.5, 0.75;
-// Rate 500/s (a rate every contender of the table sustains on two cores);
+// contender. A zero field takes its default: Fractions 0.25, 0.5, 0.75
+// (quick 0.5 alone: the quick suite's time budget); Rate 500/s (a rate every contender of the table sustains on two cores);
 // Workers 16 (the connections, each on its own key); Calibration 500ms
 // (quick 200ms); Duration 800ms (quick 200ms); Warmup 50ms (quick 30ms).
 // A record's percentiles rest on its requests_due (rate × Duration).
@@ -44,6 +44,9 @@ type OpenLoopConfig struct {
 func (c OpenLoopConfig) withDefaults(quick bool) OpenLoopConfig {
 	if len(c.Fractions) == 0 {
 		c.Fractions = []float64{0.25, 0.5, 0.75}
+		if quick {
+			c.Fractions = []float64{0.5}
+		}
 	}
 	if c.Rate <= 0 {
 		c.Rate = 500
@@ -276,6 +279,7 @@ func (p pacedResult) raw(rate, maxRate float64) (results.Raw, error) {
 	if err != nil {
 		return results.Raw{}, err
 	}
+	lm := results.LatencyMetrics
 	raw := results.Raw{
 		Seconds: p.span.Seconds(),
 		Counts: map[string]int64{
@@ -284,17 +288,17 @@ func (p pacedResult) raw(rate, maxRate float64) (results.Raw, error) {
 		Histograms: []results.Histogram{h},
 		Errors:     p.errors,
 		Metrics: []results.Metric{
-			{Name: "acquire_p50", Unit: "us", Value: us(p.latency.ValueAtQuantile(50))},
-			{Name: "acquire_p99", Unit: "us", Value: us(p.latency.ValueAtQuantile(99))},
-			{Name: "acquire_p999", Unit: "us", Value: us(p.latency.ValueAtQuantile(99.9))},
-			{Name: "offered_per_sec", Unit: "1/s", Value: float64(p.due) / p.span.Seconds()},
-			{Name: "achieved_per_sec", Unit: "1/s", Value: float64(p.granted) / p.span.Seconds()},
-			{Name: "target_per_sec", Unit: "1/s", Value: rate},
-			{Name: "failures", Unit: "count", Value: float64(p.failures)},
+			lm.AcquireP50.Of(us(p.latency.ValueAtQuantile(50))),
+			lm.AcquireP99.Of(us(p.latency.ValueAtQuantile(99))),
+			lm.AcquireP999.Of(us(p.latency.ValueAtQuantile(99.9))),
+			lm.OfferedPerSec.Of(float64(p.due) / p.span.Seconds()),
+			lm.AchievedPerSec.Of(float64(p.granted) / p.span.Seconds()),
+			lm.TargetPerSec.Of(rate),
+			lm.Failures.Of(float64(p.failures)),
 		},
 	}
 	if maxRate > 0 {
-		raw.Metrics = append(raw.Metrics, results.Metric{Name: "closed_loop_max_per_sec", Unit: "1/s", Value: maxRate})
+		raw.Metrics = append(raw.Metrics, lm.ClosedLoopMaxPerSec.Of(maxRate))
 	}
 	if p.serverOK {
 		raw.CPU = &results.CPU{ServerMS: float64(p.serverCPU) / float64(time.Millisecond), ServerSource: p.serverSource}

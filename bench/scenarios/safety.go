@@ -111,27 +111,16 @@ func (c SafetyConfig) trials(quick bool) int {
 // proxy_overhead_p50 (us, what one proxy link adds to a round trip).
 // Floors and waiting-strategy variants do not take part.
 func (cfg SafetyConfig) Scenario() bench.Scenario {
-	lower, higher := results.BetterLower, results.BetterHigher
+	sm := results.SafetyMetrics
 	faults := map[string]string{Pause: results.FaultPause, HostLoss: results.FaultHostLoss, ClockJump: results.FaultClockJump, ClockJumpQuorum: results.FaultClockJumpQuorum}
 	return bench.Scenario{
-		Name:  "safety",
-		Title: "Safety: pauses, host loss, clock jumps, fencing",
-		Metrics: []results.MetricSpec{
-			{Name: "trials", Unit: "count", Label: "trials", Kind: results.KindParameter},
-			{Name: "not_granted", Unit: "count", Label: "trials where the second client was never granted", Kind: results.KindCount},
-			{Name: "never_learned", Unit: "count", Better: lower, Label: "trials where the old holder never learned it lost the lock", Kind: results.KindCount},
-			{Name: "double_grants", Unit: "count", Better: lower, Label: "grants while the old holder still believed it held the lock", Kind: results.KindCount, Key: true},
-			{Name: "unsafe_writes_unfenced", Unit: "count", Better: lower, Label: "stale writes accepted by the unfenced store", Kind: results.KindCount, Key: true},
-			{Name: "unsafe_writes_fenced", Unit: "count", Better: lower, Label: "stale writes accepted by the fenced store", Kind: results.KindCount, Key: true},
-			{Name: "fenced_rejections", Unit: "count", Label: "stale writes the fenced store rejected", Kind: results.KindCount},
-			{Name: "learn_first_margin_p50", Unit: "ms", Better: higher, Label: "learn-first margin p50", Kind: results.KindLatency, Key: true},
-			{Name: "learn_first_margin_min", Unit: "ms", Better: higher, Label: "smallest learn-first margin", Kind: results.KindLatency, Key: true},
-			{Name: "proxy_overhead_p50", Unit: "us", Label: "what one fault-proxy link adds to a round trip (p50)", Kind: results.KindParameter},
-		},
+		Name:    "safety",
+		Title:   "Safety: pauses, host loss, clock jumps, fencing",
+		Metrics: sm.List(),
 		Decides: []results.DecisionFigure{
-			{ID: "fenced-store", Text: "fenced store rejected every stale write (a holder paused past its lease, then wrote)", Variant: Pause, Metric: "unsafe_writes_fenced", Op: results.AtMost, Void: notGranted, Without: &results.ClaimGuard{Metric: "unsafe_writes_unfenced", Label: "no fencing tokens"}},
-			{ID: "learns-first", Text: "holder learns it lost the lock before the next grant (its host vanished; by 1 ms at least, beyond clock resolution)", Variant: HostLoss, Metric: "learn_first_margin_min", Op: results.AtLeast, Than: results.ClaimBound{Value: 1}, Void: notGranted, Fail: []results.ClaimGuard{{Metric: "never_learned", Label: "trials where the old holder never learned"}}},
-			{ID: "learn-first-margin", Text: "smallest learn-first margin after a host loss", Variant: HostLoss, Metric: "learn_first_margin_min", Void: notGranted},
+			{ID: "fenced-store", Text: "fenced store rejected every stale write (a holder paused past its lease, then wrote)", Variant: Pause, Metric: sm.UnsafeWritesFenced.Name, Op: results.AtMost, Void: notGranted, Without: &results.ClaimGuard{Metric: sm.UnsafeWritesUnfenced.Name, Label: "no fencing tokens"}},
+			{ID: "learns-first", Text: "holder learns it lost the lock before the next grant (its host vanished; by 1 ms at least, beyond clock resolution)", Variant: HostLoss, Metric: sm.LearnFirstMarginMin.Name, Op: results.AtLeast, Than: results.ClaimBound{Value: 1}, Void: notGranted, Fail: []results.ClaimGuard{{Metric: sm.NeverLearned.Name, Label: "trials where the old holder never learned"}}},
+			{ID: "learn-first-margin", Text: "smallest learn-first margin after a host loss", Variant: HostLoss, Metric: sm.LearnFirstMarginMin.Name, Void: notGranted},
 		},
 		Settings: func(quick bool) results.Settings {
 			return results.Settings{
@@ -216,6 +205,7 @@ func runSafety(ctx context.Context, env *bench.Env, cmd holder.Command, variant 
 	defer s.fc.Close()
 	defer s.uc.Close()
 
+	sm := results.SafetyMetrics
 	var raw results.Raw
 	begin := time.Now()
 	switch variant {
@@ -226,7 +216,7 @@ func runSafety(ctx context.Context, env *bench.Env, cmd holder.Command, variant 
 		if o, err = faultproxy.MeasureOverhead(ctx, overheadSamples); err != nil {
 			return results.Raw{}, err
 		}
-		raw.Metrics = append(raw.Metrics, results.Metric{Name: "proxy_overhead_p50", Unit: "us", Value: float64(o.Added) / float64(time.Microsecond)})
+		raw.Metrics = append(raw.Metrics, sm.ProxyOverheadP50.Of(float64(o.Added)/float64(time.Microsecond)))
 		err = s.hostLoss(ctx, trials)
 	case ClockJump, ClockJumpQuorum:
 		err = s.clockJump(ctx, variant, trials)
@@ -238,29 +228,29 @@ func runSafety(ctx context.Context, env *bench.Env, cmd holder.Command, variant 
 	raw.Errors = s.errs
 
 	unf := guardedstore.Analyze(s.unfenced.Store.History(), s.grants)
-	count := func(name string, v int) {
-		raw.Metrics = append(raw.Metrics, results.Metric{Name: name, Unit: "count", Value: float64(v)})
+	count := func(m results.MetricSpec, v int) {
+		raw.Metrics = append(raw.Metrics, m.Of(float64(v)))
 	}
-	count("trials", trials)
+	count(sm.Trials, trials)
 	// B never granted within the bound (the lock stayed with the stalled
 	// holder), and A never told within the bound after B's grant.
-	count("not_granted", s.counts["not_granted"])
-	count("never_learned", s.counts["never_learned"])
-	count("double_grants", len(unf.DoubleGrants))
-	count("unsafe_writes_unfenced", len(unf.Unsafe))
+	count(sm.NotGranted, s.counts[sm.NotGranted.Name])
+	count(sm.NeverLearned, s.counts[sm.NeverLearned.Name])
+	count(sm.DoubleGrants, len(unf.DoubleGrants))
+	count(sm.UnsafeWritesUnfenced, len(unf.Unsafe))
 	raw.Counts = map[string]int64{"trials": int64(trials), "writes_unfenced": int64(unf.Writes)}
 	if s.hasTokens() {
 		f := guardedstore.Analyze(s.fenced.Store.History(), s.grants)
-		count("unsafe_writes_fenced", len(f.Unsafe))
-		count("fenced_rejections", f.RejectedByFencing)
+		count(sm.UnsafeWritesFenced, len(f.Unsafe))
+		count(sm.FencedRejections, f.RejectedByFencing)
 		raw.Counts["writes_fenced"] = int64(f.Writes)
 		raw.Counts["prevented_by_fencing"] = int64(f.Prevented)
 	}
 	if variant == HostLoss && len(s.margins) > 0 {
 		sorted := slices.Sorted(slices.Values(s.margins))
 		raw.Metrics = append(raw.Metrics,
-			results.Metric{Name: "learn_first_margin_p50", Unit: "ms", Value: stats.Sample{Xs: sorted, Sorted: true}.Quantile(0.5)},
-			results.Metric{Name: "learn_first_margin_min", Unit: "ms", Value: sorted[0]},
+			sm.LearnFirstMarginP50.Of(stats.Sample{Xs: sorted, Sorted: true}.Quantile(0.5)),
+			sm.LearnFirstMarginMin.Of(sorted[0]),
 		)
 		raw.Series = append(raw.Series, results.Series{Name: "learn_first_margin", Unit: "ms", Values: s.margins})
 	}
@@ -361,4 +351,4 @@ func release(ctx context.Context, h bench.Held) {
 // notGranted voids a safety trial's figures: in a trial whose second
 // client was never granted the lock nothing stale could be written, so
 // its zero says nothing good.
-var notGranted = []results.ClaimGuard{{Metric: "not_granted", Label: "did not grant"}}
+var notGranted = []results.ClaimGuard{{Metric: results.SafetyMetrics.NotGranted.Name, Label: "did not grant"}}

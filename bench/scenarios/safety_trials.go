@@ -12,6 +12,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/load"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // grantBound is how long B may wait for its grant after the fault, and A
@@ -57,7 +58,7 @@ func (s *safetyRun) pauseTrial(ctx context.Context, cmd holder.Command, b bench.
 	hb, bAt, err := acquireWithin(ctx, b, key, s.grantBound())
 	if errors.Is(err, errNotGranted) {
 		// The lock stays with the frozen holder: safe, not available.
-		s.count("not_granted")
+		s.count(results.SafetyMetrics.NotGranted)
 		s.addGrants(ga)
 		return nil
 	}
@@ -163,7 +164,7 @@ func (s *safetyRun) hostLossTrial(ctx context.Context, view *faultproxy.View, b 
 	hb, bAt, err := acquireWithin(ctx, b, key, s.grantBound())
 	if errors.Is(err, errNotGranted) {
 		// The lock stays with the cut-off holder: safe, not available.
-		s.count("not_granted")
+		s.count(results.SafetyMetrics.NotGranted)
 		ga.End = lost.end()
 		s.addGrants(ga)
 		return view.ReachAll()
@@ -180,7 +181,7 @@ func (s *safetyRun) hostLossTrial(ctx context.Context, view *faultproxy.View, b 
 	case <-time.After(s.grantBound()):
 		// A still believes it holds the lock: no margin to give, a
 		// double grant in the analysis.
-		s.count("never_learned")
+		s.count(results.SafetyMetrics.NeverLearned)
 		ga.End = check.Now()
 	case <-ctx.Done():
 		return ctx.Err()
@@ -338,10 +339,10 @@ func (s *safetyRun) addMargin(ms float64) {
 	s.margins = append(s.margins, ms)
 }
 
-func (s *safetyRun) count(name string) {
+func (s *safetyRun) count(m results.MetricSpec) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.counts[name]++
+	s.counts[m.Name]++
 }
 
 func (s *safetyRun) note(err error) {

@@ -33,7 +33,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 	return bench.Scenario{
 		Name:    "scale",
 		Title:   "Scale",
-		Metrics: scaleMetrics,
+		Metrics: results.ScaleMetrics.List(),
 		Decides: cfg.decides(),
 		Settings: func(quick bool) results.Settings {
 			c := cfg.withDefaults(quick)
@@ -111,40 +111,6 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 	}
 }
 
-// scaleMetrics declares the scale scenario's figures.
-var scaleMetrics = func() []results.MetricSpec {
-	lower, higher := results.BetterLower, results.BetterHigher
-	return []results.MetricSpec{
-		{Name: "sessions_reached", Unit: "count", Better: higher, Label: "sessions held", Kind: results.KindCount, Key: true},
-		{Name: "sessions", Unit: "count", Label: "sessions opened", Kind: results.KindParameter},
-		{Name: "server_bytes_per_session", Unit: "bytes", Better: lower, Label: "server memory per session", Kind: results.KindBytes, Key: true},
-		{Name: "server_total_bytes_per_session", Unit: "bytes", Label: "server memory per session, whole process", Kind: results.KindBytes},
-		{Name: "server_bytes_per_session_slope", Unit: "bytes", Label: "server memory per session, slope while opening", Kind: results.KindBytes},
-		{Name: "server_bytes_slope_r2", Unit: "ratio", Label: "R² of the memory slope", Kind: results.KindRatio},
-		{Name: "client_bytes_per_lock", Unit: "bytes", Better: lower, Label: "client memory per lock", Kind: results.KindBytes},
-		{Name: "server_cpu_ms_per_sec", Unit: "ms/s", Better: lower, Label: "coordinator CPU", Kind: results.KindCPU, Key: true},
-		{Name: "bench_cpu_ms_per_sec", Unit: "ms/s", Better: lower, Label: "bench CPU", Kind: results.KindCPU},
-		{Name: "server_ops_per_sec", Unit: "1/s", Better: lower, Label: "coordinator commands/s", Kind: results.KindRate},
-		{Name: "heartbeats_per_sec", Unit: "1/s", Better: lower, Label: "keep-alives/s", Kind: results.KindRate},
-		{Name: "server_cpu_us_per_heartbeat", Unit: "us", Label: "coordinator CPU per keep-alive", Kind: results.KindCPU},
-		{Name: "client_cpu_us_per_heartbeat", Unit: "us", Label: "bench CPU per keep-alive", Kind: results.KindCPU},
-		{Name: "open_seconds", Unit: "s", Label: "time to open the sessions", Kind: results.KindParameter},
-		{Name: "depth", Unit: "count", Label: "waiters queued", Kind: results.KindParameter},
-		{Name: "queue_fill_ms", Unit: "ms", Better: lower, Label: "time until all waiters were queued", Kind: results.KindLatency},
-		{Name: "waiting_ops_per_sec", Unit: "1/s", Better: lower, Label: "coordinator commands/s of the waiting", Kind: results.KindRate, Key: true},
-		{Name: "waiter_tries_per_lease", Unit: "count", Better: lower, Label: "acquire tries per waiter per lease while the lock stays held", Kind: results.KindCount},
-		{Name: "promotion_p50", Unit: "us", Better: lower, Label: "promotion p50", Kind: results.KindLatency, Key: true},
-		{Name: "promotion_p99", Unit: "us", Better: lower, Label: "promotion p99", Kind: results.KindLatency},
-		{Name: "promotions", Unit: "count", Label: "promotions sampled", Kind: results.KindCount},
-		{Name: "saturated", Unit: "count", Label: "coordinator saturated (1 = yes)", Kind: results.KindVerdict},
-		{Name: "grants_per_sec", Unit: "1/s", Better: higher, Label: "grants per second", Kind: results.KindRate},
-		{Name: "wait_p50", Unit: "ms", Better: lower, Label: "wait p50", Kind: results.KindLatency},
-		{Name: "wait_p99", Unit: "ms", Better: lower, Label: "wait p99", Kind: results.KindLatency},
-		{Name: "server_cpu_ms_per_1k", Unit: "ms", Better: lower, Label: "coordinator CPU per 1,000 locks", Kind: results.KindCPU},
-		{Name: "failures", Unit: "count", Better: lower, Label: "failed cycles", Kind: results.KindCount},
-	}
-}()
-
 func names(ns []int) []string {
 	out := make([]string, len(ns))
 	for i, n := range ns {
@@ -165,6 +131,7 @@ type scaleState struct {
 // quick run idles at its own lease; a report shows the leases the run
 // has.
 func (cfg ScaleConfig) decides() []results.DecisionFigure {
+	sm := results.ScaleMetrics
 	c, q := cfg.withDefaults(false), cfg.withDefaults(true)
 	queue := &results.VariantParams{Load: results.LoadQueue}
 	var out []results.DecisionFigure
@@ -176,8 +143,8 @@ func (cfg ScaleConfig) decides() []results.DecisionFigure {
 		leases = append(leases, lease)
 		out = append(out, results.DecisionFigure{
 			ID: "sessions-lease" + lease.String(), Text: "holds every session at the largest count, lease " + lease.String(),
-			Where: &results.VariantParams{Load: results.LoadIdle, Lease: lease.String()}, Metric: "sessions_reached",
-			Op: results.AtLeast, Than: results.ClaimBound{Metric: "sessions"},
+			Where: &results.VariantParams{Load: results.LoadIdle, Lease: lease.String()}, Metric: sm.SessionsReached.Name,
+			Op: results.AtLeast, Than: results.ClaimBound{Metric: sm.Sessions.Name},
 		})
 	}
 	return append(out,
@@ -185,7 +152,7 @@ func (cfg ScaleConfig) decides() []results.DecisionFigure {
 		// waiter woken by a push or a message tries about once per lease
 		// (Redisson's timed retry at the remaining TTL: at most twice),
 		// which costs what a keep-alive does.
-		results.DecisionFigure{ID: "waiters-no-poll", Text: "queued waiters do not poll: at most 2 tries per waiter per lease while the lock stays held (deepest queue; a push or a message wakes them)", Where: queue, Metric: "waiter_tries_per_lease", Op: results.AtMost, Than: results.ClaimBound{Value: 2}},
-		results.DecisionFigure{ID: "server-bytes-per-session", Text: "server memory per idle session, largest count", Where: &results.VariantParams{Load: results.LoadIdle, Lease: c.LongLease.String()}, Metric: "server_bytes_per_session"},
+		results.DecisionFigure{ID: "waiters-no-poll", Text: "queued waiters do not poll: at most 2 tries per waiter per lease while the lock stays held (deepest queue; a push or a message wakes them)", Where: queue, Metric: sm.WaiterTriesPerLease.Name, Op: results.AtMost, Than: results.ClaimBound{Value: 2}},
+		results.DecisionFigure{ID: "server-bytes-per-session", Text: "server memory per idle session, largest count", Where: &results.VariantParams{Load: results.LoadIdle, Lease: c.LongLease.String()}, Metric: sm.ServerBytesPerSession.Name},
 	)
 }

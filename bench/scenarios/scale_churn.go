@@ -90,10 +90,11 @@ func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (resu
 	wg.Wait()
 	raw := s.record()
 	s.load(&raw, a, b)
+	sm := results.ScaleMetrics
 	// Under churn the keep-alive counters also count releases (a Redis
 	// release is a script too): no heartbeat figure.
 	raw.Metrics = slices.DeleteFunc(raw.Metrics, func(m results.Metric) bool {
-		return m.Name == "heartbeats_per_sec" || m.Name == "server_cpu_us_per_heartbeat" || m.Name == "client_cpu_us_per_heartbeat"
+		return m.Name == sm.HeartbeatsPerSec.Name || m.Name == sm.ServerCPUUsPerHeartbeat.Name || m.Name == sm.ClientCPUUsPerHeartbeat.Name
 	})
 	mu.Lock()
 	defer mu.Unlock()
@@ -103,9 +104,9 @@ func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (resu
 	}
 	secs := b.at.Sub(a.at).Seconds()
 	raw.Metrics = append(raw.Metrics,
-		results.Metric{Name: "sessions_reached", Unit: "count", Value: float64(c)},
-		results.Metric{Name: "grants_per_sec", Unit: "1/s", Value: float64(grants) / secs},
-		results.Metric{Name: "failures", Unit: "count", Value: float64(failures)},
+		sm.SessionsReached.Of(float64(c)),
+		sm.GrantsPerSec.Of(float64(grants)/secs),
+		sm.Failures.Of(float64(failures)),
 	)
 	if grants > 0 {
 		h, err := results.NewHistogram("wait", "ns", wait)
@@ -114,11 +115,11 @@ func runChurn(ctx context.Context, env *bench.Env, cfg ScaleConfig, c int) (resu
 		}
 		raw.Histograms = append(raw.Histograms, h)
 		raw.Metrics = append(raw.Metrics,
-			results.Metric{Name: "wait_p50", Unit: "ms", Value: float64(wait.ValueAtQuantile(50)) / 1e6},
-			results.Metric{Name: "wait_p99", Unit: "ms", Value: float64(wait.ValueAtQuantile(99)) / 1e6},
+			sm.WaitP50.Of(float64(wait.ValueAtQuantile(50))/1e6),
+			sm.WaitP99.Of(float64(wait.ValueAtQuantile(99))/1e6),
 		)
 		if raw.CPU != nil {
-			raw.Metrics = append(raw.Metrics, results.Metric{Name: "server_cpu_ms_per_1k", Unit: "ms", Value: raw.CPU.ServerMS * 1000 / float64(grants)})
+			raw.Metrics = append(raw.Metrics, sm.ServerCPUMsPer1k.Of(raw.CPU.ServerMS*1000/float64(grants)))
 		}
 	}
 	return raw, nil

@@ -46,15 +46,16 @@ func runIdle(outer context.Context, env *bench.Env, cfg ScaleConfig, c int, leas
 		return s.overCap(outer, ctx, s.c, "the measuring window", err)
 	}
 	held, waiting, ended := set.Counts()
+	sm := results.ScaleMetrics
 	raw := s.record()
 	raw.Counts["held"], raw.Counts["waiting"], raw.Counts["lost"] = int64(held), int64(waiting), int64(ended)
 	raw.Metrics = append(raw.Metrics,
-		results.Metric{Name: "sessions_reached", Unit: "count", Value: float64(held)},
-		results.Metric{Name: "sessions", Unit: "count", Value: float64(s.c)},
-		results.Metric{Name: "open_seconds", Unit: "s", Value: set.OpenTime().Seconds()},
+		sm.SessionsReached.Of(float64(held)),
+		sm.Sessions.Of(float64(s.c)),
+		sm.OpenSeconds.Of(set.OpenTime().Seconds()),
 	)
 	if held == s.c {
-		raw.Metrics = append(raw.Metrics, results.Metric{Name: "client_bytes_per_lock", Unit: "bytes", Value: (clientMemory() - client0) / float64(s.c)})
+		raw.Metrics = append(raw.Metrics, sm.ClientBytesPerLock.Of((clientMemory()-client0)/float64(s.c)))
 	}
 	s.load(&raw, a, b)
 	if memOK && s.c >= minMemorySessions {
@@ -69,8 +70,8 @@ func runIdle(outer context.Context, env *bench.Env, cfg ScaleConfig, c int, leas
 			}
 			if ok {
 				raw.Metrics = append(raw.Metrics,
-					results.Metric{Name: "server_bytes_per_session", Unit: "bytes", Value: (anon - anon0) / float64(s.c)},
-					results.Metric{Name: "server_total_bytes_per_session", Unit: "bytes", Value: (total - total0) / float64(s.c)})
+					sm.ServerBytesPerSession.Of((anon-anon0)/float64(s.c)),
+					sm.ServerTotalBytesPerSession.Of((total-total0)/float64(s.c)))
 			}
 		}
 		smp.mu.Lock()
@@ -78,8 +79,8 @@ func runIdle(outer context.Context, env *bench.Env, cfg ScaleConfig, c int, leas
 		smp.mu.Unlock()
 		if fit, err := sessions.Fit(pts); err == nil {
 			raw.Metrics = append(raw.Metrics,
-				results.Metric{Name: "server_bytes_per_session_slope", Unit: "bytes", Value: fit.Slope},
-				results.Metric{Name: "server_bytes_slope_r2", Unit: "ratio", Value: fit.R2})
+				sm.ServerBytesPerSessionSlope.Of(fit.Slope),
+				sm.ServerBytesSlopeR2.Of(fit.R2))
 		}
 	}
 	if held != s.c {

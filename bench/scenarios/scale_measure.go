@@ -72,25 +72,26 @@ func (s *setup) read(ctx context.Context, env *bench.Env) (reading, error) {
 // and keep-alives per second, and the bench's own CPU (the clients share
 // the machine's cores with the servers).
 func (s *setup) load(raw *results.Raw, a, b reading) {
+	sm := results.ScaleMetrics
 	secs := b.at.Sub(a.at).Seconds()
 	raw.Seconds = secs
 	self := float64(b.self-a.self) / 1e6
-	raw.Metrics = append(raw.Metrics, results.Metric{Name: "bench_cpu_ms_per_sec", Unit: "ms/s", Value: self / secs})
+	raw.Metrics = append(raw.Metrics, sm.BenchCPUMsPerSec.Of(self/secs))
 	if a.cpuOK && b.cpuOK {
 		cpu := b.cpu - a.cpu
 		raw.CPU = &results.CPU{ServerMS: float64(cpu) / 1e6, ServerSource: b.source, ClientMS: self}
-		raw.Metrics = append(raw.Metrics, results.Metric{Name: "server_cpu_ms_per_sec", Unit: "ms/s", Value: float64(cpu) / 1e6 / secs})
+		raw.Metrics = append(raw.Metrics, sm.ServerCPUMsPerSec.Of(float64(cpu)/1e6/secs))
 	}
 	if s.probe != nil {
 		ops, ka := b.counts.Commands-a.counts.Commands, b.counts.KeepAlives-a.counts.KeepAlives
 		raw.Metrics = append(raw.Metrics,
-			results.Metric{Name: "server_ops_per_sec", Unit: "1/s", Value: float64(ops) / secs},
-			results.Metric{Name: "heartbeats_per_sec", Unit: "1/s", Value: float64(ka) / secs})
+			sm.ServerOpsPerSec.Of(float64(ops)/secs),
+			sm.HeartbeatsPerSec.Of(float64(ka)/secs))
 		if ka > 0 && a.cpuOK && b.cpuOK && b.cpu > a.cpu {
-			raw.Metrics = append(raw.Metrics, results.Metric{Name: "server_cpu_us_per_heartbeat", Unit: "us", Value: float64(b.cpu-a.cpu) / 1e3 / float64(ka)})
+			raw.Metrics = append(raw.Metrics, sm.ServerCPUUsPerHeartbeat.Of(float64(b.cpu-a.cpu)/1e3/float64(ka)))
 		}
 		if ka > 0 {
-			raw.Metrics = append(raw.Metrics, results.Metric{Name: "client_cpu_us_per_heartbeat", Unit: "us", Value: self * 1e3 / float64(ka)})
+			raw.Metrics = append(raw.Metrics, sm.ClientCPUUsPerHeartbeat.Of(self*1e3/float64(ka)))
 		}
 	}
 }
@@ -164,7 +165,7 @@ func (s *setup) reached(smp *memorySampler, err error) (results.Raw, error) {
 	// At most C: the server's waiting counter may still count waiters an
 	// earlier variant left.
 	n := min(smp.held.Load(), int64(s.c))
-	raw.Metrics = []results.Metric{{Name: "sessions_reached", Unit: "count", Value: float64(n)}}
+	raw.Metrics = []results.Metric{results.ScaleMetrics.SessionsReached.Of(float64(n))}
 	raw.Skipped = fmt.Sprintf("opened %d of %d sessions: %v", n, s.c, err)
 	return raw, nil
 }
@@ -183,7 +184,7 @@ func (s *setup) overCap(outer, ctx context.Context, reached int, what string, er
 		return results.Raw{}, err
 	}
 	raw := s.record()
-	raw.Metrics = []results.Metric{{Name: "sessions_reached", Unit: "count", Value: float64(reached)}}
+	raw.Metrics = []results.Metric{results.ScaleMetrics.SessionsReached.Of(float64(reached))}
 	raw.Skipped = fmt.Sprintf("all %d sessions opened, but the variant's time cap ended before %s", reached, what)
 	return raw, nil
 }

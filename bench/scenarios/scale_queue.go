@@ -96,7 +96,8 @@ func runQueue(ctx context.Context, env *bench.Env, cfg ScaleConfig, depth int, s
 			return results.Raw{}, err
 		}
 	}
-	raw.Metrics = append(raw.Metrics, results.Metric{Name: "promotions", Unit: "count", Value: float64(promo.TotalCount())})
+	sm := results.ScaleMetrics
+	raw.Metrics = append(raw.Metrics, sm.Promotions.Of(float64(promo.TotalCount())))
 	if promo.TotalCount() > 0 {
 		h, err := results.NewHistogram("promotion", "ns", promo)
 		if err != nil {
@@ -104,16 +105,16 @@ func runQueue(ctx context.Context, env *bench.Env, cfg ScaleConfig, depth int, s
 		}
 		raw.Histograms = append(raw.Histograms, h)
 		raw.Metrics = append(raw.Metrics,
-			results.Metric{Name: "promotion_p50", Unit: "us", Value: us(promo.ValueAtQuantile(50))},
-			results.Metric{Name: "promotion_p99", Unit: "us", Value: us(promo.ValueAtQuantile(99))},
+			sm.PromotionP50.Of(us(promo.ValueAtQuantile(50))),
+			sm.PromotionP99.Of(us(promo.ValueAtQuantile(99))),
 		)
 	}
 	for _, m := range raw.Metrics {
-		if m.Name == "server_cpu_ms_per_sec" && m.Value >= float64(saturatedCPU)/1e6 {
+		if m.Name == sm.ServerCPUMsPerSec.Name && m.Value >= float64(saturatedCPU)/1e6 {
 			st.mu.Lock()
 			st.saturated[env.Contender.Name] = fmt.Sprintf("the coordinator saturated at queue-%s (%.0f ms CPU/s with %d polling waiters)", countName(depth), m.Value, depth)
 			st.mu.Unlock()
-			raw.Metrics = append(raw.Metrics, results.Metric{Name: "saturated", Unit: "count", Value: 1})
+			raw.Metrics = append(raw.Metrics, sm.Saturated.Of(1))
 		}
 	}
 	return raw, nil
@@ -122,11 +123,12 @@ func runQueue(ctx context.Context, env *bench.Env, cfg ScaleConfig, depth int, s
 // queueLoad measures the full queue: time to fill it, the memory it takes
 // and the load its waiting puts on the coordinator over a window.
 func (s *setup) queueLoad(ctx context.Context, env *bench.Env, raw *results.Raw, set *sessions.Set, anon0 float64, memOK bool, window time.Duration) error {
+	sm := results.ScaleMetrics
 	held, waiting, _ := set.Counts()
 	raw.Metrics = append(raw.Metrics,
-		results.Metric{Name: "sessions_reached", Unit: "count", Value: float64(held + waiting)},
-		results.Metric{Name: "depth", Unit: "count", Value: float64(s.c - 1)},
-		results.Metric{Name: "queue_fill_ms", Unit: "ms", Value: float64(set.OpenTime()) / 1e6},
+		sm.SessionsReached.Of(float64(held+waiting)),
+		sm.Depth.Of(float64(s.c-1)),
+		sm.QueueFillMs.Of(float64(set.OpenTime())/1e6),
 	)
 	a, err := s.read(ctx, env)
 	if err != nil {
@@ -145,12 +147,12 @@ func (s *setup) queueLoad(ctx context.Context, env *bench.Env, raw *results.Raw,
 		// but the sessions' keep-alives (polls, re-queues, ...).
 		span := b.at.Sub(a.at)
 		other := (b.counts.Commands - a.counts.Commands) - (b.counts.KeepAlives - a.counts.KeepAlives)
-		raw.Metrics = append(raw.Metrics, results.Metric{Name: "waiting_ops_per_sec", Unit: "1/s", Value: float64(other) / span.Seconds()})
+		raw.Metrics = append(raw.Metrics, sm.WaitingOpsPerSec.Of(float64(other)/span.Seconds()))
 		// The tries themselves, per waiter and lease: what tells a
 		// waiter that polls from one that waits for a signal.
 		tries := b.counts.Attempts - a.counts.Attempts
 		raw.Counts["window_tries"] = tries
-		raw.Metrics = append(raw.Metrics, results.Metric{Name: "waiter_tries_per_lease", Unit: "count", Value: float64(tries) / float64(s.c-1) * float64(s.lease) / float64(span)})
+		raw.Metrics = append(raw.Metrics, sm.WaiterTriesPerLease.Of(float64(tries)/float64(s.c-1)*float64(s.lease)/float64(span)))
 	}
 	if memOK && s.c >= minMemorySessions {
 		anon, _, ok, err := s.memory(ctx)
@@ -158,7 +160,7 @@ func (s *setup) queueLoad(ctx context.Context, env *bench.Env, raw *results.Raw,
 			return err
 		}
 		if ok {
-			raw.Metrics = append(raw.Metrics, results.Metric{Name: "server_bytes_per_session", Unit: "bytes", Value: (anon - anon0) / float64(s.c)})
+			raw.Metrics = append(raw.Metrics, sm.ServerBytesPerSession.Of((anon-anon0)/float64(s.c)))
 		}
 	}
 	return nil

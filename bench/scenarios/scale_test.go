@@ -117,7 +117,7 @@ func TestScaleVariantNames(t *testing.T) {
 	if got := variantNames(s, false); !slices.Equal(got, full) {
 		t.Errorf("full variants %v, want %v", got, full)
 	}
-	quick := []string{"idle-1k", "queue-1", "queue-1k", "churn-1k"}
+	quick := []string{"idle-1k", "queue-1k", "churn-1k"}
 	if got := variantNames(s, true); !slices.Equal(got, quick) {
 		t.Errorf("quick variants %v, want %v", got, quick)
 	}

@@ -13,7 +13,7 @@ import (
 
 // ThroughputConfig are the throughput scenario's parameters. A zero field
 // takes its default: Warmup 250ms (quick 75ms), Duration 800ms (quick
-// 250ms), DistinctWorkers 1, 4, 16, 64; SharedWorkers 16 on SharedKeys 4.
+// 250ms), DistinctWorkers 1, 4, 16, 64 (quick 1, 16, 64); SharedWorkers 16 on SharedKeys 4.
 // The durations fit the suite's time budget (README): 52 steps per
 // repetition, each also opening and closing the contender.
 type ThroughputConfig struct {
@@ -50,6 +50,9 @@ func (c ThroughputConfig) withDefaults(quick bool) ThroughputConfig {
 	}
 	if len(c.DistinctWorkers) == 0 {
 		c.DistinctWorkers = []int{1, 4, 16, 64}
+		if quick {
+			c.DistinctWorkers = []int{1, 16, 64}
+		}
 	}
 	if c.SharedWorkers <= 0 {
 		c.SharedWorkers = 16
@@ -71,23 +74,15 @@ func Throughput() bench.Scenario { return ThroughputConfig{}.Scenario() }
 // per second, cycle p99, and server and client CPU per 1,000 locks. Floors
 // take part.
 func (c ThroughputConfig) Scenario() bench.Scenario {
-	lower := results.BetterLower
+	tm := results.ThroughputMetrics
 	return bench.Scenario{
-		Name:   "throughput",
-		Title:  "Throughput of short locks",
-		Floors: true,
-		Metrics: []results.MetricSpec{
-			{Name: "cycles_per_sec", Unit: "1/s", Better: results.BetterHigher, Label: "locks per second", Kind: results.KindRate, Key: true},
-			{Name: "cycle_p50", Unit: "us", Better: lower, Label: "acquire + release p50", Kind: results.KindLatency},
-			{Name: "cycle_p99", Unit: "us", Better: lower, Label: "acquire + release p99", Kind: results.KindLatency, Key: true},
-			{Name: "server_cpu_ms_per_1k", Unit: "ms", Better: lower, Label: "coordinator CPU per 1,000 locks", Kind: results.KindCPU, Key: true},
-			{Name: "client_cpu_ms_per_1k", Unit: "ms", Better: lower, Label: "client CPU per 1,000 locks", Kind: results.KindCPU},
-			{Name: "failures", Unit: "count", Better: lower, Label: "failed cycles", Kind: results.KindCount},
-			{Name: "workers", Unit: "count", Label: "workers", Kind: results.KindParameter},
-		},
+		Name:    "throughput",
+		Title:   "Throughput of short locks",
+		Floors:  true,
+		Metrics: tm.List(),
 		Decides: []results.DecisionFigure{
-			{ID: "short-locks-rate", Text: "locks per second, most workers on distinct keys (hold 0)", Where: &results.VariantParams{Load: results.LoadClosed}, Metric: "cycles_per_sec", Fail: []results.ClaimGuard{{Metric: "failures", Label: "failed cycles"}}},
-			{ID: "short-locks-cpu", Text: "coordinator CPU per 1,000 locks, most workers", Where: &results.VariantParams{Load: results.LoadClosed}, Metric: "server_cpu_ms_per_1k"},
+			{ID: "short-locks-rate", Text: "locks per second, most workers on distinct keys (hold 0)", Where: &results.VariantParams{Load: results.LoadClosed}, Metric: tm.CyclesPerSec.Name, Fail: []results.ClaimGuard{{Metric: tm.Failures.Name, Label: "failed cycles"}}},
+			{ID: "short-locks-cpu", Text: "coordinator CPU per 1,000 locks, most workers", Where: &results.VariantParams{Load: results.LoadClosed}, Metric: tm.ServerCPUMsPer1k.Name},
 		},
 		Settings: func(quick bool) results.Settings {
 			p := c.withDefaults(quick)
@@ -131,13 +126,14 @@ func throughputVariant(name string, params results.VariantParams, key func(int) 
 			if err != nil {
 				return results.Raw{}, err
 			}
-			raw, err := baseRaw(m)
+			tm := results.ThroughputMetrics
+			raw, err := baseRaw(m, tm.Failures)
 			if err != nil {
 				return raw, err
 			}
 			raw.Metrics = append(raw.Metrics,
-				results.Metric{Name: "cycles_per_sec", Unit: "1/s", Value: float64(m.Rec.Cycles) / m.Elapsed.Seconds()},
-				results.Metric{Name: "workers", Unit: "count", Value: float64(workers)},
+				tm.CyclesPerSec.Of(float64(m.Rec.Cycles)/m.Elapsed.Seconds()),
+				tm.Workers.Of(float64(workers)),
 			)
 			if m.Rec.Cycles == 0 {
 				// A span without a single completed cycle is a measured
@@ -149,12 +145,12 @@ func throughputVariant(name string, params results.VariantParams, key func(int) 
 				return float64(d) / float64(time.Millisecond) * 1000 / float64(m.Rec.Cycles)
 			}
 			raw.Metrics = append(raw.Metrics,
-				results.Metric{Name: "cycle_p50", Unit: "us", Value: us(c.ValueAtQuantile(50))},
-				results.Metric{Name: "cycle_p99", Unit: "us", Value: us(c.ValueAtQuantile(99))},
-				results.Metric{Name: "client_cpu_ms_per_1k", Unit: "ms", Value: per1k(m.ClientCPU)},
+				tm.CycleP50.Of(us(c.ValueAtQuantile(50))),
+				tm.CycleP99.Of(us(c.ValueAtQuantile(99))),
+				tm.ClientCPUMsPer1k.Of(per1k(m.ClientCPU)),
 			)
 			if m.ServerCPUOK {
-				raw.Metrics = append(raw.Metrics, results.Metric{Name: "server_cpu_ms_per_1k", Unit: "ms", Value: per1k(m.ServerCPU)})
+				raw.Metrics = append(raw.Metrics, tm.ServerCPUMsPer1k.Of(per1k(m.ServerCPU)))
 			}
 			return raw, nil
 		},

@@ -94,23 +94,10 @@ func Workloads() bench.Scenario { return WorkloadConfig{}.Scenario() }
 // lock nothing.
 func (cfg WorkloadConfig) Scenario() bench.Scenario {
 	c := cfg.withDefaults()
-	var metrics []results.MetricSpec
-	for _, m := range workload.Metrics() {
-		metrics = append(metrics, results.MetricSpec{Name: m.Name, Unit: m.Unit, Better: m.Better, Label: m.Label, Kind: workloadKind(m.Name, m.Unit), Key: true})
-	}
-	lower := bench.LowerIsBetter
-	metrics = append(metrics,
-		results.MetricSpec{Name: "handover_p50", Unit: "ms", Better: lower, Label: "handover p50 on contended keys", Kind: results.KindLatency},
-		results.MetricSpec{Name: "handover_p99", Unit: "ms", Better: lower, Label: "handover p99 on contended keys", Kind: results.KindLatency},
-		results.MetricSpec{Name: "commands_per_lock", Unit: "count", Better: lower, Label: "coordinator commands per lock", Kind: results.KindCount},
-		results.MetricSpec{Name: "client_cpu_ms_per_1k", Unit: "ms", Better: lower, Label: "client CPU per 1,000 locks", Kind: results.KindCPU},
-		results.MetricSpec{Name: "lost_locks", Unit: "count", Better: lower, Label: "locks lost while held", Kind: results.KindCount},
-		results.MetricSpec{Name: "closed_loop_max_per_sec", Unit: "1/s", Label: "closed-loop maximum (calibration)", Kind: results.KindParameter},
-	)
 	return bench.Scenario{
 		Name:    "workload",
 		Title:   "Workloads: your own lock traffic",
-		Metrics: metrics,
+		Metrics: results.WorkloadMetrics.List(),
 		Settings: func(quick bool) results.Settings {
 			return c.settings(quick)
 		},
@@ -122,21 +109,6 @@ func (cfg WorkloadConfig) Scenario() bench.Scenario {
 			return vs
 		},
 	}
-}
-
-// workloadKind is the kind of a workload figure, from its unit.
-func workloadKind(name, unit string) string {
-	switch {
-	case name == "server_cpu_ms_per_1k":
-		return results.KindCPU
-	case unit == "us" || unit == "ms":
-		return results.KindLatency
-	case unit == "1/s":
-		return results.KindRate
-	case unit == "bool":
-		return results.KindVerdict
-	}
-	return results.KindCount
 }
 
 func (c WorkloadConfig) settings(quick bool) results.Settings {

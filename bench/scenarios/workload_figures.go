@@ -35,6 +35,7 @@ func workloadRecord(w workload.Workload, log *load.Log, e *edges, maxRate float6
 		hists = append(hists, rh)
 	}
 
+	wm := results.WorkloadMetrics
 	values := map[string]float64{workload.ValueRequests: float64(t.Requests)}
 	why := map[string]string{}
 	raw := results.Raw{
@@ -48,31 +49,31 @@ func workloadRecord(w workload.Workload, log *load.Log, e *edges, maxRate float6
 			"release_failures": t.ReleaseFailed, "clients": int64(w.Clients), "processes": int64(w.Processes),
 		},
 	}
-	add := func(name, unit string, v float64) {
-		raw.Metrics = append(raw.Metrics, results.Metric{Name: name, Unit: unit, Value: v})
-		values[name] = v
+	add := func(m results.MetricSpec, v float64) {
+		raw.Metrics = append(raw.Metrics, m.Of(v))
+		values[m.Name] = v
 	}
 	grantsInWindow := log.GrantsBetween(log.Start, log.End)
 	raw.Counts["window_grants"] = grantsInWindow
 	raw.Counts["backlog_at_start"] = log.BacklogAt(log.Start)
-	add("offered_per_sec", "1/s", float64(t.Requests)/span)
-	add("achieved_per_sec", "1/s", float64(grantsInWindow)/span)
+	add(wm.OfferedPerSec, float64(t.Requests)/span)
+	add(wm.AchievedPerSec, float64(grantsInWindow)/span)
 	if fromIntended.TotalCount() > 0 {
-		add("acquire_p50", "us", us(fromIntended.ValueAtQuantile(50)))
-		add("acquire_p99", "us", us(fromIntended.ValueAtQuantile(99)))
-		add("acquire_p999", "us", us(fromIntended.ValueAtQuantile(99.9)))
+		add(wm.AcquireP50, us(fromIntended.ValueAtQuantile(50)))
+		add(wm.AcquireP99, us(fromIntended.ValueAtQuantile(99)))
+		add(wm.AcquireP999, us(fromIntended.ValueAtQuantile(99.9)))
 	} else {
-		for _, m := range []string{"acquire_p50", "acquire_p99", "acquire_p999"} {
-			why[m] = "no measured request was granted"
+		for _, m := range []results.MetricSpec{wm.AcquireP50, wm.AcquireP99, wm.AcquireP999} {
+			why[m.Name] = "no measured request was granted"
 		}
 	}
 	if waits.TotalCount() > 0 {
-		add("wait_p99", "ms", ms(time.Duration(waits.ValueAtQuantile(99))))
+		add(wm.WaitP99, ms(time.Duration(waits.ValueAtQuantile(99))))
 	} else {
-		why["wait_p99"] = "no measured request found its key held or queued for"
+		why[wm.WaitP99.Name] = "no measured request found its key held or queued for"
 	}
-	add("failures", "count", float64(t.Failed))
-	add("lost_locks", "count", float64(t.Lost))
+	add(wm.Failures, float64(t.Failed))
+	add(wm.LostLocks, float64(t.Lost))
 	raw.Counts["wait_contended"] = waits.TotalCount()
 	if hs := log.Handovers(log.Start, log.End); len(hs) > 0 {
 		v := make([]float64, len(hs))
@@ -80,8 +81,8 @@ func workloadRecord(w workload.Workload, log *load.Log, e *edges, maxRate float6
 			v[i] = ms(h)
 		}
 		slices.Sort(v)
-		add("handover_p50", "ms", stats.Sample{Xs: v, Sorted: true}.Quantile(0.5))
-		add("handover_p99", "ms", stats.Sample{Xs: v, Sorted: true}.Quantile(0.99))
+		add(wm.HandoverP50, stats.Sample{Xs: v, Sorted: true}.Quantile(0.5))
+		add(wm.HandoverP99, stats.Sample{Xs: v, Sorted: true}.Quantile(0.99))
 		raw.Counts["handovers"] = int64(len(hs))
 	}
 
@@ -96,22 +97,22 @@ func workloadRecord(w workload.Workload, log *load.Log, e *edges, maxRate float6
 	raw.CPU = &results.CPU{ServerMS: ms(b.serverCPU - a.serverCPU), ServerSource: source, ClientMS: ms(b.selfCPU - a.selfCPU)}
 	switch {
 	case locks == 0:
-		why["server_cpu_ms_per_1k"] = "no grant between the window's edges"
+		why[wm.ServerCPUMsPer1k.Name] = "no grant between the window's edges"
 	case a.serverOK && b.serverOK:
-		add("server_cpu_ms_per_1k", "ms", ms(b.serverCPU-a.serverCPU)*1000/float64(locks))
+		add(wm.ServerCPUMsPer1k, ms(b.serverCPU-a.serverCPU)*1000/float64(locks))
 	default:
-		why["server_cpu_ms_per_1k"] = "the backend cannot read the servers' CPU"
+		why[wm.ServerCPUMsPer1k.Name] = "the backend cannot read the servers' CPU"
 	}
 	if locks > 0 {
-		add("client_cpu_ms_per_1k", "ms", ms(b.selfCPU-a.selfCPU)*1000/float64(locks))
+		add(wm.ClientCPUMsPer1k, ms(b.selfCPU-a.selfCPU)*1000/float64(locks))
 		if e.coord != nil {
 			cmds := b.counts.Commands - a.counts.Commands
 			raw.Counts["server_commands"] = cmds
-			add("commands_per_lock", "count", float64(cmds)/float64(locks))
+			add(wm.CommandsPerLock, float64(cmds)/float64(locks))
 		}
 	}
 	if maxRate > 0 {
-		add("closed_loop_max_per_sec", "1/s", maxRate)
+		add(wm.ClosedLoopMaxPerSec, maxRate)
 	}
 
 	if len(w.Thresholds) > 0 {
@@ -132,7 +133,7 @@ func workloadRecord(w workload.Workload, log *load.Log, e *edges, maxRate float6
 				pass = 0
 			}
 		}
-		add("slo_pass", "bool", pass)
+		add(wm.SLOPass, pass)
 	}
 	// A window whose requests all wait past its end (a queue deeper than
 	// the run) is a measurement; a run without a single grant is not.
@@ -144,7 +145,7 @@ func workloadRecord(w workload.Workload, log *load.Log, e *edges, maxRate float6
 
 // metricUnit is the results unit of a workload metric.
 func metricUnit(name string) (string, bool) {
-	for _, m := range workload.Metrics() {
+	for _, m := range results.WorkloadMetrics.List() {
 		if m.Name == name {
 			return m.Unit, true
 		}

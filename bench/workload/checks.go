@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"syscall"
+
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // Thresholds of the warnings.
@@ -126,13 +128,18 @@ func (w Workload) openLoopWarnings() []Warning {
 func (w Workload) sampleWarnings() []Warning {
 	var ws []Warning
 	for i, t := range w.Thresholds {
-		q, ok := map[string]float64{"acquire_p50": 0.5, "acquire_p99": 0.99, "acquire_p999": 0.999, "wait_p99": 0.99}[t.Metric]
+		q, ok := map[string]float64{
+			results.WorkloadMetrics.AcquireP50.Name:  0.5,
+			results.WorkloadMetrics.AcquireP99.Name:  0.99,
+			results.WorkloadMetrics.AcquireP999.Name: 0.999,
+			results.WorkloadMetrics.WaitP99.Name:     0.99,
+		}[t.Metric]
 		if !ok {
 			continue
 		}
 		for _, quick := range []bool{false, true} {
 			n, how := w.expectedRequests(quick)
-			if t.Metric == "wait_p99" {
+			if t.Metric == results.WorkloadMetrics.WaitP99.Name {
 				n *= w.ContendedShare()
 				how += " × the share that finds its key held"
 			}

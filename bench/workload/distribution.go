@@ -267,16 +267,3 @@ func boolShare(b bool) float64 {
 func percentileName(p float64) string {
 	return "p" + strconv.FormatFloat(p, 'f', -1, 64)
 }
-
-// fmtDuration prints d as a Go duration without trailing zero units
-// ("2m" rather than "2m0s").
-func fmtDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}

@@ -8,63 +8,42 @@ import (
 	"strings"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
-// metricKind says how a threshold's value is written for a metric.
-type metricKind int
-
-const (
-	kindLatency metricKind = iota // a Go duration
-	kindRate                      // per second
-	kindCount                     // failures: a count, or a % of the requests
-	kindCPU                       // ms per 1,000 locks: a duration or a number of ms
-	kindVerdict                   // slo_pass: the thresholds' own verdict
-)
-
-// MetricSpec declares one figure of the workload scenario as results.json
-// carries it (name, unit, better direction), for the scenario's
-// declaration and for thresholds.
-type MetricSpec struct {
-	Name, Unit string
-	// Better is bench.LowerIsBetter or bench.HigherIsBetter, or empty.
-	Better string
-	// Label is the figure in words, for the report.
-	Label string
-	kind  metricKind
+// thresholdMetrics are the figures of the workload scenario a threshold
+// can name (shared/spec/bench.md). A descriptor's Kind says how a
+// threshold's value is written: a Go duration (latency), a number per
+// second (rate), a count or a % of the requests (count), ms per 1,000
+// locks as a number or a duration (CPU); slo_pass (verdict) is the
+// thresholds' own verdict.
+var thresholdMetrics = []results.MetricSpec{
+	results.WorkloadMetrics.OfferedPerSec,
+	results.WorkloadMetrics.AchievedPerSec,
+	results.WorkloadMetrics.AcquireP50,
+	results.WorkloadMetrics.AcquireP99,
+	results.WorkloadMetrics.AcquireP999,
+	results.WorkloadMetrics.WaitP99,
+	results.WorkloadMetrics.Failures,
+	results.WorkloadMetrics.ServerCPUMsPer1k,
+	results.WorkloadMetrics.SLOPass,
 }
-
-// metricTable is the workload scenario's figures (shared/spec/bench.md).
-var metricTable = []MetricSpec{
-	{"offered_per_sec", "1/s", "", "offered rate", kindRate},
-	{"achieved_per_sec", "1/s", bench.HigherIsBetter, "achieved rate", kindRate},
-	{"acquire_p50", "us", bench.LowerIsBetter, "acquire p50 from the intended start", kindLatency},
-	{"acquire_p99", "us", bench.LowerIsBetter, "acquire p99 from the intended start", kindLatency},
-	{"acquire_p999", "us", bench.LowerIsBetter, "acquire p99.9 from the intended start", kindLatency},
-	{"wait_p99", "ms", bench.LowerIsBetter, "wait p99 on contended keys", kindLatency},
-	{"failures", "count", bench.LowerIsBetter, "failed and timed-out acquisitions", kindCount},
-	{"server_cpu_ms_per_1k", "ms", bench.LowerIsBetter, "coordinator CPU per 1,000 locks", kindCPU},
-	{"slo_pass", "bool", bench.HigherIsBetter, "every threshold held", kindVerdict},
-}
-
-// Metrics returns the figures of the workload scenario.
-func Metrics() []MetricSpec { return append([]MetricSpec(nil), metricTable...) }
 
 func metricNames() []string {
-	names := make([]string, len(metricTable))
-	for i, m := range metricTable {
+	names := make([]string, len(thresholdMetrics))
+	for i, m := range thresholdMetrics {
 		names[i] = m.Name
 	}
 	return names
 }
 
-func lookupMetric(name string) (MetricSpec, bool) {
-	for _, m := range metricTable {
+func lookupMetric(name string) (results.MetricSpec, bool) {
+	for _, m := range thresholdMetrics {
 		if m.Name == name {
 			return m, true
 		}
 	}
-	return MetricSpec{}, false
+	return results.MetricSpec{}, false
 }
 
 // Names of the values Threshold.Check reads beside the metrics: the
@@ -83,7 +62,7 @@ const NoRequest = "no measured request in the window"
 type Threshold struct {
 	// Text is the threshold as written.
 	Text string
-	// Metric is a name of Metrics(); Op one of <, <=, >, >=, ==.
+	// Metric is a name of thresholdMetrics; Op one of <, <=, >, >=, ==.
 	Metric, Op string
 	// Limit is in the metric's results unit (us, ms, 1/s, count), or a
 	// ratio (0..1) when Relative.
@@ -128,8 +107,8 @@ func (t Threshold) Check(values map[string]float64) Verdict {
 	}
 	if t.Relative {
 		den := ValueRequests
-		if t.Metric == "achieved_per_sec" {
-			den = "offered_per_sec"
+		if t.Metric == results.WorkloadMetrics.AchievedPerSec.Name {
+			den = results.WorkloadMetrics.OfferedPerSec.Name
 		}
 		d, ok := values[den]
 		if !ok || d <= 0 {
@@ -163,15 +142,15 @@ func (t Threshold) describe() string {
 	words := map[string]string{"<": "below", "<=": "at most", ">": "above", ">=": "at least", "==": "exactly"}[t.Op]
 	var limit string
 	switch {
-	case t.Relative && t.Metric == "achieved_per_sec":
+	case t.Relative && t.Metric == results.WorkloadMetrics.AchievedPerSec.Name:
 		limit = percent(t.Limit) + " of the offered rate"
 	case t.Relative:
 		limit = percent(t.Limit) + " of the requests"
-	case m.kind == kindLatency && m.Unit == "us":
+	case m.Kind == results.KindLatency && m.Unit == "us":
 		limit = fmtDuration(time.Duration(t.Limit * 1e3))
-	case m.kind == kindLatency || m.kind == kindCPU:
+	case m.Kind == results.KindLatency || m.Kind == results.KindCPU:
 		limit = fmtDuration(time.Duration(t.Limit * 1e6))
-	case m.kind == kindRate:
+	case m.Kind == results.KindRate:
 		limit = fmtRate(t.Limit)
 	default:
 		limit = strconv.FormatFloat(t.Limit, 'f', -1, 64)
@@ -196,13 +175,13 @@ func parseThreshold(text string, loop Loop) (Threshold, int, string) {
 	switch {
 	case !ok:
 		return t, nameAt, fmt.Sprintf("unknown metric %q%s (metrics: %s)", name, didYouMean(name, metricNames()), strings.Join(metricNames(), ", "))
-	case spec.kind == kindVerdict:
+	case spec.Kind == results.KindVerdict:
 		return t, nameAt, "slo_pass is the verdict of the thresholds themselves and cannot be one"
-	case spec.Name == "offered_per_sec" && loop == Closed:
+	case spec.Name == results.WorkloadMetrics.OfferedPerSec.Name && loop == Closed:
 		return t, nameAt, "offered_per_sec: a closed loop offers what it achieves; state achieved_per_sec"
 	case op == "=" || op == "!=":
 		return t, opAt, fmt.Sprintf("operator %s is not supported: use <, <=, >, >= (or == for failures)", op)
-	case op == "==" && spec.kind != kindCount:
+	case op == "==" && spec.Kind != results.KindCount:
 		return t, opAt, fmt.Sprintf("%s == ...: == compares counts only (failures == 0); use <, <=, > or >=", name)
 	case val == "":
 		return t, opAt, fmt.Sprintf("threshold %q has no value after %s", t.Text, op)
@@ -217,10 +196,10 @@ func parseThreshold(text string, loop Loop) (Threshold, int, string) {
 }
 
 // parseLimit reads a threshold's value for metric spec.
-func parseLimit(spec MetricSpec, val string, loop Loop) (float64, bool, string) {
+func parseLimit(spec results.MetricSpec, val string, loop Loop) (float64, bool, string) {
 	name := spec.Name
-	switch spec.kind {
-	case kindLatency:
+	switch spec.Kind {
+	case results.KindLatency:
 		d, err := time.ParseDuration(val)
 		if err != nil || d < 0 {
 			return 0, false, fmt.Sprintf("%s: %q is not a duration: give a Go duration such as 20ms or 1.5s", name, val)
@@ -229,7 +208,7 @@ func parseLimit(spec MetricSpec, val string, loop Loop) (float64, bool, string) 
 			return float64(d) / 1e3, false, ""
 		}
 		return float64(d) / 1e6, false, ""
-	case kindCPU:
+	case results.KindCPU:
 		if f, err := strconv.ParseFloat(val, 64); err == nil && f >= 0 && !math.IsInf(f, 0) {
 			return f, false, "" // the name says ms
 		}
@@ -238,9 +217,9 @@ func parseLimit(spec MetricSpec, val string, loop Loop) (float64, bool, string) 
 			return 0, false, fmt.Sprintf("%s: %q is neither a number of milliseconds nor a duration (50 or 50ms)", name, val)
 		}
 		return float64(d) / 1e6, false, ""
-	case kindRate:
+	case results.KindRate:
 		if strings.HasSuffix(val, "%") {
-			if name != "achieved_per_sec" || loop == Closed {
+			if name != results.WorkloadMetrics.AchievedPerSec.Name || loop == Closed {
 				return 0, false, fmt.Sprintf("%s: a percentage is a share of the offered rate, which only achieved_per_sec of an open loop has; give a rate (290 or 290/s)", name)
 			}
 			f, ok := parsePercent(val)
@@ -254,7 +233,7 @@ func parseLimit(spec MetricSpec, val string, loop Loop) (float64, bool, string) 
 			return 0, false, fmt.Sprintf("%s: %q is not a rate: give a number per second (290), or 290/s, 20/min, 5/h", name, val)
 		}
 		return r, false, ""
-	case kindCount:
+	case results.KindCount:
 		if strings.HasSuffix(val, "%") {
 			f, ok := parsePercent(val)
 			if !ok || f < 0 || f > 1 {

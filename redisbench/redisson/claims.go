@@ -31,11 +31,11 @@ func SignalHandover(contender, label string) results.ClaimRule {
 		Claim:     label + " sends a signal to the waiters through pub/sub.",
 		Statement: label + " handover after a graceful release: the waiter, subscribed to the lock's channel, is granted within a few milliseconds of the release in the median trial, no trial failing.",
 		Threshold: "holds when p50 ≤ 10 ms in every repetition and no trial failed; fails when p50 > 10 ms in every repetition or any trial failed",
-		Scenario:  "handover", Variant: "graceful", Subject: contender, Metric: "p50",
+		Scenario:  "handover", Variant: "graceful", Subject: contender, Metric: results.HandoverMetrics.P50.Name,
 		Op: results.AtMost, Than: results.ClaimBound{Value: 10},
 		Spread: results.SpreadRange,
-		Guards: []results.ClaimGuard{{Metric: "failed", Label: "failed trials"}},
-		Quote:  []results.ClaimQuote{{Metric: "p95"}, {Contender: "redis"}, {Contender: "monolock"}},
+		Guards: []results.ClaimGuard{{Metric: results.HandoverMetrics.Failed.Name, Label: "failed trials"}},
+		Quote:  []results.ClaimQuote{{Metric: results.HandoverMetrics.P95.Name}, {Contender: "redis"}, {Contender: "monolock"}},
 	}
 }
 
@@ -63,10 +63,10 @@ func NoPoll(contender, label string) results.ClaimRule {
 			"No unlock message comes while the lock stays held, so a waiter that does not poll tries only when the remaining TTL its last refusal told has passed: ⅔ to 1 TTL later, the watchdog renewing every TTL/3; in a window of one TTL (= lease) that is its first retry and at most one more. " +
 			"A waiter that polls tries at every poll: lease / retry delay times (the redis contender's 50–250 ms: about 200 per lease at 30s, 40 at 6s).",
 		Threshold: "holds when acquire tries per waiter per lease ≤ " + bound + " in every repetition (one try per ⅔ TTL, derived from the wait loop and the watchdog, not from a run); fails when above in every repetition",
-		Scenario:  "scale", Variant: "queue-1k", Subject: contender, Metric: "waiter_tries_per_lease",
+		Scenario:  "scale", Variant: "queue-1k", Subject: contender, Metric: results.ScaleMetrics.WaiterTriesPerLease.Name,
 		Label: "acquire tries per waiter per lease while 1,000 wait",
 		Op:    results.AtMost, Than: results.ClaimBound{Value: NoPollBound},
 		Spread: results.SpreadRange,
-		Quote:  []results.ClaimQuote{{Metric: "waiting_ops_per_sec"}, {Contender: "redis"}, {Contender: "monolock"}},
+		Quote:  []results.ClaimQuote{{Metric: results.ScaleMetrics.WaitingOpsPerSec.Name}, {Contender: "redis"}, {Contender: "monolock"}},
 	}
 }

@@ -14,9 +14,9 @@ func belowLock(floor, lock, what string) results.ClaimRule {
 		Claim:     "Method check: the " + floor + " is not slower than " + lock + ", " + what + ".",
 		Statement: "Uncontended (latency, w1), the lower end of " + floor + "'s acquire p50 interval (per-block medians) does not exceed the upper end of " + lock + "'s.",
 		Threshold: "holds when " + floor + " acquire_p50_ci_lo ≤ " + lock + " acquire_p50_ci_hi in every repetition; fails when above in every repetition (then the latency figures of this run are not trustworthy)",
-		Scenario:  "latency", Variant: "w1", Subject: floor, Metric: "acquire_p50_ci_lo",
-		Op: results.AtMost, Than: results.ClaimBound{Contender: lock, Metric: "acquire_p50_ci_hi"},
+		Scenario:  "latency", Variant: "w1", Subject: floor, Metric: results.LatencyMetrics.AcquireP50CILo.Name,
+		Op: results.AtMost, Than: results.ClaimBound{Contender: lock, Metric: results.LatencyMetrics.AcquireP50CIHi.Name},
 		Spread: results.SpreadRange,
-		Quote:  []results.ClaimQuote{{Metric: "acquire_p50"}, {Contender: lock, Metric: "acquire_p50"}},
+		Quote:  []results.ClaimQuote{{Metric: results.LatencyMetrics.AcquireP50.Name}, {Contender: lock, Metric: results.LatencyMetrics.AcquireP50.Name}},
 	}
 }

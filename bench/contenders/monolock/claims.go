@@ -12,14 +12,14 @@ import (
 func Claims() []results.ClaimRule {
 	// A handover failed when the waiter never got the lock: any failed
 	// trial fails the handover claims outright.
-	failed := []results.ClaimGuard{{Metric: "failed", Label: "failed trials"}}
+	failed := []results.ClaimGuard{{Metric: results.HandoverMetrics.Failed.Name, Label: "failed trials"}}
 	return []results.ClaimRule{
 		{
 			ID:        "acquire-latency",
 			Claim:     "Acquisition latency is almost the same as Redis SET NX.",
 			Statement: "Uncontended (latency, w1), monolock's median acquire p50 is within a factor of the Redis contender's.",
 			Threshold: "holds when monolock/Redis stays within 1/1.5…1.5 for every pairing of repetitions (min/max spread); fails when it stays outside",
-			Scenario:  "latency", Variant: "w1", Subject: "monolock", Metric: "acquire_p50",
+			Scenario:  "latency", Variant: "w1", Subject: "monolock", Metric: results.LatencyMetrics.AcquireP50.Name,
 			// "Almost equal" means within a factor of 1.5 either way.
 			Op: results.Within, Than: results.ClaimBound{Contender: "redis", Factor: 1.5},
 			Spread: results.SpreadRange,
@@ -29,14 +29,14 @@ func Claims() []results.ClaimRule {
 			Claim:     "After a controlled stop the lock passes to the next waiter immediately.",
 			Statement: "monolock handover after a graceful release: the median trial within a few milliseconds, no failed trial.",
 			Threshold: "holds when p50 ≤ 10 ms in every repetition and no trial failed; fails when p50 > 10 ms in every repetition or any trial failed",
-			Scenario:  "handover", Variant: "graceful", Subject: "monolock", Metric: "p50",
+			Scenario:  "handover", Variant: "graceful", Subject: "monolock", Metric: results.HandoverMetrics.P50.Name,
 			// Immediate: a few round trips, the holder process waking up
 			// and scheduling on a busy machine fit in 10 ms. The median,
 			// not a tail percentile: with a handful of trials the tail is
 			// one scheduling hiccup.
 			Op: results.AtMost, Than: results.ClaimBound{Value: 10},
 			Spread: results.SpreadRange, Guards: failed,
-			Quote: []results.ClaimQuote{{Metric: "p95"}, {Contender: "redis"}, {Contender: "redlock"}},
+			Quote: []results.ClaimQuote{{Metric: results.HandoverMetrics.P95.Name}, {Contender: "redis"}, {Contender: "redlock"}},
 		},
 		oneLease("crash-one-lease", "crash",
 			"After a holder crashes, the next waiter gets the lock immediately or at most one lease later.",
@@ -49,7 +49,7 @@ func Claims() []results.ClaimRule {
 			Claim:     "Waiters are served in strict FIFO order.",
 			Statement: "monolock under contention on one hot lock: no grant overtakes an earlier pending request.",
 			Threshold: "holds when FIFO inversions ≤ 1 per 1,000 grants in every repetition (request times are taken before the request travels, so requests sent within one network delay may arrive in either order); fails when above in every repetition",
-			Scenario:  "fairness", Variant: "*", Subject: "monolock", Metric: "fifo_inversions_per_1k",
+			Scenario:  "fairness", Variant: "*", Subject: "monolock", Metric: results.FairnessMetrics.FIFOInversionsPer1k.Name,
 			Label: "inversions per 1,000 grants",
 			// One inversion per 1,000 grants is tolerated: request times
 			// are taken in the bench before the request travels.
@@ -61,8 +61,8 @@ func Claims() []results.ClaimRule {
 			Claim:     "On release only the next waiter is woken.",
 			Statement: "monolock under contention: every grant costs one acquire request; no waiter is woken to find the lock taken and ask again.",
 			Threshold: "holds when acquire requests per grant ≤ 1.05 in every repetition; fails when above in every repetition",
-			Scenario:  "fairness", Variant: "*", Subject: "monolock", Metric: "attempts_per_grant",
-			Derive: &results.Derivation{Times: []string{"attempts"}, Per: "grants"},
+			Scenario:  "fairness", Variant: "*", Subject: "monolock", Metric: results.FairnessMetrics.AttemptsPerGrant.Name,
+			Derive: &results.Derivation{Times: []string{"attempts"}, Per: results.FairnessMetrics.Grants.Name},
 			Label:  "requests per grant",
 			// A waiter woken in vain would ask again: 5% slack for the
 			// requests still in flight when the run stops.
@@ -74,8 +74,8 @@ func Claims() []results.ClaimRule {
 			Claim:     "Contention is quiet: waiting clients do not poll the coordinator.",
 			Statement: "monolock under contention on one hot lock: the server handles a small, constant number of commands per grant however many clients wait.",
 			Threshold: "holds when server commands per grant (server_ops_per_grant, or server_ops_per_sec × seconds / grants) ≤ 2 in every repetition; fails when above in every repetition",
-			Scenario:  "fairness", Variant: "*", Subject: "monolock", Metric: "server_ops_per_grant",
-			Derive: &results.Derivation{Times: []string{"server_ops_per_sec", "seconds"}, Per: "grants"},
+			Scenario:  "fairness", Variant: "*", Subject: "monolock", Metric: results.FairnessMetrics.ServerOpsPerGrant.Name,
+			Derive: &results.Derivation{Times: []string{results.FairnessMetrics.ServerOpsPerSec.Name, "seconds"}, Per: results.FairnessMetrics.Grants.Name},
 			Label:  "server commands per grant",
 			// The request, its answer and an occasional heartbeat.
 			Op: results.AtMost, Than: results.ClaimBound{Value: 2},
@@ -86,42 +86,42 @@ func Claims() []results.ClaimRule {
 			Claim:     "A fenced resource never accepts a stale write with monolock.",
 			Statement: "Safety, pause (the holder frozen past its lease writes right after it resumes): the fenced store accepts no write from the old holder after the new holder's grant.",
 			Threshold: "holds when unsafe_writes_fenced = 0 in every repetition; fails when it is above 0 in every repetition",
-			Scenario:  "safety", Variant: "pause", Subject: "monolock", Metric: "unsafe_writes_fenced",
+			Scenario:  "safety", Variant: "pause", Subject: "monolock", Metric: results.SafetyMetrics.UnsafeWritesFenced.Name,
 			Op: results.AtMost, Than: results.ClaimBound{Value: 0},
 			Spread: results.SpreadRange,
-			Quote:  []results.ClaimQuote{{Metric: "unsafe_writes_unfenced"}, {Metric: "fenced_rejections"}},
+			Quote:  []results.ClaimQuote{{Metric: results.SafetyMetrics.UnsafeWritesUnfenced.Name}, {Metric: results.SafetyMetrics.FencedRejections.Name}},
 		},
 		{
 			ID:        "holder-learns-first",
 			Claim:     "The holder always learns first that it lost the lock.",
 			Statement: "Safety, host-loss (the holder's packets to the server silently dropped): in every trial the holder's Lost fires before the next client is granted, i.e. the smallest margin (grant − Lost) is positive.",
 			Threshold: "holds when learn_first_margin_min ≥ 1 ms in every repetition (positive beyond clock resolution); fails when it is below in every repetition",
-			Scenario:  "safety", Variant: "host-loss", Subject: "monolock", Metric: "learn_first_margin_min",
+			Scenario:  "safety", Variant: "host-loss", Subject: "monolock", Metric: results.SafetyMetrics.LearnFirstMarginMin.Name,
 			Op: results.AtLeast, Than: results.ClaimBound{Value: 1},
 			Spread: results.SpreadRange,
-			Quote:  []results.ClaimQuote{{Metric: "learn_first_margin_p50"}, {Contender: "redis"}, {Contender: "redlock"}},
+			Quote:  []results.ClaimQuote{{Metric: results.SafetyMetrics.LearnFirstMarginP50.Name}, {Contender: "redis"}, {Contender: "redlock"}},
 		},
 		{
 			ID:        "single-point-no-grant-while-down",
 			Claim:     "monolock is a single point of coordination: no grant while it is down.",
 			Statement: "failover restart (the server SIGKILLed, restarted after the pause): no acquire attempt begun after the kill is granted before the restart begins. Expected to hold: it is a limitation by design, not a virtue.",
 			Threshold: "holds when grants_while_down = 0 in every repetition; fails when above 0 in every repetition",
-			Scenario:  "failover", Variant: "restart", Subject: "monolock", Metric: "grants_while_down",
+			Scenario:  "failover", Variant: "restart", Subject: "monolock", Metric: results.FailoverMetrics.GrantsWhileDown.Name,
 			Label: "grants while the server was down",
 			Op:    results.AtMost, Than: results.ClaimBound{Value: 0},
 			Spread: results.SpreadRange,
-			Quote:  []results.ClaimQuote{{Metric: "unavailable_ms"}, {Metric: "recovery_ms"}},
+			Quote:  []results.ClaimQuote{{Metric: results.FailoverMetrics.UnavailableMs.Name}, {Metric: results.FailoverMetrics.RecoveryMs.Name}},
 		},
 		{
 			ID:        "tokens-increase-across-restart",
 			Claim:     "Fencing tokens keep increasing across a restart.",
 			Statement: "failover restart: in every repetition whose first grant after the restart came more than a second after the last grant before the kill, every token granted after the restart began exceeds every token granted before the kill. A token is the unix second of the latest grant and a counter (the server starts from unix_second<<20), so the documentation promises this only across grants more than a second apart, with the wall clock not stepped back; a quicker restart (a quick run's pause is 0.5 s) is left out, its tokens_monotonic shown in the failover table.",
 			Threshold: "holds when tokens_promise_broken = 0 in every repetition where the promise applies; fails when 1 in every such repetition; not measured without one",
-			Scenario:  "failover", Variant: "restart", Subject: "monolock", Metric: "tokens_promise_broken",
+			Scenario:  "failover", Variant: "restart", Subject: "monolock", Metric: results.FailoverMetrics.TokensPromiseBroken.Name,
 			Label: "repetitions more than a second apart with a backward token (1 = yes)",
 			Op:    results.AtMost, Than: results.ClaimBound{Value: 0},
 			Spread: results.SpreadRange,
-			Quote:  []results.ClaimQuote{{Metric: "tokens_monotonic"}, {Metric: "takeover_ms"}, {Metric: "token_gap"}},
+			Quote:  []results.ClaimQuote{{Metric: results.FailoverMetrics.TokensMonotonic.Name}, {Metric: results.FailoverMetrics.TakeoverMs.Name}, {Metric: results.FailoverMetrics.TokenGap.Name}},
 		},
 		ThroughputTarget("monolock"),
 	}
@@ -133,7 +133,7 @@ func oneLease(id, mode, claim, statement string, guards []results.ClaimGuard) re
 	return results.ClaimRule{
 		ID: id, Claim: claim, Statement: statement,
 		Threshold: "holds when the max trial ≤ 1.1 × lease in every repetition and no trial failed; fails when it exceeds that in every repetition or a trial failed",
-		Scenario:  "handover", Variant: mode, Subject: "monolock", Metric: "max",
+		Scenario:  "handover", Variant: mode, Subject: "monolock", Metric: results.HandoverMetrics.Max.Name,
 		Op: results.AtMost, Than: results.ClaimBound{Parameter: "lease", Factor: 1.1},
 		Spread: results.SpreadRange, Guards: guards,
 	}

@@ -165,7 +165,7 @@ func againstRedisAt(subject, how string) results.ClaimRule {
 		Claim:     "Target: " + how + " an uncontended acquire over a real round trip costs no more than Redis SET NX, within 10%.",
 		Statement: "Under " + networkProfile + ", uncontended (latency, w1), " + subject + "'s acquire p50 is at most 1.1 × the Redis contender's.",
 		Threshold: "holds when " + subject + " ≤ 1.1 × redis for every pairing of repetitions (min/max spread); fails when above for every pairing",
-		Scenario:  "latency", Network: networkProfile, Variant: "w1", Subject: subject, Metric: "acquire_p50",
+		Scenario:  "latency", Network: networkProfile, Variant: "w1", Subject: subject, Metric: results.LatencyMetrics.AcquireP50.Name,
 		Op: results.AtMost, Than: results.ClaimBound{Contender: "redis", Factor: 1.1},
 		Spread: results.SpreadRange,
 	}
@@ -180,7 +180,7 @@ func coldInRoundTrips() results.ClaimRule {
 		Claim:     "Target: a claim on a new connection costs two round trips, the handshake and the request.",
 		Statement: "Under " + networkProfile + ", uncontended (latency, w1), monolock's acquire p50 is 2 measured round trips, within 20%.",
 		Threshold: "holds when 2 RTT / 1.2 ≤ monolock ≤ 1.2 × 2 RTT for every repetition, the RTT the median of the profile's measured paths; fails when outside for every repetition",
-		Scenario:  "latency", Network: networkProfile, Variant: "w1", Subject: "monolock", Metric: "acquire_p50",
+		Scenario:  "latency", Network: networkProfile, Variant: "w1", Subject: "monolock", Metric: results.LatencyMetrics.AcquireP50.Name,
 		Op: results.Within, Than: results.ClaimBound{RTTs: 2, Factor: 1.2},
 		Spread: results.SpreadRange,
 	}
@@ -192,7 +192,7 @@ func warmTargets() []results.ClaimRule {
 		Claim:     "Target: with warm spares an uncontended acquire costs no more than Redis SET NX, within 10%.",
 		Statement: "Uncontended (latency, w1), monolock-warm's acquire p50 is at most 1.1 × the Redis contender's.",
 		Threshold: "holds when monolock-warm ≤ 1.1 × redis for every pairing of repetitions (min/max spread); fails when above for every pairing",
-		Scenario:  "latency", Variant: "w1", Subject: "monolock-warm", Metric: "acquire_p50",
+		Scenario:  "latency", Variant: "w1", Subject: "monolock-warm", Metric: results.LatencyMetrics.AcquireP50.Name,
 		Op: results.AtMost, Than: results.ClaimBound{Contender: "redis", Factor: 1.1},
 		Spread: results.SpreadRange, Quote: []results.ClaimQuote{{Contender: "monolock"}},
 	}}, variantCostTargets("monolock-warm")...)
@@ -204,7 +204,7 @@ func fastOpenTargets() []results.ClaimRule {
 		Claim:     "Target: with TCP Fast Open a claim on a new connection is at least 20% faster than without.",
 		Statement: "Uncontended (latency, w1), monolock-tfo's acquire p50 (a new connection per claim) is at most 0.8 × monolock's.",
 		Threshold: "holds when monolock-tfo ≤ 0.8 × monolock for every pairing of repetitions; fails when above for every pairing",
-		Scenario:  "latency", Variant: "w1", Subject: "monolock-tfo", Metric: "acquire_p50",
+		Scenario:  "latency", Variant: "w1", Subject: "monolock-tfo", Metric: results.LatencyMetrics.AcquireP50.Name,
 		Op: results.AtMost, Than: results.ClaimBound{Contender: "monolock", Factor: 0.8},
 		Spread: results.SpreadRange, Quote: []results.ClaimQuote{{Contender: "tcp-floor"}},
 	}}, variantCostTargets("monolock-tfo")...)
@@ -219,7 +219,7 @@ func ThroughputTarget(subject string) results.ClaimRule {
 		Claim:     "Target: short locks run at the speed of a bare connection per claim.",
 		Statement: "Short locks on distinct keys at the most workers (throughput, distinct-w*), " + subject + "'s cycles per second are at least 0.95 × the tcp-floor's.",
 		Threshold: "holds when " + subject + " ≥ 0.95 × tcp-floor for every pairing of repetitions; fails when below for every pairing",
-		Scenario:  "throughput", Variant: "distinct-w*", Pick: results.PickLargest, Subject: subject, Metric: "cycles_per_sec",
+		Scenario:  "throughput", Variant: "distinct-w*", Pick: results.PickLargest, Subject: subject, Metric: results.ThroughputMetrics.CyclesPerSec.Name,
 		Op: results.AtLeast, Than: results.ClaimBound{Contender: "tcp-floor", Factor: 0.95},
 		Spread: results.SpreadRange,
 	}
@@ -234,7 +234,7 @@ func variantCostTargets(subject string) []results.ClaimRule {
 		Claim:     "Target: the client variant does not make the server work harder per lock, within 10%.",
 		Statement: "Short locks on distinct keys at the most workers (throughput, distinct-w*), the server's CPU per 1,000 locks with " + subject + " is at most 1.1 × with monolock.",
 		Threshold: "holds when " + subject + " ≤ 1.1 × monolock for every pairing of repetitions; fails when above for every pairing",
-		Scenario:  "throughput", Variant: "distinct-w*", Pick: results.PickLargest, Subject: subject, Metric: "server_cpu_ms_per_1k",
+		Scenario:  "throughput", Variant: "distinct-w*", Pick: results.PickLargest, Subject: subject, Metric: results.ThroughputMetrics.ServerCPUMsPer1k.Name,
 		Op: results.AtMost, Than: results.ClaimBound{Contender: "monolock", Factor: 1.1},
 		Spread: results.SpreadRange,
 	}}

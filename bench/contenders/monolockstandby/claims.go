@@ -25,11 +25,11 @@ func Claims() []results.ClaimRule {
 			// means something beyond the mechanism keeps the service
 			// away (a client's TCP retransmission timer, for one).
 			Threshold: "holds when gap_over_d ≤ 2 in every repetition; fails when above 2 in every repetition",
-			Scenario:  "failover", Variant: variant, Subject: Name, Metric: "gap_over_d",
+			Scenario:  "failover", Variant: variant, Subject: Name, Metric: results.FailoverMetrics.GapOverD.Name,
 			Label: "longest gap / D",
 			Op:    results.AtMost, Than: results.ClaimBound{Value: 2},
 			Spread: results.SpreadRange,
-			Quote:  []results.ClaimQuote{{Metric: "detection_ms"}, {Metric: "unavailable_ms"}},
+			Quote:  []results.ClaimQuote{{Metric: results.FailoverMetrics.DetectionMs.Name}, {Metric: results.FailoverMetrics.UnavailableMs.Name}},
 		}
 	}
 	noNewFailure := func(id, variant, how, why string) results.ClaimRule {
@@ -38,15 +38,15 @@ func Claims() []results.ClaimRule {
 			Claim:     "A failover adds no new failure mode (the failover fences the old primary).",
 			Statement: "failover " + variant + " (" + how + "): with the address moved away from the old primary, no name is granted by the standby while a client still believes the primary's grant of it, neither the fenced nor the unfenced store accepts a stale write, and the fenced store never refuses the current owner. " + why,
 			Threshold: "holds when double_grants = 0 in every repetition and no stale write was accepted and no owner's write refused; fails when above 0 in every repetition or any such write",
-			Scenario:  "failover", Variant: variant, Subject: Name, Metric: "double_grants",
+			Scenario:  "failover", Variant: variant, Subject: Name, Metric: results.FailoverMetrics.DoubleGrants.Name,
 			Op: results.AtMost, Than: results.ClaimBound{Value: 0},
 			Spread: results.SpreadRange,
 			Guards: []results.ClaimGuard{
-				{Metric: "unsafe_writes_unfenced", Label: "stale writes the unfenced store accepted"},
-				{Metric: "unsafe_writes_fenced", Label: "stale writes the fenced store accepted"},
-				{Metric: "owner_writes_rejected", Label: "writes of the current owner the fenced store refused (tokens went backwards)"},
+				{Metric: results.FailoverMetrics.UnsafeWritesUnfenced.Name, Label: "stale writes the unfenced store accepted"},
+				{Metric: results.FailoverMetrics.UnsafeWritesFenced.Name, Label: "stale writes the fenced store accepted"},
+				{Metric: results.FailoverMetrics.OwnerWritesRejected.Name, Label: "writes of the current owner the fenced store refused (tokens went backwards)"},
 			},
-			Quote: []results.ClaimQuote{{Metric: "holder_stop_ms"}, {Metric: "detection_ms"}, {Metric: "tokens_monotonic"}},
+			Quote: []results.ClaimQuote{{Metric: results.FailoverMetrics.HolderStopMs.Name}, {Metric: results.FailoverMetrics.DetectionMs.Name}, {Metric: results.FailoverMetrics.TokensMonotonic.Name}},
 		}
 	}
 	const clock = " Both servers read this host's clock, so the NTP requirement holds exactly."
@@ -62,22 +62,22 @@ func Claims() []results.ClaimRule {
 			Claim:     "Fencing tokens stay monotonic across a failover to the standby when it takes over more than a second after the primary's last grant (with NTP on the two machines).",
 			Statement: "failover " + primaryLost + " (" + keepalived + "): every token the standby granted after the move exceeds every token the primary granted before the fault. D is at least two intervals (2 s), so the standby always takes over more than a second later: the promise applies in every repetition." + clock,
 			Threshold: "holds when tokens_monotonic = 1 in every repetition; fails when 0 in every repetition",
-			Scenario:  "failover", Variant: primaryLost, Subject: Name, Metric: "tokens_monotonic",
+			Scenario:  "failover", Variant: primaryLost, Subject: Name, Metric: results.FailoverMetrics.TokensMonotonic.Name,
 			Label: "tokens after > tokens before (1 = yes)",
 			Op:    results.AtLeast, Than: results.ClaimBound{Value: 1},
 			Spread: results.SpreadRange,
-			Quote:  []results.ClaimQuote{{Metric: "token_gap"}, {Metric: "takeover_ms"}, {Metric: "detection_ms"}},
+			Quote:  []results.ClaimQuote{{Metric: results.FailoverMetrics.TokenGap.Name}, {Metric: results.FailoverMetrics.TakeoverMs.Name}, {Metric: results.FailoverMetrics.DetectionMs.Name}},
 		},
 		{
 			ID:        "standby-tokens-monotonic-fast",
 			Claim:     "Fencing tokens stay monotonic across a failover to the standby when it takes over more than a second after the primary's last grant (with NTP on the two machines).",
 			Statement: "failover " + primaryLostFast + " (" + fast + "): no repetition in which the standby's first grant came more than a second after the primary's last one has a token after the move at or below one before. A token is the unix second of the latest grant and a counter, so a takeover within the second may go backwards without breaking the promise: such a repetition is left out (its tokens_monotonic is in the failover table), and with none left the claim is not measured." + clock,
 			Threshold: "holds when tokens_promise_broken = 0 in every repetition that took over more than a second later; fails when 1 in every such repetition",
-			Scenario:  "failover", Variant: primaryLostFast, Subject: Name, Metric: "tokens_promise_broken",
+			Scenario:  "failover", Variant: primaryLostFast, Subject: Name, Metric: results.FailoverMetrics.TokensPromiseBroken.Name,
 			Label: "repetitions with a later takeover and a backward token (1 = yes)",
 			Op:    results.AtMost, Than: results.ClaimBound{Value: 0},
 			Spread: results.SpreadRange,
-			Quote:  []results.ClaimQuote{{Metric: "tokens_monotonic"}, {Metric: "takeover_ms"}, {Metric: "token_gap"}},
+			Quote:  []results.ClaimQuote{{Metric: results.FailoverMetrics.TokensMonotonic.Name}, {Metric: results.FailoverMetrics.TakeoverMs.Name}, {Metric: results.FailoverMetrics.TokenGap.Name}},
 		},
 	}
 }

@@ -12,14 +12,14 @@ const hostLoss = "host-loss"
 // the server's default keepalives, "postgres-keepalive" with
 // TunedKeepalives). Each threshold says why it is set where it is.
 func Claims(subject string) []results.ClaimRule {
-	failed := []results.ClaimGuard{{Metric: "failed", Label: "failed trials"}}
+	failed := []results.ClaimGuard{{Metric: results.HandoverMetrics.Failed.Name, Label: "failed trials"}}
 	rules := []results.ClaimRule{
 		{
 			ID:        subject + "-no-fifo",
 			Claim:     "The manual gives **no promise about the sequence of the waiters**. There is no documented first-in, first-out (FIFO) fairness for advisory locks.",
 			Statement: subject + " under contention on one hot lock: grants overtake earlier pending requests more often than request-timing noise explains.",
 			Threshold: "holds when FIFO inversions > 1 per 1,000 grants in every repetition (monolock's tolerance for requests sent within one network delay); fails when ≤ 1 in every repetition, i.e. the waiters were served in order in this run",
-			Scenario:  "fairness", Variant: "*", Subject: subject, Metric: "fifo_inversions_per_1k",
+			Scenario:  "fairness", Variant: "*", Subject: subject, Metric: results.FairnessMetrics.FIFOInversionsPer1k.Name,
 			Label: "inversions per 1,000 grants",
 			Op:    results.AtLeast, Than: results.ClaimBound{Value: 1},
 			Spread: results.SpreadRange, Quote: []results.ClaimQuote{{Contender: "monolock"}},
@@ -29,7 +29,7 @@ func Claims(subject string) []results.ClaimRule {
 			Claim:     "The function `pg_advisory_lock` blocks until the server gives the lock. The return of the blocked call is the notification.",
 			Statement: subject + " handover after a graceful release: the median trial within 10 ms (monolock's bound for an immediate push), no failed trial.",
 			Threshold: "holds when p50 ≤ 10 ms in every repetition and no trial failed; fails when above in every repetition or a trial failed",
-			Scenario:  "handover", Variant: "graceful", Subject: subject, Metric: "p50",
+			Scenario:  "handover", Variant: "graceful", Subject: subject, Metric: results.HandoverMetrics.P50.Name,
 			Op: results.AtMost, Than: results.ClaimBound{Value: 10},
 			Spread: results.SpreadRange, Guards: failed,
 			Quote: []results.ClaimQuote{{Contender: "monolock"}},
@@ -39,7 +39,7 @@ func Claims(subject string) []results.ClaimRule {
 			Claim:     "The server does this automatically at the end of a session, also after a disconnect that is not controlled. Thus a dead connection releases its locks — when the server sees that the connection is dead.",
 			Statement: subject + " handover after SIGKILL of the holder process: its kernel closes the connection, so the server sees it at once; the median trial within 50 ms, no failed trial.",
 			Threshold: "holds when p50 ≤ 50 ms in every repetition and no trial failed; fails when above in every repetition or a trial failed",
-			Scenario:  "handover", Variant: "crash", Subject: subject, Metric: "p50",
+			Scenario:  "handover", Variant: "crash", Subject: subject, Metric: results.HandoverMetrics.P50.Name,
 			// A FIN from the dead process's kernel, the backend's exit
 			// and the waiter's wake-up: milliseconds, 50 on a loaded
 			// machine.
@@ -54,10 +54,10 @@ func Claims(subject string) []results.ClaimRule {
 			Claim:     "A session with a client that disappeared ends only when the server sees the problem. The manual is clear. The server finds a lost connection \"only at the next interaction with the socket\".",
 			Statement: "postgres (default keepalives) handover after the holder's host is lost: the waiter is not served within one lease (the keepalive probes start after two hours on Linux).",
 			Threshold: "holds when p50 ≥ 1 × lease in every repetition (a trial the waiter never got counts as failed, its time as the trial's limit); fails when p50 < lease in every repetition",
-			Scenario:  "handover", Variant: hostLoss, Subject: subject, Metric: "p50",
+			Scenario:  "handover", Variant: hostLoss, Subject: subject, Metric: results.HandoverMetrics.P50.Name,
 			Op: results.AtLeast, Than: results.ClaimBound{Parameter: "lease"},
 			Spread: results.SpreadRange,
-			Quote:  []results.ClaimQuote{{Metric: "failed"}, {Contender: "postgres-keepalive"}, {Contender: "monolock"}},
+			Quote:  []results.ClaimQuote{{Metric: results.HandoverMetrics.Failed.Name}, {Contender: "postgres-keepalive"}, {Contender: "monolock"}},
 		})
 	}
 	return append(rules, results.ClaimRule{
@@ -65,7 +65,7 @@ func Claims(subject string) []results.ClaimRule {
 		Claim:     "TCP settings close this gap: `tcp_keepalives_idle`, `tcp_keepalives_interval`, `tcp_keepalives_count`, and `tcp_user_timeout`.",
 		Statement: subject + " (" + "tcp_keepalives_idle=1, interval=1, count=3, tcp_user_timeout=3s) handover after the holder's host is lost: the median trial within 4.5 s, no failed trial.",
 		Threshold: "holds when p50 ≤ 4.5 s in every repetition and no trial failed; fails when above in every repetition or a trial failed",
-		Scenario:  "handover", Variant: hostLoss, Subject: subject, Metric: "p50",
+		Scenario:  "handover", Variant: hostLoss, Subject: subject, Metric: results.HandoverMetrics.P50.Name,
 		// Idle 1s then three 1s probes: ~4s; 0.5s of slack for the
 		// waiter and a loaded machine. The limit must stay below the
 		// trial's own grant bound (2 leases + 1s, at least 3s: 5s at the

@@ -17,6 +17,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // Chart size: wide enough for a legend beside the lines, small enough for
@@ -234,7 +236,7 @@ func (f *figures) throughputChart() ([]byte, error) {
 		var errs plotter.YErrors
 		for _, v := range f.variantsWhere("throughput", closedDistinct) {
 			w := f.params("throughput", v).Workers
-			x, ok := f.row("throughput", c, v, "cycles_per_sec")
+			x, ok := f.row("throughput", c, v, results.ThroughputMetrics.CyclesPerSec.Name)
 			if !ok {
 				continue
 			}
@@ -308,13 +310,13 @@ func (f *figures) handoverChart() ([]byte, error) {
 		}
 		for _, m := range modes {
 			v, w := math.NaN(), math.NaN()
-			if x, ok := f.row("handover", c, m, "p50"); ok {
+			if x, ok := f.row("handover", c, m, results.HandoverMetrics.P50.Name); ok {
 				v = math.Max(x.Median, 1e-3)
 			}
-			if x, ok := f.row("handover", c, m, "max"); ok {
+			if x, ok := f.row("handover", c, m, results.HandoverMetrics.Max.Name); ok {
 				w = math.Max(x.Median, 1e-3)
 			}
-			at, capped := f.neverAt("handover", c, m, "p50")
+			at, capped := f.neverAt("handover", c, m, results.HandoverMetrics.P50.Name)
 			label := ""
 			if capped {
 				v, label = at, f.neverText("handover", c, m)

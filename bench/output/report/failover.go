@@ -24,23 +24,30 @@ import (
 // file may still carry.
 var failoverFigures = [][]failoverColumn{
 	{
-		{"unavailable_ms", "", "unavailable"}, {"detection_ms", "d_ms", "D (detection)"},
-		{"recovery_ms", "", "recovery after restart or move"}, {"double_grants", "", "double grants"},
+		{results.FailoverMetrics.UnavailableMs.Name, "", "unavailable"},
+		{results.FailoverMetrics.DetectionMs.Name, "d_ms", "D (detection)"},
+		{results.FailoverMetrics.RecoveryMs.Name, "", "recovery after restart or move"},
+		{results.FailoverMetrics.DoubleGrants.Name, "", "double grants"},
 	},
 	{
-		{"zero_grant_ms", "", "empty 100-ms steps"}, {"failed_attempts", "", "failed attempts"},
-		{"lost_holders", "", "lost holders"}, {"tokens_monotonic", "", "tokens monotonic (1 = yes)"},
+		{results.FailoverMetrics.ZeroGrantMs.Name, "", "empty 100-ms steps"},
+		{results.FailoverMetrics.FailedAttempts.Name, "", "failed attempts"},
+		{results.FailoverMetrics.LostHolders.Name, "", "lost holders"},
+		{results.FailoverMetrics.TokensMonotonic.Name, "", "tokens monotonic (1 = yes)"},
 	},
 	{
-		{"acquire_p99_during_fault", "", "acquire p99 in fault"}, {"release_p99_during_fault", "", "release p99 in fault"},
+		{results.FailoverMetrics.AcquireP99DuringFault.Name, "", "acquire p99 in fault"},
+		{results.FailoverMetrics.ReleaseP99DuringFault.Name, "", "release p99 in fault"},
 	},
 }
 
 // standbyFigures are the columns of the key table of a standby pair's
 // variants, the rows that carry D.
 var standbyFigures = []failoverColumn{
-	{"detection_ms", "d_ms", "D (detection)"}, {"unavailable_ms", "", "unavailable"},
-	{"double_grants", "", "double grants"}, {"tokens_monotonic", "", "tokens monotonic (1 = yes)"},
+	{results.FailoverMetrics.DetectionMs.Name, "d_ms", "D (detection)"},
+	{results.FailoverMetrics.UnavailableMs.Name, "", "unavailable"},
+	{results.FailoverMetrics.DoubleGrants.Name, "", "double grants"},
+	{results.FailoverMetrics.TokensMonotonic.Name, "", "tokens monotonic (1 = yes)"},
 }
 
 // failoverColumn is one figure of a failover table: its metric, the old
@@ -109,7 +116,8 @@ func (f *figures) failoverSection(d *document) error {
 // variant is left out: two servers granting at once is no availability;
 // so are a standby pair's variants, whose table beside D has the figure.
 func (f *figures) unavailableTable(d *document) {
-	const s, metric = "failover", "unavailable_ms"
+	const s = "failover"
+	metric := results.FailoverMetrics.UnavailableMs.Name
 	var vs []string
 	var rows []results.Row
 	for _, v := range f.variants(s) {
@@ -151,7 +159,7 @@ func (f *figures) unavailableTable(d *document) {
 // detection and switch, in failover variant v (detection_ms, or d_ms in
 // runs written before its rename).
 func (f *figures) measuredD(c, v string) bool {
-	_, ok := f.failoverRow(c, v, "detection_ms", "d_ms")
+	_, ok := f.failoverRow(c, v, results.FailoverMetrics.DetectionMs.Name, "d_ms")
 	return ok
 }
 
@@ -237,15 +245,15 @@ func (f *figures) failoverReading() string {
 	var parts []string
 	for _, v := range f.variants(s) {
 		if f.unfenced(v) {
-			if line := f.listFigures(s, v, "double_grants", f.locks(s)); line != "" {
+			if line := f.listFigures(s, v, results.FailoverMetrics.DoubleGrants.Name, f.locks(s)); line != "" {
 				parts = append(parts, fmt.Sprintf("double grants in %s, the unfenced deployment (no fault: its short gap is two servers granting at once, not availability): %s", v, line))
 			}
 			continue
 		}
-		if line, _ := f.ranked(s, v, "unavailable_ms", f.locks(s), false); line != "" {
+		if line, _ := f.ranked(s, v, results.FailoverMetrics.UnavailableMs.Name, f.locks(s), false); line != "" {
 			parts = append(parts, fmt.Sprintf("the longest stretch without a grant in %s, shortest first: %s", v, line))
 		}
-		if line := f.listFigures(s, v, "double_grants", f.locks(s)); line != "" {
+		if line := f.listFigures(s, v, results.FailoverMetrics.DoubleGrants.Name, f.locks(s)); line != "" {
 			parts = append(parts, fmt.Sprintf("double grants in %s: %s", v, line))
 		}
 	}

@@ -253,7 +253,7 @@ func (f *figures) mostWorkers() (string, int) {
 			continue
 		}
 		for _, c := range f.locks("throughput") {
-			if _, ok := f.row("throughput", c, v, "cycles_per_sec"); ok {
+			if _, ok := f.row("throughput", c, v, results.ThroughputMetrics.CyclesPerSec.Name); ok {
 				best, bestW = v, w
 				break
 			}

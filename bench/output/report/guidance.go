@@ -17,31 +17,31 @@ type situation struct {
 }
 
 func (f *figures) situations() []situation {
-	out := []situation{{"Single uncontended acquisitions (acquire p50, 1 worker)", "latency", "w1", "acquire_p50", false}}
+	out := []situation{{"Single uncontended acquisitions (acquire p50, 1 worker)", "latency", "w1", results.LatencyMetrics.AcquireP50.Name, false}}
 	if v, w := f.mostWorkers(); v != "" {
-		out = append(out, situation{fmt.Sprintf("Very many very short locks (hold 0, %d workers on distinct keys, cycles/s)", w), "throughput", v, "cycles_per_sec", true})
+		out = append(out, situation{fmt.Sprintf("Very many very short locks (hold 0, %d workers on distinct keys, cycles/s)", w), "throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, true})
 	}
 	for _, v := range f.variantsWhere("throughput", func(p results.VariantParams) bool { return p.Contended }) {
-		out = append(out, situation{fmt.Sprintf("Short locks on a small shared key set (%s, cycles/s)", v), "throughput", v, "cycles_per_sec", true})
+		out = append(out, situation{fmt.Sprintf("Short locks on a small shared key set (%s, cycles/s)", v), "throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, true})
 		break
 	}
 	out = append(out,
-		situation{"Hot locks passed from worker to worker (handover after a release, p50)", "handover", "graceful", "p50", false},
-		situation{"Holders that may crash (handover after SIGKILL, p50)", "handover", "crash", "p50", false},
-		situation{"Holders that may freeze (handover after SIGSTOP, p50)", "handover", "freeze", "p50", false})
+		situation{"Hot locks passed from worker to worker (handover after a release, p50)", "handover", "graceful", results.HandoverMetrics.P50.Name, false},
+		situation{"Holders that may crash (handover after SIGKILL, p50)", "handover", "crash", results.HandoverMetrics.P50.Name, false},
+		situation{"Holders that may freeze (handover after SIGSTOP, p50)", "handover", "freeze", results.HandoverMetrics.P50.Name, false})
 	out = append(out,
-		situation{"Holders that may stall past the lease and then write (safety, pause: stale writes accepted by a fenced store; locks without tokens have no fenced figure)", "safety", "pause", "unsafe_writes_fenced", false},
-		situation{"Holders whose machine may vanish from the network (safety, host-loss: smallest margin by which the holder learned it lost the lock before the next grant, ms)", "safety", "host-loss", "learn_first_margin_min", true},
-		situation{"Servers whose wall clock may jump (safety, clock-jump: stale writes accepted by an unfenced store)", "safety", "clock-jump", "unsafe_writes_unfenced", false})
+		situation{"Holders that may stall past the lease and then write (safety, pause: stale writes accepted by a fenced store; locks without tokens have no fenced figure)", "safety", "pause", results.SafetyMetrics.UnsafeWritesFenced.Name, false},
+		situation{"Holders whose machine may vanish from the network (safety, host-loss: smallest margin by which the holder learned it lost the lock before the next grant, ms)", "safety", "host-loss", results.SafetyMetrics.LearnFirstMarginMin.Name, true},
+		situation{"Servers whose wall clock may jump (safety, clock-jump: stale writes accepted by an unfenced store)", "safety", "clock-jump", results.SafetyMetrics.UnsafeWritesUnfenced.Name, false})
 	if v := f.firstVariant("fairness"); v != "" {
 		out = append(out,
-			situation{fmt.Sprintf("Many clients queueing for one lock (%s, Jain fairness index, 1 = equal shares)", v), "fairness", v, "jain_index", true},
-			situation{fmt.Sprintf("Load on the coordinator while clients wait (%s, commands/s)", v), "fairness", v, "server_ops_per_sec", false})
+			situation{fmt.Sprintf("Many clients queueing for one lock (%s, Jain fairness index, 1 = equal shares)", v), "fairness", v, results.FairnessMetrics.JainIndex.Name, true},
+			situation{fmt.Sprintf("Load on the coordinator while clients wait (%s, commands/s)", v), "fairness", v, results.FairnessMetrics.ServerOpsPerSec.Name, false})
 	}
 	out = append(out,
-		situation{"The lock service's servers crash and restart (failover restart: longest stretch without a grant)", "failover", "restart", "unavailable_ms", false},
-		situation{"Servers are stopped for maintenance and restarted (failover graceful-restart: longest stretch without a grant)", "failover", "graceful-restart", "unavailable_ms", false},
-		situation{"A minority of the servers is lost and stays down (failover minority-down: longest stretch without a grant)", "failover", "minority-down", "unavailable_ms", false})
+		situation{"The lock service's servers crash and restart (failover restart: longest stretch without a grant)", "failover", "restart", results.FailoverMetrics.UnavailableMs.Name, false},
+		situation{"Servers are stopped for maintenance and restarted (failover graceful-restart: longest stretch without a grant)", "failover", "graceful-restart", results.FailoverMetrics.UnavailableMs.Name, false},
+		situation{"A minority of the servers is lost and stays down (failover minority-down: longest stretch without a grant)", "failover", "minority-down", results.FailoverMetrics.UnavailableMs.Name, false})
 	return out
 }
 

@@ -49,7 +49,7 @@ func WriteIndexWith(reportsDir string, upgrade func(*results.Results)) error {
 
 	var b strings.Builder
 	b.WriteString("# Benchmark reports\n\n")
-	b.WriteString("Each folder holds one run of `monolock-bench run`: `results.json` (all raw data), `report.md` and `report.html` (rendered from it; `monolock-bench report DIR/results.json` re-renders them) and the charts. This index is generated from the `results.json` files present; nothing here is edited by hand. Compare two runs with `monolock-bench compare A/results.json B/results.json`.\n\n")
+	b.WriteString("Each folder holds one run of `monolock-bench run`: `results.json` (all raw data), `report.md` and `report.html` (rendered from it; `monolock-bench report DIR/results.json` re-renders them) and the charts. This index is generated from the `results.json` files present; nothing here is edited by hand. Compare two runs with `monolock-bench compare A/results.json B/results.json` (each side may be several runs joined by commas, pooled).\n\n")
 	if len(entries) == 0 {
 		b.WriteString("No runs yet: `make bench` makes one.\n")
 	} else {

@@ -122,13 +122,13 @@ func (f *figures) noiseText() string {
 func (f *figures) overheadText() string {
 	var parts []string
 	for _, fl := range f.floors("latency") {
-		if x, ok := f.row("latency", fl, "w1", "acquire_p50"); ok {
+		if x, ok := f.row("latency", fl, "w1", results.LatencyMetrics.AcquireP50.Name); ok {
 			parts = append(parts, fmt.Sprintf("%s %s per acquire (p50, 1 worker)", fl, results.Format(x.Median, x.Unit)))
 		}
 	}
 	if v, w := f.mostWorkers(); v != "" {
 		for _, fl := range f.floors("throughput") {
-			if x, ok := f.row("throughput", fl, v, "cycles_per_sec"); ok {
+			if x, ok := f.row("throughput", fl, v, results.ThroughputMetrics.CyclesPerSec.Name); ok {
 				parts = append(parts, fmt.Sprintf("%s %s cycles/s at %d workers", fl, results.Num(x.Median), w))
 			}
 		}

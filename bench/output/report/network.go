@@ -57,7 +57,7 @@ func networkSection(d *document, r *results.Results) error {
 		return err
 	}
 	throughputPerProfile(d, runs)
-	perProfileTable(d, runs, "Handover after a graceful release", "handover", "graceful", "p50",
+	perProfileTable(d, runs, "Handover after a graceful release", "handover", "graceful", results.HandoverMetrics.P50.Name,
 		"Median handover after release, the holder's release to the waiter's grant; a release and a grant each cross the path.")
 	failuresPerProfile(d, runs)
 	claimsPerProfile(d, r, runs)
@@ -245,7 +245,7 @@ func acquireAgainstRTT(d *document, runs []profileRun) error {
 		row := []cell{{text: c}}
 		var xys plotter.XYs
 		for _, pr := range runs {
-			x, ok := pr.f.row("latency", c, acquireVariant, "acquire_p50")
+			x, ok := pr.f.row("latency", c, acquireVariant, results.LatencyMetrics.AcquireP50.Name)
 			if !ok {
 				row = append(row, cell{text: "–"})
 				continue
@@ -309,8 +309,8 @@ func throughputPerProfile(d *document, runs []profileRun) {
 	}
 	wf, wm := f.params("throughput", fewest).Workers, f.params("throughput", most).Workers
 	rows := perProfileRows(runs, "throughput", func(pr profileRun, c string) (string, bool) {
-		a, oka := pr.f.row("throughput", c, fewest, "cycles_per_sec")
-		b, okb := pr.f.row("throughput", c, most, "cycles_per_sec")
+		a, oka := pr.f.row("throughput", c, fewest, results.ThroughputMetrics.CyclesPerSec.Name)
+		b, okb := pr.f.row("throughput", c, most, results.ThroughputMetrics.CyclesPerSec.Name)
 		if !oka && !okb {
 			return "", false
 		}
@@ -424,8 +424,8 @@ func failuresPerProfile(d *document, runs []profileRun) {
 	for _, c := range contenders {
 		row := []cell{{text: c}}
 		for _, pr := range runs {
-			p99, ok := pr.f.row("latency", c, acquireVariant, "acquire_p99")
-			failed, fok := pr.f.row("latency", c, acquireVariant, "failures")
+			p99, ok := pr.f.row("latency", c, acquireVariant, results.LatencyMetrics.AcquireP99.Name)
+			failed, fok := pr.f.row("latency", c, acquireVariant, results.LatencyMetrics.Failures.Name)
 			switch {
 			case ok && fok:
 				row = append(row, cell{text: usText(p99.Median) + " / " + results.Num(failed.Median)})

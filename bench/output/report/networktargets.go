@@ -108,8 +108,8 @@ func zeroLineTargets(runs []profileRun) []target {
 		}
 		var ks []float64
 		for _, c := range pr.f.scenarioContenders("throughput") {
-			z, okz := pr.f.row("throughput", c, most, "cycles_per_sec")
-			d, okd := runs[direct].f.row("throughput", c, most, "cycles_per_sec")
+			z, okz := pr.f.row("throughput", c, most, results.ThroughputMetrics.CyclesPerSec.Name)
+			d, okd := runs[direct].f.row("throughput", c, most, results.ThroughputMetrics.CyclesPerSec.Name)
 			if okz && okd && d.Median > 0 {
 				ks = append(ks, z.Median/d.Median)
 			}
@@ -217,14 +217,14 @@ func lineLoads(pr profileRun) (variant string, loads []lineLoad) {
 	}
 	workers := float64(pr.f.params("throughput", most).Workers) / float64(pr.f.params("throughput", fewest).Workers)
 	for _, c := range pr.f.scenarioContenders("throughput") {
-		alone, ok := pr.f.row("throughput", c, fewest, "cycles_per_sec")
+		alone, ok := pr.f.row("throughput", c, fewest, results.ThroughputMetrics.CyclesPerSec.Name)
 		if !ok || alone.Median <= 0 {
 			continue
 		}
 		for _, x := range pr.f.raws("throughput", c, most) {
-			cps, ok1 := figureOf(x, "cycles_per_sec")
-			cl, ok2 := figureOf(x, "client_cpu_ms_per_1k")
-			sv, ok3 := figureOf(x, "server_cpu_ms_per_1k")
+			cps, ok1 := figureOf(x, results.ThroughputMetrics.CyclesPerSec.Name)
+			cl, ok2 := figureOf(x, results.ThroughputMetrics.ClientCPUMsPer1k.Name)
+			sv, ok3 := figureOf(x, results.ThroughputMetrics.ServerCPUMsPer1k.Name)
 			if x.Line == nil || !ok1 || !ok2 || !ok3 || cps <= 0 {
 				continue
 			}

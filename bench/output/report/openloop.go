@@ -15,7 +15,9 @@ import (
 
 // openLoopQuantiles are the percentiles the open-loop chart draws.
 var openLoopQuantiles = []struct{ metric, label string }{
-	{"acquire_p50", "p50"}, {"acquire_p99", "p99"}, {"acquire_p999", "p99.9"},
+	{results.LatencyMetrics.AcquireP50.Name, "p50"},
+	{results.LatencyMetrics.AcquireP99.Name, "p99"},
+	{results.LatencyMetrics.AcquireP999.Name, "p99.9"},
 }
 
 // openLoopSection charts each open-loop percentile against the offered
@@ -39,11 +41,11 @@ func (f *figures) openLoopSection(d *document) error {
 	for _, c := range f.scenarioContenders("latency") {
 		var at []string
 		for _, v := range vs {
-			p99, ok1 := f.row("latency", c, v, "acquire_p99")
-			off, ok2 := f.row("latency", c, v, "offered_per_sec")
+			p99, ok1 := f.row("latency", c, v, results.LatencyMetrics.AcquireP99.Name)
+			off, ok2 := f.row("latency", c, v, results.LatencyMetrics.OfferedPerSec.Name)
 			if ok1 && ok2 {
 				text := fmt.Sprintf("%s at %s/s", results.Format(p99.Median, p99.Unit), results.Num(off.Median))
-				if vals, _ := f.values("latency", c, v, "acquire_p99"); noisy(vals) {
+				if vals, _ := f.values("latency", c, v, results.LatencyMetrics.AcquireP99.Name); noisy(vals) {
 					show := results.DisplayFor(p99.Unit, p99.Median)
 					text += fmt.Sprintf(" (noise: %s to %s, n=%d)", show.Format(p99.Min), show.Format(p99.Max), len(vals))
 				}
@@ -81,7 +83,7 @@ func (f *figures) openLoopChart(vs []string, metric, label string) ([]byte, erro
 		var xys plotter.XYs
 		for _, v := range vs {
 			y, ok1 := f.row("latency", c, v, metric)
-			x, ok2 := f.row("latency", c, v, "offered_per_sec")
+			x, ok2 := f.row("latency", c, v, results.LatencyMetrics.OfferedPerSec.Name)
 			if !ok1 || !ok2 || x.Median <= 0 || y.Median <= 0 {
 				continue
 			}
@@ -124,9 +126,9 @@ func (f *figures) latencyNoise(d *document) {
 	var ns []noise
 	var all []float64
 	for _, c := range f.scenarioContenders("latency") {
-		p50, ok := f.row("latency", c, "w1", "acquire_p50")
-		lo, ok1 := f.row("latency", c, "w1", "acquire_p50_ci_lo")
-		hi, ok2 := f.row("latency", c, "w1", "acquire_p50_ci_hi")
+		p50, ok := f.row("latency", c, "w1", results.LatencyMetrics.AcquireP50.Name)
+		lo, ok1 := f.row("latency", c, "w1", results.LatencyMetrics.AcquireP50CILo.Name)
+		hi, ok2 := f.row("latency", c, "w1", results.LatencyMetrics.AcquireP50CIHi.Name)
 		if !ok || !ok1 || !ok2 {
 			continue
 		}

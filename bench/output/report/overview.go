@@ -136,39 +136,39 @@ func (f *figures) glanceGroups() []glanceGroup {
 		return c
 	}
 	speed := []column{
-		col("acquire p50, 1 worker", "latency", "w1", "acquire_p50", "us"),
-		col("acquire p99, 1 worker", "latency", "w1", "acquire_p99", "us"),
-		col("acquire + release p50, 1 worker", "latency", "w1", "cycle_p50", "us"),
+		col("acquire p50, 1 worker", "latency", "w1", results.LatencyMetrics.AcquireP50.Name, "us"),
+		col("acquire p99, 1 worker", "latency", "w1", results.LatencyMetrics.AcquireP99.Name, "us"),
+		col("acquire + release p50, 1 worker", "latency", "w1", results.LatencyMetrics.CycleP50.Name, "us"),
 	}
 	var cpu []column
 	if v, w := f.mostWorkers(); v != "" {
 		speed = append(speed,
-			col(fmt.Sprintf("short locks, %d workers, distinct keys", w), "throughput", v, "cycles_per_sec", "locks/s"),
-			col(fmt.Sprintf("cycle p99, %d workers", w), "throughput", v, "cycle_p99", "us"))
+			col(fmt.Sprintf("short locks, %d workers, distinct keys", w), "throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, "locks/s"),
+			col(fmt.Sprintf("cycle p99, %d workers", w), "throughput", v, results.ThroughputMetrics.CycleP99.Name, "us"))
 		cpu = append(cpu,
-			col(fmt.Sprintf("coordinator CPU per 1,000 locks, %d workers", w), "throughput", v, "server_cpu_ms_per_1k", "ms"),
-			col(fmt.Sprintf("client CPU per 1,000 locks, %d workers", w), "throughput", v, "client_cpu_ms_per_1k", "ms"))
+			col(fmt.Sprintf("coordinator CPU per 1,000 locks, %d workers", w), "throughput", v, results.ThroughputMetrics.ServerCPUMsPer1k.Name, "ms"),
+			col(fmt.Sprintf("client CPU per 1,000 locks, %d workers", w), "throughput", v, results.ThroughputMetrics.ClientCPUMsPer1k.Name, "ms"))
 	}
 	for _, v := range f.variantsWhere("throughput", func(p results.VariantParams) bool { return p.Contended }) {
 		w := f.params("throughput", v).Workers
-		speed = append(speed, col(fmt.Sprintf("short locks, %d workers, shared keys", w), "throughput", v, "cycles_per_sec", "locks/s"))
+		speed = append(speed, col(fmt.Sprintf("short locks, %d workers, shared keys", w), "throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, "locks/s"))
 		break
 	}
 	groups := []glanceGroup{
 		{"Speed", speed},
 		{"Handover (the waiter's grant after the holder stops)", []column{
-			col("after release, p50", "handover", "graceful", "p50", "ms"),
-			col("after crash, p50", "handover", "crash", "p50", "ms"),
-			col("after crash, max", "handover", "crash", "max", "ms"),
-			col("after freeze, p50", "handover", "freeze", "p50", "ms"),
+			col("after release, p50", "handover", "graceful", results.HandoverMetrics.P50.Name, "ms"),
+			col("after crash, p50", "handover", "crash", results.HandoverMetrics.P50.Name, "ms"),
+			col("after crash, max", "handover", "crash", results.HandoverMetrics.Max.Name, "ms"),
+			col("after freeze, p50", "handover", "freeze", results.HandoverMetrics.P50.Name, "ms"),
 		}},
 	}
 	if v := f.firstVariant("fairness"); v != "" {
 		groups = append(groups, glanceGroup{"Contention (" + v + ")", []column{
-			col("Jain index (1 = equal shares)", "fairness", v, "jain_index", ""),
-			col("FIFO inversions per 1,000 grants", "fairness", v, "fifo_inversions_per_1k", ""),
-			col("wait p99", "fairness", v, "wait_p99", "ms"),
-			col("coordinator load", "fairness", v, "server_ops_per_sec", "commands/s"),
+			col("Jain index (1 = equal shares)", "fairness", v, results.FairnessMetrics.JainIndex.Name, ""),
+			col("FIFO inversions per 1,000 grants", "fairness", v, results.FairnessMetrics.FIFOInversionsPer1k.Name, ""),
+			col("wait p99", "fairness", v, results.FairnessMetrics.WaitP99.Name, "ms"),
+			col("coordinator load", "fairness", v, results.FairnessMetrics.ServerOpsPerSec.Name, "commands/s"),
 		}})
 	}
 	return append(groups, glanceGroup{"CPU", cpu})

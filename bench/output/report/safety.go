@@ -29,19 +29,19 @@ func (f *figures) safetySection(d *document) error {
 	var items []string
 	for _, v := range f.variants("safety") {
 		var parts []string
-		if line := f.listFigures("safety", v, "unsafe_writes_unfenced", locks); line != "" {
+		if line := f.listFigures("safety", v, results.SafetyMetrics.UnsafeWritesUnfenced.Name, locks); line != "" {
 			parts = append(parts, "stale writes accepted by the unfenced store: "+line)
 		}
-		if line := f.listFigures("safety", v, "unsafe_writes_fenced", locks); line != "" {
+		if line := f.listFigures("safety", v, results.SafetyMetrics.UnsafeWritesFenced.Name, locks); line != "" {
 			parts = append(parts, "by the fenced store: "+line)
 		}
-		if line := f.listFigures("safety", v, "fenced_rejections", locks); line != "" {
+		if line := f.listFigures("safety", v, results.SafetyMetrics.FencedRejections.Name, locks); line != "" {
 			parts = append(parts, "writes the fenced store rejected as stale: "+line)
 		}
-		if line := f.listFigures("safety", v, "double_grants", locks); line != "" {
+		if line := f.listFigures("safety", v, results.SafetyMetrics.DoubleGrants.Name, locks); line != "" {
 			parts = append(parts, "grants while the old holder still believed it held the lock: "+line)
 		}
-		if line, _ := f.ranked("safety", v, "learn_first_margin_min", locks, true); line != "" {
+		if line, _ := f.ranked("safety", v, results.SafetyMetrics.LearnFirstMarginMin.Name, locks, true); line != "" {
 			parts = append(parts, "smallest learn-first margin, largest first: "+line)
 		}
 		if len(parts) > 0 {
@@ -56,7 +56,7 @@ func (f *figures) safetySection(d *document) error {
 		})
 	}
 	d.p("A lock without a fencing token has no fenced figure: a store can only fence writes that carry a token (each contender's token setting says what it has). A token from a counter on a single server is ordered with that server's grants; independent masters have no common counter, so there is no token to fence with.")
-	if line := f.listFigures("safety", "host-loss", "proxy_overhead_p50", locks); line != "" {
+	if line := f.listFigures("safety", "host-loss", results.SafetyMetrics.ProxyOverheadP50.Name, locks); line != "" {
 		d.details("Safety: what the fault proxy adds", func(d *document) {
 			d.p("The host-loss holder reaches its servers through an embedded fault proxy; what one proxy link adds to a small round trip (p50, measured in the same step): " + line + ".")
 		})
@@ -71,24 +71,24 @@ func (f *figures) safetyTable(d *document) {
 	const s = "safety"
 	var cols []column
 	for _, v := range f.variants(s) {
-		if f.measures(s, v, "unsafe_writes_unfenced") {
+		if f.measures(s, v, results.SafetyMetrics.UnsafeWritesUnfenced.Name) {
 			cols = append(cols, column{head: v + ": stale writes, unfenced / fenced store", value: func(c string) (string, bool) {
-				u, uok := f.row(s, c, v, "unsafe_writes_unfenced")
-				if why := f.failedFigure(s, c, v, "unsafe_writes_unfenced", uok); why != "" {
+				u, uok := f.row(s, c, v, results.SafetyMetrics.UnsafeWritesUnfenced.Name)
+				if why := f.failedFigure(s, c, v, results.SafetyMetrics.UnsafeWritesUnfenced.Name, uok); why != "" {
 					return why, true
 				}
 				if !uok {
 					return "", false
 				}
 				fenced := "–"
-				if x, ok := f.row(s, c, v, "unsafe_writes_fenced"); ok {
+				if x, ok := f.row(s, c, v, results.SafetyMetrics.UnsafeWritesFenced.Name); ok {
 					fenced = results.Num(x.Median)
 				}
 				return results.Num(u.Median) + " / " + fenced, true
 			}})
 		}
-		if f.measures(s, v, "learn_first_margin_min") {
-			cols = append(cols, f.figureColumn(v+": smallest learn-first margin", s, v, "learn_first_margin_min"))
+		if f.measures(s, v, results.SafetyMetrics.LearnFirstMarginMin.Name) {
+			cols = append(cols, f.figureColumn(v+": smallest learn-first margin", s, v, results.SafetyMetrics.LearnFirstMarginMin.Name))
 		}
 	}
 	for _, part := range chunks(cols) {
@@ -103,7 +103,7 @@ func (f *figures) safetyTable(d *document) {
 func (f *figures) marginChart() ([]byte, error) {
 	var cs []string
 	for _, c := range f.locks("safety") {
-		if _, ok := f.row("safety", c, "host-loss", "learn_first_margin_p50"); ok {
+		if _, ok := f.row("safety", c, "host-loss", results.SafetyMetrics.LearnFirstMarginP50.Name); ok {
 			cs = append(cs, c)
 		}
 	}
@@ -116,7 +116,7 @@ func (f *figures) marginChart() ([]byte, error) {
 	lo, hi := 0.0, 0.0 // the y range: zero and every bar and whisker
 	for i, c := range cs {
 		ticks = append(ticks, plot.Tick{Value: float64(i), Label: c})
-		p50, _ := f.row("safety", c, "host-loss", "learn_first_margin_p50")
+		p50, _ := f.row("safety", c, "host-loss", results.SafetyMetrics.LearnFirstMarginP50.Name)
 		lo, hi = math.Min(lo, p50.Median), math.Max(hi, p50.Median)
 		bar, err := plotter.NewBarChart(plotter.Values{p50.Median}, vg.Points(28))
 		if err != nil {
@@ -126,7 +126,7 @@ func (f *figures) marginChart() ([]byte, error) {
 		bar.Color = f.lineStyle(c).Color
 		bar.LineStyle.Width = 0
 		p.Add(bar)
-		if m, ok := f.row("safety", c, "host-loss", "learn_first_margin_min"); ok && !math.IsNaN(m.Median) {
+		if m, ok := f.row("safety", c, "host-loss", results.SafetyMetrics.LearnFirstMarginMin.Name); ok && !math.IsNaN(m.Median) {
 			lo, hi = math.Min(lo, m.Median), math.Max(hi, m.Median)
 			w, err := plotter.NewLine(plotter.XYs{{X: float64(i), Y: p50.Median}, {X: float64(i), Y: m.Median}})
 			if err != nil {

@@ -146,25 +146,26 @@ func (f *figures) scaleSection(d *document) error {
 	charts := []chartSpec{
 		{"scale-memory", "Server memory per idle session", "bytes per session (log scale)",
 			"Server memory above the empty server per idle session, against the sessions at the long lease; error bars span the repetitions.",
-			results.LoadIdle, "sessions", "server_bytes_per_session", false},
+			results.LoadIdle, results.ScaleMetrics.Sessions.Name, results.ScaleMetrics.ServerBytesPerSession.Name, false},
 		{"scale-ops", "Coordinator commands per second, idle holders", "commands/s (log scale)",
 			"Coordinator commands/s while C sessions held a lock each (their keep-alives).",
-			results.LoadIdle, "sessions", "server_ops_per_sec", false},
+			results.LoadIdle, results.ScaleMetrics.Sessions.Name, results.ScaleMetrics.ServerOpsPerSec.Name, false},
 		{"scale-cpu", "Coordinator CPU, idle holders", "server CPU (ms per second)",
 			"Server CPU per second while C sessions held a lock each: the cost of keep-alives.",
-			results.LoadIdle, "sessions", "server_cpu_ms_per_sec", true},
+			results.LoadIdle, results.ScaleMetrics.Sessions.Name, results.ScaleMetrics.ServerCPUMsPerSec.Name, true},
 		{"scale-queue-polling", "Polling: coordinator commands/s of the waiting", "commands/s other than keep-alives",
 			"Coordinator commands/s other than keep-alives while N clients waited on one held lock: polling, which grows with N; silent waiters stay at 0.",
-			results.LoadQueue, "depth", "waiting_ops_per_sec", true},
+			results.LoadQueue, results.ScaleMetrics.Depth.Name, results.ScaleMetrics.WaitingOpsPerSec.Name, true},
 		{"scale-queue-keepalives", "Keep-alives while clients wait", "keep-alives/s",
 			"Keep-alives/s while N clients waited on one held lock, apart from any polling.",
-			results.LoadQueue, "depth", "heartbeats_per_sec", true},
+			results.LoadQueue, results.ScaleMetrics.Depth.Name, results.ScaleMetrics.HeartbeatsPerSec.Name, true},
 		{"scale-promotion", "Promotion latency against queue depth", "release → next grant, p50 (us, log scale)",
 			"Release of the holder to the grant of the next waiter at the front of a queue of N (median of the trials).",
-			results.LoadQueue, "depth", "promotion_p50", false},
+			results.LoadQueue, results.ScaleMetrics.Depth.Name, results.ScaleMetrics.PromotionP50.Name, false},
 	}
+	xLabels := map[string]string{results.ScaleMetrics.Sessions.Name: "sessions C (log scale)", results.ScaleMetrics.Depth.Name: "waiters N (log scale)"}
 	for _, c := range charts {
-		svg, err := f.seriesChart(c.title, map[string]string{"sessions": "sessions C (log scale)", "depth": "waiters N (log scale)"}[c.x], c.yLabel,
+		svg, err := f.seriesChart(c.title, xLabels[c.x], c.yLabel,
 			f.scaleSeries(c.load, c.x, c.metric), c.linearY)
 		if err != nil {
 			return err
@@ -187,8 +188,8 @@ func (f *figures) scaleSection(d *document) error {
 func (f *figures) scaleSlopes(d *document) {
 	var parts []string
 	for _, c := range f.locks(scale) {
-		mem := f.scaleSeries(results.LoadIdle, "sessions", "server_bytes_per_session")[c]
-		cpu := f.scaleSeries(results.LoadIdle, "sessions", "server_cpu_ms_per_sec")[c]
+		mem := f.scaleSeries(results.LoadIdle, results.ScaleMetrics.Sessions.Name, results.ScaleMetrics.ServerBytesPerSession.Name)[c]
+		cpu := f.scaleSeries(results.LoadIdle, results.ScaleMetrics.Sessions.Name, results.ScaleMetrics.ServerCPUMsPerSec.Name)[c]
 		var fs []string
 		if len(mem) > 0 {
 			// Total bytes against C: the slope is the bytes per session.
@@ -228,19 +229,19 @@ func (f *figures) scaleShortLease(d *document) {
 		}
 		var cs []string
 		for _, c := range f.locks(scale) {
-			held, ok := f.row(scale, c, v, "sessions_reached")
-			all, okAll := f.row(scale, c, v, "sessions")
+			held, ok := f.row(scale, c, v, results.ScaleMetrics.SessionsReached.Name)
+			all, okAll := f.row(scale, c, v, results.ScaleMetrics.Sessions.Name)
 			if !ok || !okAll {
 				continue
 			}
 			s := fmt.Sprintf("%s %s of %s", c, results.Num(held.Median), results.Num(all.Median))
-			if srv, ok := f.row(scale, c, v, "server_cpu_ms_per_sec"); ok {
+			if srv, ok := f.row(scale, c, v, results.ScaleMetrics.ServerCPUMsPerSec.Name); ok {
 				s += fmt.Sprintf(" (server %s ms/s", results.Num(srv.Median))
-				if b, ok := f.row(scale, c, v, "bench_cpu_ms_per_sec"); ok {
+				if b, ok := f.row(scale, c, v, results.ScaleMetrics.BenchCPUMsPerSec.Name); ok {
 					s += fmt.Sprintf(", bench %s ms/s", results.Num(b.Median))
 				}
-				srvKA, okS := f.row(scale, c, v, "server_cpu_us_per_heartbeat")
-				cliKA, okC := f.row(scale, c, v, "client_cpu_us_per_heartbeat")
+				srvKA, okS := f.row(scale, c, v, results.ScaleMetrics.ServerCPUUsPerHeartbeat.Name)
+				cliKA, okC := f.row(scale, c, v, results.ScaleMetrics.ClientCPUUsPerHeartbeat.Name)
 				if okS && okC {
 					s += fmt.Sprintf("; per keep-alive server %s µs, bench %s µs", results.Num(srvKA.Median), results.Num(cliKA.Median))
 				}
@@ -267,7 +268,7 @@ func (f *figures) scaleLoad(d *document) {
 			continue
 		}
 		for _, c := range f.locks(scale) {
-			if x, ok := f.row(scale, c, v, "depth"); ok && x.Median > depth {
+			if x, ok := f.row(scale, c, v, results.ScaleMetrics.Depth.Name); ok && x.Median > depth {
 				deepest, depth = v, x.Median
 			}
 		}
@@ -276,12 +277,12 @@ func (f *figures) scaleLoad(d *document) {
 		return
 	}
 	s := fmt.Sprintf("Reading (%s, %s waiters on one lock): commands/s beyond keep-alives while they wait: %s.", deepest, results.Num(depth),
-		f.listFigures(scale, deepest, "waiting_ops_per_sec", f.locks(scale)))
-	if line, _ := f.ranked(scale, deepest, "promotion_p50", f.locks(scale), false); line != "" {
+		f.listFigures(scale, deepest, results.ScaleMetrics.WaitingOpsPerSec.Name, f.locks(scale)))
+	if line, _ := f.ranked(scale, deepest, results.ScaleMetrics.PromotionP50.Name, f.locks(scale), false); line != "" {
 		s += " Promotion p50, fastest first: " + line + "."
 	}
 	var ratios []string
-	for c, pts := range f.scaleSeries(results.LoadQueue, "depth", "promotion_p50") {
+	for c, pts := range f.scaleSeries(results.LoadQueue, results.ScaleMetrics.Depth.Name, results.ScaleMetrics.PromotionP50.Name) {
 		if len(pts) > 1 && pts[0].x == 1 && pts[0].y > 0 {
 			last := pts[len(pts)-1]
 			ratios = append(ratios, fmt.Sprintf("%s %s at depth %s", c, ratio(last.y, pts[0].y), results.Num(last.x)))

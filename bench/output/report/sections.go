@@ -107,21 +107,21 @@ func (f *figures) latencySection(d *document) error {
 		if svg != nil {
 			d.add(chart{name: "latency-" + anchor(v), caption: "Acquire latency distribution (the CDF drawn as a percentile plot, tails to the right), " + v + ", all repetitions merged from the HdrHistograms; floors dashed.", svg: svg})
 		}
-		line, _ := f.ranked("latency", v, "acquire_p50", f.locks("latency"), false)
+		line, _ := f.ranked("latency", v, results.LatencyMetrics.AcquireP50.Name, f.locks("latency"), false)
 		if line == "" {
 			continue
 		}
 		text := fmt.Sprintf("Reading (%s): median acquire, fastest lock first: %s.", v, line)
-		if fl := f.listFigures("latency", v, "acquire_p50", f.floors("latency")); fl != "" {
+		if fl := f.listFigures("latency", v, results.LatencyMetrics.AcquireP50.Name, f.floors("latency")); fl != "" {
 			text += " The floors, which do the same round trips with no lock logic, take " + fl + ": what a lock takes above the floor of its kind is its own cost."
 		}
-		if below := f.belowFloor("latency", v, "acquire_p50"); below != "" {
+		if below := f.belowFloor("latency", v, results.LatencyMetrics.AcquireP50.Name); below != "" {
 			text += " " + below
 		}
 		if len(later) == 0 {
 			d.p(text)
 		}
-		if tail := f.listFigures("latency", v, "acquire_p999", f.locks("latency")); tail != "" {
+		if tail := f.listFigures("latency", v, results.LatencyMetrics.AcquireP999.Name, f.locks("latency")); tail != "" {
 			text += " The p99.9 tail: " + tail + "."
 		}
 		later = append(later, text)
@@ -148,9 +148,9 @@ func (f *figures) throughputSection(d *document) error {
 		d.add(chart{name: "throughput", caption: "Completed acquire+release cycles per second against workers on distinct keys (hold 0); error bars span the repetitions; floors dashed.", svg: svg})
 	}
 	if v, w := f.mostWorkers(); v != "" {
-		if line, _ := f.ranked("throughput", v, "cycles_per_sec", f.locks("throughput"), true); line != "" {
+		if line, _ := f.ranked("throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, f.locks("throughput"), true); line != "" {
 			s := fmt.Sprintf("Reading: at %d workers, most cycles first: %s.", w, line)
-			if fl := f.listFigures("throughput", v, "cycles_per_sec", f.floors("throughput")); fl != "" {
+			if fl := f.listFigures("throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, f.floors("throughput")); fl != "" {
 				s += " The floors reach " + fl + ", the ceiling for a lock of their kind on this path."
 			}
 			d.p(s)
@@ -167,7 +167,7 @@ func (f *figures) throughputReading(d *document) {
 		best, bestW := 0.0, 0
 		for _, v := range f.variantsWhere("throughput", closedDistinct) {
 			w := f.params("throughput", v).Workers
-			if x, ok := f.row("throughput", c, v, "cycles_per_sec"); ok && x.Median > best {
+			if x, ok := f.row("throughput", c, v, results.ThroughputMetrics.CyclesPerSec.Name); ok && x.Median > best {
 				best, bestW = x.Median, w
 			}
 		}
@@ -180,12 +180,12 @@ func (f *figures) throughputReading(d *document) {
 	}
 	s := "Peaks: " + strings.Join(text, "; ") + "."
 	if v, _ := f.mostWorkers(); v != "" {
-		if cpu := f.listFigures("throughput", v, "server_cpu_ms_per_1k", f.locks("throughput")); cpu != "" {
+		if cpu := f.listFigures("throughput", v, results.ThroughputMetrics.ServerCPUMsPer1k.Name, f.locks("throughput")); cpu != "" {
 			s += " Coordinator CPU per 1,000 locks: " + cpu + "."
 		}
 	}
 	for _, v := range f.variantsWhere("throughput", func(p results.VariantParams) bool { return p.Contended }) {
-		if line := f.listFigures("throughput", v, "cycles_per_sec", f.locks("throughput")); line != "" {
+		if line := f.listFigures("throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, f.locks("throughput")); line != "" {
 			s += fmt.Sprintf(" On a small shared key set (%s), where claims wait for each other: %s.", v, line)
 		}
 	}
@@ -202,7 +202,7 @@ func (f *figures) handoverSection(d *document) error {
 	}
 	var cols []column
 	for _, mode := range f.variants("handover") {
-		cols = append(cols, f.figureColumn(mode, "handover", mode, "p50"))
+		cols = append(cols, f.figureColumn(mode, "handover", mode, results.HandoverMetrics.P50.Name))
 	}
 	t, ok := f.contenderTable(f.locks("handover"), cols)
 	if !ok {
@@ -219,7 +219,7 @@ func (f *figures) handoverSection(d *document) error {
 	for _, c := range f.locks("handover") {
 		var failed []string
 		for _, mode := range f.variants("handover") {
-			if x, ok := f.row("handover", c, mode, "failed"); ok && x.Max > 0 {
+			if x, ok := f.row("handover", c, mode, results.HandoverMetrics.Failed.Name); ok && x.Max > 0 {
 				failed = append(failed, fmt.Sprintf("%s %s", mode, results.Num(x.Median)))
 			}
 		}
@@ -257,8 +257,10 @@ func (f *figures) fairnessSection(d *document) error {
 func (f *figures) fairnessTable(d *document, v string) {
 	var cols []column
 	for _, m := range []struct{ head, metric string }{
-		{"Jain index", "jain_index"}, {"FIFO inversions per 1,000 grants", "fifo_inversions_per_1k"},
-		{"wait p99", "wait_p99"}, {"coordinator commands", "server_ops_per_sec"},
+		{"Jain index", results.FairnessMetrics.JainIndex.Name},
+		{"FIFO inversions per 1,000 grants", results.FairnessMetrics.FIFOInversionsPer1k.Name},
+		{"wait p99", results.FairnessMetrics.WaitP99.Name},
+		{"coordinator commands", results.FairnessMetrics.ServerOpsPerSec.Name},
 	} {
 		cols = append(cols, f.figureColumn(m.head, "fairness", v, m.metric))
 	}
@@ -273,19 +275,19 @@ func (f *figures) fairnessReading(d *document, v string) {
 	var parts []string
 	for _, c := range f.locks("fairness") {
 		var fs []string
-		if x, ok := f.row("fairness", c, v, "jain_index"); ok {
+		if x, ok := f.row("fairness", c, v, results.FairnessMetrics.JainIndex.Name); ok {
 			fs = append(fs, "Jain index "+results.Num(x.Median))
 		}
-		if x, ok := f.row("fairness", c, v, "fifo_inversions_per_1k"); ok {
+		if x, ok := f.row("fairness", c, v, results.FairnessMetrics.FIFOInversionsPer1k.Name); ok {
 			fs = append(fs, results.Num(x.Median)+" FIFO inversions per 1,000 grants")
 		}
-		if x, ok := f.row("fairness", c, v, "wait_p99"); ok {
+		if x, ok := f.row("fairness", c, v, results.FairnessMetrics.WaitP99.Name); ok {
 			fs = append(fs, "wait p99 "+results.Format(x.Median, x.Unit))
 		}
-		if x, ok := f.row("fairness", c, v, "utilisation"); ok {
+		if x, ok := f.row("fairness", c, v, results.FairnessMetrics.Utilisation.Name); ok {
 			fs = append(fs, fmt.Sprintf("lock held %.0f%% of the time", 100*x.Median))
 		}
-		if x, ok := f.row("fairness", c, v, "server_ops_per_sec"); ok {
+		if x, ok := f.row("fairness", c, v, results.FairnessMetrics.ServerOpsPerSec.Name); ok {
 			fs = append(fs, "server load "+results.Format(x.Median, x.Unit))
 		}
 		if len(fs) > 0 {

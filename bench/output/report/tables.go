@@ -123,8 +123,8 @@ func (f *figures) figureTables(d *document, s string) {
 		var cols []column
 		var metrics []string
 		for _, x := range f.r.Summary {
-			if x.Scenario != s || x.Variant != v || x.Metric == "workers" || slices.Contains(metrics, x.Metric) {
-				continue // workers is a parameter, in the variant name
+			if x.Scenario != s || x.Variant != v || x.Metric == results.ThroughputMetrics.Workers.Name || slices.Contains(metrics, x.Metric) {
+				continue // workers (throughput's, latency's alike) is a parameter, in the variant name
 			}
 			metrics = append(metrics, x.Metric)
 			cols = append(cols, f.figureColumn(f.metricLabel(s, x.Metric), s, v, x.Metric))

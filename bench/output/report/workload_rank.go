@@ -17,15 +17,15 @@ import (
 // rankFigure is an acquire percentile a workload ranking may rest on: the
 // percentile below which all but one in above of the requests lie.
 type rankFigure struct {
-	metric, label string
-	above         int64
+	metric results.MetricSpec
+	above  int64
 }
 
 // rankFigures are tried in order: the tail first, the median when the
 // tail is not measured for every contender that has a median.
 var rankFigures = []rankFigure{
-	{"acquire_p99", "acquire p99 from the intended start", 100},
-	{"acquire_p50", "acquire p50 from the intended start", 2},
+	{results.WorkloadMetrics.AcquireP99, 100},
+	{results.WorkloadMetrics.AcquireP50, 2},
 }
 
 // minRankRequests is the fewest measured requests of a repetition that a
@@ -159,7 +159,7 @@ func (g gaps) text(total int) string {
 	return strings.Join(parts, "; ")
 }
 
-func shortFigure(fig rankFigure) string { return strings.TrimPrefix(fig.metric, "acquire_") }
+func shortFigure(fig rankFigure) string { return strings.TrimPrefix(fig.metric.Name, "acquire_") }
 
 // workloadStanding is a contender's thresholds and samples for a
 // workload.
@@ -198,7 +198,7 @@ func (f *figures) workloadRanking(v string) WorkloadRanking {
 	for i, s := range all {
 		for _, fig := range rankFigures {
 			var w gap
-			vals, _ := f.values(workloadScenario, s.rank.Contender, v, fig.metric)
+			vals, _ := f.values(workloadScenario, s.rank.Contender, v, fig.metric.Name)
 			for _, smp := range s.samples {
 				if w = smp.measures(fig); w != (gap{}) {
 					break
@@ -221,7 +221,7 @@ func (f *figures) workloadRanking(v string) WorkloadRanking {
 		}
 	}
 	fig := rankFigures[pick]
-	out := WorkloadRanking{Metric: fig.metric, Label: fig.label}
+	out := WorkloadRanking{Metric: fig.metric.Name, Label: fig.metric.Label}
 	if pick > 0 {
 		out.Why = fmt.Sprintf("the %s is not measured for %s", shortFigure(rankFigures[0]), fallback.text(len(all)))
 	}
@@ -236,7 +236,7 @@ func (f *figures) workloadRanking(v string) WorkloadRanking {
 			unranked = append(unranked, rk)
 			continue
 		}
-		vals, unit := f.values(workloadScenario, rk.Contender, v, fig.metric)
+		vals, unit := f.values(workloadScenario, rk.Contender, v, fig.metric.Name)
 		rk.Values, rk.Unit = vals, unit
 		ranked = append(ranked, rk)
 	}

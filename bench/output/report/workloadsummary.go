@@ -17,14 +17,14 @@ func (f *figures) workloadSummary(d *document) {
 	for _, v := range f.variants(workloadScenario) {
 		var rows []results.Row
 		for _, c := range f.locks(workloadScenario) {
-			if x, ok := f.row(workloadScenario, c, v, "acquire_p99"); ok {
+			if x, ok := f.row(workloadScenario, c, v, results.WorkloadMetrics.AcquireP99.Name); ok {
 				rows = append(rows, x)
 			}
 		}
 		show := rowDisplay(rows...)
 		cols = append(cols, column{head: withDisplayUnit(v+": acquire p99", show), value: func(c string) (string, bool) {
 			slos := f.sloResults(c, v)
-			x, ok := f.row(workloadScenario, c, v, "acquire_p99")
+			x, ok := f.row(workloadScenario, c, v, results.WorkloadMetrics.AcquireP99.Name)
 			if len(slos) == 0 && !ok {
 				return "", false
 			}

@@ -14,43 +14,43 @@ var ErrInvalid = errors.New("results: invalid")
 // Backends a run can use.
 var backends = map[string]bool{"containers": true, "local": true, "external": true}
 
-// specUnits fixes the unit of the metrics named in the spec's table
-// (spec/bench.md, "Interfaces that stay stable"), by scenario. Metrics not
-// listed here may be added freely with any non-empty unit.
-var specUnits = map[string]map[string]string{
+// specMetrics are the metrics named in the spec's table (spec/bench.md,
+// "Interfaces that stay stable"), by scenario: their units are fixed.
+// Metrics not listed here may be added freely with any non-empty unit.
+var specMetrics = map[string][]MetricSpec{
 	"latency": {
-		"acquire_p50": "us", "acquire_p99": "us", "acquire_p999": "us",
-		"cycle_p50": "us", "cycle_p99": "us",
+		LatencyMetrics.AcquireP50, LatencyMetrics.AcquireP99, LatencyMetrics.AcquireP999,
+		LatencyMetrics.CycleP50, LatencyMetrics.CycleP99,
 	},
 	"throughput": {
-		"cycles_per_sec": "1/s", "cycle_p99": "us",
-		"server_cpu_ms_per_1k": "ms", "client_cpu_ms_per_1k": "ms",
+		ThroughputMetrics.CyclesPerSec, ThroughputMetrics.CycleP99,
+		ThroughputMetrics.ServerCPUMsPer1k, ThroughputMetrics.ClientCPUMsPer1k,
 	},
-	"handover": {"p50": "ms", "p95": "ms", "max": "ms", "failed": "count"},
+	"handover": {HandoverMetrics.P50, HandoverMetrics.P95, HandoverMetrics.Max, HandoverMetrics.Failed},
 	"fairness": {
-		"wait_p50": "ms", "wait_p99": "ms", "wait_max": "ms",
-		"utilisation": "ratio", "server_ops_per_sec": "1/s", "grants": "count",
+		FairnessMetrics.WaitP50, FairnessMetrics.WaitP99, FairnessMetrics.WaitMax,
+		FairnessMetrics.Utilisation, FairnessMetrics.ServerOpsPerSec, FairnessMetrics.Grants,
 	},
 	"failover": {
-		"unavailable_ms": "ms", "recovery_ms": "ms", "failed_attempts": "count",
-		"lost_holders": "count", "double_grants": "count",
-		"acquire_p99_during_fault": "us", "tokens_monotonic": "bool",
+		FailoverMetrics.UnavailableMs, FailoverMetrics.RecoveryMs, FailoverMetrics.FailedAttempts,
+		FailoverMetrics.LostHolders, FailoverMetrics.DoubleGrants,
+		FailoverMetrics.AcquireP99DuringFault, FailoverMetrics.TokensMonotonic,
 	},
 	"chaos": {
-		"faults": "count", "operations": "count", "double_holders": "count",
-		"stale_writes_fenced": "count", "stale_writes_unfenced": "count", "lost_updates": "count",
-		"linearizable_fenced": "bool", "linearizable_unfenced": "bool", "violation_rate_hi": "ratio",
+		ChaosMetrics.Faults, ChaosMetrics.Operations, ChaosMetrics.DoubleHolders,
+		ChaosMetrics.StaleWritesFenced, ChaosMetrics.StaleWritesUnfenced, ChaosMetrics.LostUpdates,
+		ChaosMetrics.LinearizableFenced, ChaosMetrics.LinearizableUnfenced, ChaosMetrics.ViolationRateHi,
 	},
 	"workload": {
-		"offered_per_sec": "1/s", "achieved_per_sec": "1/s",
-		"acquire_p50": "us", "acquire_p99": "us", "acquire_p999": "us",
-		"wait_p99": "ms", "failures": "count", "server_cpu_ms_per_1k": "ms", "slo_pass": "bool",
+		WorkloadMetrics.OfferedPerSec, WorkloadMetrics.AchievedPerSec,
+		WorkloadMetrics.AcquireP50, WorkloadMetrics.AcquireP99, WorkloadMetrics.AcquireP999,
+		WorkloadMetrics.WaitP99, WorkloadMetrics.Failures, WorkloadMetrics.ServerCPUMsPer1k, WorkloadMetrics.SLOPass,
 	},
 	"scale": {
-		"sessions_reached": "count", "server_bytes_per_session": "bytes", "client_bytes_per_lock": "bytes",
-		"server_cpu_ms_per_sec": "ms/s", "server_ops_per_sec": "1/s", "heartbeats_per_sec": "1/s",
-		"promotion_p50": "us", "promotion_p99": "us", "queue_fill_ms": "ms",
-		"grants_per_sec": "1/s", "wait_p99": "ms",
+		ScaleMetrics.SessionsReached, ScaleMetrics.ServerBytesPerSession, ScaleMetrics.ClientBytesPerLock,
+		ScaleMetrics.ServerCPUMsPerSec, ScaleMetrics.ServerOpsPerSec, ScaleMetrics.HeartbeatsPerSec,
+		ScaleMetrics.PromotionP50, ScaleMetrics.PromotionP99, ScaleMetrics.QueueFillMs,
+		ScaleMetrics.GrantsPerSec, ScaleMetrics.WaitP99,
 	},
 }
 
@@ -263,8 +263,10 @@ func checkMetric(scenario string, m Metric) error {
 	case !finite(m.Value):
 		return fmt.Errorf("metric %q value %v", m.Name, m.Value)
 	}
-	if u, ok := specUnits[scenario][m.Name]; ok && u != m.Unit {
-		return fmt.Errorf("metric %q unit %q, the spec says %q", m.Name, m.Unit, u)
+	for _, spec := range specMetrics[scenario] {
+		if spec.Name == m.Name && spec.Unit != m.Unit {
+			return fmt.Errorf("metric %q unit %q, the spec says %q", m.Name, m.Unit, spec.Unit)
+		}
 	}
 	return nil
 }

@@ -1,0 +1,50 @@
+package results
+
+// ChaosMetrics declares the chaos scenario's figures, in the order a
+// report shows them.
+var ChaosMetrics = chaosMetrics{
+	Faults:                      MetricSpec{Name: "faults", Unit: "count", Label: "faults applied", Kind: KindParameter, Key: true},
+	Operations:                  MetricSpec{Name: "operations", Unit: "count", Label: "operations recorded", Kind: KindParameter},
+	DoubleHolders:               MetricSpec{Name: "double_holders", Unit: "count", Better: BetterLower, Label: "overlapping holds (two clients believed they held the lock)", Kind: KindCount, Key: true},
+	DoubleHoldersRunning:        MetricSpec{Name: "double_holders_running", Unit: "count", Better: BetterLower, Label: "overlapping holds whose earlier holder was running (not frozen by a pause through the overlap)", Kind: KindCount, Key: true},
+	DoubleHolderMs:              MetricSpec{Name: "double_holder_ms", Unit: "ms", Better: BetterLower, Label: "total time of overlapping holds", Kind: KindLatency},
+	StaleWritesFenced:           MetricSpec{Name: "stale_writes_fenced", Unit: "count", Better: BetterLower, Label: "stale writes accepted by the fenced store", Kind: KindCount, Key: true},
+	StaleWritesUnfenced:         MetricSpec{Name: "stale_writes_unfenced", Unit: "count", Better: BetterLower, Label: "stale writes accepted by the unfenced store", Kind: KindCount, Key: true},
+	LostUpdates:                 MetricSpec{Name: "lost_updates", Unit: "count", Better: BetterLower, Label: "acknowledged increments lost (both stores)", Kind: KindCount, Key: true},
+	LostUpdatesFenced:           MetricSpec{Name: "lost_updates_fenced", Unit: "count", Better: BetterLower, Label: "acknowledged increments lost, fenced store", Kind: KindCount},
+	LostUpdatesUnfenced:         MetricSpec{Name: "lost_updates_unfenced", Unit: "count", Better: BetterLower, Label: "acknowledged increments lost, unfenced store", Kind: KindCount},
+	LinearizableFenced:          MetricSpec{Name: "linearizable_fenced", Unit: "bool", Better: BetterHigher, Label: "fenced register linearizable", Kind: KindVerdict, Key: true},
+	LinearizableUnfenced:        MetricSpec{Name: "linearizable_unfenced", Unit: "bool", Better: BetterHigher, Label: "unfenced register linearizable", Kind: KindVerdict},
+	ViolationRateHi:             MetricSpec{Name: "violation_rate_hi", Unit: "ratio", Better: BetterLower, Label: "violation rate, Wilson 95% upper bound (faults as trials)", Kind: KindRatio, Key: true},
+	ViolationRateHiFenced:       MetricSpec{Name: "violation_rate_hi_fenced", Unit: "ratio", Better: BetterLower, Label: "violation rate upper bound, fenced store", Kind: KindRatio},
+	ViolationRateHiUnfenced:     MetricSpec{Name: "violation_rate_hi_unfenced", Unit: "ratio", Better: BetterLower, Label: "violation rate upper bound, unfenced store", Kind: KindRatio},
+	GrantGapMax:                 MetricSpec{Name: "grant_gap_max", Unit: "ms", Better: BetterLower, Label: "longest time without a grant", Kind: KindLatency},
+	FaultsOnHolder:              MetricSpec{Name: "faults_on_holder", Unit: "count", Label: "client faults that struck the holder", Kind: KindCount},
+	LockKeptThroughFault:        MetricSpec{Name: "lock_kept_through_fault", Unit: "count", Label: "holder faults through which no other client was granted", Kind: KindCount},
+	NoHandoverDuringHolderFault: MetricSpec{Name: "no_handover_during_holder_fault", Unit: "bool", Label: "no other client was granted the lock during any client fault on its holder (1: the checkers never saw a handover under a fault)", Kind: KindVerdict},
+}
+
+type chaosMetrics struct {
+	Faults                      MetricSpec
+	Operations                  MetricSpec
+	DoubleHolders               MetricSpec
+	DoubleHoldersRunning        MetricSpec
+	DoubleHolderMs              MetricSpec
+	StaleWritesFenced           MetricSpec
+	StaleWritesUnfenced         MetricSpec
+	LostUpdates                 MetricSpec
+	LostUpdatesFenced           MetricSpec
+	LostUpdatesUnfenced         MetricSpec
+	LinearizableFenced          MetricSpec
+	LinearizableUnfenced        MetricSpec
+	ViolationRateHi             MetricSpec
+	ViolationRateHiFenced       MetricSpec
+	ViolationRateHiUnfenced     MetricSpec
+	GrantGapMax                 MetricSpec
+	FaultsOnHolder              MetricSpec
+	LockKeptThroughFault        MetricSpec
+	NoHandoverDuringHolderFault MetricSpec
+}
+
+// List returns the chaos scenario's metrics in declaration order.
+func (m chaosMetrics) List() []MetricSpec { return specsOf(m) }

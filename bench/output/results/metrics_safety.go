@@ -1,0 +1,32 @@
+package results
+
+// SafetyMetrics declares the safety scenario's figures, in the order a
+// report shows them.
+var SafetyMetrics = safetyMetrics{
+	Trials:               MetricSpec{Name: "trials", Unit: "count", Label: "trials", Kind: KindParameter},
+	NotGranted:           MetricSpec{Name: "not_granted", Unit: "count", Label: "trials where the second client was never granted", Kind: KindCount},
+	NeverLearned:         MetricSpec{Name: "never_learned", Unit: "count", Better: BetterLower, Label: "trials where the old holder never learned it lost the lock", Kind: KindCount},
+	DoubleGrants:         MetricSpec{Name: "double_grants", Unit: "count", Better: BetterLower, Label: "grants while the old holder still believed it held the lock", Kind: KindCount, Key: true},
+	UnsafeWritesUnfenced: MetricSpec{Name: "unsafe_writes_unfenced", Unit: "count", Better: BetterLower, Label: "stale writes accepted by the unfenced store", Kind: KindCount, Key: true},
+	UnsafeWritesFenced:   MetricSpec{Name: "unsafe_writes_fenced", Unit: "count", Better: BetterLower, Label: "stale writes accepted by the fenced store", Kind: KindCount, Key: true},
+	FencedRejections:     MetricSpec{Name: "fenced_rejections", Unit: "count", Label: "stale writes the fenced store rejected", Kind: KindCount},
+	LearnFirstMarginP50:  MetricSpec{Name: "learn_first_margin_p50", Unit: "ms", Better: BetterHigher, Label: "learn-first margin p50", Kind: KindLatency, Key: true},
+	LearnFirstMarginMin:  MetricSpec{Name: "learn_first_margin_min", Unit: "ms", Better: BetterHigher, Label: "smallest learn-first margin", Kind: KindLatency, Key: true},
+	ProxyOverheadP50:     MetricSpec{Name: "proxy_overhead_p50", Unit: "us", Label: "what one fault-proxy link adds to a round trip (p50)", Kind: KindParameter},
+}
+
+type safetyMetrics struct {
+	Trials               MetricSpec
+	NotGranted           MetricSpec
+	NeverLearned         MetricSpec
+	DoubleGrants         MetricSpec
+	UnsafeWritesUnfenced MetricSpec
+	UnsafeWritesFenced   MetricSpec
+	FencedRejections     MetricSpec
+	LearnFirstMarginP50  MetricSpec
+	LearnFirstMarginMin  MetricSpec
+	ProxyOverheadP50     MetricSpec
+}
+
+// List returns the safety scenario's metrics in declaration order.
+func (m safetyMetrics) List() []MetricSpec { return specsOf(m) }
