@@ -50,13 +50,12 @@ const (
 	DefaultFreezeTrials      = 2
 	DefaultQuickTrials       = 1
 	DefaultQuickFreezeTrials = 1
-	// freezeRepetitions caps the repetitions of freeze and host-loss in a
-	// full run: 2 × 2 = 4 trials per contender.
-	freezeRepetitions = 2
-	// crashRepetitions caps those of crash: 2 × 4 = 8 trials, each a
-	// lease for a TTL lock (a third repetition cost about a minute of a
-	// full run on a slow 2-core machine).
-	crashRepetitions = 2
+	// lostHolderRepetitions caps the repetitions of crash, freeze and
+	// host-loss in a full run: 2 × 4 = 8 crash trials and 2 × 2 = 4 of
+	// each other per contender, each about a lease for a TTL lock (a third
+	// crash repetition cost about a minute of a full run on a slow 2-core
+	// machine).
+	lostHolderRepetitions = 2
 )
 
 // Timing of a trial.
@@ -143,7 +142,7 @@ func (cfg HandoverConfig) Scenario() bench.Scenario {
 				"trials_crash":     strconv.Itoa(cfg.trials(quick, Crash)),
 				"trials_freeze":    strconv.Itoa(cfg.trials(quick, Freeze)),
 				"trials_host-loss": strconv.Itoa(cfg.trials(quick, HostLoss)),
-				"repetitions":      "as the run's; freeze and host-loss at most " + strconv.Itoa(freezeRepetitions) + " (each trial waits a lease, or the whole grant bound for a lock without one); trials_* are per repetition, so a figure rests on trials × repetitions trials",
+				"repetitions":      "as the run's; crash, freeze and host-loss at most " + strconv.Itoa(lostHolderRepetitions) + " (each trial waits a lease, or the whole grant bound for a lock without one); trials_* are per repetition, so a figure rests on trials × repetitions trials",
 				"host-loss":        "the holder reaches the servers only through its own links of an embedded fault proxy (toxiproxy), which drop its packets silently (no FIN, no reset) at t0: a lost machine; under an emulated network profile it runs instead on an emulated host of its own, whose link drops every packet both ways at t0, SYNs included; a SIGKILL (crash) on the same host lets the kernel close the sockets, so crash is a process crash",
 				"holder":           "separate OS process (the bench binary's holder subcommand), same contender code; one process per trial, one fresh key per trial",
 				"waiter":           "in the bench; queued or polling before t0: the contender's waiting counter (its counters setting) rose; without server counters a " + settle.String() + " settle pause",
@@ -171,12 +170,9 @@ func (cfg HandoverConfig) Scenario() bench.Scenario {
 				case Freeze, HostLoss:
 					per += assumedLease + (grantBound(assumedLease)-assumedLease)/5
 				}
-				reps := 0
-				switch mode {
-				case Crash:
-					reps = crashRepetitions
-				case Freeze, HostLoss:
-					reps = freezeRepetitions
+				reps := lostHolderRepetitions
+				if mode == Graceful {
+					reps = 0 // as the run's
 				}
 				vs = append(vs, bench.Variant{
 					Name:           mode,
