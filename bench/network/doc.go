@@ -104,6 +104,11 @@
 // taken is stale, and Sweep (called by New) removes what it left. Close
 // removes everything; so does cancelling New's context.
 //
+// Networks of any prefix, in any process, share 198.18.0.0/15: a new one
+// takes the first /24 that no route covers, under one lock for the whole
+// range (/run/monolock-bench-network.lock) held until its own route
+// exists, so that two networks built at once never take the same /24.
+//
 // Building a network needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) and
 // /dev/net/tun; New says which is missing (ErrUnavailable).
 package network

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // testPrefix keeps the tests' objects apart from a bench's.
@@ -33,7 +34,8 @@ func TestMain(m *testing.M) {
 // runHelper is a helper process: "floor ADDR" serves a tcp-floor-like
 // server (accept, read 12 bytes, write 9, close); "interfaces" prints
 // the process's network interfaces and addresses; "network PREFIX"
-// builds a network with two hosts, prints READY and waits to be killed.
+// builds a network with two hosts, prints READY and waits to be killed;
+// "contend PREFIX" builds a network at the word of its parent (contend).
 func runHelper(role string) {
 	fields := strings.Fields(role)
 	var err error
@@ -44,6 +46,8 @@ func runHelper(role string) {
 		err = printInterfaces(os.Stdout)
 	case "network":
 		err = holdNetwork(fields[1])
+	case "contend":
+		err = contend(fields[1])
 	default:
 		err = fmt.Errorf("unknown helper %q", role)
 	}
@@ -103,6 +107,40 @@ func holdNetwork(prefix string) error {
 	}
 	fmt.Println("READY", n.run)
 	bufio.NewReader(os.Stdin).ReadString('\n') // killed before stdin ends
+	return nil
+}
+
+// contend is one of several processes that build networks at once: it
+// prints WAITING, builds a network with one host when its parent writes
+// a line, prints "READY <subnet>", and at the next line measures round
+// trips to the host, now that every process has built its network, and
+// prints "CHECKED <subnet> <failed>"; it closes the network at EOF.
+func contend(prefix string) error {
+	in := bufio.NewReader(os.Stdin)
+	fmt.Println("WAITING")
+	if _, err := in.ReadString('\n'); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	n, err := New(ctx, Options{Prefix: prefix, Profile: Rack, CalibrationSamples: 50})
+	if err != nil {
+		return err
+	}
+	defer n.Close()
+	h, err := n.AddHost(ctx, "a", HostOptions{})
+	if err != nil {
+		return err
+	}
+	fmt.Println("READY", n.Subnet())
+	if _, err := in.ReadString('\n'); err != nil {
+		return err
+	}
+	m, err := n.Measure(ctx, h, MeasureOptions{Samples: 30, Timeout: 2 * time.Second})
+	if err != nil {
+		return err
+	}
+	fmt.Println("CHECKED", n.Subnet(), m.Failed)
+	in.ReadString('\n') // EOF: the parent is done
 	return nil
 }
 

@@ -88,6 +88,32 @@ func checkHostName(n string) error {
 	return nil
 }
 
+// rangeLockPath is the lock every network of every prefix takes while it
+// looks for a free subnet of 198.18.0.0/15 and routes it. The file stays:
+// removing it could let two processes lock two different files.
+const rangeLockPath = "/run/monolock-bench-network.lock"
+
+// lockRange takes the range lock, waiting for another network's
+// allocation (a few milliseconds) to end, and returns its release. The
+// kernel drops the lock if the process dies holding it.
+func lockRange() (unlock func(), err error) {
+	f, err := os.OpenFile(rangeLockPath, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("network: %w", err)
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("network: lock %s: %w", rangeLockPath, err)
+	}
+	return func() { f.Close() }, nil
+}
+
 // runLock is an exclusive flock on <lockDir>/<k>.lock, held for a run's
 // lifetime by the bench and by its line process. The kernel drops it when
 // both die, however they die, so a lock that can be taken marks the

@@ -164,14 +164,7 @@ func New(ctx context.Context, opts Options) (*Network, error) {
 	} else if len(removed) > 0 {
 		n.log.Info("network: removed what killed runs left", "objects", removed)
 	}
-	if err := n.takeSubnet(); err != nil {
-		return nil, err
-	}
-	var err error
-	n.line, err = startLine(n.lock, lineConfig{Subnet: subnetOf(n.run), Seed: opts.Seed,
-		QueueLimit: opts.QueueLimit, Spin: int64(opts.Spin), RealTime: !opts.NoRealTime && opts.Spin == 0})
-	if err != nil {
-		n.lock.release()
+	if err := n.claimSubnet(); err != nil {
 		return nil, err
 	}
 	if err := n.setUp(ctx); err != nil {
@@ -190,7 +183,35 @@ func subnetOf(run int) [3]byte {
 	return [3]byte{a[0], a[1], a[2]}
 }
 
-// takeSubnet locks the first free run slot whose subnet nobody routes.
+// claimSubnet takes a subnet, starts the line and routes the subnet to it
+// through the bench's device. It holds the range lock from the check that
+// nobody routes the subnet until its route exists: networks of every
+// prefix, in every process, check the same routes, and a check made
+// between another's check and its route would see the subnet free.
+func (n *Network) claimSubnet() error {
+	unlock, err := lockRange()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := n.takeSubnet(); err != nil {
+		return err
+	}
+	n.line, err = startLine(n.lock, lineConfig{Subnet: subnetOf(n.run), Seed: n.opts.Seed,
+		QueueLimit: n.opts.QueueLimit, Spin: int64(n.opts.Spin), RealTime: !n.opts.NoRealTime && n.opts.Spin == 0})
+	if err != nil {
+		n.lock.release()
+		return err
+	}
+	if err := n.linkBench(); err != nil {
+		n.Close()
+		return err
+	}
+	return nil
+}
+
+// takeSubnet locks the first free run slot whose subnet nobody routes;
+// the caller holds the range lock.
 func (n *Network) takeSubnet() error {
 	for k := range runSlots {
 		l, err := tryLock(n.prefix, k)
@@ -218,9 +239,9 @@ func (n *Network) takeSubnet() error {
 	return fmt.Errorf("network: all %d subnets of 198.18.0.0/15 are in use", runSlots)
 }
 
-// setUp creates the bench's device and measures the line's own cost,
-// and what it subtracts from the RTTs of the profiles it was given.
-func (n *Network) setUp(ctx context.Context) error {
+// linkBench creates the bench's device, which routes the run's subnet,
+// and hands it to the line.
+func (n *Network) linkBench() error {
 	sources := n.BenchSources()
 	fd, err := newBenchTUN(benchLinkName(n.prefix, n.run), n.BenchIP(), sources[1:])
 	if err != nil {
@@ -228,9 +249,13 @@ func (n *Network) setUp(ctx context.Context) error {
 	}
 	_, err = n.line.call(request{Op: "link", Index: 0}, fd)
 	unix.Close(fd)
-	if err != nil {
-		return err
-	}
+	return err
+}
+
+// setUp measures the line's own cost, and what it subtracts from the
+// RTTs of the profiles it was given.
+func (n *Network) setUp(ctx context.Context) error {
+	var err error
 	n.zero, err = n.addHost(ctx, "calibration", Profile{}, calibrationHost)
 	if err != nil {
 		return err
