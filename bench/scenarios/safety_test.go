@@ -14,6 +14,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/benchtest"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
+	"github.com/monolock/monolock-bench/bench/output/results"
 )
 
 // safetyContenders are the rows the smoke test runs (safetyLocks) and
@@ -26,6 +27,21 @@ func safetyContenders(t *testing.T) ([]bench.Contender, []*bench.ServerSpec) {
 		t.Fatal(err)
 	}
 	return cs, specs
+}
+
+// onlyVariants returns s running only the variants named.
+func onlyVariants(s bench.Scenario, names ...string) bench.Scenario {
+	all := s.Variants
+	s.Variants = func(quick bool) []bench.Variant {
+		var vs []bench.Variant
+		for _, v := range all(quick) {
+			if slices.Contains(names, v.Name) {
+				vs = append(vs, v)
+			}
+		}
+		return vs
+	}
+	return s
 }
 
 // TestSafetySmoke runs the safety scenario with real faults — a holder
@@ -62,7 +78,13 @@ func TestSafetySmoke(t *testing.T) {
 				defer cd.Close()
 				d = cd
 			}
-			res := runScenario(ctx, t, SafetyConfig{Holder: cmd, Trials: 2}.Scenario(), cs, d, lease)
+			// A clock step can land inside the holder's extension and be
+			// absorbed (not_granted; about one trial in 30 under load), so
+			// the clock jumps get three trials: at least one double
+			// grant is then all but certain.
+			faults := runScenario(ctx, t, onlyVariants(SafetyConfig{Holder: cmd, Trials: 2}.Scenario(), Pause, HostLoss), cs, d, lease)
+			jumps := runScenario(ctx, t, onlyVariants(SafetyConfig{Holder: cmd, Trials: 3}.Scenario(), ClockJump, ClockJumpQuorum), cs, d, lease)
+			res := &results.Results{Raw: append(faults.Raw, jumps.Raw...)}
 			fig := map[string]float64{}
 			for _, raw := range res.Raw {
 				for _, m := range raw.Metrics {
@@ -96,11 +118,13 @@ func TestSafetySmoke(t *testing.T) {
 			}
 			// Clock jumps: B was granted while A's watchdog kept its key
 			// alive, so the step expired it; A had not been told yet in
-			// at least one of two trials (it learns at its next
-			// extension, a third of the TTL later).
+			// at least one of three trials (it learns at its next
+			// extension, a third of the TTL later). A trial whose step was
+			// absorbed grants nothing and doubles nothing.
 			for _, k := range []string{"clock-jump/redis", "clock-jump/redis-incr", "clock-jump-redlock/redlock"} {
-				if fig[k+"/trials"] != 2 || fig[k+"/double_grants"] < 1 {
-					t.Errorf("%s: trials %v, double grants %v; want 2 and at least 1", k, fig[k+"/trials"], fig[k+"/double_grants"])
+				trials, doubles, absorbed := fig[k+"/trials"], fig[k+"/double_grants"], fig[k+"/not_granted"]
+				if trials != 3 || doubles < 1 || doubles+absorbed > trials {
+					t.Errorf("%s: trials %v, double grants %v, not granted %v; want 3 trials, at least 1 double grant, and no more of both than trials", k, trials, doubles, absorbed)
 				}
 			}
 			if fig["clock-jump/redis-incr/unsafe_writes_fenced"] != 0 {
@@ -109,8 +133,8 @@ func TestSafetySmoke(t *testing.T) {
 			if _, ok := fig["clock-jump/monolock/trials"]; ok {
 				t.Error("clock-jump ran for monolock, whose server keeps no wall-clock leases")
 			}
-			if !slices.ContainsFunc(skips(res), func(n string) bool { return strings.HasPrefix(n, "safety/clock-jump/monolock skipped: ") }) {
-				t.Errorf("no skipped record for clock-jump/monolock in %q", skips(res))
+			if !slices.ContainsFunc(skips(jumps), func(n string) bool { return strings.HasPrefix(n, "safety/clock-jump/monolock skipped: ") }) {
+				t.Errorf("no skipped record for clock-jump/monolock in %q", skips(jumps))
 			}
 		})
 	}
