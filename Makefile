@@ -14,7 +14,7 @@ export TESTCONTAINERS_RYUK_DISABLED := true
 # Binaries built into bin/ when their main package exists.
 BINARIES := $(wildcard cmd/monolock cmd/monolockctl cmd/monolock-bench)
 
-.PHONY: build test test-short bench bench-quick bench-network chaos images lint fuzz clean redis-server postgresql cc
+.PHONY: build test test-short test-stress bench bench-quick bench-network chaos images lint fuzz clean redis-server postgresql cc
 
 ## build: static binaries (CGO_ENABLED=0) into bin/
 build:
@@ -31,6 +31,19 @@ test: redis-server postgresql cc
 ## emulated hosts, chromium or long soaks; no race detector), for a quick check while editing
 test-short: redis-server cc
 	$(GO) test -short -count=1 ./...
+
+## test-stress: the packages that build emulated hosts or start servers and
+## containers, under -race, several at a time (-p 4) as `go test ./...` runs
+## them beside each other, STRESS_ROUNDS times (default 3); it stops at the
+## first failing round. Run it after touching the network, a backend, a
+## fault or a timing test: such a test may pass alone and fail beside others.
+STRESS_ROUNDS ?= 3
+STRESS_PACKAGES ?= ./bench/network/... ./bench/scenarios/... ./bench/backend/... ./bench/contenders/... ./bench/faults/... ./redisbench/...
+test-stress: redis-server postgresql cc
+	@for i in $$(seq $(STRESS_ROUNDS)); do \
+		echo "test-stress: round $$i of $(STRESS_ROUNDS)"; \
+		$(GO) test -race -count=1 -p 4 -timeout 20m $(STRESS_PACKAGES) || exit 1; \
+	done
 
 ## bench: the full suite into reports/<run-id>/
 bench: redis-server postgresql cc
