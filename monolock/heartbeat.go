@@ -16,12 +16,15 @@ const (
 // schedule derives the heartbeat interval from the lease and the measured
 // round-trip times. It is pure data: the caller supplies every sample.
 type schedule struct {
-	base time.Duration // lease/4
-	rtt  time.Duration // EWMA of the samples; 0 before the first
-	seen bool
+	base     time.Duration // lease/4: the longest interval
+	patience time.Duration // 0.8 × lease: when the client gives up
+	rtt      time.Duration // EWMA of the samples; 0 before the first
+	seen     bool
 }
 
-func newSchedule(lease time.Duration) schedule { return schedule{base: lease / 4} }
+func newSchedule(lease time.Duration) schedule {
+	return schedule{base: lease / 4, patience: patience(lease)}
+}
 
 // observe folds one round-trip sample into the EWMA. The first sample
 // initialises it, so one slow handshake is not averaged with zero.
@@ -36,11 +39,20 @@ func (s *schedule) observe(rtt time.Duration) {
 	s.rtt = time.Duration(rttAlpha*float64(rtt) + (1-rttAlpha)*float64(s.rtt))
 }
 
-// interval is base − 2 × EWMA(RTT), at least 100ms and at most base. For a
-// lease under 400ms base itself is below the floor; base wins, because a
-// longer interval could not keep such a lease alive.
+// interval is patience − 2 × EWMA(RTT), at least 100ms and at most base.
+// A heartbeat sent one interval after the last confirmed send is answered
+// about one RTT later, so this leaves one more RTT of margin before the
+// client would give up. The round trip is subtracted from the patience,
+// not from base: subtracting it from base made every client send more
+// often as the machine got loaded and round trips grew, which loaded it
+// more. Now the interval is base until the RTT reaches 0.275 × lease, and
+// beyond that it shortens only as far as the give-up at 0.8 × lease needs;
+// with one heartbeat in flight the pace is then the RTT itself, so the
+// rate never exceeds one per base at a steady RTT. For a lease under
+// 400ms base itself is below the floor; base wins, because a longer
+// interval could not keep such a lease alive.
 func (s *schedule) interval() time.Duration {
-	d := s.base - 2*s.rtt
+	d := s.patience - 2*s.rtt
 	d = max(d, heartbeatFloor)
 	return min(d, s.base)
 }
