@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -139,13 +140,16 @@ func BenchmarkCycleVsFloor(b *testing.B) {
 // BenchmarkIdleSessionMemory opens 10,000 idle sessions (each the owner of
 // its own lock, lease 10 minutes, after one heartbeat) from a child process and reports the
 // server's heap and stack growth per session, together (B/session) and
-// apart. Run it with -benchtime=1x.
+// apart, after a collection, and the growth of the process's anonymous
+// resident memory before it (anon-B/session, garbage included, as the
+// scale scenario measures a server). Run it with -benchtime=1x.
 func BenchmarkIdleSessionMemory(b *testing.B) {
 	const sessions = 10_000
 	raiseOpenFileLimit(b, sessions+200)
 	for range b.N {
 		ts := monolocktest.NewServer(b)
 		heapBefore, stackBefore := serverMemory()
+		anonBefore := anonMemory(b)
 		goroutines := runtime.NumGoroutine()
 
 		child := exec.Command(os.Args[0], "-test.run=^$")
@@ -163,11 +167,13 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 		if st := ts.Server().Stats(); st.Connections != sessions || st.LocksHeld != sessions {
 			b.Fatalf("Stats = %+v", st)
 		}
+		anonAfter := anonMemory(b)
 		heapAfter, stackAfter := serverMemory()
 		heap, stack := float64(heapAfter-heapBefore)/sessions, float64(stackAfter-stackBefore)/sessions
 		b.ReportMetric(heap+stack, "B/session")
 		b.ReportMetric(heap, "heap-B/session")
 		b.ReportMetric(stack, "stack-B/session")
+		b.ReportMetric(float64(anonAfter-anonBefore)/sessions, "anon-B/session")
 		b.ReportMetric(float64(runtime.NumGoroutine()-goroutines)/sessions, "goroutines/session")
 		stdin.Close()
 		if err := child.Wait(); err != nil {
@@ -185,6 +191,27 @@ func serverMemory() (heap, stack uint64) {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapInuse, m.StackInuse
+}
+
+// anonMemory is the process's anonymous resident memory (RssAnon), what
+// the scale scenario reads from the server container's cgroup: the heap
+// with the garbage not yet collected, and the stacks.
+func anonMemory(b *testing.B) int64 {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Skipf("no /proc/self/status: %v", err)
+	}
+	for line := range strings.Lines(string(status)) {
+		if rest, ok := strings.CutPrefix(line, "RssAnon:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				b.Fatalf("RssAnon: %q: %v", rest, err)
+			}
+			return kb << 10
+		}
+	}
+	b.Skip("no RssAnon in /proc/self/status")
+	return 0
 }
 
 func raiseOpenFileLimit(b *testing.B, need uint64) {
