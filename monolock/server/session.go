@@ -43,18 +43,21 @@ type session struct {
 
 	wmu       sync.Mutex // held while writing
 	spare     []byte     // the last written buffer, reused; guarded by wmu
-	finished  bool       // the final close step was taken; guarded by wmu
 	wdeadline time.Time  // the write deadline last set; guarded by wmu
 
 	mu        sync.Mutex
 	claim     *locktable.Claim // set before the claim enters the table
 	out       []byte           // frames not yet written
-	owned     bool             // the claim owns its lock
 	token     uint64           // the grant's token once owned
+	owned     bool             // the claim owns its lock
 	answered  bool             // the ACQUIRE was answered: promotions are pushed from now on
 	ending    bool             // no more frames are queued; the next flush closes
 	lingering bool             // an ERROR was queued: half-close and drain rather than close
 	reason    locktable.Reason // why the session ended
+
+	// Last, with the flags above, so that an idle session's struct fits a
+	// smaller allocation class (176 bytes, not 192).
+	finished bool // the final close step was taken; guarded by wmu
 }
 
 func newSession(s *Server, conn net.Conn) *session {

@@ -103,16 +103,15 @@ type Claim struct {
 	Notifier   Notifier      // required
 
 	// Guarded by the table's mutex.
-	state    claimState
-	lk       *lock
-	prev     *Claim // queue links while waiting
-	next     *Claim
-	queuedAt time.Time
-	since    time.Time
-	token    uint64
-	due      int64 // when the lease runs out unless a frame was heard since, on the table's clock
-	slot     int32 // index in the table's lease heap; -1 once out of it
-	table    *Table
+	state claimState
+	lk    *lock
+	prev  *Claim // queue links while waiting
+	next  *Claim
+	since time.Time // when it was queued; from its grant, when it was granted
+	token uint64
+	due   int64 // when the lease runs out unless a frame was heard since, on the table's clock
+	slot  int32 // index in the table's lease heap; -1 once out of it
+	table *Table
 
 	// heard is the last time a valid frame arrived, as nanoseconds on the
 	// table's monotonic clock; atomic so that Touch needs no lock.
@@ -181,7 +180,7 @@ func (t *Table) Acquire(c *Claim) (token uint64, granted bool, err error) {
 	}
 	now := time.Now()
 	c.table = t
-	c.queuedAt = now
+	c.since = now
 	heard := t.clock()
 	c.heard.Store(heard)
 	lk := t.locks[c.Name]
@@ -280,12 +279,13 @@ func (t *Table) Close() {
 // grant makes c the owner of its lock. Caller holds t.mu.
 func (t *Table) grant(c *Claim, now time.Time) {
 	c.state = stateHolding
+	waited := now.Sub(c.since)
 	c.since = now
 	c.token = t.seq.next(now)
 	c.lk.owner = c
 	t.held++
 	if t.cfg.OnGrant != nil {
-		t.cfg.OnGrant(c.holder(), now.Sub(c.queuedAt))
+		t.cfg.OnGrant(c.holder(), waited)
 	}
 }
 
