@@ -77,6 +77,7 @@ type Client struct {
 	dialer Dialer
 	err    error   // why the Config is unusable; returned by every Acquire
 	spares *spares // nil without Config.Spares
+	keeper keeper  // heartbeats of all of the Client's Locks
 
 	// keepAliveLong: the default Dialer, which dials without TCP keep-alive;
 	// claims with a lease of keepAliveLease or more switch it on.
@@ -181,7 +182,7 @@ func (c *Client) Acquire(ctx context.Context, name string, lease time.Duration) 
 // conn on failure. On a spare, a write that fails or an answer that ends
 // before its first byte is errSpareDead.
 func (c *Client) claim(ctx context.Context, conn net.Conn, name string, ms uint32, lease time.Duration, spare bool) (*Lock, error) {
-	l := newLock(name, conn)
+	l := newLock(name, conn, &c.keeper)
 	var counted *countingReader
 	if spare {
 		counted = &countingReader{r: conn}
