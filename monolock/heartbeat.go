@@ -67,18 +67,18 @@ func (s *schedule) interval() time.Duration {
 // under the keeper's mutex, which is also the sessions' write mutex: a
 // heartbeat is written by the keeper's goroutine, or by the reader when
 // its answer arrives after the next heartbeat was due. The goroutine runs
-// only while the keeper has sessions: remove returns once it has exited
-// after the last one, so no goroutine outlives the Client's Locks.
+// only while the keeper has sessions: the remove of the last one retires it
+// and returns once it has exited, so no goroutine outlives the Client's
+// Locks.
 //
 // A heartbeat write cannot stall the others: with one heartbeat in flight
 // per session, a connection never holds more than one unanswered frame.
 type keeper struct {
-	mu      sync.Mutex
-	beats   beatHeap
-	running bool          // the goroutine is running (or about to)
-	exited  chan struct{} // closed when the running goroutine returns
-	wake    chan struct{} // made by the goroutine: asks it to look again
-	timer   *time.Timer   // the goroutine's, for the earliest event
+	mu     sync.Mutex
+	beats  beatHeap
+	wake   chan struct{} // the running goroutine's: asks it to look again; nil: none runs
+	timer  *time.Timer   // the running goroutine's, for the earliest event
+	exited chan struct{} // closed when the latest goroutine has returned
 }
 
 // beat is one session's heartbeat state, guarded by the keeper's mutex.
@@ -132,11 +132,14 @@ func (k *keeper) add(b *beat, lease time.Duration, sentAt, answeredAt time.Time)
 		b.conf.confirm(sentAt)
 	}
 	heap.Push(&k.beats, b)
-	k.rearmLocked(b)
-	if !k.running {
-		k.running, k.exited = true, make(chan struct{})
-		go k.run(k.exited)
+	if k.wake == nil {
+		// Made here, by the session's reader, so that inside a
+		// testing/synctest bubble they belong to the session's bubble.
+		k.wake, k.timer, k.exited = make(chan struct{}, 1), time.NewTimer(time.Until(b.next())), make(chan struct{})
+		go k.run(k.wake, k.timer, k.exited)
+		return
 	}
+	k.rearmLocked(b)
 }
 
 // remove stops b's heartbeats; when it returns the keeper no longer
@@ -149,14 +152,26 @@ func (k *keeper) remove(b *beat) {
 		heap.Remove(&k.beats, b.slot)
 	}
 	var exited chan struct{}
-	if len(k.beats) == 0 && k.running {
+	if len(k.beats) == 0 {
+		k.retireLocked()
 		exited = k.exited
-		k.pokeLocked()
 	}
 	k.mu.Unlock()
 	if exited != nil {
 		<-exited
 	}
+}
+
+// retireLocked tells the running goroutine, if any, to return; a later add
+// starts another.
+func (k *keeper) retireLocked() {
+	if k.wake != nil {
+		select {
+		case k.wake <- struct{}{}:
+		default:
+		}
+	}
+	k.wake, k.timer = nil, nil
 }
 
 // answered records that the frame b sent last was answered at at (the
@@ -205,29 +220,16 @@ func (k *keeper) rearmLocked(b *beat) {
 	}
 }
 
-// pokeLocked wakes the goroutine to look at the heap again.
-func (k *keeper) pokeLocked() {
-	if k.wake != nil {
-		select {
-		case k.wake <- struct{}{}:
-		default:
-		}
-	}
-}
-
 // run is the keeper's goroutine: it sends every heartbeat that is due and
 // gives up every session whose deadline has passed, then sleeps until the
-// earliest next event. It returns, closing exited, once no session is
-// left. Its timer and channel are made here, so that inside a
-// testing/synctest bubble they belong to the bubble of the sessions.
-func (k *keeper) run(exited chan struct{}) {
+// earliest next event. It returns, closing exited, once no session is left
+// or it has been retired (k.wake is no longer its own).
+func (k *keeper) run(wake chan struct{}, timer *time.Timer, exited chan struct{}) {
 	defer close(exited)
-	wake := make(chan struct{}, 1)
-	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	k.mu.Lock()
-	k.wake, k.timer = wake, timer
-	for {
+	defer k.mu.Unlock()
+	for k.wake == wake {
 		now := time.Now()
 		for len(k.beats) > 0 && !now.Before(k.beats[0].next()) {
 			b := k.beats[0]
@@ -241,8 +243,7 @@ func (k *keeper) run(exited chan struct{}) {
 			}
 		}
 		if len(k.beats) == 0 {
-			k.running, k.wake, k.timer = false, nil, nil
-			k.mu.Unlock()
+			k.retireLocked()
 			return
 		}
 		timer.Reset(time.Until(k.beats[0].next()))
