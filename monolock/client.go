@@ -2,6 +2,7 @@ package monolock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"time"
@@ -76,6 +77,7 @@ type Client struct {
 	dialer Dialer
 	err    error   // why the Config is unusable; returned by every Acquire
 	spares *spares // nil without Config.Spares
+	keeper keeper  // heartbeats of all of the Client's Locks
 
 	// keepAliveLong: the default Dialer, which dials without TCP keep-alive;
 	// claims with a lease of keepAliveLease or more switch it on.
@@ -99,6 +101,39 @@ func New(cfg Config) *Client {
 		c.configure(cfg)
 	}
 	return c
+}
+
+// configure applies the Config settings that change how claims get their
+// connection: TCP Fast Open and warm spares (which start filling now).
+func (c *Client) configure(cfg Config) {
+	plain := c.dialer
+	if cfg.TCPFastOpen {
+		c.dialer = fastOpenDialer(plain)
+	}
+	if cfg.Spares > 0 {
+		age := cfg.SpareMaxAge
+		if age <= 0 {
+			age = DefaultSpareMaxAge
+		}
+		// Spares dial without TFO: a TFO socket defers its SYN to the
+		// first write, so it would not be connected in advance.
+		c.spares = newSpares(func(ctx context.Context) (net.Conn, error) {
+			return plain.DialContext(ctx, "tcp", c.addr)
+		}, cfg.Spares, age)
+	}
+}
+
+// Close closes the Client's spare connections (Config.Spares) and stops
+// their refill; it returns when every goroutine of the Client has exited
+// (Locks are not affected: each ends with its own Release). A Client
+// without spares holds nothing and needs no closing; Close is then a
+// no-op. The Client stays usable after Close: every claim dials its own
+// connection. Closing twice is harmless.
+func (c *Client) Close() error {
+	if c.spares != nil {
+		c.spares.close()
+	}
+	return nil
 }
 
 // Acquire claims the lock name with the given lease: it dials, waits in the
@@ -141,6 +176,66 @@ func (c *Client) Acquire(ctx context.Context, name string, lease time.Duration) 
 		return nil, err
 	}
 	return c.claim(ctx, conn, name, ms, lease, false)
+}
+
+// claim sends the ACQUIRE on conn and returns the granted Lock, closing
+// conn on failure. On a spare, a write that fails or an answer that ends
+// before its first byte is errSpareDead.
+func (c *Client) claim(ctx context.Context, conn net.Conn, name string, ms uint32, lease time.Duration, spare bool) (*Lock, error) {
+	l := newLock(name, conn, &c.keeper)
+	var counted *countingReader
+	if spare {
+		counted = &countingReader{r: conn}
+		l.r.Reset(counted) // keeps newLock's 64-byte buffer
+	}
+	frame := protocol.AppendAcquire(make([]byte, 0, 16+len(name)), ms, name)
+	sentAt := time.Now()
+	if _, err := conn.Write(frame); err != nil {
+		closeAbortively(conn)
+		if spare {
+			c.spares.taken()
+			return nil, errSpareDead
+		}
+		return nil, err
+	}
+	// The answer to ACQUIRE is read here rather than by the reader
+	// goroutine: an uncontended grant then costs no goroutine handoff.
+	f, answeredAt, err := l.handshake(ctx, lease, sentAt)
+	if spare {
+		c.spares.taken()
+	}
+	if err != nil {
+		closeAbortively(conn)
+		if spare && counted.n == 0 && errors.Is(err, ErrConnectionClosed) {
+			return nil, errSpareDead
+		}
+		return nil, unwrapConnError(err)
+	}
+	if c.keepAliveLong && lease >= keepAliveLease { // after the answer: off the claim's critical path
+		keepAlive(conn)
+	}
+	switch f.Type {
+	case protocol.TypeAcquired:
+		l.token = f.Token
+		close(l.granted)
+		l.start(lease, sentAt, answeredAt, false)
+		return l, nil
+	case protocol.TypeError:
+		closeAbortively(conn)
+		return nil, &ServerError{Code: f.Code, Reason: f.Reason}
+	}
+	// WAITING: the reader goroutine takes over and receives the promotion.
+	l.start(lease, sentAt, answeredAt, true)
+	select {
+	case <-l.granted:
+		return l, nil
+	case <-l.ctx.Done():
+		l.wait()
+		return nil, unwrapConnError(l.Err())
+	case <-ctx.Done():
+		l.Release()
+		return nil, ctx.Err()
+	}
 }
 
 // validate reports what makes an Acquire of name with lease impossible

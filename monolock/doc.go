@@ -55,9 +55,13 @@
 //     claim for about one round trip (see server.Config.TCPFastOpen).
 //
 // Heartbeats: every session (queued or owning) sends a HEARTBEAT every
-// interval = clamp(lease/4 − 2 × EWMA(RTT), 100ms, lease/4) (alpha 0.2),
-// with at most one heartbeat unanswered; the interval is measured between
-// sends. The 100ms floor applies to leases of 400ms and more. For a lease
+// interval = clamp(0.8 × lease − 2 × EWMA(RTT), 100ms, lease/4) (alpha
+// 0.2), with at most one heartbeat unanswered; the interval is measured
+// between sends. The round trip is taken from the 0.8 × lease give-up,
+// not from lease/4, so the interval is lease/4 until the RTT reaches
+// 0.275 × lease (550ms at a 2s lease) and shortens beyond that only as far
+// as a confirmation before 0.8 × lease needs: a loaded machine's longer
+// round trips do not make every client send more often. The 100ms floor applies to leases of 400ms and more. For a lease
 // under 400ms, lease/4 is itself under the floor and wins: the interval is
 // exactly lease/4, because a 100ms interval could never keep such a lease
 // alive (the client gives up after 0.8 × lease, under 320ms, and the

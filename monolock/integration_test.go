@@ -439,7 +439,8 @@ func lockGoroutines() []string {
 		// "goroutine N [runnable, synctest bubble M]:".
 		if len(lines) > 1 && (strings.HasSuffix(lines[0], "[runnable]:") || strings.Contains(lines[0], "[runnable, synctest bubble ")) &&
 			(strings.HasPrefix(lines[1], "github.com/monolock/monolock-bench/monolock.(*Lock).read(") ||
-				strings.HasPrefix(lines[1], "github.com/monolock/monolock-bench/monolock.(*Lock).start.func1(")) {
+				strings.HasPrefix(lines[1], "github.com/monolock/monolock-bench/monolock.(*Lock).start.func1(") ||
+				strings.HasPrefix(lines[1], "github.com/monolock/monolock-bench/monolock.(*keeper).run(")) {
 			continue // past wg.Done, returning
 		}
 		found = append(found, g)

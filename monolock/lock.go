@@ -15,8 +15,10 @@ import (
 )
 
 // Lock is one granted claim: a connection whose session owns the lock. A
-// reader goroutine and a heartbeat goroutine keep it alive until Release or
-// loss; neither outlives the Lock. Methods are safe for concurrent use.
+// reader goroutine and its Client's keeper (one for all of the Client's
+// Locks) keep it alive until Release or loss; the reader does not outlive
+// the Lock, and the keeper lets go of it in Release. Methods are safe for
+// concurrent use.
 type Lock struct {
 	name    string
 	conn    net.Conn
@@ -31,12 +33,12 @@ type Lock struct {
 	err   error // why the session ended; nil for Release
 
 	r  *bufio.Reader  // all reads of conn
-	wg sync.WaitGroup // the reader, and the keeper until it has returned or will never run
+	wg sync.WaitGroup // the reader
 
 	conf confirmation // the last confirmation, for the reader's check
 
-	keeper      keeper      // heartbeats and the pessimistic deadline
-	keeperTimer *time.Timer // runs the keeper when the first heartbeat is due; guarded by mu
+	keeper *keeper // the Client's: heartbeats and the pessimistic deadline
+	beat   beat    // this session's state in the keeper
 }
 
 // confirmation is the pessimist's rule on the reader's side: a frame that
@@ -49,9 +51,9 @@ type confirmation struct {
 	sent     atomic.Int64  // send time of the last answered frame, ns after born
 }
 
-func newLock(name string, conn net.Conn) *Lock {
+func newLock(name string, conn net.Conn, k *keeper) *Lock {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Lock{name: name, conn: conn, r: bufio.NewReaderSize(conn, 64), granted: make(chan struct{}), ctx: ctx, cancel: cancel, conf: confirmation{born: time.Now()}}
+	return &Lock{name: name, conn: conn, r: bufio.NewReaderSize(conn, 64), granted: make(chan struct{}), ctx: ctx, cancel: cancel, conf: confirmation{born: time.Now()}, keeper: k}
 }
 
 // confirm records that the frame sent at sentAt has been answered.
@@ -126,73 +128,47 @@ func (l *Lock) handshake(ctx context.Context, lease time.Duration, sentAt time.T
 
 // start launches the reader once the ACQUIRE sent at sentAt has been
 // answered at answeredAt; waiting tells whether that answer was WAITING.
-// The reader lifts the handshake's read deadline and schedules the keeper
-// (see scheduleKeeper) itself, on its own goroutine: the caller, Acquire,
-// returns without those two timer updates (a p50 of ~5µs of a warm claim
-// after its answer).
+// The reader lifts the handshake's read deadline and hands the session to
+// the keeper itself, on its own goroutine: the caller, Acquire, returns
+// without that work (a p50 of ~5µs of a warm claim after its answer).
 func (l *Lock) start(lease time.Duration, sentAt, answeredAt time.Time, waiting bool) {
-	answers := make(chan time.Time, 2)
 	l.conf.patience = patience(lease)
 	l.conf.confirm(sentAt)
-	l.keeper = keeper{
-		lease:   lease,
-		w:       l.conn,
-		conf:    &l.conf,
-		answers: answers,
-		quit:    l.ctx.Done(),
-		sched:   newSchedule(lease),
-	}
-	l.wg.Add(2)
-	go l.read(answers, waiting, sentAt, answeredAt)
+	l.beat = beat{w: l.conn, conf: &l.conf, lost: func(err error) { l.stop(err) }, slot: -1}
+	l.wg.Add(1)
+	go l.read(lease, waiting, sentAt, answeredAt)
 }
 
-// scheduleKeeper runs the keeper when the first heartbeat is due, unless
-// the session has already ended. The keeper has nothing to do before then,
-// so its goroutine starts in the timer's callback: a claim released sooner
-// costs one goroutine, not two.
-func (l *Lock) scheduleKeeper(sentAt, answeredAt time.Time) {
-	first := l.keeper.sched
-	first.observe(answeredAt.Sub(sentAt))
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.ended {
-		l.wg.Done() // the keeper will never run
-		return
-	}
-	l.keeperTimer = time.AfterFunc(time.Until(sentAt.Add(first.interval())), func() {
-		defer l.wg.Done()
-		if err := l.keeper.run(sentAt, answeredAt); err != nil {
-			l.end(err)
-		}
-	})
-}
-
-// end ends the session once: cause nil is a Release. Done is closed before
-// the connection so that watchers learn of a loss first.
+// end ends the session once (cause nil is a Release) and takes it out of
+// the keeper.
 func (l *Lock) end(cause error) {
+	l.stop(cause)
+	l.keeper.remove(&l.beat)
+}
+
+// stop ends the session once, reporting whether this call did: Done is
+// closed before the connection so that watchers learn of a loss first.
+// The keeper calls it (under its mutex) for a session it gives up, which
+// it has taken out itself.
+func (l *Lock) stop(cause error) bool {
 	l.mu.Lock()
 	if l.ended {
 		l.mu.Unlock()
-		return
+		return false
 	}
 	l.ended, l.err = true, cause
 	l.mu.Unlock()
 	l.cancel()
 	closeAbortively(l.conn)
+	return true
 }
 
-// wait returns when the reader and the keeper have exited; the session
-// must have ended. A keeper not yet scheduled never will be
-// (scheduleKeeper sees the end).
+// wait returns when the reader has exited and the keeper has let go of
+// the session, which must have ended. The reader hands the session to the
+// keeper before it reads, so once it has exited the keeper has it.
 func (l *Lock) wait() {
-	l.mu.Lock()
-	t := l.keeperTimer
-	l.keeperTimer = nil
-	l.mu.Unlock()
-	if t != nil && t.Stop() {
-		l.wg.Done() // the keeper will never run
-	}
 	l.wg.Wait()
+	l.keeper.remove(&l.beat)
 }
 
 // read is the permanent reader from the answer to ACQUIRE on: it decodes
@@ -201,17 +177,11 @@ func (l *Lock) wait() {
 //
 // After a WAITING, the first ACQUIRED is the promotion the server pushes on
 // its own, not an answer; every other WAITING or ACQUIRED answers a frame.
-func (l *Lock) read(answers chan<- time.Time, waited bool, sentAt, answeredAt time.Time) {
+func (l *Lock) read(lease time.Duration, waited bool, sentAt, answeredAt time.Time) {
 	defer l.wg.Done()
 	l.conn.SetReadDeadline(time.Time{}) // the handshake's
-	l.scheduleKeeper(sentAt, answeredAt)
+	l.keeper.add(&l.beat, lease, sentAt, answeredAt)
 	granted := !waited
-	answer := func(at time.Time) {
-		select {
-		case answers <- at:
-		case <-l.ctx.Done():
-		}
-	}
 	for {
 		f, err := protocol.ReadServerFrame(l.r)
 		at := time.Now()
@@ -231,14 +201,14 @@ func (l *Lock) read(answers chan<- time.Time, waited bool, sentAt, answeredAt ti
 				l.end(fmt.Errorf("%w: WAITING after ACQUIRED", ErrProtocolViolation))
 				return
 			}
-			answer(at)
+			l.keeper.answered(&l.beat, at)
 		case protocol.TypeAcquired:
 			if granted {
 				if f.Token != l.token {
 					l.end(fmt.Errorf("%w: token changed from %d to %d", ErrProtocolViolation, l.token, f.Token))
 					return
 				}
-				answer(at)
+				l.keeper.answered(&l.beat, at)
 				continue
 			}
 			l.token, granted = f.Token, true

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/monolock/monolock-bench/monolock/protocol"
 )
 
 // DefaultSpareMaxAge is Config.SpareMaxAge when it is zero: comfortably
@@ -23,39 +21,6 @@ const (
 	spareBackoffMin = 100 * time.Millisecond
 	spareBackoffMax = 5 * time.Second
 )
-
-// configure applies the Config settings that change how claims get their
-// connection: TCP Fast Open and warm spares (which start filling now).
-func (c *Client) configure(cfg Config) {
-	plain := c.dialer
-	if cfg.TCPFastOpen {
-		c.dialer = fastOpenDialer(plain)
-	}
-	if cfg.Spares > 0 {
-		age := cfg.SpareMaxAge
-		if age <= 0 {
-			age = DefaultSpareMaxAge
-		}
-		// Spares dial without TFO: a TFO socket defers its SYN to the
-		// first write, so it would not be connected in advance.
-		c.spares = newSpares(func(ctx context.Context) (net.Conn, error) {
-			return plain.DialContext(ctx, "tcp", c.addr)
-		}, cfg.Spares, age)
-	}
-}
-
-// Close closes the Client's spare connections (Config.Spares) and stops
-// their refill; it returns when every goroutine of the Client has exited
-// (Locks are not affected: each ends with its own Release). A Client
-// without spares holds nothing and needs no closing; Close is then a
-// no-op. The Client stays usable after Close: every claim dials its own
-// connection. Closing twice is harmless.
-func (c *Client) Close() error {
-	if c.spares != nil {
-		c.spares.close()
-	}
-	return nil
-}
 
 // errSpareDead reports that a spare turned out to be closed before the
 // server answered its ACQUIRE: the server has no claim from it, and the
@@ -95,66 +60,6 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
-}
-
-// claim sends the ACQUIRE on conn and returns the granted Lock, closing
-// conn on failure. On a spare, a write that fails or an answer that ends
-// before its first byte is errSpareDead.
-func (c *Client) claim(ctx context.Context, conn net.Conn, name string, ms uint32, lease time.Duration, spare bool) (*Lock, error) {
-	l := newLock(name, conn)
-	var counted *countingReader
-	if spare {
-		counted = &countingReader{r: conn}
-		l.r.Reset(counted) // keeps newLock's 64-byte buffer
-	}
-	frame := protocol.AppendAcquire(make([]byte, 0, 16+len(name)), ms, name)
-	sentAt := time.Now()
-	if _, err := conn.Write(frame); err != nil {
-		closeAbortively(conn)
-		if spare {
-			c.spares.taken()
-			return nil, errSpareDead
-		}
-		return nil, err
-	}
-	// The answer to ACQUIRE is read here rather than by the reader
-	// goroutine: an uncontended grant then costs no goroutine handoff.
-	f, answeredAt, err := l.handshake(ctx, lease, sentAt)
-	if spare {
-		c.spares.taken()
-	}
-	if err != nil {
-		closeAbortively(conn)
-		if spare && counted.n == 0 && errors.Is(err, ErrConnectionClosed) {
-			return nil, errSpareDead
-		}
-		return nil, unwrapConnError(err)
-	}
-	if c.keepAliveLong && lease >= keepAliveLease { // after the answer: off the claim's critical path
-		keepAlive(conn)
-	}
-	switch f.Type {
-	case protocol.TypeAcquired:
-		l.token = f.Token
-		close(l.granted)
-		l.start(lease, sentAt, answeredAt, false)
-		return l, nil
-	case protocol.TypeError:
-		closeAbortively(conn)
-		return nil, &ServerError{Code: f.Code, Reason: f.Reason}
-	}
-	// WAITING: the reader goroutine takes over and receives the promotion.
-	l.start(lease, sentAt, answeredAt, true)
-	select {
-	case <-l.granted:
-		return l, nil
-	case <-l.ctx.Done():
-		l.wait()
-		return nil, unwrapConnError(l.Err())
-	case <-ctx.Done():
-		l.Release()
-		return nil, ctx.Err()
-	}
 }
 
 // spare is a connection dialled in advance, and when its dial began (the

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -137,14 +138,18 @@ func BenchmarkCycleVsFloor(b *testing.B) {
 }
 
 // BenchmarkIdleSessionMemory opens 10,000 idle sessions (each the owner of
-// its own lock, lease 10 minutes) from a child process and reports the
-// server's heap and stack growth per session. Run it with -benchtime=1x.
+// its own lock, lease 10 minutes, after one heartbeat) from a child process and reports the
+// server's heap and stack growth per session, together (B/session) and
+// apart, after a collection, and the growth of the process's anonymous
+// resident memory before it (anon-B/session, garbage included, as the
+// scale scenario measures a server). Run it with -benchtime=1x.
 func BenchmarkIdleSessionMemory(b *testing.B) {
 	const sessions = 10_000
 	raiseOpenFileLimit(b, sessions+200)
 	for range b.N {
 		ts := monolocktest.NewServer(b)
-		before := serverMemory()
+		heapBefore, stackBefore := serverMemory()
+		anonBefore := anonMemory(b)
 		goroutines := runtime.NumGoroutine()
 
 		child := exec.Command(os.Args[0], "-test.run=^$")
@@ -162,8 +167,13 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 		if st := ts.Server().Stats(); st.Connections != sessions || st.LocksHeld != sessions {
 			b.Fatalf("Stats = %+v", st)
 		}
-		after := serverMemory()
-		b.ReportMetric(float64(after-before)/sessions, "B/session")
+		anonAfter := anonMemory(b)
+		heapAfter, stackAfter := serverMemory()
+		heap, stack := float64(heapAfter-heapBefore)/sessions, float64(stackAfter-stackBefore)/sessions
+		b.ReportMetric(heap+stack, "B/session")
+		b.ReportMetric(heap, "heap-B/session")
+		b.ReportMetric(stack, "stack-B/session")
+		b.ReportMetric(float64(anonAfter-anonBefore)/sessions, "anon-B/session")
 		b.ReportMetric(float64(runtime.NumGoroutine()-goroutines)/sessions, "goroutines/session")
 		stdin.Close()
 		if err := child.Wait(); err != nil {
@@ -173,12 +183,35 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 	}
 }
 
-// serverMemory is heap in use plus goroutine stacks, after a GC.
-func serverMemory() uint64 {
+// serverMemory is the heap in use and the goroutine stacks, after a GC.
+func serverMemory() (heap, stack uint64) {
+	runtime.GC()
+	runtime.GC()
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return m.HeapInuse + m.StackInuse
+	return m.HeapInuse, m.StackInuse
+}
+
+// anonMemory is the process's anonymous resident memory (RssAnon), what
+// the scale scenario reads from the server container's cgroup: the heap
+// with the garbage not yet collected, and the stacks.
+func anonMemory(b *testing.B) int64 {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Skipf("no /proc/self/status: %v", err)
+	}
+	for line := range strings.Lines(string(status)) {
+		if rest, ok := strings.CutPrefix(line, "RssAnon:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				b.Fatalf("RssAnon: %q: %v", rest, err)
+			}
+			return kb << 10
+		}
+	}
+	b.Skip("no RssAnon in /proc/self/status")
+	return 0
 }
 
 func raiseOpenFileLimit(b *testing.B, need uint64) {
@@ -196,7 +229,8 @@ func raiseOpenFileLimit(b *testing.B, need uint64) {
 }
 
 // runIdleClients is the child: it opens n sessions to addr, each acquiring
-// its own lock, prints "ready", and holds them until stdin closes.
+// its own lock and sending one heartbeat, prints "ready", and holds them
+// until stdin closes.
 func runIdleClients(spec string) int {
 	var addr string
 	var n int
@@ -213,6 +247,12 @@ func runIdleClients(spec string) int {
 		c, err := net.Dial("tcp", addr)
 		if err == nil {
 			_, err = c.Write(protocol.AppendAcquire(nil, 600_000, fmt.Sprintf("idle-%05d", i)))
+		}
+		if err == nil {
+			_, err = io.ReadFull(c, buf[:])
+		}
+		if err == nil { // one keep-alive, so that its path has run too
+			_, err = c.Write(protocol.AppendHeartbeat(nil))
 		}
 		if err == nil {
 			_, err = io.ReadFull(c, buf[:])

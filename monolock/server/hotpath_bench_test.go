@@ -152,3 +152,33 @@ func BenchmarkServerPromotion(b *testing.B) {
 	owner.Close()
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
+
+// TestHeartbeatAllocatesNothing holds an owner over loopback TCP and
+// counts the process's allocations per HEARTBEAT → ACQUIRED exchange: the
+// client side here allocates nothing (a frame and a buffer made once), so
+// any allocation would be the server's keep-alive path.
+func TestHeartbeatAllocatesNothing(t *testing.T) {
+	ts := monolocktest.NewServer(t)
+	c, err := dialer.Dial("tcp", ts.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write(protocol.AppendAcquire(nil, 60_000, "allocs")); err != nil {
+		t.Fatal(err)
+	}
+	hb := protocol.AppendHeartbeat(nil)
+	answer := make([]byte, protocol.AcquiredLen)
+	exchange := func() {
+		if _, err := io.ReadFull(c, answer); err != nil || protocol.Type(answer[0]) != protocol.TypeAcquired {
+			t.Fatalf("answer %x, %v", answer, err)
+		}
+		if _, err := c.Write(hb); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exchange() // reads the grant
+	if n := testing.AllocsPerRun(1000, exchange); n != 0 {
+		t.Fatalf("%v allocations per keep-alive, want 0", n)
+	}
+}

@@ -51,7 +51,7 @@ func (lk *lock) describe() Lock {
 		l.Holder = &h
 	}
 	for w := lk.head; w != nil; w = w.next {
-		l.Waiters = append(l.Waiters, Waiter{Session: w.Session, Identity: w.Identity, RemoteAddr: w.RemoteAddr, QueuedAt: w.queuedAt, Lease: w.Lease})
+		l.Waiters = append(l.Waiters, Waiter{Session: w.Session, Identity: w.Identity, RemoteAddr: w.RemoteAddr, QueuedAt: w.since, Lease: w.Lease})
 	}
 	return l
 }

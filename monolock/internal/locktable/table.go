@@ -5,12 +5,13 @@
 // each claim's Notifier, when a claim is promoted or ended by the table.
 //
 // Only names with an owner or waiters are stored, so memory is proportional
-// to live claims. Leases are timers on the monotonic clock (time.AfterFunc),
-// which testing/synctest can drive.
+// to live claims. Leases run on the monotonic clock, with one timer for the
+// whole table (leases.go), which testing/synctest can drive.
 package locktable
 
 import (
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -102,15 +103,15 @@ type Claim struct {
 	Notifier   Notifier      // required
 
 	// Guarded by the table's mutex.
-	state    claimState
-	lk       *lock
-	prev     *Claim // queue links while waiting
-	next     *Claim
-	queuedAt time.Time
-	since    time.Time
-	token    uint64
-	timer    *time.Timer
-	table    *Table
+	state claimState
+	lk    *lock
+	prev  *Claim // queue links while waiting
+	next  *Claim
+	since time.Time // when it was queued; from its grant, when it was granted
+	token uint64
+	due   int64 // when the lease runs out unless a frame was heard since, on the table's clock
+	slot  int32 // index in the table's lease heap; -1 once out of it
+	table *Table
 
 	// heard is the last time a valid frame arrived, as nanoseconds on the
 	// table's monotonic clock; atomic so that Touch needs no lock.
@@ -146,11 +147,16 @@ type Table struct {
 	held    int
 	waiting int
 	closed  bool
+	leases  leases
 }
 
 // New returns an empty table.
 func New(cfg Config) *Table {
-	return &Table{cfg: cfg, epoch: time.Now(), locks: make(map[string]*lock)}
+	t := &Table{cfg: cfg, epoch: time.Now(), locks: make(map[string]*lock)}
+	t.leases.timer = time.AfterFunc(time.Duration(math.MaxInt64), t.expireDue)
+	t.leases.timer.Stop()
+	t.leases.armed = math.MaxInt64
+	return t
 }
 
 // clock returns monotonic nanoseconds since the table was made; a wall-clock
@@ -174,15 +180,17 @@ func (t *Table) Acquire(c *Claim) (token uint64, granted bool, err error) {
 	}
 	now := time.Now()
 	c.table = t
-	c.queuedAt = now
-	c.heard.Store(t.clock())
+	c.since = now
+	heard := t.clock()
+	c.heard.Store(heard)
 	lk := t.locks[c.Name]
 	if lk == nil {
 		lk = &lock{name: c.Name}
 		t.locks[c.Name] = lk
 	}
 	c.lk = lk
-	c.timer = time.AfterFunc(c.Lease, c.expire)
+	c.due = heard + int64(c.Lease)
+	t.addLease(c)
 	if lk.owner == nil {
 		t.grant(c, now)
 		return c.token, true, nil
@@ -268,34 +276,16 @@ func (t *Table) Close() {
 	t.mu.Unlock()
 }
 
-// expire is the lease timer of c. It ends the claim when the silence has
-// reached the lease, or re-arms for the rest of it after a Touch.
-func (c *Claim) expire() {
-	t := c.table
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if c.state != stateWaiting && c.state != stateHolding {
-		return
-	}
-	silence := time.Duration(t.clock() - c.heard.Load())
-	if silence < c.Lease {
-		c.timer.Reset(c.Lease - silence)
-		return
-	}
-	next := t.remove(c, Expired)
-	c.Notifier.Ended(Expired)
-	t.notifyPromoted(next)
-}
-
 // grant makes c the owner of its lock. Caller holds t.mu.
 func (t *Table) grant(c *Claim, now time.Time) {
 	c.state = stateHolding
+	waited := now.Sub(c.since)
 	c.since = now
 	c.token = t.seq.next(now)
 	c.lk.owner = c
 	t.held++
 	if t.cfg.OnGrant != nil {
-		t.cfg.OnGrant(c.holder(), now.Sub(c.queuedAt))
+		t.cfg.OnGrant(c.holder(), waited)
 	}
 }
 
@@ -305,7 +295,7 @@ func (t *Table) grant(c *Claim, now time.Time) {
 // of its own. Caller holds t.mu.
 func (t *Table) remove(c *Claim, reason Reason) (promoted *Claim) {
 	lk := c.lk
-	c.timer.Stop()
+	t.removeLease(c)
 	switch c.state {
 	case stateHolding:
 		now := time.Now()

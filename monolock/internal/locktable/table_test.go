@@ -187,6 +187,67 @@ func TestTouchSlidesLease(t *testing.T) {
 	})
 }
 
+// TestLeasesShareOneTimer holds claims with different leases, entered in
+// an order unlike their expiry, some touched and some released, and
+// checks that each ends exactly when its own silence reaches its lease:
+// the table's one timer serves them in due order.
+func TestLeasesShareOneTimer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ms := time.Millisecond
+		start := time.Now()
+		tb := New(Config{})
+		type entry struct {
+			c       *Claim
+			r       *recorder
+			touchAt time.Duration // 0: never touched
+			release bool
+			want    time.Duration // when it must end; 0: never (released)
+		}
+		var entries []*entry
+		add := func(lease, touchAt time.Duration, release bool, want time.Duration) {
+			c, r := newClaim(uint64(len(entries)+1), fmt.Sprintf("l%d", len(entries)), lease)
+			entries = append(entries, &entry{c: c, r: r, touchAt: touchAt, release: release, want: want})
+			mustAcquire(t, tb, c, true)
+		}
+		add(3000*ms, 0, false, 3000*ms)
+		add(1000*ms, 0, false, 1000*ms)
+		add(1000*ms, 700*ms, false, 1700*ms)
+		add(2000*ms, 0, false, 2000*ms)
+		add(500*ms, 0, true, 0)
+		add(1500*ms, 1200*ms, false, 2700*ms)
+		ended := map[*entry]time.Duration{}
+		for at := ms; at <= 4000*ms; at += ms {
+			time.Sleep(ms)
+			now := time.Since(start)
+			for _, e := range entries {
+				if e.touchAt == now {
+					e.c.Touch()
+				}
+				if e.release && now == 100*ms {
+					tb.Release(e.c, Graceful)
+				}
+			}
+			synctest.Wait()
+			for _, e := range entries {
+				if _, r := e.r.state(); len(r) > 0 {
+					if _, seen := ended[e]; !seen {
+						ended[e] = now
+					}
+				}
+			}
+		}
+		for i, e := range entries {
+			got, ok := ended[e]
+			switch {
+			case e.want == 0 && ok:
+				t.Errorf("claim %d (released) ended at %v", i, got)
+			case e.want != 0 && got != e.want:
+				t.Errorf("claim %d (lease %v) ended at %v, want %v", i, e.c.Lease, got, e.want)
+			}
+		}
+	})
+}
+
 func TestSilentWaiterLosesItsPlace(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tb := New(Config{})
