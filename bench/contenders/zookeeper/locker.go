@@ -1,0 +1,510 @@
+// Package zookeeper is the ZooKeeper contender: the lock recipe of
+// ZooKeeper's documentation on github.com/go-zookeeper/zk, and a
+// three-member ensemble of the host's Debian ZooKeeper.
+//
+// The lock is the recipe of ZooKeeper's "Recipes and Solutions" page
+// (Curator's InterProcessMutex is the same recipe), written here on the
+// client's primitives: a claim creates an ephemeral sequential node
+// <root>/<key>/lock-<seq> on its session; the node with the lowest
+// sequence holds the lock; a waiter sets a watch on the node just before
+// its own (its predecessor) only, so a release wakes exactly one waiter
+// and waiters are served in sequence order. The library's zk.Lock follows
+// the same recipe but is not used: it takes no context (a waiter cannot
+// stop waiting), reports no node statistics (the fencing token) and
+// retries a create of a protected node, which this package does not need
+// (a session that lost its connection is never reused, see below).
+//
+// A session (one client connection, zk.Conn) serves one claim at a time
+// and is kept for the Locker's next claim, as etcd's contender keeps its
+// sessions. Its timeout is the run's lease: the server ends a session it
+// has not heard from for that long and deletes its ephemeral nodes, which
+// frees a crashed or frozen holder's lock. Lost is closed when the
+// session's connection is lost (Curator's SUSPENDED: the client cannot
+// know whether the session will expire) or the session expires (LOST);
+// such a session is never used again, and Release still tries to delete
+// the node (it succeeds if the client reconnects within the session)
+// before closing the session. The fencing token is the lock node's
+// creation zxid (czxid): zxids order every write of the ensemble, so
+// each grant's node was created after the previous holder's.
+package zookeeper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/output/results"
+)
+
+// ClientVersion is the client library's version (go.mod).
+const ClientVersion = "github.com/go-zookeeper/zk v1.0.4"
+
+// Defaults of Config.
+const (
+	DefaultRoot = "/monolock-bench"
+	// DefaultRecvBuffer bounds a response the client reads (the Java
+	// client's jute.maxbuffer default, 1 MiB: a lock's children list of
+	// about 50,000 waiters); the library allocates a receive buffer of
+	// this size per session. DefaultSendBuffer is the request buffer per
+	// session (requests of this recipe are a path and an empty value).
+	DefaultRecvBuffer = 1 << 20
+	DefaultSendBuffer = 64 << 10
+)
+
+// Config configures a Locker.
+type Config struct {
+	// Servers are the members' client host:port addresses. Required.
+	Servers []string
+	// Lease is the run's lease: the session timeout each session asks
+	// for (the server clamps it to [MinSessionTimeout, MaxSessionTimeout]).
+	// Required.
+	Lease time.Duration
+	// Root is the parent of every lock's node; default DefaultRoot. A
+	// lock's waiters are the children of <Root>/<key, path-escaped>.
+	Root string
+	// Dialer, when set, makes every connection; default net.Dialer.
+	Dialer bench.Dialer
+}
+
+func (c Config) withDefaults() Config {
+	if c.Root == "" {
+		c.Root = DefaultRoot
+	}
+	return c
+}
+
+// Settings describes the configuration for results.json.
+func (c Config) Settings() results.Settings {
+	c = c.withDefaults()
+	return results.Settings{
+		"client":          ClientVersion + ", the lock recipe written on its primitives (Create, Children, ExistsW, Delete); zk.Lock not used: it takes no context and reports no czxid",
+		"recipe":          "ZooKeeper's documented lock recipe (Curator's InterProcessMutex): ephemeral sequential node under <root>/<key>; the lowest sequence holds; a waiter watches only its predecessor (ExistsW)",
+		"claim":           "a session per concurrent claim (an idle one of the Locker, else a new connection and session); Create ephemeral-sequential, then Children (+ Exists of its own node, pipelined, for the czxid); waiters ExistsW their predecessor",
+		"session_timeout": "the lease, asked by the client and clamped by the servers to [minSessionTimeout, maxSessionTimeout] (setting server_settings); the negotiated one is recorded per run",
+		"token":           "czxid of the lock node (its creation's zxid: strictly increasing across grants)",
+		"lost":            "the session's connection was lost (Curator's SUSPENDED: no answer for 2/3 of the session timeout, or a closed socket) or the session expired (LOST)",
+		"release":         "Delete of the node; the session is kept for the Locker's next claim, unless its connection was lost (then it is closed after the delete, which the client sends once reconnected)",
+		"wait":            "server-side order by sequence number; one watch on the predecessor (no herd, no polling)",
+		"give_up":         "never (waits until the harness cancels; a claim whose session is lost is made again on a new session)",
+		"lock_parents":    "container nodes (deleted by the server once empty, as Curator creates them); recreated when gone",
+		"root":            c.Root,
+		"servers":         strconv.Itoa(len(c.Servers)) + " members, every session given all (the client picks one at random, then the next on a lost connection)",
+		"client_buffers":  fmt.Sprintf("receive %d KiB (largest response), send %d KiB per session", DefaultRecvBuffer>>10, DefaultSendBuffer>>10),
+	}
+}
+
+// Locker is a ZooKeeper lock contender. It is safe for concurrent use.
+type Locker struct {
+	cfg Config
+
+	mu      sync.Mutex
+	idle    []*session // sessions no claim uses
+	closed  bool
+	parents map[string]bool // lock directories known to exist
+
+	bg sync.WaitGroup // drops and releases finishing after their caller returned
+}
+
+// New returns a Locker for the ensemble at cfg.Servers; it connects
+// nothing until the first Acquire.
+func New(cfg Config) (*Locker, error) {
+	cfg = cfg.withDefaults()
+	if len(cfg.Servers) == 0 {
+		return nil, errors.New("zookeeper: no servers")
+	}
+	if cfg.Lease <= 0 {
+		return nil, fmt.Errorf("zookeeper: lease %v must be positive", cfg.Lease)
+	}
+	return &Locker{cfg: cfg, parents: map[string]bool{}}, nil
+}
+
+// session is one client connection and its ZooKeeper session.
+type session struct {
+	conn *zk.Conn
+	// up is closed once the session is established; down once after
+	// that its connection is lost or it expires. A session that went
+	// down is never used for another claim.
+	up, down chan struct{}
+	upOnce   sync.Once
+	downOnce sync.Once
+	// timeout is the negotiated session timeout in milliseconds.
+	timeout atomic.Int32
+}
+
+// isDown reports whether the session went down.
+func (s *session) isDown() bool {
+	select {
+	case <-s.down:
+		return true
+	default:
+		return false
+	}
+}
+
+// event follows the connection's states (zk.WithEventCallback: must not
+// block).
+func (s *session) event(ev zk.Event) {
+	if ev.Type != zk.EventSession {
+		return
+	}
+	switch ev.State {
+	case zk.StateHasSession:
+		s.upOnce.Do(func() { close(s.up) })
+	case zk.StateDisconnected, zk.StateExpired, zk.StateAuthFailed:
+		select {
+		case <-s.up:
+			s.downOnce.Do(func() { close(s.down) })
+		default: // not yet established: the client tries the next member
+		}
+	}
+}
+
+// sessionLogger reads the negotiated session timeout from the client's
+// "authenticated" log line (the library exposes it nowhere else) and
+// drops every other line (reconnects would flood a failover run).
+type sessionLogger struct{ s *session }
+
+func (l sessionLogger) Printf(format string, args ...any) {
+	if strings.HasPrefix(format, "authenticated: ") && len(args) == 2 {
+		if ms, ok := args[1].(int32); ok {
+			l.s.timeout.Store(ms)
+		}
+	}
+}
+
+// connect opens a new session and waits until it is established or ctx
+// ends.
+func (l *Locker) connect(ctx context.Context) (*session, error) {
+	s := &session{up: make(chan struct{}), down: make(chan struct{})}
+	dial := zk.Dialer(net.DialTimeout) // the library's default
+	if d := l.cfg.Dialer; d != nil {
+		dial = func(network, addr string, timeout time.Duration) (net.Conn, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			defer cancel()
+			return d.DialContext(ctx, network, addr)
+		}
+	}
+	conn, _, err := zk.Connect(l.cfg.Servers, l.cfg.Lease,
+		zk.WithDialer(dial),
+		zk.WithEventCallback(s.event),
+		zk.WithLogger(sessionLogger{s}),
+		zk.WithMaxBufferSize(DefaultRecvBuffer),
+		zk.WithMaxConnBufferSize(DefaultSendBuffer),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("zookeeper: connect: %w", err)
+	}
+	s.conn = conn
+	select {
+	case <-s.up:
+		return s, nil
+	case <-ctx.Done():
+		conn.Close()
+		return nil, ctx.Err()
+	}
+}
+
+// session returns an idle session that is still up, or a new one.
+func (l *Locker) session(ctx context.Context) (*session, error) {
+	l.mu.Lock()
+	for len(l.idle) > 0 {
+		s := l.idle[len(l.idle)-1]
+		l.idle = l.idle[:len(l.idle)-1]
+		if !s.isDown() {
+			l.mu.Unlock()
+			return s, nil
+		}
+		l.dropLater(s)
+	}
+	closed := l.closed
+	l.mu.Unlock()
+	if closed {
+		return nil, errors.New("zookeeper: Locker closed")
+	}
+	return l.connect(ctx)
+}
+
+// reuse gives a session whose claim ended cleanly back to the idle list.
+func (l *Locker) reuse(s *session) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed || s.isDown() {
+		l.dropLater(s)
+		return
+	}
+	l.idle = append(l.idle, s)
+}
+
+// dropLater closes a session in the background (Close waits up to a few
+// seconds for the server's answer); Close waits for it. Closing ends the
+// session at once when the client is connected (its nodes go with it),
+// else the server expires it after its timeout.
+func (l *Locker) dropLater(s *session) {
+	l.bg.Go(s.conn.Close)
+}
+
+// Timeout returns the session timeout the servers granted the session,
+// as the client learned it (0 before the session is established).
+func (s *session) Timeout() time.Duration {
+	return time.Duration(s.timeout.Load()) * time.Millisecond
+}
+
+// Acquire implements bench.Locker: the recipe on an idle session of the
+// Locker, or a new one. When ctx ends first it returns ctx.Err() and
+// deletes its node in the background. When the session goes down while
+// the claim waits, the claim is made again on a new session (its old
+// node goes with the old session), as a Curator user retries a lock
+// whose connection was lost.
+func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
+	dir := l.cfg.Root + "/" + url.PathEscape(key)
+	for {
+		s, err := l.session(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, err
+		}
+		h, err := l.lock(ctx, s, dir)
+		switch {
+		case err == nil:
+			return h, nil
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case s.isDown():
+			l.dropLater(s)
+			continue
+		}
+		l.dropLater(s)
+		return nil, fmt.Errorf("zookeeper: lock %s: %w", key, err)
+	}
+}
+
+// errDown is returned by lock when the session went down while waiting.
+var errDown = errors.New("zookeeper: session lost while waiting")
+
+// lock runs the recipe on s for the lock directory dir.
+func (l *Locker) lock(ctx context.Context, s *session, dir string) (*held, error) {
+	node, err := l.create(s, dir)
+	if err != nil {
+		return nil, err
+	}
+	name := node[len(dir)+1:]
+	seq, err := sequence(name)
+	if err != nil {
+		return nil, err
+	}
+	// The node's czxid, read while the recipe lists the children: the
+	// client pipelines both requests on the session's connection.
+	stat := make(chan *zk.Stat, 1)
+	l.bg.Go(func() {
+		_, st, err := s.conn.Exists(node)
+		if err != nil {
+			st = nil
+		}
+		stat <- st
+	})
+	abandon := func() {
+		// Give the place up in the background: the caller returns now.
+		l.bg.Go(func() {
+			if !s.isDown() && s.conn.Delete(node, -1) == nil {
+				l.reuse(s)
+				return
+			}
+			s.conn.Close()
+		})
+	}
+	for {
+		children, _, err := s.conn.Children(dir)
+		if err != nil {
+			abandon()
+			return nil, l.waitErr(s, fmt.Errorf("children: %w", err))
+		}
+		pred, first := predecessor(children, seq)
+		if first {
+			st := <-stat
+			if st == nil {
+				abandon()
+				return nil, l.waitErr(s, errors.New("exists of its own node failed"))
+			}
+			h := &held{l: l, s: s, node: node, czxid: uint64(st.Czxid), lost: make(chan struct{}), released: make(chan struct{})}
+			go h.watch()
+			return h, nil
+		}
+		ok, _, ch, err := s.conn.ExistsW(dir + "/" + pred)
+		if err != nil {
+			abandon()
+			return nil, l.waitErr(s, fmt.Errorf("exists %s: %w", pred, err))
+		}
+		if !ok {
+			continue // the predecessor went between the two calls
+		}
+		select {
+		case ev := <-ch:
+			if ev.Err != nil {
+				abandon()
+				return nil, l.waitErr(s, fmt.Errorf("watch: %w", ev.Err))
+			}
+		case <-s.down:
+			abandon()
+			return nil, errDown
+		case <-ctx.Done():
+			abandon()
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// waitErr is errDown when the session went down (the request failed for
+// that), else err.
+func (l *Locker) waitErr(s *session, err error) error {
+	if s.isDown() {
+		return errDown
+	}
+	return err
+}
+
+// create makes the claim's ephemeral sequential node under dir, creating
+// dir (a container node) and the root when missing; the server may delete
+// an empty container between the two creates, so it tries a few times.
+func (l *Locker) create(s *session, dir string) (string, error) {
+	acl := zk.WorldACL(zk.PermAll)
+	var err error
+	for range 5 {
+		var node string
+		node, err = s.conn.Create(dir+"/lock-", nil, zk.FlagEphemeralSequential, acl)
+		if err == nil {
+			l.mu.Lock()
+			l.parents[dir] = true
+			l.mu.Unlock()
+			return node, nil
+		}
+		if !errors.Is(err, zk.ErrNoNode) {
+			return "", fmt.Errorf("create: %w", err)
+		}
+		for _, p := range []string{l.cfg.Root, dir} {
+			flags := int32(zk.FlagPersistent)
+			if p == dir {
+				flags = zk.FlagContainer
+				if _, err := s.conn.CreateContainer(p, nil, flags, acl); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+					return "", fmt.Errorf("create %s: %w", p, err)
+				}
+				continue
+			}
+			if _, err := s.conn.Create(p, nil, flags, acl); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+				return "", fmt.Errorf("create %s: %w", p, err)
+			}
+		}
+	}
+	return "", fmt.Errorf("create: %w", err)
+}
+
+// sequence parses the sequence number ZooKeeper appended to a node's
+// name (10 digits).
+func sequence(name string) (int64, error) {
+	i := strings.LastIndex(name, "-")
+	n, err := strconv.ParseInt(name[i+1:], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("zookeeper: node %q has no sequence number", name)
+	}
+	return n, nil
+}
+
+// predecessor returns the child whose sequence number is the largest
+// below seq, or first when there is none (seq is the lowest: the lock is
+// held). Children without a sequence number are ignored.
+func predecessor(children []string, seq int64) (pred string, first bool) {
+	best := int64(-1)
+	for _, c := range children {
+		n, err := sequence(c)
+		if err != nil || n >= seq {
+			continue
+		}
+		if n > best {
+			best, pred = n, c
+		}
+	}
+	return pred, best < 0
+}
+
+// Close implements bench.Locker: it closes the idle sessions and waits
+// for the background deletes and closes.
+func (l *Locker) Close() error {
+	l.mu.Lock()
+	idle := l.idle
+	l.idle, l.closed = nil, true
+	for _, s := range idle {
+		l.dropLater(s)
+	}
+	l.mu.Unlock()
+	l.bg.Wait()
+	return nil
+}
+
+type held struct {
+	l     *Locker
+	s     *session
+	node  string
+	czxid uint64
+
+	lost     chan struct{} // closed by watch
+	released chan struct{} // closed by Release
+
+	once sync.Once
+	err  error
+}
+
+// watch closes lost when the session goes down or Release begins.
+func (h *held) watch() {
+	select {
+	case <-h.s.down:
+	case <-h.released:
+	}
+	close(h.lost)
+}
+
+// Token is the lock node's czxid.
+func (h *held) Token() (uint64, bool) { return h.czxid, true }
+
+// Lost is closed when the session's connection is lost or the session
+// expires, and as Release begins.
+func (h *held) Lost() <-chan struct{} { return h.lost }
+
+// Release deletes the node and gives the session back for a later claim
+// (or closes it, if it went down). When ctx ends before the delete is
+// answered, it returns ctx.Err() and finishes in the background. Only the
+// first call acts.
+func (h *held) Release(ctx context.Context) error {
+	h.once.Do(func() {
+		close(h.released)
+		done := make(chan error, 1)
+		h.l.bg.Go(func() {
+			err := h.s.conn.Delete(h.node, -1)
+			if err != nil && !errors.Is(err, zk.ErrNoNode) {
+				h.s.conn.Close()
+			} else {
+				h.l.reuse(h.s)
+			}
+			done <- err
+		})
+		select {
+		case err := <-done:
+			if err != nil {
+				h.err = fmt.Errorf("zookeeper: delete %s: %w", h.node, err)
+			}
+		case <-ctx.Done():
+			h.err = ctx.Err()
+		}
+	})
+	return h.err
+}
