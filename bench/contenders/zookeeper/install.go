@@ -33,7 +33,7 @@ const (
 
 // ErrNoServer is returned when ZooKeeper or its Java runtime is not
 // installed.
-var ErrNoServer = errors.New("zookeeper: no ZooKeeper install found (" + MainJar + " and a Java runtime): install it, e.g. apt-get install -y zookeeper default-jre-headless")
+var ErrNoServer = errors.New("zookeeper: no ZooKeeper install found (" + MainJar + " and a Java runtime): install it, e.g. apt-get install -y libzookeeper-java default-jre-headless")
 
 // Install is the host's ZooKeeper: its jars and the Java runtime that
 // runs them.
