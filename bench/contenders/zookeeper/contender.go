@@ -42,7 +42,7 @@ func Contender() bench.Contender {
 	delete(set, "session_timeout") // the granted one, recorded per run by ServerSettings
 	set["server_settings"] = strings.Join(ServerSettings, " ")
 	set["session_timeout_bounds"] = fmt.Sprintf("%v to %v (tickTime %v: the server checks expiry every tick)", MinSessionTimeout, MaxSessionTimeout, TickTime)
-	set["election_port"] = "the quorum port + 1 (2889 in a container)"
+	set["election_port"] = "the quorum port + 1 for members on their own address (2889 in a container); free ports for members sharing 127.0.0.1"
 	set["jvm"] = strings.Join(JVMFlags, " ")
 	set["counters"] = "none: the members' mntr counts packets (pings included) and watches, not lock attempts or keep-alives apart; the figures that need counters are left out"
 	return bench.Contender{

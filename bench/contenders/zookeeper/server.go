@@ -13,11 +13,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/backend/local"
 )
 
 // The ensemble this package runs.
@@ -26,9 +28,9 @@ const (
 	// one member down.
 	Members = 3
 	// ClientPort is the members' client port inside their containers;
-	// PeerPort their quorum port (followers to the leader). The election
-	// port is PeerPort+1 everywhere (ElectionPort): a ServerSpec names one
-	// peer port, and the backends hand each member's peers that one.
+	// PeerPort their quorum port (followers to the leader). A member also
+	// needs an election port, which a ServerSpec cannot name (it has one
+	// peer port): see electionPorts.
 	ClientPort = 2181
 	PeerPort   = 2888
 	// ImageName names the image: monolock-bench/zookeeper:<tag>.
@@ -52,9 +54,56 @@ const (
 	SyncLimit = 20
 )
 
-// ElectionPort is the port a member with quorum port peer listens on for
-// leader election.
-func ElectionPort(peer int) int { return peer + 1 }
+// electionPorts returns the election port of every member of a.Peers.
+// A member on its own address (a container, an emulated host) uses its
+// quorum port + 1 (2889 in a container). Members sharing one address
+// (child processes on 127.0.0.1) get free ports instead, the same for
+// every member of one ensemble: the local backend asks Command for each
+// member in turn with the same peers, and port + 1 may be another
+// member's client or quorum port there.
+func electionPorts(a bench.ServerArgs) ([]int, error) {
+	hosts := map[string]bool{}
+	for _, p := range a.Peers {
+		h, _, _ := net.SplitHostPort(p)
+		hosts[h] = true
+	}
+	if len(hosts) == len(a.Peers) {
+		ports := make([]int, len(a.Peers))
+		for i, p := range a.Peers {
+			_, ps, _ := net.SplitHostPort(p)
+			n, err := strconv.Atoi(ps)
+			if err != nil {
+				return nil, fmt.Errorf("zookeeper: peer port %q", ps)
+			}
+			ports[i] = n + 1
+		}
+		return ports, nil
+	}
+	key := strings.Join(a.Peers, ",")
+	sharedElection.Lock()
+	defer sharedElection.Unlock()
+	if ports, ok := sharedElection.ports[key]; ok {
+		return ports, nil
+	}
+	ports := make([]int, len(a.Peers))
+	for i := range ports {
+		addr, err := local.FreeAddr()
+		if err != nil {
+			return nil, err
+		}
+		_, ps, _ := net.SplitHostPort(addr)
+		ports[i], _ = strconv.Atoi(ps)
+	}
+	sharedElection.ports[key] = ports
+	return ports, nil
+}
+
+// sharedElection holds the election ports chosen for the ensembles of
+// members sharing one address, by their peers.
+var sharedElection = struct {
+	sync.Mutex
+	ports map[string][]int
+}{ports: map[string][]int{}}
 
 // ServerSettings are the zoo.cfg lines every member gets besides its
 // ports, peers and data directory: the timing above, no limit on client
@@ -93,8 +142,8 @@ var JVMFlags = []string{
 }
 
 // MemberConfig returns the zoo.cfg of member a.Replica (id a.Replica+1): data
-// in dataDir, clients at a.Listen, the quorum and election ports of every
-// member from a.Peers. When the member listens for peers on another
+// in dataDir, clients at a.Listen, the quorum ports of every member from
+// a.Peers and their election ports (electionPorts). When the member listens for peers on another
 // address than its peers use (0.0.0.0 in a container reached by name),
 // quorumListenOnAllIPs makes it bind every address.
 func MemberConfig(a bench.ServerArgs, dataDir string) (string, error) {
@@ -110,16 +159,16 @@ func MemberConfig(a bench.ServerArgs, dataDir string) (string, error) {
 	if len(a.Peers) == 0 || a.Replica >= len(a.Peers) {
 		return "", fmt.Errorf("zookeeper: member %d of %d peers", a.Replica, len(a.Peers))
 	}
+	election, err := electionPorts(a)
+	if err != nil {
+		return "", err
+	}
 	for i, p := range a.Peers {
 		h, ps, err := net.SplitHostPort(p)
 		if err != nil {
 			return "", fmt.Errorf("zookeeper: peer address: %w", err)
 		}
-		n, err := strconv.Atoi(ps)
-		if err != nil {
-			return "", fmt.Errorf("zookeeper: peer port %q", ps)
-		}
-		fmt.Fprintf(&b, "server.%d=%s:%d:%d\n", i+1, h, n, ElectionPort(n))
+		fmt.Fprintf(&b, "server.%d=%s:%s:%d\n", i+1, h, ps, election[i])
 	}
 	if a.PeerListen != a.Peers[a.Replica] {
 		b.WriteString("quorumListenOnAllIPs=true\n")
