@@ -10,9 +10,9 @@
 // its own (its predecessor) only, so a release wakes exactly one waiter
 // and waiters are served in sequence order. The library's zk.Lock follows
 // the same recipe but is not used: it takes no context (a waiter cannot
-// stop waiting), reports no node statistics (the fencing token) and
-// retries a create of a protected node, which this package does not need
-// (a session that lost its connection is never reused, see below).
+// stop waiting) and reports no node statistics (the fencing token). The
+// node is created with the library's protected create, as Curator's
+// InterProcessMutex does.
 //
 // A session (one client connection, zk.Conn) serves one claim at a time
 // and is kept for the Locker's next claim, as etcd's contender keeps its
@@ -20,10 +20,11 @@
 // has not heard from for that long and deletes its ephemeral nodes, which
 // frees a crashed or frozen holder's lock. Lost is closed when the
 // session's connection is lost (Curator's SUSPENDED: the client cannot
-// know whether the session will expire) or the session expires (LOST);
-// such a session is never used again, and Release still tries to delete
-// the node (it succeeds if the client reconnects within the session)
-// before closing the session. The fencing token is the lock node's
+// know whether the session will expire) or the session expires (LOST).
+// As with Curator, a waiter keeps its place across a lost connection if
+// the client reconnects within the session, and a delete (Release, or a
+// waiter giving up) is asked again until it lands or the session ends;
+// an expired session is never used again. The fencing token is the lock node's
 // creation zxid (czxid): zxids order every write of the ensemble, so
 // each grant's node was created after the previous holder's.
 package zookeeper
@@ -89,13 +90,13 @@ func (c Config) Settings() results.Settings {
 	return results.Settings{
 		"client":          ClientVersion + ", the lock recipe written on its primitives (Create, Children, ExistsW, Delete); zk.Lock not used: it takes no context and reports no czxid",
 		"recipe":          "ZooKeeper's documented lock recipe (Curator's InterProcessMutex): ephemeral sequential node under <root>/<key>; the lowest sequence holds; a waiter watches only its predecessor (ExistsW)",
-		"claim":           "a session per concurrent claim (an idle one of the Locker, else a new connection and session); Create ephemeral-sequential, then Children (+ Exists of its own node, pipelined, for the czxid); waiters ExistsW their predecessor",
+		"claim":           "a session per concurrent claim (an idle one of the Locker, else a new connection and session); protected Create ephemeral-sequential (CreateProtectedEphemeralSequential, as Curator's withProtection), then Children (+ Exists of its own node, pipelined, for the czxid); waiters ExistsW their predecessor and keep their place across a reconnect within the session",
 		"session_timeout": "the lease, asked by the client and clamped by the servers to [minSessionTimeout, maxSessionTimeout] (setting server_settings); the negotiated one is recorded per run",
 		"token":           "czxid of the lock node (its creation's zxid: strictly increasing across grants)",
 		"lost":            "the session's connection was lost (Curator's SUSPENDED: no answer for 2/3 of the session timeout, or a closed socket) or the session expired (LOST)",
-		"release":         "Delete of the node; the session is kept for the Locker's next claim, unless its connection was lost (then it is closed after the delete, which the client sends once reconnected)",
+		"release":         "Delete of the node, asked again in the background while the connection is lost (Curator's guaranteed delete) until it lands, the session expires or 2 × lease + 10s pass; the session is kept for the Locker's next claim unless it expired",
 		"wait":            "server-side order by sequence number; one watch on the predecessor (no herd, no polling)",
-		"give_up":         "never (waits until the harness cancels; a claim whose session is lost is made again on a new session)",
+		"give_up":         "never (waits until the harness cancels; a claim whose session expired is made again on a new session)",
 		"lock_parents":    "container nodes (deleted by the server once empty, as Curator creates them); recreated when gone",
 		"root":            c.Root,
 		"servers":         strconv.Itoa(len(c.Servers)) + " members, every session given all (the client picks one at random, then the next on a lost connection)",
@@ -131,24 +132,36 @@ func New(cfg Config) (*Locker, error) {
 // session is one client connection and its ZooKeeper session.
 type session struct {
 	conn *zk.Conn
-	// up is closed once the session is established; down once after
-	// that its connection is lost or it expires. A session that went
-	// down is never used for another claim.
-	up, down chan struct{}
-	upOnce   sync.Once
-	downOnce sync.Once
+	// up is closed once the session is first established.
+	up     chan struct{}
+	upOnce sync.Once
 	// timeout is the negotiated session timeout in milliseconds.
 	timeout atomic.Int32
+
+	mu sync.Mutex
+	// down is closed when the connection is lost or the session expires
+	// (Curator's SUSPENDED, LOST); a fresh one is made when the session
+	// is back (RECONNECTED). A grant is lost once the down of its time
+	// closes.
+	down chan struct{}
+	// expired is set when the server ended the session: its nodes are
+	// gone, and the client would go on with a new session, which is
+	// never used.
+	expired bool
 }
 
-// isDown reports whether the session went down.
-func (s *session) isDown() bool {
-	select {
-	case <-s.down:
-		return true
-	default:
-		return false
-	}
+// downCh returns the channel closed at the session's next loss.
+func (s *session) downCh() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.down
+}
+
+// isExpired reports whether the server ended the session.
+func (s *session) isExpired() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.expired
 }
 
 // event follows the connection's states (zk.WithEventCallback: must not
@@ -157,15 +170,36 @@ func (s *session) event(ev zk.Event) {
 	if ev.Type != zk.EventSession {
 		return
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	switch ev.State {
 	case zk.StateHasSession:
 		s.upOnce.Do(func() { close(s.up) })
+		if closed(s.down) && !s.expired {
+			s.down = make(chan struct{})
+		}
 	case zk.StateDisconnected, zk.StateExpired, zk.StateAuthFailed:
 		select {
 		case <-s.up:
-			s.downOnce.Do(func() { close(s.down) })
-		default: // not yet established: the client tries the next member
+		default:
+			return // not yet established: the client tries the next member
 		}
+		if !closed(s.down) {
+			close(s.down)
+		}
+		if ev.State != zk.StateDisconnected {
+			s.expired = true
+		}
+	}
+}
+
+// closed reports whether c is closed.
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -214,13 +248,13 @@ func (l *Locker) connect(ctx context.Context) (*session, error) {
 	}
 }
 
-// session returns an idle session that is still up, or a new one.
+// session returns an idle session that has not expired, or a new one.
 func (l *Locker) session(ctx context.Context) (*session, error) {
 	l.mu.Lock()
 	for len(l.idle) > 0 {
 		s := l.idle[len(l.idle)-1]
 		l.idle = l.idle[:len(l.idle)-1]
-		if !s.isDown() {
+		if !s.isExpired() {
 			l.mu.Unlock()
 			return s, nil
 		}
@@ -238,7 +272,7 @@ func (l *Locker) session(ctx context.Context) (*session, error) {
 func (l *Locker) reuse(s *session) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed || s.isDown() {
+	if l.closed || s.isExpired() {
 		l.dropLater(s)
 		return
 	}
@@ -261,10 +295,11 @@ func (s *session) Timeout() time.Duration {
 
 // Acquire implements bench.Locker: the recipe on an idle session of the
 // Locker, or a new one. When ctx ends first it returns ctx.Err() and
-// deletes its node in the background. When the session goes down while
-// the claim waits, the claim is made again on a new session (its old
-// node goes with the old session), as a Curator user retries a lock
-// whose connection was lost.
+// deletes its node in the background. A waiter whose connection is lost
+// keeps its place and waits on once the client has reconnected within
+// the session (its node and watch survive), as Curator's waiters do;
+// when the session expires, its node is gone and the claim is made again
+// on a new session.
 func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
 	dir := l.cfg.Root + "/" + url.PathEscape(key)
 	for {
@@ -281,7 +316,10 @@ func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
 			return h, nil
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
-		case s.isDown():
+		case errors.Is(err, errExpired), connectionLost(err):
+			// The session ended, or the create could not learn its node:
+			// claim again on a new session (the old one's nodes go with
+			// it).
 			l.dropLater(s)
 			continue
 		}
@@ -290,8 +328,19 @@ func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
 	}
 }
 
-// errDown is returned by lock when the session went down while waiting.
-var errDown = errors.New("zookeeper: session lost while waiting")
+// errExpired is returned by lock when the session expired while the
+// claim waited.
+var errExpired = errors.New("zookeeper: session expired while waiting")
+
+// reconnectPause is how long a claim waits before it asks again after a
+// request failed for a lost connection.
+const reconnectPause = 100 * time.Millisecond
+
+// connectionLost reports whether err is a request's failure for a lost
+// connection, which a request after the client reconnects may not have.
+func connectionLost(err error) bool {
+	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) || errors.Is(err, zk.ErrSessionMoved)
+}
 
 // lock runs the recipe on s for the lock directory dir.
 func (l *Locker) lock(ctx context.Context, s *session, dir string) (*held, error) {
@@ -316,35 +365,65 @@ func (l *Locker) lock(ctx context.Context, s *session, dir string) (*held, error
 	})
 	abandon := func() {
 		// Give the place up in the background: the caller returns now.
-		l.bg.Go(func() {
-			if !s.isDown() && s.conn.Delete(node, -1) == nil {
-				l.reuse(s)
-				return
-			}
-			s.conn.Close()
-		})
+		l.bg.Go(func() { l.remove(s, node, nil) })
 	}
+	// retry says whether a failed request is asked again (a lost
+	// connection, within the session), else the error to return.
+	retry := func(err error) (bool, error) {
+		switch {
+		case s.isExpired():
+			abandon()
+			return false, errExpired
+		case connectionLost(err):
+			if err := bench.Sleep(ctx, reconnectPause); err != nil {
+				abandon()
+				return false, err
+			}
+			return true, nil
+		}
+		abandon()
+		return false, err
+	}
+	czxid := int64(-1)
 	for {
+		down := s.downCh()
 		children, _, err := s.conn.Children(dir)
 		if err != nil {
-			abandon()
-			return nil, l.waitErr(s, fmt.Errorf("children: %w", err))
+			if again, err := retry(err); !again {
+				return nil, fmt.Errorf("children: %w", err)
+			}
+			continue
 		}
 		pred, first := predecessor(children, seq)
 		if first {
-			st := <-stat
-			if st == nil {
-				abandon()
-				return nil, l.waitErr(s, errors.New("exists of its own node failed"))
+			if czxid < 0 {
+				if st := <-stat; st != nil {
+					czxid = st.Czxid
+				}
 			}
-			h := &held{l: l, s: s, node: node, czxid: uint64(st.Czxid), lost: make(chan struct{}), released: make(chan struct{})}
+			for czxid < 0 { // the pipelined Exists failed
+				_, st, err := s.conn.Exists(node)
+				if err == nil {
+					czxid = st.Czxid
+					break
+				}
+				if again, err := retry(err); !again {
+					return nil, fmt.Errorf("exists of its own node: %w", err)
+				}
+			}
+			if closed(down) {
+				continue // lost the connection meanwhile: ask again
+			}
+			h := &held{l: l, s: s, node: node, czxid: uint64(czxid), down: down, lost: make(chan struct{}), released: make(chan struct{})}
 			go h.watch()
 			return h, nil
 		}
 		ok, _, ch, err := s.conn.ExistsW(dir + "/" + pred)
 		if err != nil {
-			abandon()
-			return nil, l.waitErr(s, fmt.Errorf("exists %s: %w", pred, err))
+			if again, err := retry(err); !again {
+				return nil, fmt.Errorf("exists %s: %w", pred, err)
+			}
+			continue
 		}
 		if !ok {
 			continue // the predecessor went between the two calls
@@ -352,12 +431,18 @@ func (l *Locker) lock(ctx context.Context, s *session, dir string) (*held, error
 		select {
 		case ev := <-ch:
 			if ev.Err != nil {
-				abandon()
-				return nil, l.waitErr(s, fmt.Errorf("watch: %w", ev.Err))
+				if again, err := retry(ev.Err); !again {
+					return nil, fmt.Errorf("watch: %w", err)
+				}
 			}
-		case <-s.down:
-			abandon()
-			return nil, errDown
+		case <-down:
+			// The connection is lost: the claim keeps its place if the
+			// session lives on; its next request waits for the client to
+			// reconnect.
+			if s.isExpired() {
+				abandon()
+				return nil, errExpired
+			}
 		case <-ctx.Done():
 			abandon()
 			return nil, ctx.Err()
@@ -365,16 +450,42 @@ func (l *Locker) lock(ctx context.Context, s *session, dir string) (*held, error
 	}
 }
 
-// waitErr is errDown when the session went down (the request failed for
-// that), else err.
-func (l *Locker) waitErr(s *session, err error) error {
-	if s.isDown() {
-		return errDown
+// removeFor bounds remove's tries: the session ends at most a timeout
+// after the client last reached a member, and an ensemble restarting
+// takes seconds.
+func removeFor(lease time.Duration) time.Duration { return 2*lease + 10*time.Second }
+
+// remove deletes node, asking again while the connection is lost (the
+// session and the node may live on: Curator's guaranteed delete), until
+// it is gone, the session expired or removeFor passed; then it gives the
+// session back for another claim, or closes it. first, when set, is
+// told the first try's error as soon as it is known.
+func (l *Locker) remove(s *session, node string, first func(error)) {
+	deadline := time.Now().Add(removeFor(l.cfg.Lease))
+	for try := 0; ; try++ {
+		err := s.conn.Delete(node, -1)
+		if errors.Is(err, zk.ErrNoNode) {
+			err = nil // it went with an earlier try, or with the session
+		}
+		if try == 0 && first != nil {
+			first(err)
+		}
+		switch {
+		case err == nil:
+			l.reuse(s)
+			return
+		case s.isExpired() || !connectionLost(err) || time.Now().After(deadline):
+			s.conn.Close()
+			return
+		}
+		time.Sleep(reconnectPause)
 	}
-	return err
 }
 
-// create makes the claim's ephemeral sequential node under dir, creating
+// create makes the claim's ephemeral sequential node under dir with the
+// library's protected create (Curator's withProtection: the name carries
+// a random id, so that after a connection lost during the create the
+// client finds the node the server may have made), creating
 // dir (a container node) and the root when missing; the server may delete
 // an empty container between the two creates, so it tries a few times.
 func (l *Locker) create(s *session, dir string) (string, error) {
@@ -382,7 +493,7 @@ func (l *Locker) create(s *session, dir string) (string, error) {
 	var err error
 	for range 5 {
 		var node string
-		node, err = s.conn.Create(dir+"/lock-", nil, zk.FlagEphemeralSequential, acl)
+		node, err = s.conn.CreateProtectedEphemeralSequential(dir+"/lock-", nil, acl)
 		if err == nil {
 			l.mu.Lock()
 			l.parents[dir] = true
@@ -456,6 +567,7 @@ type held struct {
 	s     *session
 	node  string
 	czxid uint64
+	down  <-chan struct{} // the session's down at the grant
 
 	lost     chan struct{} // closed by watch
 	released chan struct{} // closed by Release
@@ -467,7 +579,7 @@ type held struct {
 // watch closes lost when the session goes down or Release begins.
 func (h *held) watch() {
 	select {
-	case <-h.s.down:
+	case <-h.down:
 	case <-h.released:
 	}
 	close(h.lost)
@@ -481,22 +593,16 @@ func (h *held) Token() (uint64, bool) { return h.czxid, true }
 func (h *held) Lost() <-chan struct{} { return h.lost }
 
 // Release deletes the node and gives the session back for a later claim
-// (or closes it, if it went down). When ctx ends before the delete is
-// answered, it returns ctx.Err() and finishes in the background. Only the
-// first call acts.
+// (or closes it, if it expired). When the first delete fails for a lost
+// connection, it returns that error and asks again in the background
+// until the node is gone or the session ends; when ctx ends before the
+// first delete is answered, it returns ctx.Err(). Only the first call
+// acts.
 func (h *held) Release(ctx context.Context) error {
 	h.once.Do(func() {
 		close(h.released)
 		done := make(chan error, 1)
-		h.l.bg.Go(func() {
-			err := h.s.conn.Delete(h.node, -1)
-			if err != nil && !errors.Is(err, zk.ErrNoNode) {
-				h.s.conn.Close()
-			} else {
-				h.l.reuse(h.s)
-			}
-			done <- err
-		})
+		h.l.bg.Go(func() { h.l.remove(h.s, h.node, func(err error) { done <- err }) })
 		select {
 		case err := <-done:
 			if err != nil {
