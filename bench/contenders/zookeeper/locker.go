@@ -110,6 +110,7 @@ type Locker struct {
 
 	mu      sync.Mutex
 	idle    []*session // sessions no claim uses
+	all     map[*session]bool
 	closed  bool
 	parents map[string]bool // lock directories known to exist
 
@@ -126,7 +127,7 @@ func New(cfg Config) (*Locker, error) {
 	if cfg.Lease <= 0 {
 		return nil, fmt.Errorf("zookeeper: lease %v must be positive", cfg.Lease)
 	}
-	return &Locker{cfg: cfg, parents: map[string]bool{}}, nil
+	return &Locker{cfg: cfg, all: map[*session]bool{}, parents: map[string]bool{}}, nil
 }
 
 // session is one client connection and its ZooKeeper session.
@@ -239,11 +240,19 @@ func (l *Locker) connect(ctx context.Context) (*session, error) {
 		return nil, fmt.Errorf("zookeeper: connect: %w", err)
 	}
 	s.conn = conn
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		conn.Close()
+		return nil, errClosed
+	}
+	l.all[s] = true
+	l.mu.Unlock()
 	select {
 	case <-s.up:
 		return s, nil
 	case <-ctx.Done():
-		conn.Close()
+		l.dropLater(s)
 		return nil, ctx.Err()
 	}
 }
@@ -263,7 +272,7 @@ func (l *Locker) session(ctx context.Context) (*session, error) {
 	closed := l.closed
 	l.mu.Unlock()
 	if closed {
-		return nil, errors.New("zookeeper: Locker closed")
+		return nil, errClosed
 	}
 	return l.connect(ctx)
 }
@@ -284,7 +293,25 @@ func (l *Locker) reuse(s *session) {
 // session at once when the client is connected (its nodes go with it),
 // else the server expires it after its timeout.
 func (l *Locker) dropLater(s *session) {
-	l.bg.Go(s.conn.Close)
+	l.bg.Go(func() { l.drop(s) })
+}
+
+// drop closes a session now.
+func (l *Locker) drop(s *session) {
+	l.mu.Lock()
+	delete(l.all, s)
+	l.mu.Unlock()
+	s.conn.Close()
+}
+
+// errClosed is returned by Acquire after Close.
+var errClosed = errors.New("zookeeper: Locker closed")
+
+// isClosed reports whether Close was called.
+func (l *Locker) isClosed() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.closed
 }
 
 // Timeout returns the session timeout the servers granted the session,
@@ -316,6 +343,9 @@ func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
 			return h, nil
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
+		case errors.Is(err, errClosed):
+			l.dropLater(s)
+			return nil, err
 		case errors.Is(err, errExpired), connectionLost(err):
 			// The session ended, or the create could not learn its node:
 			// claim again on a new session (the old one's nodes go with
@@ -374,6 +404,9 @@ func (l *Locker) lock(ctx context.Context, s *session, dir string) (*held, error
 		case s.isExpired():
 			abandon()
 			return false, errExpired
+		case l.isClosed():
+			abandon()
+			return false, errClosed
 		case connectionLost(err):
 			if err := bench.Sleep(ctx, reconnectPause); err != nil {
 				abandon()
@@ -452,7 +485,7 @@ func (l *Locker) lock(ctx context.Context, s *session, dir string) (*held, error
 
 // removeFor bounds remove's tries: the session ends at most a timeout
 // after the client last reached a member, and an ensemble restarting
-// takes seconds.
+// takes seconds. Close ends them at once.
 func removeFor(lease time.Duration) time.Duration { return 2*lease + 10*time.Second }
 
 // remove deletes node, asking again while the connection is lost (the
@@ -474,8 +507,8 @@ func (l *Locker) remove(s *session, node string, first func(error)) {
 		case err == nil:
 			l.reuse(s)
 			return
-		case s.isExpired() || !connectionLost(err) || time.Now().After(deadline):
-			s.conn.Close()
+		case s.isExpired() || l.isClosed() || !connectionLost(err) || time.Now().After(deadline):
+			l.drop(s)
 			return
 		}
 		time.Sleep(reconnectPause)
@@ -548,13 +581,13 @@ func predecessor(children []string, seq int64) (pred string, first bool) {
 	return pred, best < 0
 }
 
-// Close implements bench.Locker: it closes the idle sessions and waits
-// for the background deletes and closes.
+// Close implements bench.Locker: it closes every session of the Locker
+// (a delete still being asked again is given up: the session's end
+// removes its nodes) and waits for the background work to end.
 func (l *Locker) Close() error {
 	l.mu.Lock()
-	idle := l.idle
 	l.idle, l.closed = nil, true
-	for _, s := range idle {
+	for s := range l.all {
 		l.dropLater(s)
 	}
 	l.mu.Unlock()
