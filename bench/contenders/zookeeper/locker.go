@@ -500,12 +500,18 @@ func (l *Locker) remove(s *session, node string, first func(error)) {
 		if errors.Is(err, zk.ErrNoNode) {
 			err = nil // it went with an earlier try, or with the session
 		}
+		if err == nil {
+			// Back among the idle before the caller learns of the
+			// release: a worker that claims again at once takes it
+			// rather than opening a new session (whose connect would
+			// delay its request behind later ones).
+			l.reuse(s)
+		}
 		if try == 0 && first != nil {
 			first(err)
 		}
 		switch {
 		case err == nil:
-			l.reuse(s)
 			return
 		case s.isExpired() || l.isClosed() || !connectionLost(err) || time.Now().After(deadline):
 			l.drop(s)
