@@ -178,6 +178,23 @@ func TestRecipe(t *testing.T) {
 		}
 	}
 
+	// The session timeouts the ensemble grants: the lease within the
+	// bounds, clamped outside them.
+	for _, c := range []struct{ lease, want time.Duration }{
+		{600 * time.Millisecond, 600 * time.Millisecond},
+		{100 * time.Millisecond, MinSessionTimeout},
+		{30 * time.Second, 30 * time.Second},
+		{90 * time.Second, MaxSessionTimeout},
+	} {
+		set, err := grantedTimeout(ctx, servers, c.lease)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := set["session_timeout"]; got != c.want.String() {
+			t.Errorf("lease %v: granted session timeout %s, want %v", c.lease, got, c.want)
+		}
+	}
+
 	// A lost connection: kill the member the holder's session uses.
 	h, err := l.Acquire(ctx, "lost")
 	if err != nil {
