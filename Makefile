@@ -14,7 +14,7 @@ export TESTCONTAINERS_RYUK_DISABLED := true
 # Binaries built into bin/ when their main package exists.
 BINARIES := $(wildcard cmd/monolock cmd/monolockctl cmd/monolock-bench)
 
-.PHONY: build test test-short test-stress bench bench-quick bench-network chaos images lint fuzz clean redis-server postgresql cc
+.PHONY: build test test-short test-stress bench bench-quick bench-network chaos images lint fuzz clean redis-server postgresql zookeeper cc
 
 ## build: static binaries (CGO_ENABLED=0) into bin/
 build:
@@ -23,7 +23,7 @@ build:
 
 ## test: every test, with the race detector, containers included; then
 ## monolock's benchmarks once each (-benchtime=1x), so that they cannot rot
-test: redis-server postgresql cc
+test: redis-server postgresql zookeeper cc
 	$(GO) test -race -count=1 -timeout 20m ./...
 	$(GO) test -run '^$$' -bench . -benchtime=1x ./monolock/...
 
@@ -39,25 +39,25 @@ test-short: redis-server cc
 ## fault or a timing test: such a test may pass alone and fail beside others.
 STRESS_ROUNDS ?= 3
 STRESS_PACKAGES ?= ./bench/network/... ./bench/scenarios/... ./bench/backend/... ./bench/contenders/... ./bench/faults/... ./redisbench/...
-test-stress: redis-server postgresql cc
+test-stress: redis-server postgresql zookeeper cc
 	@for i in $$(seq $(STRESS_ROUNDS)); do \
 		echo "test-stress: round $$i of $(STRESS_ROUNDS)"; \
 		$(GO) test -race -count=1 -p 4 -timeout 20m $(STRESS_PACKAGES) || exit 1; \
 	done
 
 ## bench: the full suite into reports/<run-id>/
-bench: redis-server postgresql cc
+bench: redis-server postgresql zookeeper cc
 	$(GO) run ./cmd/monolock-bench run $(BENCH_ARGS)
 
 ## bench-quick: every scenario and contender, shortened to a few minutes
-bench-quick: redis-server postgresql cc
+bench-quick: redis-server postgresql zookeeper cc
 	$(GO) run ./cmd/monolock-bench run --quick $(BENCH_ARGS)
 
 ## bench-network: latency, throughput, handover and fairness under the network
 ## profiles NETWORKS (each server on an emulated host; needs root), one report
 NETWORKS ?= loopback,rtt=0,rack,az,az-lossy,region
 NETWORK_CONTENDERS ?= monolock,monolock-warm,monolock-tfo,redis,redlock,etcd
-bench-network: redis-server postgresql cc
+bench-network: redis-server postgresql zookeeper cc
 	$(GO) run ./cmd/monolock-bench run --quick --backend local --networks $(NETWORKS) \
 		--scenarios latency,throughput,handover,fairness --contenders $(NETWORK_CONTENDERS) $(BENCH_ARGS)
 
@@ -65,11 +65,11 @@ bench-network: redis-server postgresql cc
 ## per contender: the contenders run it one after another (all 8 locks at 30m: about 4 h);
 ## pick some with BENCH_ARGS="--contenders monolock,etcd"
 DURATION ?=
-chaos: redis-server postgresql cc
+chaos: redis-server postgresql zookeeper cc
 	$(GO) run ./cmd/monolock-bench run --scenarios chaos $(if $(DURATION),--chaos-duration $(DURATION)) $(BENCH_ARGS)
 
 ## images: build the Docker images (reused when their content is unchanged)
-images: redis-server postgresql cc
+images: redis-server postgresql zookeeper cc
 	$(GO) run ./cmd/monolock-bench images build
 
 ## lint: gofmt, go vet, staticcheck
@@ -123,6 +123,24 @@ postgresql:
 		else \
 			echo "the PostgreSQL server is missing: install it (Debian/Ubuntu: sudo apt-get install -y postgresql)," >&2; \
 			echo "so that /usr/lib/postgresql/<major>/bin holds postgres and initdb." >&2; \
+			exit 1; \
+		fi; \
+	fi
+
+# zookeeper (libzookeeper-java, the library part of Debian's zookeeper
+# package, and the default headless Java runtime) is needed by the local
+# backend, the ZooKeeper tests and the ZooKeeper image, which packages the
+# host's jars and runtime.
+zookeeper:
+	@if ! [ -e /usr/share/java/zookeeper.jar ] || ! [ -x /usr/lib/jvm/default-java/bin/java ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing libzookeeper-java and default-jre-headless with apt-get"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			apt-get -o DPkg::Lock::Timeout=300 update -qq && \
+			apt-get -o DPkg::Lock::Timeout=300 install -y -qq libzookeeper-java default-jre-headless >/dev/null; \
+		else \
+			echo "ZooKeeper is missing: install it (Debian/Ubuntu: sudo apt-get install -y libzookeeper-java default-jre-headless)," >&2; \
+			echo "so that /usr/share/java/zookeeper.jar and /usr/lib/jvm/default-java/bin/java exist." >&2; \
 			exit 1; \
 		fi; \
 	fi

@@ -44,6 +44,7 @@ var layers = map[string]string{
 	"cmd/monolock":         "commands",
 	"cmd/monolockctl":      "commands",
 	"cmd/tcpfloor":         "commands",
+	"cmd/zkmember":         "commands",
 }
 
 // mayImport lists, for each group, the other groups its packages may

@@ -16,3 +16,10 @@ var Etcd string
 //
 //go:embed postgres.Dockerfile
 var Postgres string
+
+// ZooKeeper is the Dockerfile for the host's ZooKeeper jars and Java
+// runtime in a scratch image; the context holds rootfs/ (runtime, jars,
+// libraries, the zkmember entrypoint) and empty data/ and tmp/.
+//
+//go:embed zookeeper.Dockerfile
+var ZooKeeper string

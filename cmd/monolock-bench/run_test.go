@@ -247,7 +247,7 @@ func TestParseRunFlags(t *testing.T) {
 		wantErr string
 	}{
 		{"unknown scenario", []string{"--scenarios", "latency,nope"}, `unknown scenario "nope"`},
-		{"unknown contender", []string{"--contenders", "zookeeper"}, `unknown contender "zookeeper"`},
+		{"unknown contender", []string{"--contenders", "consul"}, `unknown contender "consul"`},
 		{"bad backend", []string{"--backend", "cloud"}, "--backend"},
 		{"negative repetitions", []string{"--repetitions", "-1"}, "repetitions"},
 		{"tiny lease", []string{"--lease", "1us"}, "lease"},

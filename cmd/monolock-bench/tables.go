@@ -11,6 +11,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/contenders/monolockstandby"
 	"github.com/monolock/monolock-bench/bench/contenders/postgres"
+	"github.com/monolock/monolock-bench/bench/contenders/zookeeper"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/results"
@@ -127,6 +128,7 @@ func contenderTable() []bench.Contender {
 		redisson.Contender(),
 		redissonfair.Contender(),
 		etcd.Contender(),
+		zookeeper.Contender(),
 		postgres.Contender(),
 		postgres.KeepaliveContender(),
 		redisbench.RedisSpinContender(),
