@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // decl is one scenario's declaration of a decision figure.

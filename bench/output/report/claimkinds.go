@@ -3,7 +3,7 @@ package report
 import (
 	"fmt"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // notObserved is how a report shows a statement about another system that

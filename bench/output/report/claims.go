@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // Verdict is the measured outcome of a claim.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // The claims section of report.md reads the claims by kind: a statement

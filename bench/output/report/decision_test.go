@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 	"github.com/monolock/monolock-bench/bench/scenarios"
 )
 

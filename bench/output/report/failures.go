@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // guards returns the guard metrics the scenario's decision figures

@@ -8,7 +8,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // figures indexes one run's summary and raw records for lookups by

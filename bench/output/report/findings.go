@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // findings lead a scenario's section: what its capabilities showed, good

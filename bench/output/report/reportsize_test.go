@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // fullRunPath is the full reference run of 2026-12-03 (17 contenders, 9
