@@ -2,9 +2,9 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -15,30 +15,16 @@ import (
 // finding (it is "not observed in this run" in the claims).
 func (f *figures) findings(d *document, s string, claims []Claim) {
 	var items []string
-	info, _ := f.r.Scenario(s)
-	var ids []string
-	for _, dec := range info.Decides {
-		if dec.Op != "" && !slices.Contains(ids, dec.ID) {
-			ids = append(ids, dec.ID)
-		}
-	}
-	for _, id := range ids {
+	for _, id := range f.a.CapabilityIDsIn(s) {
 		// every declaration of the capability in this scenario: one
 		// variant may show what another does not (a standby's takeover)
-		var ds []decl
-		for _, x := range info.Decides {
-			if x.ID == id {
-				ds = append(ds, decl{s, x})
-			}
-		}
 		var yes, no []string
 		for _, c := range f.locks(s) {
-			j := f.combined(c, ds)
-			switch j.mark {
-			case markYes:
+			switch j := f.a.CapabilityIn(c, s, id); j.Mark {
+			case analysis.Holds:
 				yes = append(yes, c)
-			case markNo:
-				no = append(no, c+" ("+j.short+")")
+			case analysis.Fails:
+				no = append(no, c+" ("+j.Short+")")
 			}
 		}
 		var shown []string
@@ -49,7 +35,7 @@ func (f *figures) findings(d *document, s string, claims []Claim) {
 			shown = append(shown, "✓ "+strings.Join(yes, ", "))
 		}
 		if len(shown) > 0 {
-			items = append(items, fmt.Sprintf("%s: %s.", shortLabel(f.capabilityLabelIn(info, id)), strings.Join(shown, "; ")))
+			items = append(items, fmt.Sprintf("%s: %s.", analysis.ShortLabel(f.a.LabelIn(s, id)), strings.Join(shown, "; ")))
 		}
 	}
 	for _, c := range claims {
@@ -66,14 +52,4 @@ func (f *figures) findings(d *document, s string, claims []Claim) {
 	}
 	d.p("Findings:")
 	d.add(list{items: items})
-}
-
-// capabilityLabelIn is a capability's text as the scenario declares it.
-func (f *figures) capabilityLabelIn(info results.ScenarioInfo, id string) string {
-	for _, x := range info.Decides {
-		if x.ID == id {
-			return x.Text
-		}
-	}
-	return id
 }
