@@ -12,7 +12,7 @@ import (
 // and bad (the locks that showed each and those that did not, with the
 // figure), and the promises and targets of the scenario that failed. A
 // statement about another system that the run contradicts is not a
-// finding (it is "not observed in this run" in the claims).
+// finding (it is "contradicted" in the claims).
 func (f *figures) findings(d *document, s string, claims []Claim) {
 	var items []string
 	for _, id := range f.a.CapabilityIDsIn(s) {
