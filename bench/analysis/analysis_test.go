@@ -115,3 +115,29 @@ func TestRankingComparesOneCondition(t *testing.T) {
 		}
 	}
 }
+
+// A trial that never reached its fault is no evidence: neither ✓ nor ✗,
+// and the lock is not picked on it.
+func TestVoidTrialIsNoEvidence(t *testing.T) {
+	info := results.ScenarioInfo{
+		Name:     "safety",
+		Metrics:  []results.MetricSpec{{Name: "stale", Unit: "count"}, {Name: "not_granted", Unit: "count"}},
+		Variants: []results.VariantInfo{{Name: "pause"}},
+		Decides: []results.DecisionFigure{{ID: "fenced", Text: "no stale write", Variant: "pause", Metric: "stale", Op: results.AtMost,
+			Void: []results.ClaimGuard{{Metric: "not_granted", Label: "did not grant"}}}},
+	}
+	var raw []results.Raw
+	for rep := 1; rep <= 2; rep++ {
+		raw = append(raw,
+			results.Raw{Scenario: "safety", Contender: "a", Variant: "pause", Repetition: rep, Metrics: []results.Metric{m("stale", "count", 0), m("not_granted", "count", 0)}},
+			results.Raw{Scenario: "safety", Contender: "b", Variant: "pause", Repetition: rep, Metrics: []results.Metric{m("stale", "count", 0), m("not_granted", "count", 2)}})
+	}
+	run := New(&results.Results{Parameters: results.Parameters{Contenders: []string{"a", "b"}}, Raw: raw, Summary: results.Summarize(raw), Scenarios: []results.ScenarioInfo{info}})
+	if v := run.Capability("b", "fenced"); v.Mark != NoEvidence || v.Short != "no evidence: did not grant" {
+		t.Errorf("b never granted the second client: %+v, want NoEvidence", v)
+	}
+	p, _ := run.Decide(UseCase{Title: "fenced", Requires: []string{"fenced"}})
+	if strings.Join(p.Supports, ",") != "a" || len(p.Others) != 1 || len(p.Others[0].Apart) != 1 || len(p.Others[0].Failed) != 0 {
+		t.Errorf("pick %+v: want a, and b apart without a failure", p)
+	}
+}

@@ -24,6 +24,10 @@ const (
 	// than the one the capability is judged at (a smaller session count):
 	// never a pass.
 	NotComparable
+	// NoEvidence: the trials never reached the situation the capability
+	// tests (no second client was granted, so no stale write could
+	// happen): no evidence either way, never a pass and never a failure.
+	NoEvidence
 )
 
 // A Verdict is one lock's capability or ranking figure with its
@@ -258,6 +262,8 @@ func (run *Run) judge(c string, d decl) Verdict {
 		switch j.Mark {
 		case NotMeasured:
 			continue
+		case NoEvidence:
+			return j
 		case Fails:
 			why := j.Entry.Condition.Differs(refCond)
 			j.Short += " (" + strings.TrimPrefix(why, "tested ") + ")"
@@ -288,7 +294,8 @@ func (run *Run) judgeAt(c string, d decl, v string) Verdict {
 	vals, unit := run.values(d.scenario, c, v, d.Metric)
 	cond := run.conditionOf(d.scenario, v, len(vals))
 	if label, ev := run.GuardHit(d.scenario, c, v, d.Void); label != "" {
-		return Verdict{Mark: Fails, Short: label, Figure: label, Detail: where + ": " + ev + " — the trial never reached the fault it tests, so its zero says nothing good",
+		why := "no evidence: " + label
+		return Verdict{Mark: NoEvidence, Short: why, Figure: why, Detail: where + ": " + ev + " — the trial never reached the fault it tests, so its zero says nothing either way",
 			Entry: Entry{Contender: c, Failed: label, Condition: cond}}
 	}
 	if label, ev := run.GuardHit(d.scenario, c, v, d.Fail); label != "" {
@@ -379,7 +386,11 @@ func (run *Run) NeverText(scenario, c, v string) string {
 
 // Capability judges a capability for a contender over every declaration
 // of its id: with CombineAll any ✗ is ✗ and ✓ needs one ✓; with
-// CombineAny any ✓ is ✓. NotComparable counts as no evidence.
+// CombineAny any ✓ is ✓. With CombineAll, a declaration whose trials
+// never reached their fault (NoEvidence) also keeps a ✓ elsewhere from
+// standing for the whole: a safety property is not shown to hold on
+// part of its evidence. NotComparable is shown only where no
+// declaration gave a ✓ or ✗.
 func (run *Run) Capability(c, id string) Verdict { return run.combine(c, run.decls(id)) }
 
 // CapabilityIn judges a capability for a contender over the declarations
@@ -409,7 +420,8 @@ func (run *Run) combine(c string, ds []decl) Verdict {
 			d.Combine == results.CombineAny && j.Mark == Fails && out.Mark != Holds && out.Mark != Fails,
 			d.Combine != results.CombineAny && j.Mark == Fails && out.Mark != Fails,
 			d.Combine != results.CombineAny && j.Mark == Holds && (out.Mark == NotMeasured || out.Mark == NotComparable),
-			j.Mark == NotComparable && out.Mark == NotMeasured:
+			d.Combine != results.CombineAny && j.Mark == NoEvidence && out.Mark != Fails && out.Mark != NoEvidence,
+			(j.Mark == NotComparable || j.Mark == NoEvidence) && out.Mark == NotMeasured:
 			out.Mark, out.Short, out.Figure, out.Entry = j.Mark, j.Short, cmp.Or(j.Figure, j.Short), j.Entry
 		}
 	}

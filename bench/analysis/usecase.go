@@ -45,9 +45,10 @@ type Standing struct {
 	Contender string
 	Failed    []Failure
 	Unknown   []string // capability ids without evidence
-	// Apart are the capabilities measured only under another condition
-	// than the others' (Failure.Figure: "not comparable: tested at 1,000
-	// sessions").
+	// Apart are the capabilities without a verdict for the lock and why:
+	// measured only under another condition than the others' ("not
+	// comparable: tested at 1,000 sessions"), or trials that never reached
+	// their fault ("no evidence: did not grant").
 	Apart  []Failure
 	Passed int
 }
@@ -130,7 +131,7 @@ func (run *Run) Decide(u UseCase) (Pick, bool) {
 			case Holds:
 				s.Passed++
 				measured = true
-			case NotComparable:
+			case NotComparable, NoEvidence:
 				s.Apart = append(s.Apart, Failure{ID: id, Figure: j.Short})
 			default:
 				s.Unknown = append(s.Unknown, id)

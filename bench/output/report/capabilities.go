@@ -22,7 +22,7 @@ func verdictCell(j analysis.Verdict) cell {
 		return cell{text: markText(markYes, j.Short), class: string(Holds), title: j.Detail}
 	case analysis.Fails:
 		return cell{text: markText(markNo, j.Short), class: string(Fails), title: j.Detail}
-	case analysis.NotComparable:
+	case analysis.NotComparable, analysis.NoEvidence:
 		return cell{text: j.Short, class: string(Inconclusive), title: j.Detail}
 	}
 	return cell{text: markNone, class: string(Inconclusive), title: j.Detail}
@@ -65,7 +65,7 @@ func (f *figures) capabilityMatrix(d *document) {
 		return
 	}
 	d.h3("What each lock did in this run")
-	d.p("✓ the capability held in every repetition (the worst is shown), ✗ it did not (“did not grant”: the trial never reached the fault it tests; “never”: the waiter never got the lock within its bound), – not measured, “not comparable”: measured only under an easier condition than the others, never a pass. Each cell's figure and n are in its title (hover in report.html) and in the sections below.")
+	d.p("✓ the capability held in every repetition (the worst is shown), ✗ it did not (“never”: no grant within the trial's bound), – not measured; “not comparable”: measured only at an easier condition than the others; “no evidence”: the trials never reached their fault; neither is a pass. Each cell's figure and n are in its title (hover in report.html) and in the sections below.")
 	d.add(list{items: legend})
 	d.add(t)
 }

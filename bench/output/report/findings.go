@@ -18,13 +18,15 @@ func (f *figures) findings(d *document, s string, claims []Claim) {
 	for _, id := range f.a.CapabilityIDsIn(s) {
 		// every declaration of the capability in this scenario: one
 		// variant may show what another does not (a standby's takeover)
-		var yes, no []string
+		var yes, no, none []string
 		for _, c := range f.locks(s) {
 			switch j := f.a.CapabilityIn(c, s, id); j.Mark {
 			case analysis.Holds:
 				yes = append(yes, c)
 			case analysis.Fails:
 				no = append(no, c+" ("+j.Short+")")
+			case analysis.NoEvidence:
+				none = append(none, c+" ("+strings.TrimPrefix(j.Short, "no evidence: ")+")")
 			}
 		}
 		var shown []string
@@ -33,6 +35,9 @@ func (f *figures) findings(d *document, s string, claims []Claim) {
 		}
 		if len(yes) > 0 {
 			shown = append(shown, "✓ "+strings.Join(yes, ", "))
+		}
+		if len(none) > 0 {
+			shown = append(shown, "no evidence "+strings.Join(none, ", "))
 		}
 		if len(shown) > 0 {
 			items = append(items, fmt.Sprintf("%s: %s.", analysis.ShortLabel(f.a.LabelIn(s, id)), strings.Join(shown, "; ")))
