@@ -67,6 +67,10 @@ func (run *Run) decls(id string) []decl {
 	return out
 }
 
+// Declared reports whether any scenario of the run declares the figure
+// id.
+func (run *Run) Declared(id string) bool { return len(run.decls(id)) > 0 }
+
 // CapabilityIDs lists the ids of the capabilities the run's scenarios
 // declare (decision figures with a threshold) once each, in declaration
 // order.

@@ -123,7 +123,7 @@ func (f *figures) useCaseRow(p analysis.Pick) []cell {
 		caveat += " The deciding figure rests on one repetition."
 	}
 	rule := "ranked by nothing (every qualifying lock is supported)"
-	if len(p.Rank) > 0 {
+	if len(p.Rank) > 0 && f.a.Declared(p.Rank[0]) {
 		rule = "ranked by " + f.a.Label(p.Rank[0])
 	}
 	if len(p.Required) > 0 {
