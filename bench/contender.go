@@ -6,7 +6,7 @@ import (
 	"path"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // Contender is one row of the contender table: everything the bench needs

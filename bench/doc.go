@@ -17,7 +17,7 @@
 //	bench/host                          probes of this machine (/proc through procfs)
 //	bench                               this package
 //
-// bench/output/results is the schema of results.json, which the core's
+// bench/results is the schema of results.json, which the core's
 // types fill; bench/output/{report,compare} read results only.
 // The core never names a contender (core_test.go checks it, and
 // layering_test.go checks the imports): each contender package under

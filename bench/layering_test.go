@@ -9,7 +9,8 @@ import (
 
 // The module's packages fall into groups, and imports between groups run
 // one way: scenarios → run, load, faults, check, network → backends →
-// host → core → results; output reads results only; only
+// host → core → results; output reads results and the analysis (which
+// reads results only and imports no renderer); only
 // cmd/monolock-bench imports the scenarios and the contenders. Tests are
 // not held to it: a test may take what it needs. TestLayering holds every
 // package's imports to the table below, so that an import running back up
@@ -24,7 +25,8 @@ const module = "github.com/monolock/monolock-bench"
 // entry matches fails the test: a new package takes its place here first.
 var layers = map[string]string{
 	"bench":                "core",
-	"bench/output/results": "results",
+	"bench/results":        "results",
+	"bench/analysis":       "analysis",
 	"bench/output/...":     "output",
 	"bench/host":           "host",
 	"bench/backend/...":    "backend",
@@ -57,10 +59,14 @@ var layers = map[string]string{
 // taken here.
 var mayImport = map[string][]string{
 	// The schema of results.json sits at the bottom: the core's types fill
-	// it, and output reads it. It lives under bench/output by folder,
-	// beside its readers, and imports nothing of the module.
+	// it, and output reads it. It is the ground floor every layer imports
+	// (bench/results, not under output/) and imports nothing of the module.
 	"results": {},
-	"output":  {"results"},
+	// The analysis turns results into the decision model; it renders
+	// nothing and imports no renderer.
+	"analysis": {"results"},
+	// The renderers lay out the results and the analysis's model.
+	"output": {"results", "analysis"},
 	// The core: seam, table types, capabilities.
 	"core": {"results"},
 	// Probes of this machine.
@@ -103,7 +109,9 @@ func layerOf(path string) string {
 func TestLayerOf(t *testing.T) {
 	for path, want := range map[string]string{
 		"bench":                            "core",
-		"bench/output/results":             "results",
+		"bench/results":                    "results",
+		"bench/analysis":                   "analysis",
+		"bench/output/results":             "output",
 		"bench/output/report":              "output",
 		"bench/backend/containers/engine":  "backend",
 		"bench/backend/clockshift":         "backend",

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // Better directions of a metric (results.MetricSpec.Better).

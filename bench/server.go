@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // ServerSpec describes one kind of server a contender needs, completely

@@ -1,6 +1,6 @@
 package redisbench
 
-import "github.com/monolock/monolock-bench/bench/output/results"
+import "github.com/monolock/monolock-bench/bench/results"
 
 // claimsAbout returns the rules of Claims whose subject is the contender
 // name (none for the waiting-strategy variants).

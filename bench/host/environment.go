@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // Environment describes the machine the bench process runs on: CPU

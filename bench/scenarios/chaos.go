@@ -35,7 +35,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/faults/nemesis"
 	"github.com/monolock/monolock-bench/bench/load"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // ChaosSoak is the chaos scenario's variant: one mixed-fault run.

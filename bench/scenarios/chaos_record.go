@@ -12,7 +12,7 @@ import (
 
 	"github.com/monolock/monolock-bench/bench/check"
 	"github.com/monolock/monolock-bench/bench/faults/nemesis"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // record keeps the merged history in the run folder, checks it and turns

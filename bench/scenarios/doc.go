@@ -20,7 +20,7 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/load"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // DistinctKey is the key of worker i on distinct keys ("k000", "k001",

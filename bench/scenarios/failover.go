@@ -30,7 +30,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 	"golang.org/x/sys/unix"
 )
 
@@ -177,7 +177,7 @@ func (cfg FailoverConfig) Scenario() bench.Scenario {
 				"pause":           c.Pause.String() + " (P: the killed servers stay down this long before the restart)",
 				"after":           c.After.String() + " of load after the restart returned (minority-down: the fault lasts pause + after)",
 				"targets":         "restart, graceful-restart: a single server, or a majority floor(n/2)+1 of a cluster's n; minority-down: the largest minority (n-1)/2, cluster contenders only",
-				"faults":          "restart, minority-down: SIGKILL; graceful-restart: the contender's graceful stop signal (its stop_signal setting: SIGTERM, PostgreSQL's fast shutdown SIGINT), killed after the backend's grace period; the targets are killed or stopped together and restarted together on the same address through the backend, which waits until the servers serve",
+				"faults":          "restart, minority-down: SIGKILL; graceful-restart: the contender's graceful stop signal (its stop_signal setting, recorded with each contender), killed after the backend's grace period; the targets are killed or stopped together and restarted together on the same address through the backend, which waits until the servers serve",
 				"retries":         fmt.Sprintf("every contender in the same loop, DoRetry-style: backoff %v to %v doubling, each delay uniform in [d/2, d]; a grant resets it", retryMin, retryMax),
 				"attempt_timeout": "one lease per Acquire attempt and per Release (a dead server must not hold a worker longer); contenders' own client timeouts apply inside",
 				"in_fault":        "acquire_p99_during_fault: acquisitions (first attempt to grant, retries included) in flight during the fault window (kill to restart begun; minority-down: to the end); release_p99_during_fault likewise for releases",

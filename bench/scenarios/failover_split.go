@@ -23,7 +23,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/faults/faultproxy"
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
 	"github.com/monolock/monolock-bench/bench/load"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // writeEvery is how often A writes to the guarded store while it believes

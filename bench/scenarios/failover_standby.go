@@ -50,7 +50,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/check"
 	"github.com/monolock/monolock-bench/bench/faults/addrmove"
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // Standby variants.

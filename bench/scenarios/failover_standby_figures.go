@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // standbyRaw reads the figures of a standby variant: the steady load's

@@ -17,7 +17,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/contenders/monolockstandby"
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
 	"github.com/monolock/monolock-bench/bench/network"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 func standbyEnv(t *testing.T) *bench.Env {

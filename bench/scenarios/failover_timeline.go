@@ -17,7 +17,7 @@ import (
 	"github.com/aclements/go-moremath/stats"
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/load"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // grantEvent is one grant of the steady load.

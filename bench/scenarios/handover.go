@@ -31,7 +31,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 
 	"github.com/monolock/monolock-bench/bench/load"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // Handover modes, which are the variant names.

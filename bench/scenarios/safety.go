@@ -48,7 +48,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // Safety variants.

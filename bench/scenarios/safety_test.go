@@ -14,7 +14,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/benchtest"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // safetyContenders are the rows the smoke test runs (safetyLocks) and

@@ -12,7 +12,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/load"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // grantBound is how long B may wait for its grant after the fault, and A

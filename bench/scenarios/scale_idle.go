@@ -10,7 +10,7 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/load/sessions"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 func runIdle(outer context.Context, env *bench.Env, cfg ScaleConfig, c int, lease time.Duration) (results.Raw, error) {

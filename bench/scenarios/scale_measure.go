@@ -15,7 +15,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/load/sessions"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // memory sums the servers' anonymous and total memory; ok is false when a

@@ -13,7 +13,7 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/load/sessions"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 func runQueue(ctx context.Context, env *bench.Env, cfg ScaleConfig, depth int, st *scaleState) (results.Raw, error) {

@@ -16,7 +16,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/load/sessions"
 	"github.com/monolock/monolock-bench/bench/load/spreaddial"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // setup is what every scale variant prepares: limits, the port plan, the

@@ -11,7 +11,7 @@ import (
 	"github.com/aclements/go-moremath/stats"
 
 	"github.com/monolock/monolock-bench/bench/load"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 	"github.com/monolock/monolock-bench/bench/workload"
 )
 

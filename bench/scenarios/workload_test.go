@@ -14,7 +14,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/host"
 	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/output/report"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 	"github.com/monolock/monolock-bench/bench/workload"
 )
 

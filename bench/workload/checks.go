@@ -5,7 +5,7 @@ import (
 	"math"
 	"syscall"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // Thresholds of the warnings.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // thresholdMetrics are the figures of the workload scenario a threshold

@@ -16,7 +16,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/backend/containers"
 	"github.com/monolock/monolock-bench/bench/backend/local"
 	"github.com/monolock/monolock-bench/bench/network"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // networkPlan is what --network and --networks ask: the profiles to run

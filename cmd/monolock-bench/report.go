@@ -8,7 +8,7 @@ import (
 
 	"github.com/monolock/monolock-bench/bench/output/compare"
 	"github.com/monolock/monolock-bench/bench/output/report"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // reportCommand re-renders report.md and report.html beside a

@@ -14,7 +14,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/contenders/zookeeper"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/load"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 	"github.com/monolock/monolock-bench/bench/scenarios"
 	"github.com/monolock/monolock-bench/redisbench"
 	"github.com/monolock/monolock-bench/redisbench/redisson"

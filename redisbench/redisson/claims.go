@@ -3,7 +3,7 @@ package redisson
 import (
 	"strconv"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 	"github.com/monolock/monolock-bench/redisbench"
 )
 

@@ -23,7 +23,7 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/backend/containers/engine"
 	"github.com/monolock/monolock-bench/bench/host"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // closeTimeout bounds the removal of the session's containers.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 func TestDeployment(t *testing.T) {

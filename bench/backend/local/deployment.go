@@ -16,7 +16,7 @@ import (
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/backend/clockshift"
 	"github.com/monolock/monolock-bench/bench/host"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // Deployment is a set of server child processes. Its methods are safe for

@@ -1,6 +1,6 @@
 package etcd
 
-import "github.com/monolock/monolock-bench/bench/output/results"
+import "github.com/monolock/monolock-bench/bench/results"
 
 // Claims returns the testable claims of the etcd comparison page, word for
 // word, as rules about the etcd contender. Each threshold says why it is

@@ -33,7 +33,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // Defaults of Config.

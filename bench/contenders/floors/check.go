@@ -1,6 +1,6 @@
 package floors
 
-import "github.com/monolock/monolock-bench/bench/output/results"
+import "github.com/monolock/monolock-bench/bench/results"
 
 // belowLock is the method check that a floor is not slower than the lock
 // it bounds: a floor does a subset of its lock's work on the same path,

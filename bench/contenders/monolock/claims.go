@@ -3,7 +3,7 @@ package monolock
 import (
 	"strings"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // Claims returns the claims of monolock's comparison page, word for word,

@@ -11,7 +11,7 @@ import (
 	"github.com/monolock/monolock-bench/bench/backend/containers"
 	"github.com/monolock/monolock-bench/bench/benchtest"
 	"github.com/monolock/monolock-bench/bench/host"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 	"github.com/monolock/monolock-bench/monolock"
 )
 

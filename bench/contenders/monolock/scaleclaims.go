@@ -1,6 +1,6 @@
 package monolock
 
-import "github.com/monolock/monolock-bench/bench/output/results"
+import "github.com/monolock/monolock-bench/bench/results"
 
 // scaleClaims are the claims of the scale scenario. The targets of issue
 // 16 (≤ 16 KiB per idle session, no load from waiting) are the thresholds;

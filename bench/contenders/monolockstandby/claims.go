@@ -1,6 +1,6 @@
 package monolockstandby
 
-import "github.com/monolock/monolock-bench/bench/output/results"
+import "github.com/monolock/monolock-bench/bench/results"
 
 // Variants of the failover scenario the claims read (bench/scenarios
 // names them; a contender package imports no scenario).

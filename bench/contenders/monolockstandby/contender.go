@@ -16,7 +16,7 @@ import (
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/contenders/monolock"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 	mono "github.com/monolock/monolock-bench/monolock"
 )
 

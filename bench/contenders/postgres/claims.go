@@ -1,6 +1,6 @@
 package postgres
 
-import "github.com/monolock/monolock-bench/bench/output/results"
+import "github.com/monolock/monolock-bench/bench/results"
 
 // hostLoss is the handover variant in which the holder's host vanishes
 // from the network (no FIN, no RST): only TCP's own timers end the

@@ -1,6 +1,6 @@
 package zookeeper
 
-import "github.com/monolock/monolock-bench/bench/output/results"
+import "github.com/monolock/monolock-bench/bench/results"
 
 // Claims returns the testable claims of ZooKeeper's and Curator's
 // documentation about the recipe, quoted word for word, as rules about

@@ -44,7 +44,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // ClientVersion is the client library's version (go.mod).

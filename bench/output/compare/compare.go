@@ -23,7 +23,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/monolock/monolock-bench/bench/output/report"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // DefaultAlpha is the significance level Compare uses when given zero.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/output/report"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 	"github.com/monolock/monolock-bench/bench/scenarios"
 	"github.com/monolock/monolock-bench/redisbench"
 )

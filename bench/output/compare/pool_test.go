@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // oneFigure builds a synthetic run (a test fixture, not a measurement)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // chaosFixture is a made-up run of the chaos scenario for two contenders

@@ -18,7 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // Chart size: wide enough for a legend beside the lines, small enough for
@@ -319,7 +319,7 @@ func (f *figures) handoverChart() ([]byte, error) {
 			at, capped := f.neverAt("handover", c, m, results.HandoverMetrics.P50.Name)
 			label := ""
 			if capped {
-				v, label = at, f.neverText("handover", c, m)
+				v, label = at, f.a.NeverText("handover", c, m)
 			}
 			b.values, b.whisker, b.capped, b.labels = append(b.values, v), append(b.whisker, w), append(b.capped, capped), append(b.labels, label)
 		}

@@ -3,19 +3,30 @@ package report
 import (
 	"fmt"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
-// notObserved is how a report shows a statement about another system that
-// the run contradicts: the run did not see what that system's
-// documentation says may happen, which is no failure of anything.
-const notObserved = "not observed in this run"
+// contradicted is how a report shows a statement about another system
+// that the run contradicts: the run saw something else than that
+// system's documentation says, with the figure (contradictedBy). It is
+// no failure of the project's lock, and never "not observed", which
+// reads as "not tested".
+const contradicted = "contradicted"
+
+// contradictedBy is the verdict of a contradicted claim with its figure:
+// "contradicted: 2.11 s".
+func contradictedBy(c Claim) string {
+	if c.figure == "" {
+		return contradicted
+	}
+	return contradicted + ": " + c.figure
+}
 
 // claimKinds are the kinds of claim in the order the report shows them,
 // with their headings.
 var claimKinds = []struct{ kind, heading, short, intro string }{
 	{results.ClaimPromise, "Promises of the project's lock", "promise", "What the project's own comparison page promises; a promise that fails here is a finding."},
-	{results.ClaimOther, "Statements about other systems", "other system", "What the comparison page says of the other systems, from their documentation or design; where this run saw something else, the statement is " + notObserved + ", not a failure."},
+	{results.ClaimOther, "Statements about other systems", "other system", "What the comparison page says of the other systems, from their documentation or design; where this run saw something else, the statement is " + contradicted + " (with the figure), which is no failure of the project's lock."},
 	{results.ClaimTarget, "Targets and method checks", "target", "Aims of the project and checks of the method; a target not met is work to do."},
 }
 
@@ -34,7 +45,7 @@ func failed(c Claim) bool { return c.Verdict == Fails && kindOf(c) != results.Cl
 // shownVerdict is a claim's verdict as the report prints it.
 func shownVerdict(c Claim) cell {
 	if c.Verdict == Fails && kindOf(c) == results.ClaimOther {
-		return cell{text: notObserved, class: string(Inconclusive)}
+		return cell{text: contradictedBy(c), class: string(Fails)}
 	}
 	return cell{text: string(c.Verdict), class: string(c.Verdict)}
 }

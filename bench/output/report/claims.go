@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // Verdict is the measured outcome of a claim.
@@ -42,6 +42,9 @@ type Claim struct {
 	// scenario is the rule's scenario, for the findings of its section;
 	// subject the contender the claim is about.
 	scenario, subject string
+	// figure is the subject's figure, its median ("2.11 s"), for a verdict
+	// that quotes it.
+	figure string
 }
 
 // Check evaluates the run's claim rules (r.Claims) against its figures,
@@ -100,6 +103,9 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 		return c
 	}
 	s, unit, _ := f.quantity(rule, rule.Subject, v)
+	if s.n > 0 {
+		c.figure = results.Format(s.median, unit)
+	}
 	if rule.Label != "" {
 		c.Evidence = fmt.Sprintf("%s %s: %s %s", rule.Subject, v, s, rule.Label)
 	} else {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/monolock/monolock-bench/bench/contenders/monolock"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 	"github.com/monolock/monolock-bench/redisbench"
 )
 

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/monolock/monolock-bench/bench/analysis"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // decisionSection opens the report: for each use case (useCases) the
@@ -12,13 +15,13 @@ import (
 // one; then the capability matrix.
 func (f *figures) decisionSection(d *document) {
 	t := table{head: []string{"use case", "this run supports", "deciding figures", "caveat", "rule"}, leftAligned: true, cards: true}
-	for _, u := range useCases {
-		if row, ok := f.useCaseRow(u); ok {
-			t.rows = append(t.rows, row)
+	for _, u := range analysis.UseCases {
+		if p, ok := f.a.Decide(u); ok {
+			t.rows = append(t.rows, f.useCaseRow(p))
 		}
 	}
 	workloads, oneRep := f.workloadRows()
-	if len(t.rows) == 0 && len(workloads.rows) == 0 && len(f.capabilityIDs()) == 0 {
+	if len(t.rows) == 0 && len(workloads.rows) == 0 && len(f.a.CapabilityIDs()) == 0 {
 		return
 	}
 	d.h2("Which lock for which job")
@@ -78,221 +81,93 @@ func workloadRow(v string, wr WorkloadRanking) ([]cell, bool) {
 	return []cell{{text: v}, {text: supports}, {text: figures}}, true
 }
 
-// requirements expands a use case's required ids (a trailing "*" is a
-// prefix) into the run's capability ids; one the run's scenarios do not
-// declare stays, as a requirement not measured.
-func (f *figures) requirements(u useCase) []string {
-	var out []string
-	for _, r := range u.requires {
-		n := len(out)
-		for _, id := range f.capabilityIDs() {
-			if r == id || matchVariant(r, id) && f.measuredAnywhere(id) {
-				out = append(out, id)
-			}
-		}
-		if len(out) == n {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// standing is one lock's standing for a use case.
-type standing struct {
-	contender string
-	failed    []string // requirements ✗, as "C4 (figure)" (the matrix's names)
-	unknown   []string // requirements not measured
-	passed    int      // requirements ✓
-}
-
-func (s standing) qualified() bool { return len(s.failed) == 0 && len(s.unknown) == 0 }
-
-// useCaseRow picks the locks for a use case; false when the run measured
-// none of its figures.
-func (f *figures) useCaseRow(u useCase) ([]cell, bool) {
-	reqs := f.requirements(u)
-	var locks []string
-	for _, c := range f.contenders {
-		if !f.isFloor(c) {
-			locks = append(locks, c)
-		}
-	}
-	var stands []standing
-	measured := false
-	for _, c := range locks {
-		s := standing{contender: c}
-		for _, id := range reqs {
-			j := f.capability(c, id)
-			switch j.mark {
-			case markNo:
-				s.failed = append(s.failed, fmt.Sprintf("%s (%s)", f.capabilityRef(id), j.figure))
-				measured = true
-			case markNone:
-				s.unknown = append(s.unknown, shortLabel(f.capabilityLabel(id)))
-			default:
-				s.passed++
-				measured = true
-			}
-		}
-		stands = append(stands, s)
-	}
-	var first *decl
-	if len(u.rank) > 0 {
-		if ds := f.decls(u.rank[0]); len(ds) > 0 {
-			first = &ds[0]
-		}
-	}
-	var qualified []entry
-	for _, s := range stands {
-		if !s.qualified() || first == nil {
-			continue
-		}
-		if j := f.judgeFigure(s.contender, u.rank[0]); len(j.entry.vals) > 0 || j.entry.failed != "" {
-			qualified = append(qualified, j.entry)
-			measured = true
-		}
-	}
-	if first == nil {
-		for _, s := range stands {
-			if s.qualified() {
-				qualified = append(qualified, entry{contender: s.contender})
-			}
-		}
-	}
-	if !measured {
-		return nil, false
-	}
-	var ranked []entry
-	if first != nil {
-		ranked = rank(qualified, f.higherIsBetter(*first))
-	} else {
-		ranked = qualified
-	}
-
-	var supports []string
-	for _, e := range ranked {
-		if e.place == ranked[0].place && e.failed == "" && !e.noise {
-			supports = append(supports, e.contender)
-		}
-	}
+// useCaseRow lays out a use case's pick: the locks supported, the
+// deciding ranking at the condition it compares (and the locks measured
+// only under another, not ranked), the further figures, the best lock of
+// every other family with what it failed, the caveat and the rule.
+func (f *figures) useCaseRow(p analysis.Pick) []cell {
 	var figures []string
-	if first != nil && len(ranked) > 0 {
-		figures = append(figures, fmt.Sprintf("%s: %s.", first.Text, rankText(topOf(ranked))+more(ranked)))
-		for _, id := range u.rank[1:] {
-			if line := f.figureLine(id, supports); line != "" {
-				figures = append(figures, line)
-			}
-		}
+	var ranked []entry
+	if p.Deciding != nil {
+		ranked = entriesOf(p.Deciding.Entries)
+		figures = append(figures, rankingLine(*p.Deciding))
 	}
-	figures = append(figures, f.otherFamilies(stands)...)
-	supportText := strings.Join(supports, ", ")
-	if len(supports) == 0 {
+	for _, rk := range p.Further {
+		figures = append(figures, rankingLine(rk))
+	}
+	for _, s := range p.Others {
+		var why []string
+		if len(s.Failed) > 0 {
+			var failed []string
+			for _, x := range s.Failed {
+				failed = append(failed, fmt.Sprintf("%s (%s)", f.a.Ref(x.ID), x.Figure))
+			}
+			why = append(why, "✗ "+strings.Join(failed, "; ✗ "))
+		}
+		for _, x := range s.Apart {
+			why = append(why, fmt.Sprintf("%s %s", f.a.Ref(x.ID), x.Figure))
+		}
+		if len(s.Unknown) > 0 && len(s.Failed) == 0 {
+			why = append(why, "not measured: "+strings.Join(slicesMap(s.Unknown, func(id string) string { return analysis.ShortLabel(f.a.Label(id)) }), "; "))
+		}
+		figures = append(figures, fmt.Sprintf("Best of the %s family: %s, %s.", f.a.Family(s.Contender), s.Contender, strings.Join(why, "; ")))
+	}
+	supportText := strings.Join(p.Supports, ", ")
+	if len(p.Supports) == 0 {
 		supportText = "none: no lock showed every required capability"
-	} else if len(supports) > 1 {
+	} else if len(p.Supports) > 1 {
 		supportText += " (tie)"
 	}
-	caveat := u.caveat
-	if n := minN(ranked, supports); n == 1 {
+	caveat := p.Caveat
+	if n := minN(ranked, p.Supports); n == 1 {
 		caveat += " The deciding figure rests on one repetition."
 	}
-	rule := "ranked by " + f.figureTexts(u.rank[:min(1, len(u.rank))])
-	if len(reqs) > 0 {
-		rule = "requires ✓ on " + strings.Join(slicesMap(reqs, f.capabilityRef), ", ") + "; then " + rule
+	rule := "ranked by nothing (every qualifying lock is supported)"
+	if len(p.Rank) > 0 && f.a.Declared(p.Rank[0]) {
+		rule = "ranked by " + f.a.Label(p.Rank[0])
 	}
-	return []cell{{text: u.title}, {text: supportText}, {text: strings.Join(figures, " ")}, {text: caveat}, {text: rule}}, true
+	if len(p.Required) > 0 {
+		rule = "requires ✓ on " + strings.Join(slicesMap(p.Required, f.a.Ref), ", ") + "; then " + rule
+	}
+	return []cell{{text: p.Title}, {text: supportText}, {text: strings.Join(figures, " ")}, {text: caveat}, {text: rule}}
 }
 
-// higherIsBetter reads a figure's declared direction.
-func (f *figures) higherIsBetter(d decl) bool {
-	s, _ := f.r.Scenario(d.scenario)
-	m, _ := s.Metric(d.Metric)
-	return m.Better == "higher"
+// rankingLine prints a ranking: its figure, the condition compared when
+// some lock was measured under another, the ranked locks, then those not
+// comparable with their reason.
+func rankingLine(rk analysis.Ranking) string {
+	es := entriesOf(rk.Entries)
+	text := rk.Text
+	if len(rk.Elsewhere) > 0 {
+		text += ", compared in " + conditionText(rk.Condition)
+	}
+	line := fmt.Sprintf("%s: %s.", text, rankText(topOf(es))+more(es))
+	for _, x := range rk.Elsewhere {
+		figure := x.Failed
+		if figure == "" {
+			figure = fmt.Sprintf("%s (n=%d)", results.Format(analysis.Median(x.Values), x.Unit), len(x.Values))
+		}
+		line += fmt.Sprintf(" Not comparable, not ranked: %s %s, %s.", x.Contender, figure, x.Reason)
+	}
+	return line
 }
 
-// figureLine prints one further figure of a use case for the supported
-// locks, ranked.
-func (f *figures) figureLine(id string, contenders []string) string {
-	ds := f.decls(id)
-	if len(ds) == 0 {
-		return ""
+// conditionText names a condition for readers: "restart (fault
+// server-kill)".
+func conditionText(c analysis.Condition) string {
+	if c.Fault != "" {
+		return fmt.Sprintf("%s (fault %s)", c.Variant, c.Fault)
 	}
-	var es []entry
-	for _, c := range contenders {
-		if j := f.judgeFigure(c, id); len(j.entry.vals) > 0 || j.entry.failed != "" {
-			es = append(es, j.entry)
-		}
-	}
-	if len(es) == 0 {
-		return ""
-	}
-	ranked := rank(es, f.higherIsBetter(ds[0]))
-	return fmt.Sprintf("%s: %s.", ds[0].Text, rankText(topOf(ranked))+more(ranked))
+	return c.Variant
 }
 
-// judgeFigure judges a ranking figure for one contender at the first of
-// its declarations where the contender has the figure or a failure, so
-// that each deployment is ranked by its own variant (a standby pair by
-// its primary's loss, a single server by its restart).
-func (f *figures) judgeFigure(c, id string) judged {
-	var j judged
-	for _, d := range f.decls(id) {
-		if j = f.judgeDecl(c, d); len(j.entry.vals) > 0 || j.entry.failed != "" {
-			return j
-		}
-	}
-	return j
-}
-
-// otherFamilies names, for every family without a lock that qualifies,
-// its lock closest to qualifying (see better) and what it failed or did
-// not measure.
-func (f *figures) otherFamilies(stands []standing) []string {
-	var families []string
-	for _, s := range stands {
-		if s.qualified() {
-			families = append(families, f.family(s.contender))
-		}
-	}
-	best := map[string]standing{}
-	var order []string
-	for _, s := range stands {
-		fam := f.family(s.contender)
-		if slices.Contains(families, fam) || s.qualified() {
-			continue
-		}
-		b, seen := best[fam]
-		if !seen {
-			order = append(order, fam)
-		}
-		if !seen || better(s, b) {
-			best[fam] = s
-		}
-	}
-	var out []string
-	for _, fam := range order {
-		s := best[fam]
-		switch {
-		case len(s.failed) > 0:
-			out = append(out, fmt.Sprintf("Best of the %s family: %s, ✗ %s.", fam, s.contender, strings.Join(s.failed, "; ✗ ")))
-		case len(s.unknown) > 0:
-			out = append(out, fmt.Sprintf("Best of the %s family: %s, not measured: %s.", fam, s.contender, strings.Join(s.unknown, "; ")))
-		}
+// entriesOf are analysis entries as the renderer's.
+func entriesOf(es []analysis.Entry) []entry {
+	out := make([]entry, len(es))
+	for i, e := range es {
+		out[i] = fromAnalysis(e)
 	}
 	return out
-}
-
-// figureTexts names figures by their declared text.
-func (f *figures) figureTexts(ids []string) string {
-	var out []string
-	for _, id := range ids {
-		if ds := f.decls(id); len(ds) > 0 {
-			out = append(out, ds[0].Text)
-		}
-	}
-	if len(out) == 0 {
-		return "nothing (every qualifying lock is supported)"
-	}
-	return strings.Join(out, ", then ")
 }
 
 // minN is the fewest repetitions behind the figures of the supported
@@ -305,20 +180,6 @@ func minN(es []entry, supports []string) int {
 		}
 	}
 	return n
-}
-
-// better reports whether a lock is closer to qualifying than b, as
-// evidence: more requirements measured first (a measured ✗ says more
-// than "not measured"), then more requirements shown, then fewer failed.
-func better(a, b standing) bool {
-	am, bm := a.passed+len(a.failed), b.passed+len(b.failed)
-	switch {
-	case am != bm:
-		return am > bm
-	case a.passed != b.passed:
-		return a.passed > b.passed
-	}
-	return len(a.failed) < len(b.failed)
 }
 
 // decisionShown is how many ranked locks a decision row names; the
@@ -334,13 +195,4 @@ func topOf(es []entry) []entry {
 		n++
 	}
 	return es[:n]
-}
-
-// shortLabel is a capability's text without its parenthesised
-// definition, which the capability matrix's legend gives once.
-func shortLabel(text string) string {
-	if i := strings.Index(text, " ("); i > 0 {
-		return text[:i]
-	}
-	return text
 }

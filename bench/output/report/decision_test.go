@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 	"github.com/monolock/monolock-bench/bench/scenarios"
 )
 
@@ -109,9 +109,9 @@ func TestDecisionGolden(t *testing.T) {
 	}
 	// What the golden file must say, whatever else changes in it.
 	for _, w := range []string{
-		"| beta | ✗ never (&gt; 5s) |",                             // a freeze trial without a grant is a failure, in the matrix
-		"| beta | 0.515 (0.510–0.520) | never (&gt; 5s) |",         // and in the handover table
-		"| delta | ✓ 1.90 s | ✗ did not grant | ✗ did not grant |", // zero stale writes without a second grant is no pass
+		"| beta | ✗ never (&gt; 5s) |",                                                   // a freeze trial without a grant is a failure, in the matrix
+		"| beta | 0.515 (0.510–0.520) | never (&gt; 5s) |",                               // and in the handover table
+		"| delta | ✓ 1.90 s | no evidence: did not grant | no evidence: did not grant |", // zero stale writes without a second grant is neither a pass nor a failure
 		"| gamma | ✓ 1.90 s | ✗ no fencing tokens |",
 	} {
 		if !strings.Contains(string(got), w) {
@@ -124,7 +124,8 @@ func TestDecisionGolden(t *testing.T) {
 // judged on the overlaps whose earlier holder ran (a holder frozen past
 // its lease believes it holds the lock with any lease), apart from the
 // safety host-loss margin that learns-first means; and a lock that kept
-// the lock through every holder fault is "did not grant" on them, not ✓.
+// the lock through every holder fault is "no evidence: did not grant" on
+// them: neither ✓ nor ✗ (issue 36, problem 5).
 // alpha passes; beta had a running double holder but its holder learned
 // first after a host loss; gamma never handed the lock over under a
 // fault.
@@ -171,7 +172,7 @@ func TestDecisionReadsChaosVerdicts(t *testing.T) {
 		"- C3: no running client believed it held the lock while another was granted it, under random faults",
 		"| alpha | ✓ 0 | ✓ 401 ms | ✓ 0 |",
 		"| beta | ✗ no fencing tokens | ✓ 401 ms | ✗ 1 |",
-		"| gamma | ✗ did not grant | ✓ 401 ms | ✗ did not grant |",
+		"| gamma | no evidence: did not grant | ✓ 401 ms | no evidence: did not grant |",
 	} {
 		if !strings.Contains(md, w) {
 			t.Errorf("decision section lacks %q:\n%s", w, md)

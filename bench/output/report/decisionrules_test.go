@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // withLocks gives a synthetic run the contender info and leases the

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // standbyFixture is a synthetic failover run (made-up figures, labelled

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // guards returns the guard metrics the scenario's decision figures
@@ -48,7 +48,7 @@ func (f *figures) failedFigure(scenario, c, variant, metric string, has bool) st
 		if slices.ContainsFunc(gs, func(g results.ClaimGuard) bool { return g.Metric == metric }) {
 			return ""
 		}
-		label, _ := f.guardHit(scenario, c, variant, gs)
+		label, _ := f.a.GuardHit(scenario, c, variant, gs)
 		switch {
 		case label == "":
 		case void:
@@ -58,7 +58,7 @@ func (f *figures) failedFigure(scenario, c, variant, metric string, has bool) st
 				return label
 			}
 		case !has:
-			return f.neverText(scenario, c, variant)
+			return f.a.NeverText(scenario, c, variant)
 		}
 	}
 	return ""

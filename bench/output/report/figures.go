@@ -8,7 +8,8 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/analysis"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // figures indexes one run's summary and raw records for lookups by
@@ -23,12 +24,14 @@ type figures struct {
 	contenders []string
 	// claims are the checked claims, for the findings of each section.
 	claims []Claim
+	// a is the run's analysis: capabilities, rankings, use-case picks.
+	a *analysis.Run
 }
 
 type figureKey struct{ scenario, contender, variant, metric string }
 
 func newFigures(r *results.Results) *figures {
-	f := &figures{r: r, rows: map[figureKey]results.Row{}, info: map[string]results.ContenderInfo{}}
+	f := &figures{r: r, rows: map[figureKey]results.Row{}, info: map[string]results.ContenderInfo{}, a: analysis.New(r)}
 	var all []string
 	add := func(c string) {
 		if !slices.Contains(all, c) {
@@ -273,4 +276,28 @@ func (f *figures) firstVariant(s string) string {
 		}
 	}
 	return ""
+}
+
+// values returns a figure of one contender and variant, one value per
+// repetition.
+func (f *figures) values(scenario, contender, variant, metric string) ([]float64, string) {
+	var vals []float64
+	unit := ""
+	for _, x := range f.raws(scenario, contender, variant) {
+		if m, ok := metricNamed(x, metric); ok {
+			vals, unit = append(vals, m.Value), m.Unit
+		}
+	}
+	return vals, unit
+}
+
+// measures reports whether any contender has a figure of metric in a
+// variant of scenario.
+func (f *figures) measures(scenario, variant, metric string) bool {
+	for _, x := range f.r.Summary {
+		if x.Scenario == scenario && x.Variant == variant && x.Metric == metric {
+			return true
+		}
+	}
+	return false
 }

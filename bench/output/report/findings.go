@@ -2,43 +2,31 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/analysis"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // findings lead a scenario's section: what its capabilities showed, good
 // and bad (the locks that showed each and those that did not, with the
 // figure), and the promises and targets of the scenario that failed. A
 // statement about another system that the run contradicts is not a
-// finding (it is "not observed in this run" in the claims).
+// finding (it is "contradicted" in the claims).
 func (f *figures) findings(d *document, s string, claims []Claim) {
 	var items []string
-	info, _ := f.r.Scenario(s)
-	var ids []string
-	for _, dec := range info.Decides {
-		if dec.Op != "" && !slices.Contains(ids, dec.ID) {
-			ids = append(ids, dec.ID)
-		}
-	}
-	for _, id := range ids {
+	for _, id := range f.a.CapabilityIDsIn(s) {
 		// every declaration of the capability in this scenario: one
 		// variant may show what another does not (a standby's takeover)
-		var ds []decl
-		for _, x := range info.Decides {
-			if x.ID == id {
-				ds = append(ds, decl{s, x})
-			}
-		}
-		var yes, no []string
+		var yes, no, none []string
 		for _, c := range f.locks(s) {
-			j := f.combined(c, ds)
-			switch j.mark {
-			case markYes:
+			switch j := f.a.CapabilityIn(c, s, id); j.Mark {
+			case analysis.Holds:
 				yes = append(yes, c)
-			case markNo:
-				no = append(no, c+" ("+j.short+")")
+			case analysis.Fails:
+				no = append(no, c+" ("+j.Short+")")
+			case analysis.NoEvidence:
+				none = append(none, c+" ("+strings.TrimPrefix(j.Short, "no evidence: ")+")")
 			}
 		}
 		var shown []string
@@ -48,8 +36,11 @@ func (f *figures) findings(d *document, s string, claims []Claim) {
 		if len(yes) > 0 {
 			shown = append(shown, "✓ "+strings.Join(yes, ", "))
 		}
+		if len(none) > 0 {
+			shown = append(shown, "no evidence "+strings.Join(none, ", "))
+		}
 		if len(shown) > 0 {
-			items = append(items, fmt.Sprintf("%s: %s.", shortLabel(f.capabilityLabelIn(info, id)), strings.Join(shown, "; ")))
+			items = append(items, fmt.Sprintf("%s: %s.", analysis.ShortLabel(f.a.LabelIn(s, id)), strings.Join(shown, "; ")))
 		}
 	}
 	for _, c := range claims {
@@ -66,14 +57,4 @@ func (f *figures) findings(d *document, s string, claims []Claim) {
 	}
 	d.p("Findings:")
 	d.add(list{items: items})
-}
-
-// capabilityLabelIn is a capability's text as the scenario declares it.
-func (f *figures) capabilityLabelIn(info results.ScenarioInfo, id string) string {
-	for _, x := range info.Decides {
-		if x.ID == id {
-			return x.Text
-		}
-	}
-	return id
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // fixture builds the synthetic results.json the renderer tests use. Every
@@ -268,7 +268,7 @@ func fixture(t testing.TB) *results.Results {
 		Environment: results.Environment{
 			CPUModel: "TEST FIXTURE (synthetic numbers, not a machine)", Cores: 2, GOMAXPROCS: 2,
 			Kernel: "fixture", OS: "linux", Arch: "amd64", GoVersion: "go1.26.8",
-			RedisVersion: "7.0.15", DockerVersion: "20.10.24", Backend: "containers",
+			DockerVersion: "20.10.24", Backend: "containers",
 			NetworkPath: "bridge network, container IP, no docker-proxy",
 			Images: []results.Image{
 				{Role: "monolock", Ref: "monolock-bench/monolock:fixture", Source: "built from the static binary (FROM scratch)"},

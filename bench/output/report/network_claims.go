@@ -3,7 +3,7 @@ package report
 import (
 	"fmt"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // claimsPerProfile checks the run's claims under each profile: those

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // TestNetworkSection: the fixture run as if measured under loopback and

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 func (f *figures) intro(d *document) {
@@ -199,7 +199,7 @@ func (f *figures) claimsSection(d *document, claims []Claim) {
 		d.p("This run records no claims to check.")
 		return
 	}
-	d.p("Each claim of the comparison pages, checked as a testable statement against this run: it holds or fails only when every repetition agrees, else it is inconclusive; a statement about another system that the run contradicts is " + notObserved + ", not a failure.")
+	d.p("Each claim of the comparison pages, checked as a testable statement against this run: it holds or fails only when every repetition agrees, else it is inconclusive; a statement about another system that the run contradicts is " + contradicted + ", with the figure.")
 	var tallies []string
 	for _, k := range claimKinds {
 		if of := claimsOfKind(claims, k.kind); len(of) > 0 {
@@ -321,7 +321,7 @@ func tallyText(claims []Claim, kind string) string {
 	holds, fails, inc := tally(claims)
 	failed := "fail"
 	if kind == results.ClaimOther {
-		failed = notObserved
+		failed = contradicted
 	}
 	return fmt.Sprintf("%d of %d hold, %d %s, %d inconclusive", holds, len(claims), fails, failed, inc)
 }

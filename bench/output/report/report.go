@@ -16,7 +16,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // File names Write uses inside a report directory.

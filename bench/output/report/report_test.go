@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/results.json (synthetic fixture) and the golden files")

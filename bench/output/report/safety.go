@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 func (f *figures) scenarioSection(d *document, s string) error {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // Summary writes the table of medians of one run as plain Markdown, for

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // maxFigureColumns keeps every table of figures within a 1280-px page:

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // workloadRecord is one synthetic repetition of a workload: its measured

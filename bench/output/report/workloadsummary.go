@@ -3,7 +3,7 @@ package report
 import (
 	"fmt"
 
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // workloadSummary is the workload section of report.md: one table, a

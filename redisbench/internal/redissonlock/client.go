@@ -26,7 +26,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/output/results"
+	"github.com/monolock/monolock-bench/bench/results"
 	"github.com/monolock/monolock-bench/redisbench"
 )
 

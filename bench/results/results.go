@@ -93,10 +93,6 @@ type Environment struct {
 	OS         string `json:"os"`
 	Arch       string `json:"arch"`
 	GoVersion  string `json:"go_version"`
-	// RedisVersion is read from the files of older runs, which kept the
-	// measured Redis's redis_version here; a run now records every
-	// server's version in Servers and leaves this empty.
-	RedisVersion string `json:"redis_version,omitempty"`
 	// DockerVersion is the engine version, empty unless the containers
 	// backend ran.
 	DockerVersion string `json:"docker_version,omitempty"`

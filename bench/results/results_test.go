@@ -51,7 +51,7 @@ func sample(t *testing.T) *Results {
 		FinishedAt:    start.Add(time.Minute),
 		Environment: Environment{
 			CPUModel: "test cpu", Cores: 2, GOMAXPROCS: 2, Kernel: "6.1", OS: "linux", Arch: "amd64",
-			GoVersion: "go1.26", RedisVersion: "7.0.15", Backend: "local", NetworkPath: "loopback",
+			GoVersion: "go1.26", Backend: "local", NetworkPath: "loopback",
 			Images:  []Image{{Role: "redis", Ref: "r:1", Source: "host"}},
 			Servers: []Server{{Role: "redis", Address: "127.0.0.1:6379", Version: "7.0.15"}},
 			Sysctls: map[string]string{"net.ipv4.tcp_tw_reuse": "2"},

@@ -1,0 +1,143 @@
+package analysis
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+func TestConditionDiffers(t *testing.T) {
+	ref := Condition{Scenario: "scale", Variant: "idle-max", SessionsMax: true, Lease: "2s"}
+	for _, tt := range []struct {
+		c    Condition
+		want string
+	}{
+		{ref, ""},
+		{Condition{Scenario: "scale", Variant: "idle-max", SessionsMax: true, Lease: "2s", Repetitions: 3}, ""},
+		{Condition{Scenario: "scale", Variant: "idle-1k", Sessions: 1000, Lease: "2s"}, "tested at 1,000 sessions"},
+		{Condition{Scenario: "scale", Variant: "idle-max", SessionsMax: true, Lease: "30s"}, "tested at lease 30s"},
+		{Condition{Scenario: "scale", Variant: "idle-max", SessionsMax: true, Lease: "2s", Network: "wan"}, "tested on network wan"},
+		{Condition{Scenario: "failover", Variant: "restart", Fault: "server-kill"}, "tested in another scenario: failover"},
+		{Condition{Scenario: "scale", Variant: "queue-1", SessionsMax: true, Lease: "2s", Depth: 1}, "tested with 1 waiter queued"},
+	} {
+		if got := tt.c.Differs(ref); got != tt.want {
+			t.Errorf("%+v.Differs = %q, want %q", tt.c, got, tt.want)
+		}
+	}
+	restart := Condition{Scenario: "failover", Variant: "restart", Fault: "server-kill"}
+	lost := Condition{Scenario: "failover", Variant: "primary-lost-fast", Fault: "primary-lost"}
+	if got := lost.Differs(restart); got != "tested with another fault: primary-lost" {
+		t.Errorf("primary lost against a restart: %q", got)
+	}
+}
+
+// handRun is a run of one scenario "s" with variants big (the largest
+// count) and small, and a capability "holds-all" (reached ≥ sessions)
+// and a ranking figure "cost" declared on both variants.
+func handRun(raw []results.Raw) *Run {
+	info := results.ScenarioInfo{
+		Name: "s",
+		Metrics: []results.MetricSpec{
+			{Name: "reached", Unit: "count"}, {Name: "sessions", Unit: "count"}, {Name: "cost", Unit: "ms", Better: results.BetterLower},
+		},
+		Variants: []results.VariantInfo{
+			{Name: "small", VariantParams: results.VariantParams{Load: results.LoadIdle, Sessions: 1000}},
+			{Name: "big", VariantParams: results.VariantParams{Load: results.LoadIdle, SessionsMax: true}},
+			{Name: "kill", VariantParams: results.VariantParams{Fault: "server-kill"}},
+			{Name: "lost", VariantParams: results.VariantParams{Fault: "primary-lost"}},
+		},
+		Decides: []results.DecisionFigure{
+			{ID: "holds-all", Text: "holds every session", Where: &results.VariantParams{Load: results.LoadIdle}, Metric: "reached", Op: results.AtLeast, Than: results.ClaimBound{Metric: "sessions"}},
+			{ID: "cost", Text: "cost after the fault", Variant: "kill", Metric: "cost"},
+			{ID: "cost", Text: "cost after the fault", Variant: "lost", Metric: "cost"},
+		},
+	}
+	r := &results.Results{
+		Parameters: results.Parameters{Contenders: []string{"a", "b", "c"}},
+		Raw:        raw, Summary: results.Summarize(raw), Scenarios: []results.ScenarioInfo{info},
+	}
+	return New(r)
+}
+
+func raws(c, v string, ms ...results.Metric) []results.Raw {
+	var out []results.Raw
+	for rep := 1; rep <= 2; rep++ {
+		out = append(out, results.Raw{Scenario: "s", Contender: c, Variant: v, Repetition: rep, Metrics: ms})
+	}
+	return out
+}
+
+func m(name, unit string, v float64) results.Metric {
+	return results.Metric{Name: name, Unit: unit, Value: v}
+}
+
+// A capability is judged at the hardest condition any lock reached: a
+// pass at an easier one is not comparable, a failure there stays one.
+func TestCapabilityComparesOneCondition(t *testing.T) {
+	var raw []results.Raw
+	raw = append(raw, raws("a", "big", m("reached", "count", 20000), m("sessions", "count", 20000))...)
+	raw = append(raw, raws("b", "small", m("reached", "count", 1000), m("sessions", "count", 1000))...)
+	raw = append(raw, raws("c", "small", m("reached", "count", 600), m("sessions", "count", 1000))...)
+	run := handRun(raw)
+	if v := run.Capability("a", "holds-all"); v.Mark != Holds {
+		t.Errorf("a at the largest count: %+v, want Holds", v)
+	}
+	if v := run.Capability("b", "holds-all"); v.Mark != NotComparable || v.Short != "not comparable: tested at 1,000 sessions" {
+		t.Errorf("b passed at 1,000 sessions only: %+v, want NotComparable", v)
+	}
+	if v := run.Capability("c", "holds-all"); v.Mark != Fails || !strings.Contains(v.Short, "at 1,000 sessions") {
+		t.Errorf("c failed at 1,000 sessions: %+v, want Fails, saying where", v)
+	}
+	p, ok := run.Decide(UseCase{Title: "many sessions", Requires: []string{"holds-all"}})
+	if !ok || strings.Join(p.Supports, ",") != "a" {
+		t.Errorf("supports %v (%v), want a", p.Supports, ok)
+	}
+}
+
+// A ranking compares the locks of the condition most share; the others
+// are apart, with how they differ.
+func TestRankingComparesOneCondition(t *testing.T) {
+	var raw []results.Raw
+	raw = append(raw, raws("a", "kill", m("cost", "ms", 3200))...)
+	raw = append(raw, raws("b", "kill", m("cost", "ms", 3300))...)
+	raw = append(raw, raws("c", "lost", m("cost", "ms", 345))...)
+	rk, ok := handRun(raw).Ranking("cost", []string{"a", "b", "c"})
+	if !ok || rk.Condition.Variant != "kill" || len(rk.Entries) != 2 {
+		t.Fatalf("ranking %+v (%v): want a and b at kill", rk, ok)
+	}
+	if len(rk.Elsewhere) != 1 || rk.Elsewhere[0].Contender != "c" || rk.Elsewhere[0].Reason != "tested with another fault: primary-lost" {
+		t.Errorf("apart %+v: want c, tested with another fault", rk.Elsewhere)
+	}
+	for _, e := range rk.Entries {
+		if e.Contender == "c" {
+			t.Error("c's primary loss is ranked against restarts")
+		}
+	}
+}
+
+// A trial that never reached its fault is no evidence: neither ✓ nor ✗,
+// and the lock is not picked on it.
+func TestVoidTrialIsNoEvidence(t *testing.T) {
+	info := results.ScenarioInfo{
+		Name:     "safety",
+		Metrics:  []results.MetricSpec{{Name: "stale", Unit: "count"}, {Name: "not_granted", Unit: "count"}},
+		Variants: []results.VariantInfo{{Name: "pause"}},
+		Decides: []results.DecisionFigure{{ID: "fenced", Text: "no stale write", Variant: "pause", Metric: "stale", Op: results.AtMost,
+			Void: []results.ClaimGuard{{Metric: "not_granted", Label: "did not grant"}}}},
+	}
+	var raw []results.Raw
+	for rep := 1; rep <= 2; rep++ {
+		raw = append(raw,
+			results.Raw{Scenario: "safety", Contender: "a", Variant: "pause", Repetition: rep, Metrics: []results.Metric{m("stale", "count", 0), m("not_granted", "count", 0)}},
+			results.Raw{Scenario: "safety", Contender: "b", Variant: "pause", Repetition: rep, Metrics: []results.Metric{m("stale", "count", 0), m("not_granted", "count", 2)}})
+	}
+	run := New(&results.Results{Parameters: results.Parameters{Contenders: []string{"a", "b"}}, Raw: raw, Summary: results.Summarize(raw), Scenarios: []results.ScenarioInfo{info}})
+	if v := run.Capability("b", "fenced"); v.Mark != NoEvidence || v.Short != "no evidence: did not grant" {
+		t.Errorf("b never granted the second client: %+v, want NoEvidence", v)
+	}
+	p, _ := run.Decide(UseCase{Title: "fenced", Requires: []string{"fenced"}})
+	if strings.Join(p.Supports, ",") != "a" || len(p.Others) != 1 || len(p.Others[0].Apart) != 1 || len(p.Others[0].Failed) != 0 {
+		t.Errorf("pick %+v: want a, and b apart without a failure", p)
+	}
+}

@@ -1,0 +1,183 @@
+package analysis
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+// A Run indexes one run's results for the analysis. It is read-only
+// after New and safe for concurrent use.
+type Run struct {
+	r    *results.Results
+	info map[string]results.ContenderInfo
+	// raws are the raw records by scenario, contender and variant, in
+	// repetition order.
+	raws map[rawKey][]results.Raw
+	// locks are the contenders that lock (not floors), grouped by family
+	// in order of first appearance.
+	locks []string
+}
+
+type rawKey struct{ scenario, contender, variant string }
+
+// New indexes r.
+func New(r *results.Results) *Run {
+	run := &Run{r: r, info: map[string]results.ContenderInfo{}, raws: map[rawKey][]results.Raw{}}
+	for _, x := range r.Raw {
+		k := rawKey{x.Scenario, x.Contender, x.Variant}
+		run.raws[k] = append(run.raws[k], x)
+	}
+	for _, xs := range run.raws {
+		slices.SortStableFunc(xs, func(a, b results.Raw) int { return a.Repetition - b.Repetition })
+	}
+	var all []string
+	add := func(c string) {
+		if !slices.Contains(all, c) {
+			all = append(all, c)
+		}
+	}
+	for _, c := range r.Parameters.Contenders {
+		add(c)
+	}
+	for _, c := range r.Contenders {
+		run.info[c.Name] = c
+		add(c.Name)
+	}
+	for _, x := range r.Summary {
+		add(x.Contender)
+	}
+	var families []string
+	for _, c := range all {
+		if fam := run.Family(c); !run.info[c].Floor && !slices.Contains(families, fam) {
+			families = append(families, fam)
+		}
+	}
+	for _, fam := range families {
+		for _, c := range all {
+			if !run.info[c].Floor && run.Family(c) == fam {
+				run.locks = append(run.locks, c)
+			}
+		}
+	}
+	return run
+}
+
+// Locks lists the contenders that lock (floors left out), grouped by
+// family.
+func (run *Run) Locks() []string { return slices.Clone(run.locks) }
+
+// Family returns a contender's family; one without is its own family.
+func (run *Run) Family(c string) string {
+	if fam := run.info[c].Family; fam != "" {
+		return fam
+	}
+	return c
+}
+
+// variants lists the variants of a scenario in order of first appearance
+// in the summary.
+func (run *Run) variants(scenario string) []string {
+	var out []string
+	for _, x := range run.r.Summary {
+		if x.Scenario == scenario && !slices.Contains(out, x.Variant) {
+			out = append(out, x.Variant)
+		}
+	}
+	return out
+}
+
+// params returns the recorded parameters of a scenario's variant.
+func (run *Run) params(scenario, variant string) results.VariantParams {
+	s, _ := run.r.Scenario(scenario)
+	p, _ := s.Variant(variant)
+	return p
+}
+
+// title names a scenario for readers.
+func (run *Run) title(scenario string) string {
+	if s, ok := run.r.Scenario(scenario); ok && s.Title != "" {
+		return s.Title
+	}
+	return scenario
+}
+
+// values returns a figure of one contender and variant, one value per
+// repetition in repetition order, and its unit.
+func (run *Run) values(scenario, contender, variant, metric string) ([]float64, string) {
+	var vals []float64
+	unit := ""
+	for _, x := range run.raws[rawKey{scenario, contender, variant}] {
+		for _, m := range x.Metrics {
+			if m.Name == metric {
+				vals, unit = append(vals, m.Value), m.Unit
+				break
+			}
+		}
+	}
+	return vals, unit
+}
+
+// measures reports whether any contender has a figure of metric in a
+// variant of scenario.
+func (run *Run) measures(scenario, variant, metric string) bool {
+	for _, x := range run.r.Summary {
+		if x.Scenario == scenario && x.Variant == variant && x.Metric == metric {
+			return true
+		}
+	}
+	return false
+}
+
+// skipped returns why a contender was not measured in a variant, or "".
+func (run *Run) skipped(scenario, contender, variant string) string {
+	for _, x := range run.raws[rawKey{scenario, contender, variant}] {
+		if x.Skipped != "" {
+			return x.Skipped
+		}
+	}
+	return ""
+}
+
+// duration returns a duration setting (e.g. "lease") of a contender. A
+// contender whose setting is not a duration ("= lease") gets the first
+// contender's in name order that is: parity makes it the same for
+// every contender.
+func (run *Run) duration(contender, name string) (time.Duration, bool) {
+	parse := func(set results.Settings) (time.Duration, bool) {
+		d, err := time.ParseDuration(set[name])
+		return d, err == nil && d > 0
+	}
+	if d, ok := parse(run.r.Parameters.Contender[contender]); ok {
+		return d, true
+	}
+	names := make([]string, 0, len(run.r.Parameters.Contender))
+	for c := range run.r.Parameters.Contender {
+		names = append(names, c)
+	}
+	slices.Sort(names)
+	for _, c := range names {
+		if d, ok := parse(run.r.Parameters.Contender[c]); ok {
+			return d, true
+		}
+	}
+	return 0, false
+}
+
+// count prints a whole number with thousands separated: "19,734".
+func count(n int) string {
+	s := strconv.Itoa(n)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}

@@ -1,0 +1,54 @@
+package report
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strconv"
+	"testing"
+)
+
+// The decision section's use-case rows and capability matrix are decided
+// by bench/analysis; the files that lay them out only lay out. They name
+// no ranking or judging helper of this package, no decision-figure
+// declaration (what a capability is judged by) and no raw figure lookup,
+// and import neither benchmath nor anything else that compares.
+func TestDecisionRowsAreLaidOutNotDecided(t *testing.T) {
+	forbidden := map[string]string{
+		"rank": "ranks", "noisy": "judges noise", "separable": "compares figures",
+		"Decides": "reads the capability declarations", "DecisionFigure": "reads a capability declaration",
+		"values": "looks figures up", "raws": "looks figures up", "row": "looks figures up",
+		"Summary": "reads the summary", "Raw": "reads raw records",
+	}
+	fset := token.NewFileSet()
+	for _, name := range []string{"decision.go", "capabilities.go", "findings.go"} {
+		file, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range file.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == "golang.org/x/perf/benchmath" {
+				t.Errorf("%s imports %s: comparing figures is the analysis's", name, p)
+			}
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.CallExpr:
+				if id, ok := x.Fun.(*ast.Ident); ok {
+					if why, bad := forbidden[id.Name]; bad {
+						t.Errorf("%s: %s calls %s: it %s, which bench/analysis does", fset.Position(x.Pos()), name, id.Name, why)
+					}
+				}
+			case *ast.SelectorExpr:
+				if why, bad := forbidden[x.Sel.Name]; bad {
+					// f.a.X is the analysis's; anything else is the renderer's own
+					if inner, ok := x.X.(*ast.SelectorExpr); ok && inner.Sel.Name == "a" {
+						return true
+					}
+					t.Errorf("%s: %s uses .%s: it %s, which bench/analysis does", fset.Position(x.Pos()), name, x.Sel.Name, why)
+				}
+			}
+			return true
+		})
+	}
+}
