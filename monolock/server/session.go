@@ -31,8 +31,8 @@ var handshakeBufs = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 
 // session is one connection, served by one goroutine at a time: serve for
 // the handshake, then read until the end. Frames are queued in out under
 // mu, in the order the session's state changes, and written by flush under
-// wmu, so there is one writer at a time: the reader itself for answers (no hand-off on the hot path), or a
-// short-lived goroutine for a push (promotion, admin, shutdown), since the
+// wmu, so there is one writer at a time: the reader itself for answers (no
+// hand-off on the hot path), or a short-lived goroutine for a push (promotion, admin, shutdown), since the
 // table notifies under its lock and must not block.
 type session struct {
 	srv      *Server
