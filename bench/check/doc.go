@@ -102,9 +102,17 @@
 //     was granted).
 //   - CheckLostUpdates: acknowledged increments missing from the counter's
 //     final value, and acknowledged increments that wrote the same value.
-//   - CheckStaleWrites: writes a store accepted after a newer grant (a
-//     higher token, or without tokens a later one) had completed when the
-//     write left (an increment's write_t, else the invocation).
+//   - CheckStaleWrites: writes a store accepted after a newer grant had
+//     completed when the write left (an increment's write_t, else the
+//     invocation). Grants are ordered by real time (one completed before
+//     the other's acquire was invoked); only grants whose acquires ran
+//     concurrently are ordered by token, and not across a server restart,
+//     else by completion. It also counts the current holder's writes the
+//     store refused (a fenced store locking out the rightful holder, as
+//     when a restarted server starts its tokens over) and the writes that
+//     left after the writer's own lost notice.
+//   - CheckTokenOrder: grants whose token is not above the token of a
+//     grant released before their acquire was invoked.
 //
 // Each violation is attributed to the faults active during its cause
 // window that act on a client it involves or on a server (a fault on
