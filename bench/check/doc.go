@@ -50,6 +50,12 @@
 //	                  a one-sided partition (to-server: the client's packets
 //	                  are dropped; from-server: the server's); step_ns the
 //	                  size of a clock step
+//	ack_t     int64   start and end of a client-pause: when the signal was
+//	                  seen to take effect (CLOCK_MONOTONIC ns): the process
+//	                  shown stopped in /proc after SIGSTOP, running again
+//	                  after SIGCONT; t is then when the signal was sent;
+//	                  absent when not seen within a second, for other
+//	                  faults, and in histories recorded before it existed
 //
 // Meaning of the types:
 //
@@ -68,7 +74,10 @@
 //     invoked release). Notices after a release are not recorded.
 //   - start: a fault was applied; t is taken just before applying it.
 //     end: it was healed; t is taken once healing completed (a restarted
-//     server serves again). A start with no end lasts to the history's
+//     server serves again), except for a client pause: when SIGCONT was
+//     sent (ack_t: when the process ran again). The checkers take a paused
+//     client as frozen from its ack_t at the start (else the start's t)
+//     to the end's t. A start with no end lasts to the history's
 //     end. fault-failed: applying failed, the fault did not happen. skip:
 //     the contender or backend cannot do the kind (error says why).
 //
