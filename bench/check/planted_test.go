@@ -164,3 +164,15 @@ func TestWritesAfterLost(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedHolderNeedsToken: a fenced store refusing a write that
+// carried no token (a contender without tokens) locks nobody out.
+func TestRefusedHolderNeedsToken(t *testing.T) {
+	b := newBuilder()
+	b.acquire("c1", 1, 2, 0)
+	b.write("c1", StoreFenced, "a", 0, 3, 4, OK, false)
+	b.release("c1", 5, 6)
+	if s := CheckStaleWrites(b.history(t), StoreFenced); s.RefusedHolder.Count != 0 || s.Count != 0 {
+		t.Errorf("%d holder's writes refused, %d stale; want 0, 0", s.RefusedHolder.Count, s.Count)
+	}
+}

@@ -31,9 +31,9 @@ type StaleWrites struct {
 	// client, not of the lock; they are not judged.
 	Ungranted int `json:"ungranted"`
 	// RefusedHolder counts the writes of the current holder that the
-	// store refused: made under a hold that no newer grant had superseded
-	// when the write left (and before the writer's lost notice), yet
-	// rejected. A fenced store does this when the tokens went backwards
+	// store refused: made with a token under a hold that no newer grant
+	// had superseded when the write left (and before the writer's lost
+	// notice), yet rejected. A fenced store does this when the tokens went backwards
 	// (a restarted server started them over): it locks the rightful holder
 	// out. Attributed to the faults on a server or on the writer from the
 	// invocation of the acquire that granted the hold to the write.
@@ -54,8 +54,8 @@ type StaleWrites struct {
 // attributed to the faults active up to the write on a server (from H's
 // grant), on the writer (from the invocation of the acquire that granted
 // H) or on the newer grant's holder (from its own acquire's invocation).
-// A write that was not stale and that the store refused, before the
-// writer's lost notice, is counted in RefusedHolder. Valid when the store
+// A write with a token that was not stale and that the store refused,
+// before the writer's lost notice, is counted in RefusedHolder. Valid when the store
 // accepted no stale write; unknown when none was accepted but some
 // outcomes are unknown.
 func CheckStaleWrites(h *History, store string) StaleWrites {
@@ -84,7 +84,9 @@ func CheckStaleWrites(h *History, store string) StaleWrites {
 		}
 		newer, ok := newerGrant(holds, restarts, own, t)
 		if !ok {
-			if !afterLost && op.Outcome() == OK && !op.Accepted() {
+			// A write without a token refused by a fenced store is the
+			// contender's lack of tokens, not a lock-out.
+			if !afterLost && in.Token != nil && op.Outcome() == OK && !op.Accepted() {
 				what := fmt.Sprintf("store %s refused %s's %s%s although no grant newer than %s's had completed",
 					store, in.Process, in.F, tokenText(in.Token), in.Process)
 				blamed := faultsBlamed(h, cause{from: own.asked, to: t, clients: map[string]Mono{in.Process: own.asked}})
