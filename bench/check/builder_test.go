@@ -110,6 +110,16 @@ func (b *builder) fault(id int64, kind, target string, from, to Mono) {
 	}
 }
 
+// pause adds a client pause of target whose SIGSTOP was sent at from and
+// seen to take effect at stopped, whose SIGCONT was sent at to and seen at
+// running.
+func (b *builder) pause(id int64, target string, from, stopped, to, running Mono) {
+	f := &Fault{Kind: KindClientPause, Target: target}
+	b.events = append(b.events,
+		Event{T: from * ms, Process: NemesisProcess, Type: Start, F: FuncFault, ID: id, Fault: f, AckT: Ptr(stopped * ms)},
+		Event{T: to * ms, Process: NemesisProcess, Type: End, F: FuncFault, ID: id, Fault: f, AckT: Ptr(running * ms)})
+}
+
 func (b *builder) history(t *testing.T) *History {
 	t.Helper()
 	h, err := NewHistory(b.events)

@@ -363,6 +363,20 @@ func TestExclusionFrozenOrRunning(t *testing.T) {
 			b.lost("c1", 30)
 			b.release("c2", 50, 51)
 		}, 0, []int64{1, 2}},
+		{"seen stopped before the later grant", func(b *builder) {
+			b.acquire("c1", 1, 2, 1)
+			b.pause(1, "c1", 3, 4, 20, 20)
+			b.acquire("c2", 4, 10, 2)
+			b.lost("c1", 20)
+			b.release("c2", 25, 26)
+		}, 0, []int64{1}},
+		{"SIGSTOP sent, not yet taken at the later grant", func(b *builder) {
+			b.acquire("c1", 1, 2, 1)
+			b.pause(1, "c1", 3, 11, 20, 20) // the start line says 3; stopped at 11
+			b.acquire("c2", 4, 10, 2)
+			b.lost("c1", 20)
+			b.release("c2", 25, 26)
+		}, 1, []int64{1}},
 		{"granted before the pause began", func(b *builder) {
 			b.acquire("c1", 1, 2, 1)
 			b.acquire("c2", 3, 5, 2) // while c1 ran: the lock's failure

@@ -50,6 +50,12 @@
 //	                  a one-sided partition (to-server: the client's packets
 //	                  are dropped; from-server: the server's); step_ns the
 //	                  size of a clock step
+//	ack_t     int64   start and end of a client-pause: when the signal was
+//	                  seen to take effect (CLOCK_MONOTONIC ns): the process
+//	                  shown stopped in /proc after SIGSTOP, running again
+//	                  after SIGCONT; t is then when the signal was sent;
+//	                  absent when not seen within a second, for other
+//	                  faults, and in histories recorded before it existed
 //
 // Meaning of the types:
 //
@@ -68,7 +74,10 @@
 //     invoked release). Notices after a release are not recorded.
 //   - start: a fault was applied; t is taken just before applying it.
 //     end: it was healed; t is taken once healing completed (a restarted
-//     server serves again). A start with no end lasts to the history's
+//     server serves again), except for a client pause: when SIGCONT was
+//     sent (ack_t: when the process ran again). The checkers take a paused
+//     client as frozen from its ack_t at the start (else the start's t)
+//     to the end's t. A start with no end lasts to the history's
 //     end. fault-failed: applying failed, the fault did not happen. skip:
 //     the contender or backend cannot do the kind (error says why).
 //
@@ -102,9 +111,17 @@
 //     was granted).
 //   - CheckLostUpdates: acknowledged increments missing from the counter's
 //     final value, and acknowledged increments that wrote the same value.
-//   - CheckStaleWrites: writes a store accepted after a newer grant (a
-//     higher token, or without tokens a later one) had completed when the
-//     write left (an increment's write_t, else the invocation).
+//   - CheckStaleWrites: writes a store accepted after a newer grant had
+//     completed when the write left (an increment's write_t, else the
+//     invocation). Grants are ordered by real time (one completed before
+//     the other's acquire was invoked); only grants whose acquires ran
+//     concurrently are ordered by token, and not across a server restart,
+//     else by completion. It also counts the current holder's writes the
+//     store refused (a fenced store locking out the rightful holder, as
+//     when a restarted server starts its tokens over) and the writes that
+//     left after the writer's own lost notice.
+//   - CheckTokenOrder: grants whose token is not above the token of a
+//     grant released before their acquire was invoked.
 //
 // Each violation is attributed to the faults active during its cause
 // window that act on a client it involves or on a server (a fault on

@@ -123,6 +123,12 @@ type Event struct {
 	Error string `json:"error,omitempty"`
 	// Fault describes a fault (F == FuncFault).
 	Fault *Fault `json:"fault,omitempty"`
+	// AckT is, on a client pause's Start and End, when the signal was
+	// seen to take effect: the process shown stopped after SIGSTOP, shown
+	// running after SIGCONT; T is then when the signal was sent. Absent
+	// for other faults, when it was not seen, and in histories recorded
+	// before it existed.
+	AckT *Mono `json:"ack_t,omitempty"`
 }
 
 // Fault describes one fault in a history.
@@ -194,6 +200,8 @@ func (e Event) validate() error {
 		return bad("increment ok without read and wrote")
 	case e.WriteT != nil && (e.F != Increment || e.Type != OK && e.Type != Info):
 		return bad("write_t on %s %s, want an increment's ok or info", e.F, e.Type)
+	case e.AckT != nil && (e.Type != Start && e.Type != End || *e.AckT < e.T):
+		return bad("ack_t %d on %s at %d, want a fault's start or end, not before it", *e.AckT, e.Type, e.T)
 	}
 	return nil
 }

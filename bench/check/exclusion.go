@@ -191,11 +191,13 @@ func CheckExclusion(h *History) Exclusion {
 // pausedThrough returns the ids of the client pauses of process that
 // froze it from from to to (joined where they overlap or touch), give or
 // take ResumeGrace at the end; nil when it was running at some time in
-// between.
+// between. A pause freezes from when the process was seen stopped, when
+// the history says (FaultSpan.frozen), not from the start line.
 func pausedThrough(h *History, process string, from, to Mono) []int64 {
 	var spans []FaultSpan
 	for _, f := range h.Faults {
 		if f.Fault.Kind == KindClientPause && f.Fault.Target == process {
+			f.From, f.To = f.frozen()
 			spans = append(spans, f)
 		}
 	}

@@ -50,6 +50,21 @@ type FaultSpan struct {
 	// event when the history has no end for it.
 	From Mono `json:"from"`
 	To   Mono `json:"to"`
+	// FromAck and ToAck are the start's and the end's AckT (a client
+	// pause: when the process was seen stopped, and running again); 0
+	// when not recorded.
+	FromAck Mono `json:"from_ack,omitempty"`
+	ToAck   Mono `json:"to_ack,omitempty"`
+}
+
+// frozen returns the span in which a client pause certainly held its
+// process stopped: from when it was seen stopped (else from the start)
+// to when SIGCONT was sent (the end's t).
+func (f FaultSpan) frozen() (from, to Mono) {
+	if f.FromAck != 0 {
+		return f.FromAck, f.To
+	}
+	return f.From, f.To
 }
 
 // History is a validated history: every event in time order, the client
@@ -134,13 +149,13 @@ func NewHistory(events []Event) (*History, error) {
 				return nil, fmt.Errorf("%w: fault %d started twice", ErrBadEvent, e.ID)
 			}
 			faults[e.ID] = len(h.Faults)
-			h.Faults = append(h.Faults, FaultSpan{ID: e.ID, Fault: *e.Fault, From: e.T})
+			h.Faults = append(h.Faults, FaultSpan{ID: e.ID, Fault: *e.Fault, From: e.T, FromAck: deref(e.AckT)})
 		case End:
 			j, ok := faults[e.ID]
 			if !ok || h.Faults[j].To != 0 {
 				return nil, fmt.Errorf("%w: fault %d ended without a start or twice", ErrBadEvent, e.ID)
 			}
-			h.Faults[j].To = e.T
+			h.Faults[j].To, h.Faults[j].ToAck = e.T, deref(e.AckT)
 		case Skip:
 			h.Skipped = append(h.Skipped, e)
 		case FaultFailed:
@@ -239,4 +254,12 @@ func (h *History) Stores() []string {
 		}
 	}
 	return slices.Sorted(maps.Keys(seen))
+}
+
+// deref returns *t, or 0 for nil.
+func deref(t *Mono) Mono {
+	if t == nil {
+		return 0
+	}
+	return *t
 }

@@ -188,6 +188,8 @@ func TestBadHistories(t *testing.T) {
 {"t":3,"process":"c1","type":"ok","f":"write","id":1,"accepted":true,"write_t":2}`, "want an increment"},
 		{"write_t after the completion", `{"t":1,"process":"c1","type":"invoke","f":"increment","id":1,"store":"fenced"}
 {"t":3,"process":"c1","type":"ok","f":"increment","id":1,"accepted":true,"read":0,"wrote":1,"write_t":4}`, "outside its invocation"},
+		{"ack_t on an operation", `{"t":1,"process":"c1","type":"invoke","f":"acquire","id":1,"ack_t":2}`, "want a fault's start or end"},
+		{"ack_t before its fault line", `{"t":5,"process":"nemesis","type":"start","f":"fault","id":1,"fault":{"kind":"client-pause","target":"c1"},"ack_t":4}`, "not before it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

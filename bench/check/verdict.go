@@ -98,32 +98,34 @@ type Verdict struct {
 	Operations int            `json:"operations"`
 	Faults     FaultCounts    `json:"faults"`
 	Exclusion  Exclusion      `json:"exclusion"`
+	TokenOrder TokenOrder     `json:"token_order"`
 	Stores     []StoreVerdict `json:"stores"`
 	// Rate is of the applied faults with any violation attributed to them
-	// (a double holder, a stale write any store accepted, a duplicate
-	// increment in any store); RateByKind per fault kind. Linearizability
+	// (a double holder, a grant out of token order, a stale write any
+	// store accepted, a duplicate increment in any store); RateByKind per fault kind. Linearizability
 	// is judged over the whole history and attributed to no fault.
 	Rate       Rate            `json:"rate"`
 	RateByKind map[string]Rate `json:"rate_by_kind"`
 }
 
-// Check runs every checker on h: mutual exclusion over the lock, and per
-// store (every store the history names) linearizability of its register,
-// stale writes and lost updates of its counter. It writes porcupine's
+// Check runs every checker on h: mutual exclusion and token order over
+// the lock, and per store (every store the history names)
+// linearizability of its register, stale writes (and the holder's
+// refused writes) and lost updates of its counter. It writes porcupine's
 // visualisations as o says and nothing else.
 func Check(h *History, o Options) Verdict {
 	fenced := o.FencedStores
 	if fenced == nil {
 		fenced = []string{StoreFenced}
 	}
-	v := Verdict{Name: o.Name, Faults: countFaults(h), Exclusion: CheckExclusion(h)}
+	v := Verdict{Name: o.Name, Faults: countFaults(h), Exclusion: CheckExclusion(h), TokenOrder: CheckTokenOrder(h)}
 	for _, op := range h.Ops {
 		if op.Invoke.Process != FinalProcess {
 			v.Operations++
 		}
 	}
-	all := []Findings{v.Exclusion.Findings}
-	validities := []Validity{v.Exclusion.Valid}
+	all := []Findings{v.Exclusion.Findings, v.TokenOrder.Findings}
+	validities := []Validity{v.Exclusion.Valid, v.TokenOrder.Valid}
 	for _, store := range h.Stores() {
 		lo := LinearizabilityOptions{Fenced: slices.Contains(fenced, store), Timeout: o.LinearizabilityTimeout}
 		if o.VisualizationDir != "" {

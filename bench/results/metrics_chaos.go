@@ -8,8 +8,11 @@ var ChaosMetrics = chaosMetrics{
 	DoubleHolders:               MetricSpec{Name: "double_holders", Unit: "count", Better: BetterLower, Label: "overlapping holds (two clients believed they held the lock)", Kind: KindCount, Key: true},
 	DoubleHoldersRunning:        MetricSpec{Name: "double_holders_running", Unit: "count", Better: BetterLower, Label: "overlapping holds whose earlier holder was running (not frozen by a pause through the overlap)", Kind: KindCount, Key: true},
 	DoubleHolderMs:              MetricSpec{Name: "double_holder_ms", Unit: "ms", Better: BetterLower, Label: "total time of overlapping holds", Kind: KindLatency},
+	TokenOrderViolations:        MetricSpec{Name: "token_order_violations", Unit: "count", Better: BetterLower, Label: "grants whose token was not above that of a grant released before they were asked for", Kind: KindCount},
 	StaleWritesFenced:           MetricSpec{Name: "stale_writes_fenced", Unit: "count", Better: BetterLower, Label: "stale writes accepted by the fenced store", Kind: KindCount, Key: true},
 	StaleWritesUnfenced:         MetricSpec{Name: "stale_writes_unfenced", Unit: "count", Better: BetterLower, Label: "stale writes accepted by the unfenced store", Kind: KindCount, Key: true},
+	HolderWritesRefusedFenced:   MetricSpec{Name: "holder_writes_refused_fenced", Unit: "count", Better: BetterLower, Label: "writes of the current holder refused by the fenced store", Kind: KindCount},
+	WritesAfterLost:             MetricSpec{Name: "writes_after_lost", Unit: "count", Better: BetterLower, Label: "writes sent after the writer's own lost notice (both stores)", Kind: KindCount},
 	LostUpdates:                 MetricSpec{Name: "lost_updates", Unit: "count", Better: BetterLower, Label: "acknowledged increments lost (both stores)", Kind: KindCount, Key: true},
 	LostUpdatesFenced:           MetricSpec{Name: "lost_updates_fenced", Unit: "count", Better: BetterLower, Label: "acknowledged increments lost, fenced store", Kind: KindCount},
 	LostUpdatesUnfenced:         MetricSpec{Name: "lost_updates_unfenced", Unit: "count", Better: BetterLower, Label: "acknowledged increments lost, unfenced store", Kind: KindCount},
@@ -30,8 +33,11 @@ type chaosMetrics struct {
 	DoubleHolders               MetricSpec
 	DoubleHoldersRunning        MetricSpec
 	DoubleHolderMs              MetricSpec
+	TokenOrderViolations        MetricSpec
 	StaleWritesFenced           MetricSpec
 	StaleWritesUnfenced         MetricSpec
+	HolderWritesRefusedFenced   MetricSpec
+	WritesAfterLost             MetricSpec
 	LostUpdates                 MetricSpec
 	LostUpdatesFenced           MetricSpec
 	LostUpdatesUnfenced         MetricSpec

@@ -97,16 +97,19 @@ func (s *chaosStep) record(h *check.History, sched nemesis.Schedule, outcomes []
 }
 
 // chaosFigures are the checkers' verdict as the chaos scenario's metrics:
-// faults, operations, double holders, overlap time, lost updates and
-// the violation rate over all stores, then each store's stale writes,
-// lost updates, linearizability (left out when unknown, with a note) and
-// violation rate. Without tokens the fenced store refused every write, so
-// its figures say nothing and are left out.
+// faults, operations, double holders, overlap time, writes after the
+// writer's lost notice, lost updates and the violation rate over all
+// stores, grants out of token order, then each store's stale writes,
+// lost updates, the holder's writes the fenced store refused,
+// linearizability (left out when unknown, with a note) and violation
+// rate. Without tokens the fenced store refused every write and there is
+// no token order, so those figures say nothing and are left out.
 func chaosFigures(v check.Verdict, tokens bool) (figures []results.Metric, notes []string) {
 	cm := results.ChaosMetrics
-	lost := 0
+	lost, afterLost := 0, 0
 	for _, s := range v.Stores {
 		lost += s.LostUpdates.Lost
+		afterLost += s.StaleWrites.AfterLost
 	}
 	figures = []results.Metric{
 		cm.Faults.Of(float64(v.Faults.Applied)),
@@ -114,8 +117,12 @@ func chaosFigures(v check.Verdict, tokens bool) (figures []results.Metric, notes
 		cm.DoubleHolders.Of(float64(v.Exclusion.Count)),
 		cm.DoubleHoldersRunning.Of(float64(v.Exclusion.Running)),
 		cm.DoubleHolderMs.Of(float64(v.Exclusion.Overlapped) / float64(time.Millisecond)),
+		cm.WritesAfterLost.Of(float64(afterLost)),
 		cm.LostUpdates.Of(float64(lost)),
 		cm.ViolationRateHi.Of(v.Rate.Hi),
+	}
+	if tokens {
+		figures = append(figures, cm.TokenOrderViolations.Of(float64(v.TokenOrder.Count)))
 	}
 	for _, s := range v.Stores {
 		m, ok := storeMetrics[s.Store]
@@ -123,6 +130,11 @@ func chaosFigures(v check.Verdict, tokens bool) (figures []results.Metric, notes
 			continue
 		}
 		figures = append(figures, m.stale.Of(float64(s.StaleWrites.Count)), m.lost.Of(float64(s.LostUpdates.Lost)))
+		if s.Store == check.StoreFenced {
+			// The unfenced store refuses nothing: its count would be a
+			// figure that cannot move.
+			figures = append(figures, cm.HolderWritesRefusedFenced.Of(float64(s.StaleWrites.RefusedHolder.Count)))
+		}
 		switch s.Linearizability.Valid {
 		case check.Valid:
 			figures = append(figures, m.linearizable.Of(1))

@@ -289,19 +289,21 @@ func TestChaosSchedule(t *testing.T) {
 
 // TestChaosFigures: the verdict's figures are named by the chaos metrics,
 // per store; an unknown linearizability is left out with a note; without
-// tokens the fenced store's figures are left out.
+// tokens the fenced store's figures and the token order are left out.
 func TestChaosFigures(t *testing.T) {
-	store := func(name string, stale, lost int, lin check.Validity, hi float64) check.StoreVerdict {
+	store := func(name string, stale, lost, refused, afterLost int, lin check.Validity, hi float64) check.StoreVerdict {
 		s := check.StoreVerdict{Store: name, Rate: check.Rate{Hi: hi}}
 		s.StaleWrites.Count, s.LostUpdates.Lost = stale, lost
+		s.StaleWrites.RefusedHolder.Count, s.StaleWrites.AfterLost = refused, afterLost
 		s.Linearizability.Valid, s.Linearizability.Reason = lin, "porcupine timed out"
 		return s
 	}
 	v := check.Verdict{Operations: 40, Rate: check.Rate{Hi: 0.5}, Stores: []check.StoreVerdict{
-		store(check.StoreFenced, 0, 0, check.Valid, 0.1),
-		store(check.StoreUnfenced, 2, 1, check.Unknown, 0.4),
+		store(check.StoreFenced, 0, 0, 4, 2, check.Valid, 0.1),
+		store(check.StoreUnfenced, 2, 1, 0, 3, check.Unknown, 0.4),
 	}}
 	v.Faults.Applied, v.Exclusion.Count, v.Exclusion.Running, v.Exclusion.Overlapped = 6, 3, 1, 2500*time.Microsecond
+	v.TokenOrder.Count = 5
 
 	figures, notes := chaosFigures(v, true)
 	got := map[string]float64{}
@@ -310,8 +312,8 @@ func TestChaosFigures(t *testing.T) {
 	}
 	want := map[string]float64{
 		"faults": 6, "operations": 40, "double_holders": 3, "double_holders_running": 1, "double_holder_ms": 2.5,
-		"lost_updates": 1, "violation_rate_hi": 0.5,
-		"stale_writes_fenced": 0, "lost_updates_fenced": 0, "linearizable_fenced": 1, "violation_rate_hi_fenced": 0.1,
+		"writes_after_lost": 5, "lost_updates": 1, "violation_rate_hi": 0.5, "token_order_violations": 5,
+		"stale_writes_fenced": 0, "lost_updates_fenced": 0, "holder_writes_refused_fenced": 4, "linearizable_fenced": 1, "violation_rate_hi_fenced": 0.1,
 		"stale_writes_unfenced": 2, "lost_updates_unfenced": 1, "violation_rate_hi_unfenced": 0.4,
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -328,7 +330,7 @@ func TestChaosFigures(t *testing.T) {
 
 	figures, _ = chaosFigures(v, false)
 	for _, f := range figures {
-		if strings.HasSuffix(f.Name, "_fenced") {
+		if strings.HasSuffix(f.Name, "_fenced") || f.Name == results.ChaosMetrics.TokenOrderViolations.Name {
 			t.Errorf("without tokens: %s", f.Name)
 		}
 	}

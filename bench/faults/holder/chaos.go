@@ -25,8 +25,10 @@ import (
 // release. Every store operation carries the grant's token when the
 // contender has one (the fenced store decides with it; a contender
 // without tokens sends none and the fenced store rejects it). The client
-// checks Lost before each operation, as a careful user does, and stops
-// its work under the lock once it is closed; a watcher records the lost
+// checks Lost before each operation and, in an increment, again between
+// its read and its write, as a careful user does, and stops its work
+// under the lock once it is closed (an increment that finds it closed
+// before its write fails without sending it); a watcher records the lost
 // notice, but only before release is invoked. Hold times are drawn from
 // 0.1–0.3 of the lease, one in five from 1–2 leases instead (kept by the
 // lock's keep-alive), seeded per client.
@@ -225,7 +227,7 @@ func (c *chaosClient) cycle(ctx context.Context) {
 	type step struct {
 		store  string
 		client *guardedstore.Client
-		op     func(ctx context.Context, store string, sc *guardedstore.Client, tok *uint64, gap time.Duration)
+		op     func(ctx context.Context, store string, sc *guardedstore.Client, tok *uint64, gap time.Duration, lost <-chan struct{})
 	}
 	var steps []step
 	for _, st := range []struct {
@@ -242,7 +244,7 @@ func (c *chaosClient) cycle(ctx context.Context) {
 		if bench.Sleep(ctx, gap) != nil || isClosed(h.Lost()) {
 			break
 		}
-		st.op(ctx, st.store, st.client, tok, gap)
+		st.op(ctx, st.store, st.client, tok, gap, h.Lost())
 	}
 	_ = bench.Sleep(ctx, gap)
 	w.release(ctx, h)
@@ -250,7 +252,7 @@ func (c *chaosClient) cycle(ctx context.Context) {
 }
 
 // readRegister reads the store's register.
-func (c *chaosClient) readRegister(ctx context.Context, store string, sc *guardedstore.Client, tok *uint64, _ time.Duration) {
+func (c *chaosClient) readRegister(ctx context.Context, store string, sc *guardedstore.Client, tok *uint64, _ time.Duration, _ <-chan struct{}) {
 	inv := c.rec.Invoke(check.Read, check.Event{Store: store, Token: tok})
 	r, err := c.read(ctx, sc, "/register", tok)
 	switch {
@@ -264,7 +266,7 @@ func (c *chaosClient) readRegister(ctx context.Context, store string, sc *guarde
 }
 
 // writeRegister writes the next "<client>-<n>" to the store's register.
-func (c *chaosClient) writeRegister(ctx context.Context, store string, sc *guardedstore.Client, tok *uint64, _ time.Duration) {
+func (c *chaosClient) writeRegister(ctx context.Context, store string, sc *guardedstore.Client, tok *uint64, _ time.Duration, _ <-chan struct{}) {
 	c.writes++
 	v := fmt.Sprintf("%s-%d", c.spec.Client, c.writes)
 	inv := c.rec.Invoke(check.Write, check.Event{Store: store, Token: tok, Value: &v})
@@ -277,8 +279,11 @@ func (c *chaosClient) writeRegister(ctx context.Context, store string, sc *guard
 }
 
 // increment reads the store's counter, waits gap and writes it back plus
-// one: a read-then-write that a stale holder can make lose an update.
-func (c *chaosClient) increment(ctx context.Context, store string, sc *guardedstore.Client, tok *uint64, gap time.Duration) {
+// one: a read-then-write that a stale holder can make lose an update. It
+// checks lost again before the write, as a careful user does: the wait
+// is where a fault strikes, and a client that knew it lost the lock must
+// not be blamed for not looking.
+func (c *chaosClient) increment(ctx context.Context, store string, sc *guardedstore.Client, tok *uint64, gap time.Duration, lost <-chan struct{}) {
 	inv := c.rec.Invoke(check.Increment, check.Event{Store: store, Token: tok})
 	r, err := c.read(ctx, sc, "/counter", tok)
 	switch {
@@ -297,6 +302,10 @@ func (c *chaosClient) increment(ctx context.Context, store string, sc *guardedst
 		}
 	}
 	_ = bench.Sleep(ctx, gap)
+	if isClosed(lost) {
+		inv.Fail(errLostBeforeWrite)
+		return
+	}
 	// The write leaves now, not at the invocation: a client frozen since
 	// its read writes late, and the stale-write checker judges it then.
 	sent := check.Now()
@@ -323,6 +332,10 @@ func (c *chaosClient) write(ctx context.Context, sc *guardedstore.Client, name s
 	defer cancel()
 	return sc.Write(wctx, guardedstore.Write{Client: c.spec.Client, Lock: c.spec.Key + name, Token: tok, Payload: v})
 }
+
+// errLostBeforeWrite fails an increment whose client learned between the
+// read and the write that it lost the lock: the write was not sent.
+var errLostBeforeWrite = errors.New("holder: lost the lock between the read and the write; the write was not sent")
 
 // complete records a store request's error: a refusal had no effect,
 // anything else (a timeout, a broken connection) may have.

@@ -51,6 +51,18 @@ type Client interface {
 	Heal(ctx context.Context) error
 }
 
+// PauseWatcher is a Client that can see its pause take effect: the
+// executor then records when (check.Event.AckT), and the checkers take
+// the process as frozen from then, not from the start line.
+// ProcessClient is one.
+type PauseWatcher interface {
+	// AwaitStopped returns when the process was first seen stopped;
+	// AwaitRunning when it was first seen running again. Both return
+	// ctx's error once it ends first.
+	AwaitStopped(ctx context.Context) (check.Mono, error)
+	AwaitRunning(ctx context.Context) (check.Mono, error)
+}
+
 // Targets are what a contender's faults act on.
 type Targets struct {
 	// Clients[i] is the schedule's client i+1.
@@ -84,6 +96,10 @@ const DefaultHealTimeout = time.Minute
 //   - start, with the time taken just before the fault was applied;
 //   - end, with the time healing completed (and the error if healing
 //     failed);
+//   - for a pause of a PauseWatcher client, the start also with when the
+//     process was seen stopped (AckT), and the end with when SIGCONT was
+//     sent and AckT when it was seen running: the line's own time is not
+//     when the process froze or ran again;
 //   - skip, when the contender or backend cannot do the fault's kind;
 //   - fault-failed, when applying it failed.
 //
@@ -131,8 +147,18 @@ type action struct {
 	target      string
 	lane        string // faults of one lane run one at a time
 	apply, heal func(context.Context) error
-	skip        string
+	// applied and healed, when set, wait until the fault is seen to have
+	// taken effect and to be gone (a pause: the process stopped, running
+	// again) and return when; the end is then recorded at the heal's
+	// sending, not after it.
+	applied, healed func(context.Context) (check.Mono, error)
+	skip            string
 }
+
+// AckTimeout bounds the wait for a client pause's SIGSTOP or SIGCONT to
+// be seen taking effect; past it the event has no ack_t. A process stops
+// within microseconds unless it is in an uninterruptible sleep.
+const AckTimeout = time.Second
 
 // Run applies s from now on and returns once every fault that started has
 // ended, with one Outcome per fault in schedule order. When ctx ends,
@@ -235,7 +261,7 @@ func (e *Executor) run(ctx context.Context, begin time.Time, f Fault, lanes map[
 		return o
 	}
 	o.Applied, o.Start = true, start
-	e.record(check.Event{T: start, Type: check.Start, ID: int64(f.ID), Fault: desc})
+	e.record(check.Event{T: start, Type: check.Start, ID: int64(f.ID), Fault: desc, AckT: ack(ctx, a.applied)})
 
 	hold := time.NewTimer(f.Duration)
 	defer hold.Stop()
@@ -250,9 +276,14 @@ func (e *Executor) run(ctx context.Context, begin time.Time, f Fault, lanes map[
 	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	end := check.Event{Type: check.End, ID: int64(f.ID), Fault: desc}
+	if a.healed != nil {
+		end.T = check.Now() // the signal's sending; ack_t says when it took
+	}
 	if err := a.heal(hctx); err != nil {
 		o.Err = "healing: " + err.Error()
 		end.Error = o.Err
+	} else {
+		end.AckT = ack(hctx, a.healed)
 	}
 	end = e.record(end)
 	o.End = end.T
@@ -283,6 +314,21 @@ func (e *Executor) aim(f Fault, lanes map[string]chan struct{}) (Fault, bool) {
 	}
 }
 
+// ack waits up to AckTimeout for seen and returns when it saw it; nil
+// without seen or when it did not see it in time.
+func ack(ctx context.Context, seen func(context.Context) (check.Mono, error)) *check.Mono {
+	if seen == nil {
+		return nil
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), AckTimeout)
+	defer cancel()
+	t, err := seen(actx)
+	if err != nil {
+		return nil
+	}
+	return &t
+}
+
 // record writes ev as the nemesis's and shows it to Observe.
 func (e *Executor) record(ev check.Event) check.Event {
 	ev.Process, ev.F = check.NemesisProcess, check.FuncFault
@@ -309,6 +355,9 @@ func (e *Executor) action(f Fault) action {
 		switch f.Kind {
 		case ClientPause:
 			a.apply, a.heal = c.Pause, c.Resume
+			if w, ok := c.(PauseWatcher); ok {
+				a.applied, a.healed = w.AwaitStopped, w.AwaitRunning
+			}
 		case ClientHostLoss:
 			a.apply, a.heal = c.LoseHost, c.RestoreHost
 		default:

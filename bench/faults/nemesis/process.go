@@ -1,12 +1,17 @@
 package nemesis
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/check"
 )
 
 // Link is one path of a client to a lock server that can go silent both
@@ -47,6 +52,53 @@ func (p *ProcessClient) Pause(context.Context) error { return p.signal(syscall.S
 
 // Resume implements Client with SIGCONT.
 func (p *ProcessClient) Resume(context.Context) error { return p.signal(syscall.SIGCONT) }
+
+// AwaitStopped implements PauseWatcher: it reads the process's state in
+// /proc/<pid>/stat until it is stopped.
+func (p *ProcessClient) AwaitStopped(ctx context.Context) (check.Mono, error) {
+	return p.await(ctx, true)
+}
+
+// AwaitRunning implements PauseWatcher: it reads the process's state until
+// it is no longer stopped.
+func (p *ProcessClient) AwaitRunning(ctx context.Context) (check.Mono, error) {
+	return p.await(ctx, false)
+}
+
+// statePoll is how often await reads the process's state: a pause lasts
+// leases, a poll costs a few microseconds.
+const statePoll = 200 * time.Microsecond
+
+func (p *ProcessClient) await(ctx context.Context, stopped bool) (check.Mono, error) {
+	for {
+		state, err := processState(p.Pid)
+		if err != nil {
+			return 0, fmt.Errorf("nemesis: state of %s (pid %d): %w", p.ClientName, p.Pid, err)
+		}
+		if at := check.Now(); (state == 'T' || state == 't') == stopped {
+			return at, nil
+		}
+		if err := bench.Sleep(ctx, statePoll); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// processState returns the state letter of /proc/<pid>/stat ('T' when
+// stopped by a signal).
+func processState(pid int) (byte, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// The command name, in parentheses, may hold any byte: the state
+	// follows the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return 0, fmt.Errorf("stat %q", b)
+	}
+	return b[i+2], nil
+}
 
 func (p *ProcessClient) signal(sig syscall.Signal) error {
 	if err := syscall.Kill(p.Pid, sig); err != nil {

@@ -65,20 +65,6 @@ func pingRedis(addr string, timeout time.Duration) error {
 	return nil
 }
 
-// processState returns the state letter of /proc/<pid>/stat ('T' when
-// stopped).
-func processState(pid int) (byte, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		return 0, fmt.Errorf("stat %q", b)
-	}
-	return b[i+2], nil
-}
-
 // TestExecutorRealProcesses runs a schedule against a real client process
 // (SIGSTOP/SIGCONT), its real fault-proxy link to a real redis-server
 // (host loss; a partition when the link can drop one direction), and
@@ -185,8 +171,15 @@ func TestExecutorRealProcesses(t *testing.T) {
 		key := fmt.Sprintf("%s %d", ev.Type, ev.ID)
 		probes[key] = true
 		var err error
+		if ev.AckT != nil && ev.Fault.Kind != string(ClientPause) {
+			t.Errorf("%s (%s) carries ack_t", key, ev.Fault.Kind)
+		}
 		switch key {
 		case "start 1":
+			// The client was seen stopped, after SIGSTOP was sent.
+			if ev.AckT == nil || *ev.AckT < ev.T {
+				t.Errorf("pause start at %d seen stopped at %v, want a time not before it", ev.T, ev.AckT)
+			}
 			deadline := time.Now().Add(5 * time.Second)
 			for {
 				state, serr := processState(pid)
@@ -204,6 +197,9 @@ func TestExecutorRealProcesses(t *testing.T) {
 				err = fmt.Errorf("a paused client answered")
 			}
 		case "end 1":
+			if ev.AckT == nil || *ev.AckT < ev.T {
+				t.Errorf("pause end at %d seen running at %v, want a time not before it", ev.T, ev.AckT)
+			}
 			// The line sent during the pause is answered once it runs.
 			select {
 			case got := <-echoes:
