@@ -17,8 +17,9 @@ type Run struct {
 	// repetition order.
 	raws map[rawKey][]results.Raw
 	// locks are the contenders that lock (not floors), grouped by family
-	// in order of first appearance.
-	locks []string
+	// in order of first appearance; floors are the baselines, in order of
+	// first appearance.
+	locks, floors []string
 }
 
 type rawKey struct{ scenario, contender, variant string }
@@ -62,12 +63,20 @@ func New(r *results.Results) *Run {
 			}
 		}
 	}
+	for _, c := range all {
+		if run.info[c].Floor {
+			run.floors = append(run.floors, c)
+		}
+	}
 	return run
 }
 
 // Locks lists the contenders that lock (floors left out), grouped by
 // family.
 func (run *Run) Locks() []string { return slices.Clone(run.locks) }
+
+// Floors lists the baselines, which lock nothing.
+func (run *Run) Floors() []string { return slices.Clone(run.floors) }
 
 // Family returns a contender's family; one without is its own family.
 func (run *Run) Family(c string) string {

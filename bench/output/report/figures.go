@@ -32,41 +32,14 @@ type figureKey struct{ scenario, contender, variant, metric string }
 
 func newFigures(r *results.Results) *figures {
 	f := &figures{r: r, rows: map[figureKey]results.Row{}, info: map[string]results.ContenderInfo{}, a: analysis.New(r)}
-	var all []string
-	add := func(c string) {
-		if !slices.Contains(all, c) {
-			all = append(all, c)
-		}
-	}
-	for _, c := range r.Parameters.Contenders {
-		add(c)
-	}
 	for _, c := range r.Contenders {
 		f.info[c.Name] = c
-		add(c.Name)
 	}
 	for _, x := range r.Summary {
 		f.rows[figureKey{x.Scenario, x.Contender, x.Variant, x.Metric}] = x
-		add(x.Contender)
 	}
-	var families []string
-	for _, c := range all {
-		if fam := f.family(c); !f.isFloor(c) && !slices.Contains(families, fam) {
-			families = append(families, fam)
-		}
-	}
-	for _, fam := range families {
-		for _, c := range all {
-			if !f.isFloor(c) && f.family(c) == fam {
-				f.contenders = append(f.contenders, c)
-			}
-		}
-	}
-	for _, c := range all {
-		if f.isFloor(c) {
-			f.contenders = append(f.contenders, c)
-		}
-	}
+	// The analysis orders the locks by family; the floors follow.
+	f.contenders = append(f.a.Locks(), f.a.Floors()...)
 	return f
 }
 
