@@ -1,0 +1,123 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+// chaosSoak is the chaos scenario's variant the PgBouncer claims read.
+const chaosSoak = "soak"
+
+// PgBouncerContender is the postgres-pgbouncer row: the session-level
+// pg_advisory_lock as most code calls it, through PgBouncer's transaction
+// pooling — the pitfall. The lock is taken by whichever server connection
+// ran the SELECT, which goes back to PgBouncer's pool when the statement's
+// transaction ends: another client's pg_advisory_lock on that connection
+// is granted at once (advisory locks are re-entrant per session: two
+// holders), the holder's pg_advisory_unlock may run on another connection
+// (false: not held there), and a lock so left behind stays held by an
+// idle server connection after every client has gone, until PgBouncer
+// closes it (server_idle_timeout, 600s by default). It is measured, not
+// fixed: the figures show what the pitfall does.
+func PgBouncerContender() bench.Contender {
+	c := pgbouncerContender("postgres-pgbouncer", "PostgreSQL advisory lock through PgBouncer (transaction pooling; pitfall)", "#8c6d1f", false)
+	c.Claims = results.OfKind(results.ClaimOther, []results.ClaimRule{{
+		ID:        "postgres-pgbouncer-session-lock-shared",
+		Claim:     "Session-level advisory locks do not work with PgBouncer's transaction pooling: the lock stays with the server connection, which the pool hands to other clients between transactions.",
+		Statement: "postgres-pgbouncer (pg_advisory_lock through PgBouncer, pool_mode=transaction) in chaos: two clients hold the lock at once at least once.",
+		Threshold: "holds when overlapping holds ≥ 1 in every repetition; fails when none in every repetition, i.e. the pool happened never to hand a holder's server connection to a second client in this run",
+		Scenario:  "chaos", Variant: chaosSoak, Subject: "postgres-pgbouncer", Metric: results.ChaosMetrics.DoubleHolders.Name,
+		Op: results.AtLeast, Than: results.ClaimBound{Value: 1},
+		Spread: results.SpreadRange,
+		Quote:  []results.ClaimQuote{{Contender: "postgres-pgbouncer-xact"}, {Contender: "postgres"}},
+	}})
+	return c
+}
+
+// PgBouncerXactContender is the postgres-pgbouncer-xact row: the form
+// PgBouncer's transaction pooling supports, pg_advisory_xact_lock inside
+// a transaction held for the lock's lifetime (BEGIN; SELECT
+// pg_advisory_xact_lock(key); … COMMIT releases). The transaction pins
+// one server connection, so a held or waiting lock takes one of
+// PgBouncerPoolSize server connections and further clients queue in
+// PgBouncer.
+func PgBouncerXactContender() bench.Contender {
+	c := pgbouncerContender("postgres-pgbouncer-xact", "PostgreSQL transaction advisory lock through PgBouncer (transaction pooling)", "#c9a43a", true)
+	c.Claims = results.OfKind(results.ClaimOther, []results.ClaimRule{{
+		ID:        "postgres-pgbouncer-xact-exclusive",
+		Claim:     "Transaction-level advisory locks are safe behind PgBouncer in transaction pooling mode: the transaction keeps its server connection until it ends, and its end releases the lock.",
+		Statement: "postgres-pgbouncer-xact (pg_advisory_xact_lock held in a transaction through PgBouncer, pool_mode=transaction) in chaos: no two clients hold the lock at once while the earlier one runs.",
+		Threshold: "holds when overlapping holds with a running earlier holder = 0 in every repetition; fails when ≥ 1 in every repetition",
+		Scenario:  "chaos", Variant: chaosSoak, Subject: "postgres-pgbouncer-xact", Metric: results.ChaosMetrics.DoubleHoldersRunning.Name,
+		Op: results.AtMost, Than: results.ClaimBound{Value: 0},
+		Spread: results.SpreadRange,
+		Quote:  []results.ClaimQuote{{Contender: "postgres-pgbouncer"}, {Contender: "postgres"}},
+	}})
+	return c
+}
+
+// pgbouncerContender is a row on PgBouncerServer: fenced as the postgres
+// rows are (nextval in the same round trip), every statement with pgx's
+// simple protocol (PgBouncer 1.18 has no prepared statements in
+// transaction pooling).
+func pgbouncerContender(name, label, colour string, xact bool) bench.Contender {
+	cfg := Config{Fence: true, Xact: xact, SimpleProtocol: true}
+	set := cfg.Settings()
+	delete(set, "lease") // the runner records it
+	set["key"] = "first 8 bytes of SHA-256(key_prefix + name), big-endian, as a signed bigint (KeyID)"
+	set["protocol"] = "pgx simple protocol (default_query_exec_mode=simple_protocol): PgBouncer 1.18's transaction pooling has no prepared statements"
+	set["pooler"] = "PgBouncer (host Debian package) pool_mode=transaction, default_pool_size=" + strconv.Itoa(PgBouncerPoolSize) + ", max_client_conn=1000, auth_type=any, to PostgreSQL on a Unix socket; the pair is one server (one process group locally, one container)"
+	set["counters"] = CountsSource + " (read through PgBouncer)"
+	set["server_settings"] = "default (Debian packages, keepalives from the operating system)"
+	if xact {
+		set["claim"] = "a pooled client connection held for the claim; BEGIN; SELECT pg_advisory_xact_lock(key) (blocks on the server inside the transaction, which pins one PgBouncer server connection)"
+		set["release"] = "COMMIT (ends the transaction, which frees the lock; a lost connection aborts it)"
+		set["token"] = "always on: nextval('" + FenceSequence + "') batched after pg_advisory_xact_lock inside the transaction, in the same round trip"
+	} else {
+		set["claim"] = "a pooled client connection held for the claim; SELECT pg_advisory_lock(key) (session level: the lock belongs to whichever PgBouncer server connection ran it, which returns to PgBouncer's pool when the statement ends — the pitfall)"
+		set["release"] = "SELECT pg_advisory_unlock(key), on whichever server connection PgBouncer gives the client then (false when it is not the one holding the lock: the lock stays)"
+		set["token"] = "always on: nextval('" + FenceSequence + "') batched after pg_advisory_lock in the same round trip"
+	}
+	return bench.Contender{
+		Name: name, Label: label, Family: "postgres", Colour: colour,
+		Server:   PgBouncerServer,
+		Settings: set,
+		ServerSettings: func(ctx context.Context, servers []bench.Server, _ time.Duration) (results.Settings, error) {
+			if len(servers) != 1 {
+				return nil, fmt.Errorf("postgres: want one server, got %d", len(servers))
+			}
+			p, err := dialProbe(ctx, servers[0].Addr(), true)
+			if err != nil {
+				return nil, err
+			}
+			defer p.Close(context.WithoutCancel(ctx))
+			return p.Settings(ctx)
+		},
+		New: func(ctx context.Context, addrs []string, lease time.Duration, _ bench.OpenOptions) (bench.Locker, error) {
+			if len(addrs) != 1 {
+				return nil, fmt.Errorf("postgres: want one server, got %d", len(addrs))
+			}
+			c := cfg
+			c.Addr, c.Lease = addrs[0], lease
+			return New(ctx, c)
+		},
+		MaxSessions:       DefaultPoolSize,
+		MaxSessionsReason: "each session holds one pooled client connection to PgBouncer: pool_size " + strconv.Itoa(DefaultPoolSize) + ", below PgBouncer's max_client_conn (1000)",
+		Counters: func(servers []bench.Server) (bench.Coordinator, error) {
+			if len(servers) != 1 {
+				return nil, fmt.Errorf("%w: want one server, got %d", bench.ErrNoCounters, len(servers))
+			}
+			return &counters{addr: servers[0].Addr(), simple: true}, nil
+		},
+		Notes: []string{
+			"PgBouncer's transaction pooling hands a server connection to another client whenever a transaction ends: session-level state (advisory locks, prepared statements, SET) does not follow the client. Only pg_advisory_xact_lock held inside a transaction stays with its client.",
+			"A held or waiting transaction lock pins one of PgBouncer's " + strconv.Itoa(PgBouncerPoolSize) + " server connections for its whole life: more clients than that queue in PgBouncer before they reach the lock's own wait.",
+			"An open transaction for the lock's lifetime holds back VACUUM's horizon and counts against idle_in_transaction_session_timeout where one is set.",
+		},
+	}
+}
