@@ -43,10 +43,16 @@ func TestPgBouncer(t *testing.T) {
 	}
 }
 
-// pitfallConfig is the session-level lock through PgBouncer, unfenced.
-func pitfallConfig(addr string) Config {
-	return Config{Addr: addr, Lease: time.Second, SimpleProtocol: true}
+// pitfallConfig is the session-level lock through PgBouncer, unfenced,
+// its watchdog pinging every lease/3.
+func pitfallConfig(addr string, lease time.Duration) Config {
+	return Config{Addr: addr, Lease: lease, SimpleProtocol: true}
 }
+
+// quietLease paces the watchdog of the deterministic sequences: no ping
+// (which takes an idle server connection and puts it back) runs between
+// their steps, so PgBouncer's LIFO choice is the one the steps make.
+const quietLease = 10 * time.Minute
 
 // advisoryLocks counts the granted advisory locks on the server behind
 // addr (read through PgBouncer: every server connection sees pg_locks).
@@ -119,7 +125,7 @@ func observePitfall(t *testing.T, addr string) {
 	defer cancel()
 
 	// Two holders.
-	a, b := openLocker(t, pitfallConfig(addr)), openLocker(t, pitfallConfig(addr))
+	a, b := openLocker(t, pitfallConfig(addr, quietLease)), openLocker(t, pitfallConfig(addr, quietLease))
 	ha, err := a.Acquire(ctx, "pitfall-double")
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +148,7 @@ func observePitfall(t *testing.T, addr string) {
 	}
 
 	// A stranded lock.
-	c := openLocker(t, pitfallConfig(addr))
+	c := openLocker(t, pitfallConfig(addr, quietLease))
 	hc, err := a.Acquire(ctx, "pitfall-stranded")
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +181,7 @@ func observePitfall(t *testing.T, addr string) {
 
 	// The seam's workload: more workers than server connections.
 	workers, cycles := PgBouncerPoolSize+2, 10
-	l := openLocker(t, pitfallConfig(addr))
+	l := openLocker(t, pitfallConfig(addr, time.Second))
 	var (
 		inside, maxInside, overlaps, grants, notHeld, timeouts, otherErrs atomic.Int64
 		wg                                                                sync.WaitGroup
