@@ -113,6 +113,8 @@ redis-server:
 # postgresql (the server: postgres and initdb) is needed by the local
 # backend, the PostgreSQL tests and the PostgreSQL image, which packages
 # the host's server. Found on PATH or in Debian's /usr/lib/postgresql/<major>/bin.
+# pgbouncer (Debian's package: /usr/sbin/pgbouncer) runs in front of it for
+# the postgres-pgbouncer contenders, locally and in their image.
 postgresql:
 	@if ! command -v postgres >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -123,6 +125,17 @@ postgresql:
 		else \
 			echo "the PostgreSQL server is missing: install it (Debian/Ubuntu: sudo apt-get install -y postgresql)," >&2; \
 			echo "so that /usr/lib/postgresql/<major>/bin holds postgres and initdb." >&2; \
+			exit 1; \
+		fi; \
+	fi
+	@if ! command -v pgbouncer >/dev/null 2>&1 && ! [ -x /usr/sbin/pgbouncer ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing pgbouncer with apt-get"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			apt-get -o DPkg::Lock::Timeout=300 update -qq && \
+			apt-get -o DPkg::Lock::Timeout=300 install -y -qq pgbouncer >/dev/null; \
+		else \
+			echo "PgBouncer is missing: install it (Debian/Ubuntu: sudo apt-get install -y pgbouncer)." >&2; \
 			exit 1; \
 		fi; \
 	fi

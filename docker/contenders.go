@@ -23,3 +23,11 @@ var Postgres string
 //
 //go:embed zookeeper.Dockerfile
 var ZooKeeper string
+
+// PostgresPgBouncer is the Dockerfile for PgBouncer in front of the host's
+// PostgreSQL in one scratch image (bench/contenders/postgres builds its
+// context). It is a text/template: {{.Sh}} is the shell's path,
+// {{.Script}} the JSON-quoted script that runs both.
+//
+//go:embed postgres-pgbouncer.Dockerfile
+var PostgresPgBouncer string

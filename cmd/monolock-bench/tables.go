@@ -131,6 +131,7 @@ func contenderTable() []bench.Contender {
 		zookeeper.Contender(),
 		postgres.Contender(),
 		postgres.KeepaliveContender(),
+		postgres.PgBouncerContender(), postgres.PgBouncerXactContender(),
 		redisbench.RedisSpinContender(),
 		redisbench.RedlockSpinContender(),
 		redisbench.RedisIncrContender(),

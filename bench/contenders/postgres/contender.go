@@ -45,7 +45,17 @@ func serverSpec(name string, settings ...string) *bench.ServerSpec {
 
 // version asks the server at addr for SHOW server_version.
 func version(ctx context.Context, addr string) (string, error) {
-	p, err := NewProbe(ctx, addr)
+	v, err := serverVersion(ctx, addr, false)
+	if err != nil {
+		return "", err
+	}
+	return "PostgreSQL " + v, nil
+}
+
+// serverVersion asks the server at addr for SHOW server_version, with
+// pgx's simple protocol when simple is set.
+func serverVersion(ctx context.Context, addr string, simple bool) (string, error) {
+	p, err := dialProbe(ctx, addr, simple)
 	if err != nil {
 		return "", err
 	}
@@ -54,7 +64,7 @@ func version(ctx context.Context, addr string) (string, error) {
 	if err := p.conn.QueryRow(ctx, "SHOW server_version").Scan(&v); err != nil {
 		return "", fmt.Errorf("postgres: SHOW server_version: %w", err)
 	}
-	return "PostgreSQL " + v, nil
+	return v, nil
 }
 
 // Contender is the postgres row of the contender table: advisory locks on
@@ -141,9 +151,10 @@ func serverSettings(ctx context.Context, servers []bench.Server, _ time.Duration
 // counts no calls of pg_advisory_lock, so there are no attempts. The
 // Probe connects on the first read and again after a failed one.
 type counters struct {
-	addr string
-	mu   sync.Mutex
-	p    *Probe
+	addr   string
+	simple bool // pgx's simple protocol (through PgBouncer)
+	mu     sync.Mutex
+	p      *Probe
 }
 
 func newCounters(servers []bench.Server) (bench.Coordinator, error) {
@@ -158,7 +169,7 @@ func (c *counters) Counts(ctx context.Context) (bench.Counts, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.p == nil {
-		p, err := NewProbe(ctx, c.addr)
+		p, err := dialProbe(ctx, c.addr, c.simple)
 		if err != nil {
 			return bench.Counts{}, err
 		}

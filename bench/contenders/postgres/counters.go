@@ -48,8 +48,12 @@ type Counts struct {
 type Probe struct{ conn *pgx.Conn }
 
 // NewProbe connects to the server at addr (host:port).
-func NewProbe(ctx context.Context, addr string) (*Probe, error) {
-	conn, err := pgx.Connect(ctx, ConnString(addr))
+func NewProbe(ctx context.Context, addr string) (*Probe, error) { return dialProbe(ctx, addr, false) }
+
+// dialProbe is NewProbe, with pgx's simple protocol when simple is set
+// (through PgBouncer's transaction pooling).
+func dialProbe(ctx context.Context, addr string, simple bool) (*Probe, error) {
+	conn, err := pgx.Connect(ctx, connString(addr, simple))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: probe: %w", err)
 	}

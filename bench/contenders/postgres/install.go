@@ -151,6 +151,13 @@ func command(inst Install, data, addr string, args ...string) (argv []string, na
 		return nil, "", fmt.Errorf("postgres: %w", err)
 	}
 	argv = append([]string{filepath.Join(inst.BinDir, "postgres"), "-D", data, "-c", "listen_addresses=" + host, "-c", "port=" + port}, args...)
+	return asServerUser(argv)
+}
+
+// asServerUser runs argv through setpriv as user postgres (or nobody)
+// when the bench runs as root, keeping the parent-death signal; name is
+// that user ("" for the bench's own, argv unchanged).
+func asServerUser(argv []string) (_ []string, name string, err error) {
 	cred, name, err := serverUser()
 	if err != nil || cred == nil {
 		return argv, name, err

@@ -71,6 +71,16 @@ type Config struct {
 	PoolSize int
 	// KeyPrefix is hashed with every name; default DefaultKeyPrefix.
 	KeyPrefix string
+	// Xact takes the transaction-level lock: BEGIN, then
+	// pg_advisory_xact_lock(key), held until Release commits (a lost
+	// connection aborts the transaction, which frees it). This is the
+	// form that stays on one server session behind a transaction-pooling
+	// PgBouncer. Off by default: the session-level pg_advisory_lock.
+	Xact bool
+	// SimpleProtocol sends every statement with pgx's simple protocol (no
+	// prepared statements), as PgBouncer's transaction pooling before
+	// 1.21 requires. Off by default: pgx's statement cache.
+	SimpleProtocol bool
 }
 
 func (c Config) withDefaults() Config {
@@ -127,7 +137,7 @@ func New(ctx context.Context, cfg Config) (*Locker, error) {
 	if cfg.Lease <= 0 {
 		return nil, fmt.Errorf("postgres: lease %v must be positive", cfg.Lease)
 	}
-	pc, err := pgxpool.ParseConfig(ConnString(cfg.Addr))
+	pc, err := pgxpool.ParseConfig(connString(cfg.Addr, cfg.SimpleProtocol))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
@@ -164,8 +174,20 @@ func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
 		return nil, fmt.Errorf("postgres: connection: %w", err)
 	}
 	id := KeyID(l.cfg.KeyPrefix + key)
-	h := &held{conn: conn, key: id, lease: l.cfg.Lease}
-	if l.cfg.Fence {
+	h := &held{conn: conn, key: id, lease: l.cfg.Lease, xact: l.cfg.Xact}
+	if l.cfg.Xact {
+		// One round trip: BEGIN, the lock (it blocks inside the
+		// transaction), then nextval once the lock is held.
+		b := &pgx.Batch{}
+		b.Queue("BEGIN")
+		b.Queue("SELECT pg_advisory_xact_lock($1)", id)
+		var tok int64
+		if l.cfg.Fence {
+			b.Queue("SELECT nextval('" + FenceSequence + "')").QueryRow(func(row pgx.Row) error { return row.Scan(&tok) })
+		}
+		err = conn.SendBatch(ctx, b).Close()
+		h.token, h.fenced = uint64(tok), l.cfg.Fence
+	} else if l.cfg.Fence {
 		// One round trip: the server runs the two statements in order,
 		// so nextval happens only once the lock is held.
 		b := &pgx.Batch{}
@@ -202,6 +224,7 @@ type held struct {
 	lease  time.Duration
 	token  uint64
 	fenced bool
+	xact   bool
 
 	lost     chan struct{}
 	lostOnce sync.Once
@@ -258,8 +281,13 @@ func (h *held) Release(ctx context.Context) error {
 		close(h.stop)
 		<-h.done
 		h.markLost()
-		var ok bool
-		err := h.conn.QueryRow(ctx, "SELECT pg_advisory_unlock($1)", h.key).Scan(&ok)
+		ok := true
+		var err error
+		if h.xact {
+			_, err = h.conn.Exec(ctx, "COMMIT")
+		} else {
+			err = h.conn.QueryRow(ctx, "SELECT pg_advisory_unlock($1)", h.key).Scan(&ok)
+		}
 		if err != nil {
 			h.conn.Conn().Close(context.Background())
 			h.err = fmt.Errorf("postgres: unlock: %w", err)

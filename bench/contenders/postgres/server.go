@@ -118,3 +118,12 @@ func ConnString(addr string) string {
 	}
 	return fmt.Sprintf("host=%s port=%s user=%s dbname=%s sslmode=disable", host, port, User, Database)
 }
+
+// connString is ConnString, with pgx's simple protocol when simple is
+// set (PgBouncer's transaction pooling has no prepared statements).
+func connString(addr string, simple bool) string {
+	if simple {
+		return ConnString(addr) + " default_query_exec_mode=simple_protocol"
+	}
+	return ConnString(addr)
+}
