@@ -363,7 +363,7 @@ func (run *Run) bound(c string, d decl, v string, vals []float64, unit string) (
 		}
 		return worst, factor * slices.Max(other), true
 	case d.Than.Parameter != "":
-		lease, ok := run.duration(c, d.Than.Parameter)
+		lease, ok := run.Duration(c, d.Than.Parameter)
 		per, known := nanoseconds[unit]
 		if !ok || !known {
 			return 0, 0, false
@@ -381,7 +381,7 @@ func (run *Run) NeverText(scenario, c, v string) string {
 	if p.GrantBound == nil {
 		return "never (failed trials)"
 	}
-	lease, ok := run.duration(c, "lease")
+	lease, ok := run.Duration(c, "lease")
 	if !ok {
 		return "never (failed trials)"
 	}

@@ -150,11 +150,11 @@ func (run *Run) skipped(scenario, contender, variant string) string {
 	return ""
 }
 
-// duration returns a duration setting (e.g. "lease") of a contender. A
+// Duration returns a duration setting (e.g. "lease") of a contender. A
 // contender whose setting is not a duration ("= lease") gets the first
 // contender's in name order that is: parity makes it the same for
 // every contender.
-func (run *Run) duration(contender, name string) (time.Duration, bool) {
+func (run *Run) Duration(contender, name string) (time.Duration, bool) {
 	parse := func(set results.Settings) (time.Duration, bool) {
 		d, err := time.ParseDuration(set[name])
 		return d, err == nil && d > 0

@@ -376,26 +376,7 @@ func metricNamed(x results.Raw, name string) (results.Metric, bool) {
 }
 
 // duration returns a duration parameter (e.g. "lease") of a contender from
-// its recorded settings. A contender whose setting is not a duration (e.g.
-// "= lease") gets the first contender's in name order that is: parity
-// makes it the same for every contender.
+// its recorded settings, as the analysis reads it.
 func (f *figures) duration(contender, name string) (time.Duration, bool) {
-	parse := func(set results.Settings) (time.Duration, bool) {
-		d, err := time.ParseDuration(set[name])
-		return d, err == nil && d > 0
-	}
-	if d, ok := parse(f.r.Parameters.Contender[contender]); ok {
-		return d, true
-	}
-	names := make([]string, 0, len(f.r.Parameters.Contender))
-	for c := range f.r.Parameters.Contender {
-		names = append(names, c)
-	}
-	slices.Sort(names)
-	for _, c := range names {
-		if d, ok := parse(f.r.Parameters.Contender[c]); ok {
-			return d, true
-		}
-	}
-	return 0, false
+	return f.a.Duration(contender, name)
 }
