@@ -51,22 +51,29 @@ func Image(ctx context.Context) (bench.Image, error) {
 		return bench.Image{}, err
 	}
 	img, err := engine.EnsureImage(ctx, ImageName, tag, "host-postgres "+inst.Version, func(ctx context.Context) ([]engine.ContextFile, error) {
-		dir, err := os.MkdirTemp("", "monolock-bench-postgres-image-")
-		if err != nil {
-			return nil, fmt.Errorf("postgres: %w", err)
-		}
-		defer os.RemoveAll(dir)
-		data, err := InitDB(ctx, inst, dir)
-		if err != nil {
-			return nil, err
-		}
-		pgdata, err := dirFiles(data, "pgdata/data")
+		pgdata, err := initializedData(ctx, inst)
 		if err != nil {
 			return nil, err
 		}
 		return append(base[:1:1], append(rootfs, pgdata...)...), nil
 	})
 	return bench.Image(img), err
+}
+
+// initializedData runs initdb into a temporary directory and returns the
+// data directory's files under pgdata/data, for an image's build context:
+// only built when the image is, since initdb takes seconds.
+func initializedData(ctx context.Context, inst Install) ([]engine.ContextFile, error) {
+	dir, err := os.MkdirTemp("", "monolock-bench-postgres-image-")
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	data, err := InitDB(ctx, inst, dir)
+	if err != nil {
+		return nil, err
+	}
+	return dirFiles(data, "pgdata/data")
 }
 
 // ContainerCmd is the image's command with settings added (e.g.

@@ -250,16 +250,7 @@ func PgBouncerImage(ctx context.Context) (bench.Image, error) {
 		return bench.Image{}, err
 	}
 	img, err := engine.EnsureImage(ctx, PgBouncerImageName, tag, "host-pgbouncer "+pgbVersion+" + host-postgres "+inst.Version, func(ctx context.Context) ([]engine.ContextFile, error) {
-		dir, err := os.MkdirTemp("", "monolock-bench-pgbouncer-image-")
-		if err != nil {
-			return nil, fmt.Errorf("postgres: %w", err)
-		}
-		defer os.RemoveAll(dir)
-		data, err := InitDB(ctx, inst, dir)
-		if err != nil {
-			return nil, err
-		}
-		pgdata, err := dirFiles(data, "pgdata/data")
+		pgdata, err := initializedData(ctx, inst)
 		if err != nil {
 			return nil, err
 		}
