@@ -117,6 +117,11 @@ func TestNetworkFlags(t *testing.T) {
 	if o.phases[1].profile.RTT != time.Millisecond || o.phases[1].backend != "local" {
 		t.Fatalf("quick profile RTT %v on backend %q, want 1ms on local", o.phases[1].profile.RTT, o.phases[1].backend)
 	}
+	// The profile's claims compare monolock's variants with Redis; the
+	// floors stay beside them, the other locks do not start there.
+	if got, want := strings.Join(contenderNames(o.phases[1].contenders), ","), "monolock,monolock-warm,monolock-tfo,redis,tcp-floor,redis-floor"; got != want {
+		t.Errorf("quick profile's contenders %s, want %s", got, want)
+	}
 	for i, want := range []bool{true, false} { // loopback keeps its other variants, the quick profile the one worker's only
 		var others bool
 		for _, v := range o.phases[i].scenarios[0].Variants(true) {
