@@ -18,7 +18,7 @@ type Chaos struct {
 	// package writes them.
 	Schedule json.RawMessage `json:"schedule"`
 	Outcomes json.RawMessage `json:"outcomes"`
-	// History is the merged history file (JSON lines, the README's
+	// History is the merged history file (JSON lines, bench/README.md's
 	// format), relative to the run folder; "" when the run kept no files.
 	History string `json:"history,omitempty"`
 	// Tokens says whether the contender's grants carried fencing tokens;

@@ -28,7 +28,7 @@ type LatencyConfig struct {
 }
 
 func (c LatencyConfig) withDefaults(quick bool) LatencyConfig {
-	// Sized to the suite's time budget (README, quick start; etcd's
+	// Sized to the suite's time budget (bench/README.md, budgets; etcd's
 	// cycles take most of it): a full record's percentiles rest on 1,600
 	// cycles (w1: 1,600 of one worker, w8: 200 of each of eight), so its
 	// p99.9 has one or two samples above it; 10 blocks give the median an

@@ -14,7 +14,7 @@ import (
 // ThroughputConfig are the throughput scenario's parameters. A zero field
 // takes its default: Warmup 250ms (quick 75ms), Duration 800ms (quick
 // 250ms), DistinctWorkers 1, 4, 16, 64 (quick 1, 16, 64); SharedWorkers 16 on SharedKeys 4.
-// The durations fit the suite's time budget (README): 52 steps per
+// The durations fit the suite's time budget (bench/README.md): 52 steps per
 // repetition, each also opening and closing the contender.
 type ThroughputConfig struct {
 	Warmup, Duration time.Duration

@@ -9,7 +9,7 @@ import (
 )
 
 // TestPlanBudget: the runner's plan of the suite's tables (what it logs as
-// estimated_total at the start) fits the budgets README states: the full
+// estimated_total at the start) fits the budgets bench/README.md states: the full
 // run (3 repetitions) within 60 minutes, the quick run within 6, on the
 // 2-core reference machine; every contender takes part in some scenario
 // of each, and every scenario plans some time. The chaos schedule's span

@@ -75,7 +75,7 @@ func (f *figures) chaosSection(d *document) error {
 			f.chaosViolations(d, r)
 		}
 		if items := chaosLinks(runs); len(items) > 0 {
-			d.p("The histories (JSON lines, the README's format) and porcupine's visualisations of registers that were not linearizable:")
+			d.p("The histories (JSON lines, the format in bench/README.md) and porcupine's visualisations of registers that were not linearizable:")
 			d.add(links{items: items})
 		}
 		var notes []string
