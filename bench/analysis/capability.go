@@ -315,7 +315,7 @@ func (run *Run) judgeAt(c string, d decl, v string) Verdict {
 		return Verdict{Mark: NotMeasured}
 	}
 	j := Verdict{Entry: Entry{Contender: c, Values: vals, Unit: unit, Condition: cond}}
-	j.Detail = fmt.Sprintf("%s: %s", where, spanText(vals, unit))
+	j.Detail = fmt.Sprintf("%s: %s", where, results.Span(vals, unit))
 	j.Short = results.Format(Median(vals), unit)
 	if d.Op == "" {
 		j.Mark = Holds // a ranking figure: measured
@@ -431,15 +431,4 @@ func (run *Run) combine(c string, ds []decl) Verdict {
 	}
 	out.Detail = strings.Join(details, " | ")
 	return out
-}
-
-// spanText prints a figure's median and spread with its unit: "121.8 µs
-// (114.1–127.0, n=3)".
-func spanText(vals []float64, unit string) string {
-	lo, hi, m := slices.Min(vals), slices.Max(vals), Median(vals)
-	show := results.DisplayFor(unit, m, lo, hi)
-	if len(vals) > 1 && lo != hi {
-		return fmt.Sprintf("%s (%s–%s, n=%d)", show.Format(m), show.Num(lo), show.Num(hi), len(vals))
-	}
-	return fmt.Sprintf("%s (n=%d)", show.Format(m), len(vals))
 }

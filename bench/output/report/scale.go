@@ -159,7 +159,7 @@ func (f *figures) scaleSection(d *document) error {
 		{"scale-queue-keepalives", "Keep-alives while clients wait", "keep-alives/s",
 			"Keep-alives/s while N clients waited on one held lock, apart from any polling.",
 			results.LoadQueue, results.ScaleMetrics.Depth.Name, results.ScaleMetrics.HeartbeatsPerSec.Name, true},
-		{"scale-promotion", "Promotion latency against queue depth", "release → next grant, p50 (us, log scale)",
+		{"scale-promotion", "Promotion latency against queue depth", "release → next grant, p50 (" + axisUnit(results.ScaleMetrics.PromotionP50.Unit) + ", log scale)",
 			"Release of the holder to the grant of the next waiter at the front of a queue of N (median of the trials).",
 			results.LoadQueue, results.ScaleMetrics.Depth.Name, results.ScaleMetrics.PromotionP50.Name, false},
 	}

@@ -100,7 +100,7 @@ func (f *figures) latencySection(d *document) error {
 		if f.params("latency", v).Load == results.LoadOpen {
 			continue // charted against the offered rate in the appendix
 		}
-		svg, err := f.percentileChart("Acquire latency by percentile ("+v+")", "latency", v, "acquire", "acquire latency (us, log scale)", "us")
+		svg, err := f.percentileChart("Acquire latency by percentile ("+v+")", "latency", v, "acquire", "acquire latency", "us")
 		if err != nil {
 			return err
 		}
@@ -240,7 +240,7 @@ func (f *figures) fairnessSection(d *document) error {
 		if svg != nil {
 			d.add(chart{name: "fairness-grants-" + anchor(v), caption: "Grants each client got on the hot lock (" + v + "), summed over the repetitions: equal bars are fair.", svg: svg})
 		}
-		svg, err = f.percentileChart("Wait for the hot lock by percentile ("+v+")", "fairness", v, "wait", "wait (ms, log scale)", "ms")
+		svg, err = f.percentileChart("Wait for the hot lock by percentile ("+v+")", "fairness", v, "wait", "wait", "ms")
 		if err != nil {
 			return err
 		}
