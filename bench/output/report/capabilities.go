@@ -86,7 +86,7 @@ func (f *figures) capabilityMatrix(d *document) {
 		return
 	}
 	d.h3("What each lock did in this run")
-	d.p("✓ the capability held in every repetition, ✗ it did not; each cell gives the worst repetition and what it counts, n the repetitions (in the heading when the same for every lock). “never (> bound)”: no grant within the trial's bound; “no evidence”: the trials never reached their fault; “not comparable”: measured only at an easier condition than the others; neither is a pass or a failure. – not measured.")
+	d.p("✓ held in every repetition, ✗ did not; a cell gives the worst repetition and what it counts, n the repetitions (in the heading when alike). “never (> bound)”: no grant within the trial's bound; “no evidence”: the trials never reached their fault; “not comparable”: measured at an easier condition only; neither passes nor fails. –: not measured.")
 	d.add(list{items: legend})
 	d.add(t)
 }

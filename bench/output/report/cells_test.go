@@ -49,3 +49,22 @@ func TestCapabilityCellsSayWhatTheyCount(t *testing.T) {
 		}
 	}
 }
+
+// report.md itself says what its terms mean, not only the appendix: the
+// capability ids, learn-first margin, D, floors, w1 and n8, promotion and
+// "~" (issue 36, problem 9).
+func TestReportDefinesItsTerms(t *testing.T) {
+	rep, err := Render(loadFullRun(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, terms, ok := strings.Cut(string(rep.Markdown), "\n## Terms\n")
+	if !ok {
+		t.Fatal("report.md has no terms")
+	}
+	for _, w := range []string{"- C1–C11: ", "- ~: a tie", "learn-first margin: ", "D: a standby's detection", "floor: ", "w1, w8: ", "n8: ", "promotion: "} {
+		if !strings.Contains(terms, w) {
+			t.Errorf("report.md's terms lack %q:\n%s", w, terms)
+		}
+	}
+}

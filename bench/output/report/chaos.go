@@ -48,13 +48,13 @@ func (f *figures) chaosSection(d *document) error {
 		seeds[r.c.Seed] = true
 	}
 	seedText := "seed " + strings.Join(slicesMap(slices.Sorted(maps.Keys(seeds)), func(s uint64) string { return fmt.Sprint(s) }), ", ")
-	d.p("Every lock ran the same seeded schedule of faults (" + seedText + ") while " + fmt.Sprint(len(runs[0].c.Timeline.Lanes)) +
-		" client processes contended for one lock and, under it, read and wrote a register and incremented a counter in a fenced and an unfenced store; " +
-		"a kind of fault a lock or its backend cannot take is skipped, so the faults applied differ (last column). A client fault strikes the client that holds the lock at the fault's start. " +
-		"Each row rests on one run. Double holders are counted by the earlier holder: running (the lock's failure) apart from frozen by a pause (any lease lock has these; only a fencing token refuses the frozen holder's late writes).")
+	d.p("Every lock ran the same seeded schedule of faults (" + seedText + "); a kind a lock or its backend cannot take is skipped, so the faults applied differ (last column). Each row rests on one run. " +
+		"Running double holders are the lock's failure; a holder frozen by a pause overlaps under any lease lock, and only a fencing token refuses its late writes.")
 	d.h3("Figures")
 	d.add(f.chaosTable())
 	d.details("Chaos: the faults and violation rates, the stores, the faults on holders, the first violation of each kind, the histories", func(d *document) {
+		d.p(fmt.Sprint(len(runs[0].c.Timeline.Lanes)) + " client processes contended for one lock and, under it, read and wrote a register and incremented a counter in a fenced and an unfenced store. " +
+			"A client fault strikes the client that holds the lock at the fault's start. Double holders are counted by the earlier holder.")
 		d.add(f.chaosChecks(runs))
 		d.p("Per kind: faults with a violation blamed on them (faults on the clients involved or on a server only), of the faults applied (Wilson 95% interval).")
 		d.add(f.chaosFaults(runs))
@@ -87,15 +87,17 @@ func (f *figures) chaosSection(d *document) error {
 			d.add(list{items: notes})
 		}
 	})
-	d.h3("Timelines")
-	d.p("One lane per client; light bars are acquires (from the request to the grant or the failure), dark bars holds (to the release), orange holds ended by the lost notice; shaded spans are the faults (labelled by their number and kind; a client fault also outlines its client's lane).")
-	for _, r := range runs {
-		d.add(chart{
-			name:    "chaos-timeline-" + r.contender,
-			caption: r.contender + ": the chaos run's timeline.",
-			svg:     f.chaosTimeline(r),
-		})
-	}
+	// The timelines are looked up, not read: one per lock, in the appendix.
+	d.details("Chaos: a timeline per lock", func(d *document) {
+		d.p("One lane per client; light bars are acquires (from the request to the grant or the failure), dark bars holds (to the release), orange holds ended by the lost notice; shaded spans are the faults (labelled by their number and kind; a client fault also outlines its client's lane).")
+		for _, r := range runs {
+			d.add(chart{
+				name:    "chaos-timeline-" + r.contender,
+				caption: r.contender + ": the chaos run's timeline.",
+				svg:     f.chaosTimeline(r),
+			})
+		}
+	})
 	return nil
 }
 

@@ -107,6 +107,21 @@ var readableLogTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	return ticks
 })
 
+// firstChart adds the first of a section's charts to d and the others to
+// its appendix under summary: report.md keeps one chart per section within
+// its size, report.html shows the others folded.
+func firstChart(d *document, summary string, charts []chart) {
+	if len(charts) == 0 {
+		return
+	}
+	d.add(charts[0])
+	d.details(summary, func(d *document) {
+		for _, c := range charts[1:] {
+			d.add(c)
+		}
+	})
+}
+
 // axisUnit names a stored unit on an axis as a reader reads it: "µs" for
 // "us".
 func axisUnit(stored string) string { return results.DisplayFor(stored).Unit }

@@ -164,6 +164,7 @@ func (f *figures) scaleSection(d *document) error {
 			results.LoadQueue, results.ScaleMetrics.Depth.Name, results.ScaleMetrics.PromotionP50.Name, false},
 	}
 	xLabels := map[string]string{results.ScaleMetrics.Sessions.Name: "sessions C (log scale)", results.ScaleMetrics.Depth.Name: "waiters N (log scale)"}
+	var drawn []chart
 	for _, c := range charts {
 		svg, err := f.seriesChart(c.title, xLabels[c.x], c.yLabel,
 			f.scaleSeries(c.load, c.x, c.metric), c.linearY)
@@ -171,9 +172,10 @@ func (f *figures) scaleSection(d *document) error {
 			return err
 		}
 		if svg != nil {
-			d.add(chart{name: c.name, caption: c.caption, svg: svg})
+			drawn = append(drawn, chart{name: c.name, caption: c.caption, svg: svg})
 		}
 	}
+	firstChart(d, "Scale: the other charts", drawn)
 	f.scaleLoad(d)
 	d.details("Scale: slopes for extrapolating, the short lease, the limits of this machine", func(d *document) {
 		f.scaleSlopes(d)
