@@ -41,6 +41,10 @@ type Verdict struct {
 	// Figure is Short with the metric's label, for prose ("0 grants
 	// while the servers were down").
 	Figure string
+	// Cell is the verdict as a capability matrix cell, saying what it
+	// counts: "0 stale writes accepted", "no grant for 2.11 s", "19,734 of
+	// 19,734 held", "never (> 5s)", "no fencing tokens".
+	Cell string
 	// Detail is the evidence in full: where, every repetition, the limit.
 	Detail string
 	// Entry is the figure as a ranking entry, with its condition.
@@ -272,10 +276,11 @@ func (run *Run) judge(c string, d decl) Verdict {
 			why := j.Entry.Condition.Differs(refCond)
 			j.Short += " (" + strings.TrimPrefix(why, "tested ") + ")"
 			j.Figure += " (" + strings.TrimPrefix(why, "tested ") + ")"
+			j.Cell += " (" + strings.TrimPrefix(why, "tested ") + ")"
 			return j
 		}
 		why := "not comparable: " + j.Entry.Condition.Differs(refCond)
-		return Verdict{Mark: NotComparable, Short: why, Figure: why,
+		return Verdict{Mark: NotComparable, Short: why, Figure: why, Cell: why,
 			Detail: j.Detail + "; the others are judged in " + ref, Entry: j.Entry}
 	}
 	return run.notMeasured(c, d)
@@ -299,23 +304,23 @@ func (run *Run) judgeAt(c string, d decl, v string) Verdict {
 	cond := run.conditionOf(d.scenario, v, len(vals))
 	if label, ev := run.GuardHit(d.scenario, c, v, d.Void); label != "" {
 		why := "no evidence: " + label
-		return Verdict{Mark: NoEvidence, Short: why, Figure: why, Detail: where + ": " + ev + " — the trial never reached the fault it tests, so its zero says nothing either way",
+		return Verdict{Mark: NoEvidence, Short: why, Figure: why, Cell: why, Detail: where + ": " + ev + " — the trial never reached the fault it tests, so its zero says nothing either way",
 			Entry: Entry{Contender: c, Failed: label, Condition: cond}}
 	}
 	if label, ev := run.GuardHit(d.scenario, c, v, d.Fail); label != "" {
 		failed := run.NeverText(d.scenario, c, v)
-		return Verdict{Mark: Fails, Short: failed, Figure: failed, Detail: where + ": " + ev, Entry: Entry{Contender: c, Values: vals, Unit: unit, Failed: failed, Condition: cond}}
+		return Verdict{Mark: Fails, Short: failed, Figure: failed, Cell: failed, Detail: where + ": " + ev, Entry: Entry{Contender: c, Values: vals, Unit: unit, Failed: failed, Condition: cond}}
 	}
 	if w := d.Without; len(vals) == 0 && w != nil {
 		if other, _ := run.values(d.scenario, c, v, w.Metric); len(other) > 0 {
-			return Verdict{Mark: Fails, Short: w.Label, Figure: w.Label, Detail: where + ": " + w.Label + " (no " + d.Metric + " figure; " + w.Metric + " measured)", Entry: Entry{Contender: c, Failed: w.Label, Condition: cond}}
+			return Verdict{Mark: Fails, Short: w.Label, Figure: w.Label, Cell: w.Label, Detail: where + ": " + w.Label + " (no " + d.Metric + " figure; " + w.Metric + " measured)", Entry: Entry{Contender: c, Failed: w.Label, Condition: cond}}
 		}
 	}
 	if len(vals) == 0 {
 		return Verdict{Mark: NotMeasured}
 	}
 	j := Verdict{Entry: Entry{Contender: c, Values: vals, Unit: unit, Condition: cond}}
-	j.Detail = fmt.Sprintf("%s: %s", where, spanText(vals, unit))
+	j.Detail = fmt.Sprintf("%s: %s", where, results.Span(vals, unit))
 	j.Short = results.Format(Median(vals), unit)
 	if d.Op == "" {
 		j.Mark = Holds // a ranking figure: measured
@@ -328,6 +333,7 @@ func (run *Run) judgeAt(c string, d decl, v string) Verdict {
 	}
 	j.Short = results.Format(worst, unit)
 	j.Figure = j.Short
+	j.Cell = cellText(d, worst, bound, unit)
 	info, _ := run.r.Scenario(d.scenario)
 	if m, ok := info.Metric(d.Metric); ok && m.Label != "" {
 		j.Figure += " " + m.Label
@@ -339,6 +345,24 @@ func (run *Run) judgeAt(c string, d decl, v string) Verdict {
 	}
 	j.Mark = map[bool]Mark{true: Holds, false: Fails}[pass]
 	return j
+}
+
+// cellText says a capability's worst repetition as a matrix cell, with
+// what it counts (DecisionFigure.Counts): a duration after the words ("no
+// grant for 2.11 s"), a count before them ("0 stale writes accepted"), a
+// count judged against another figure with that figure ("19,734 of
+// 19,734 held").
+func cellText(d decl, worst, bound float64, unit string) string {
+	figure := results.Format(worst, unit)
+	switch {
+	case d.Counts == "":
+		return figure
+	case nanoseconds[unit] > 0:
+		return d.Counts + " " + figure
+	case d.Than.Metric != "":
+		return figure + " of " + results.Format(bound, unit) + " " + d.Counts
+	}
+	return figure + " " + d.Counts
 }
 
 // nanoseconds converts a duration unit to nanoseconds.
@@ -426,20 +450,9 @@ func (run *Run) combine(c string, ds []decl) Verdict {
 			d.Combine != results.CombineAny && j.Mark == Holds && (out.Mark == NotMeasured || out.Mark == NotComparable),
 			d.Combine != results.CombineAny && j.Mark == NoEvidence && out.Mark != Fails && out.Mark != NoEvidence,
 			(j.Mark == NotComparable || j.Mark == NoEvidence) && out.Mark == NotMeasured:
-			out.Mark, out.Short, out.Figure, out.Entry = j.Mark, j.Short, cmp.Or(j.Figure, j.Short), j.Entry
+			out.Mark, out.Short, out.Figure, out.Cell, out.Entry = j.Mark, j.Short, cmp.Or(j.Figure, j.Short), cmp.Or(j.Cell, j.Short), j.Entry
 		}
 	}
 	out.Detail = strings.Join(details, " | ")
 	return out
-}
-
-// spanText prints a figure's median and spread with its unit: "121.8 µs
-// (114.1–127.0, n=3)".
-func spanText(vals []float64, unit string) string {
-	lo, hi, m := slices.Min(vals), slices.Max(vals), Median(vals)
-	show := results.DisplayFor(unit, m, lo, hi)
-	if len(vals) > 1 && lo != hi {
-		return fmt.Sprintf("%s (%s–%s, n=%d)", show.Format(m), show.Num(lo), show.Num(hi), len(vals))
-	}
-	return fmt.Sprintf("%s (n=%d)", show.Format(m), len(vals))
 }

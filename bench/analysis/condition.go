@@ -1,6 +1,10 @@
 package analysis
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/monolock/monolock-bench/bench/results"
+)
 
 // A Condition is what a piece of evidence was measured under: two
 // figures are compared only when their conditions match.
@@ -63,12 +67,12 @@ func (c Condition) Differs(o Condition) string {
 		if c.SessionsMax {
 			return "tested at the largest session count"
 		}
-		return fmt.Sprintf("tested at %s sessions", count(c.Sessions))
+		return fmt.Sprintf("tested at %s sessions", results.Num(float64(c.Sessions)))
 	case c.Depth != o.Depth:
 		if c.Depth == 1 {
 			return "tested with 1 waiter queued"
 		}
-		return fmt.Sprintf("tested with %s waiters queued", count(c.Depth))
+		return fmt.Sprintf("tested with %s waiters queued", results.Num(float64(c.Depth)))
 	case c.Lease != o.Lease:
 		return "tested at lease " + c.Lease
 	case c.Network != o.Network:

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench/results"
@@ -173,20 +172,4 @@ func (run *Run) Duration(contender, name string) (time.Duration, bool) {
 		}
 	}
 	return 0, false
-}
-
-// count prints a whole number with thousands separated: "19,734".
-func count(n int) string {
-	s := strconv.Itoa(n)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
 }

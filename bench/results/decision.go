@@ -30,6 +30,12 @@ type DecisionFigure struct {
 	Where *VariantParams `json:"where,omitempty"`
 	// Metric is the figure of the variant.
 	Metric string `json:"metric"`
+	// Counts says, for a capability, what its figure counts in a matrix
+	// cell: after the number for a count ("stale writes accepted": "0
+	// stale writes accepted"; "held" against a bound of another figure:
+	// "19,734 of 19,734 held"), before it for a duration ("no grant for":
+	// "no grant for 2.11 s"), so that no cell is a bare number.
+	Counts string `json:"counts,omitempty"`
 	// Op is AtMost or AtLeast (a capability) or empty (a ranking
 	// figure). A capability judges the worst repetition: its max for
 	// AtMost, its min for AtLeast.
@@ -60,15 +66,24 @@ const (
 )
 
 // fillDecides gives every declared scenario of r that declares no
-// decision figures today's, from today.
+// decision figures today's, from today, and a figure recorded before
+// Counts existed today's Counts of the same figure.
 func (r *Results) fillDecides(today []ScenarioInfo) {
 	for i, s := range r.Scenarios {
-		if len(s.Decides) > 0 {
-			continue
-		}
 		for _, t := range today {
-			if t.Name == s.Name {
+			if t.Name != s.Name {
+				continue
+			}
+			if len(s.Decides) == 0 {
 				r.Scenarios[i].Decides = t.Decides
+				continue
+			}
+			for j, d := range s.Decides {
+				for _, td := range t.Decides {
+					if d.Counts == "" && td.ID == d.ID && td.Metric == d.Metric {
+						r.Scenarios[i].Decides[j].Counts = td.Counts
+					}
+				}
 			}
 		}
 	}

@@ -1,8 +1,11 @@
 package results
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // Display is how a reader sees figures stored in one unit of results.json:
@@ -114,10 +117,11 @@ func (d Display) Format(v float64) string {
 func Format(v float64, unit string) string { return DisplayFor(unit, v).Format(v) }
 
 // Num prints a figure with a precision that suits its size: whole numbers
-// from 1000 up and for integral values (counts), one decimal from 10,
-// three significant digits below (without an exponent down to 0.0001).
-// It is the one number formatter of what a reader sees: report, compare
-// and the end-of-run summary print through it.
+// from 1000 up and for integral values (counts), with thousands
+// separated ("19,734"), one decimal from 10, three significant digits
+// below (without an exponent down to 0.0001). It is the one number
+// formatter of what a reader sees: report, compare and the end-of-run
+// summary print through it.
 func Num(v float64) string {
 	switch a := math.Abs(v); {
 	case a == 0:
@@ -125,7 +129,7 @@ func Num(v float64) string {
 	case math.IsInf(v, 0) || math.IsNaN(v):
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	case a >= 1000 || (v == math.Trunc(v) && a < 1e15):
-		return strconv.FormatFloat(v, 'f', 0, 64)
+		return thousands(strconv.FormatFloat(v, 'f', 0, 64))
 	case a >= 10:
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	case a >= 1e-4:
@@ -135,4 +139,61 @@ func Num(v float64) string {
 	default:
 		return strconv.FormatFloat(v, 'g', 3, 64)
 	}
+}
+
+// Tick prints a chart axis's tick value: the shortest form that reads
+// back as the tick (0.25, not 0.250), without the float noise of the
+// ticker's steps (-0.8, not -0.8000000000000002), thousands separated as
+// Num does.
+func Tick(v float64) string {
+	if v == 0 {
+		return "0" // not "-0"
+	}
+	clean, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 12, 64), 64)
+	s := strconv.FormatFloat(clean, 'f', -1, 64)
+	whole, frac, ok := strings.Cut(s, ".")
+	if ok {
+		return thousands(whole) + "." + frac
+	}
+	return thousands(whole)
+}
+
+// thousands separates the thousands of a whole number's digits:
+// "-19734" reads "-19,734".
+func thousands(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return sign + s
+}
+
+// Span prints a figure's repetitions as one reads them: the median with
+// its unit and the range with n, "121.8 µs (114.1–127.0, n=3)", or
+// "17 (n=1)"; a yes/no figure (unit bool) as how many repetitions said
+// yes, "1 of 2", never as a median of 0.500.
+func Span(vals []float64, unit string) string {
+	if len(vals) == 0 {
+		return "not measured"
+	}
+	if unit == "bool" {
+		yes := 0
+		for _, v := range vals {
+			if v != 0 {
+				yes++
+			}
+		}
+		return fmt.Sprintf("%d of %d", yes, len(vals))
+	}
+	sorted := slices.Clone(vals)
+	slices.Sort(sorted)
+	lo, hi, m := sorted[0], sorted[len(sorted)-1], Median(sorted)
+	show := DisplayFor(unit, m, lo, hi)
+	if len(vals) > 1 && show.Num(lo) != show.Num(hi) {
+		return fmt.Sprintf("%s (%s–%s, n=%d)", show.Format(m), show.Num(lo), show.Num(hi), len(vals))
+	}
+	return fmt.Sprintf("%s (n=%d)", show.Format(m), len(vals))
 }

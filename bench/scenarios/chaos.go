@@ -165,11 +165,11 @@ func (cfg ChaosConfig) Scenario() bench.Scenario {
 		Title:   "Chaos: random faults, recorded histories, checkers",
 		Metrics: metrics,
 		Decides: []results.DecisionFigure{
-			{ID: "fenced-store", Text: "fenced store accepted no stale write under random faults (chaos checkers)", Variant: ChaosSoak, Metric: cm.StaleWritesFenced.Name, Op: results.AtMost, Void: chaosNoHandover, Without: &results.ClaimGuard{Metric: cm.StaleWritesUnfenced.Name, Label: "no fencing tokens"}},
+			{ID: "fenced-store", Text: "fenced store accepted no stale write under random faults (chaos checkers)", Variant: ChaosSoak, Metric: cm.StaleWritesFenced.Name, Counts: "stale writes accepted", Op: results.AtMost, Void: chaosNoHandover, Without: &results.ClaimGuard{Metric: cm.StaleWritesUnfenced.Name, Label: "no fencing tokens"}},
 			// Its own capability, not learns-first (the safety host-loss
 			// margin): a holder frozen past its lease cannot learn, with
 			// any lease, so only overlaps with a running holder count.
-			{ID: "no-running-double-holder", Text: "no running client believed it held the lock while another was granted it, under random faults (chaos checkers; a holder frozen by a pause is not counted)", Variant: ChaosSoak, Metric: cm.DoubleHoldersRunning.Name, Op: results.AtMost, Void: chaosNoHandover},
+			{ID: "no-running-double-holder", Text: "no running client believed it held the lock while another was granted it, under random faults (chaos checkers; a holder frozen by a pause is not counted)", Variant: ChaosSoak, Metric: cm.DoubleHoldersRunning.Name, Counts: "running double holders", Op: results.AtMost, Void: chaosNoHandover},
 		},
 		Settings: cfg.settings,
 		Variants: func(quick bool) []bench.Variant {

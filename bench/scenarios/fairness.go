@@ -90,7 +90,7 @@ func (cfg FairnessConfig) Scenario() bench.Scenario {
 		Title:   "Fairness under contention",
 		Metrics: fm.List(),
 		Decides: []results.DecisionFigure{
-			{ID: "fifo", Text: "strict FIFO: no grant overtook an earlier request (hot lock)", Where: hot, Metric: fm.FIFOInversionsPer1k.Name, Op: results.AtMost},
+			{ID: "fifo", Text: "strict FIFO: no grant overtook an earlier request (hot lock)", Where: hot, Metric: fm.FIFOInversionsPer1k.Name, Counts: "inversions per 1,000 grants", Op: results.AtMost},
 			{ID: "hot-wait-p99", Text: "wait for the hot lock, p99", Where: hot, Metric: fm.WaitP99.Name},
 			{ID: "hot-coordinator-load", Text: "coordinator commands/s while clients wait for the hot lock", Where: hot, Metric: fm.ServerOpsPerSec.Name},
 		},

@@ -118,8 +118,8 @@ func (cfg SafetyConfig) Scenario() bench.Scenario {
 		Title:   "Safety: pauses, host loss, clock jumps, fencing",
 		Metrics: sm.List(),
 		Decides: []results.DecisionFigure{
-			{ID: "fenced-store", Text: "fenced store rejected every stale write (a holder paused past its lease, then wrote)", Variant: Pause, Metric: sm.UnsafeWritesFenced.Name, Op: results.AtMost, Void: notGranted, Without: &results.ClaimGuard{Metric: sm.UnsafeWritesUnfenced.Name, Label: "no fencing tokens"}},
-			{ID: "learns-first", Text: "holder learns it lost the lock before the next grant (its host vanished; by 1 ms at least, beyond clock resolution)", Variant: HostLoss, Metric: sm.LearnFirstMarginMin.Name, Op: results.AtLeast, Than: results.ClaimBound{Value: 1}, Void: notGranted, Fail: []results.ClaimGuard{{Metric: sm.NeverLearned.Name, Label: "trials where the old holder never learned"}}},
+			{ID: "fenced-store", Text: "fenced store rejected every stale write (a holder paused past its lease, then wrote)", Variant: Pause, Metric: sm.UnsafeWritesFenced.Name, Counts: "stale writes accepted", Op: results.AtMost, Void: notGranted, Without: &results.ClaimGuard{Metric: sm.UnsafeWritesUnfenced.Name, Label: "no fencing tokens"}},
+			{ID: "learns-first", Text: "holder learns it lost the lock before the next grant (its host vanished; by 1 ms at least, beyond clock resolution)", Variant: HostLoss, Metric: sm.LearnFirstMarginMin.Name, Counts: "learn-first margin", Op: results.AtLeast, Than: results.ClaimBound{Value: 1}, Void: notGranted, Fail: []results.ClaimGuard{{Metric: sm.NeverLearned.Name, Label: "trials where the old holder never learned"}}},
 			{ID: "learn-first-margin", Text: "smallest learn-first margin after a host loss", Variant: HostLoss, Metric: sm.LearnFirstMarginMin.Name, Void: notGranted},
 		},
 		Settings: func(quick bool) results.Settings {

@@ -144,7 +144,7 @@ func (cfg ScaleConfig) decides() []results.DecisionFigure {
 		out = append(out, results.DecisionFigure{
 			ID: "sessions-lease" + lease.String(), Text: "holds every session at the largest count, lease " + lease.String(),
 			Where: &results.VariantParams{Load: results.LoadIdle, Lease: lease.String()}, Metric: sm.SessionsReached.Name,
-			Op: results.AtLeast, Than: results.ClaimBound{Metric: sm.Sessions.Name},
+			Counts: "held", Op: results.AtLeast, Than: results.ClaimBound{Metric: sm.Sessions.Name},
 		})
 	}
 	return append(out,
@@ -152,7 +152,7 @@ func (cfg ScaleConfig) decides() []results.DecisionFigure {
 		// waiter woken by a push or a message tries about once per lease
 		// (a timed retry at the remaining TTL: at most twice),
 		// which costs what a keep-alive does.
-		results.DecisionFigure{ID: "waiters-no-poll", Text: "queued waiters do not poll: at most 2 tries per waiter per lease while the lock stays held (deepest queue; a push or a message wakes them)", Where: queue, Metric: sm.WaiterTriesPerLease.Name, Op: results.AtMost, Than: results.ClaimBound{Value: 2}},
+		results.DecisionFigure{ID: "waiters-no-poll", Text: "queued waiters do not poll: at most 2 tries per waiter per lease while the lock stays held (deepest queue; a push or a message wakes them)", Where: queue, Metric: sm.WaiterTriesPerLease.Name, Counts: "tries per waiter per lease", Op: results.AtMost, Than: results.ClaimBound{Value: 2}},
 		results.DecisionFigure{ID: "server-bytes-per-session", Text: "server memory per idle session, largest count", Where: &results.VariantParams{Load: results.LoadIdle, Lease: c.LongLease.String()}, Metric: sm.ServerBytesPerSession.Name},
 	)
 }

@@ -6,19 +6,17 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
-// The chaos section: the checkers' verdicts per contender and store (the
-// Jepsen :valid? line), the faults per contender with Wilson intervals,
+// The chaos section: the analysis's figures per lock (double holders,
+// stale writes, locks not freed, faults by kind), the faults per
+// contender with Wilson intervals,
 // the first violation of each kind with its excerpt of history, a
 // timeline per contender, and links to the histories and porcupine's
 // visualisations. Everything is read from the raw records' chaos data
 // (results.Chaos); the figure tables follow (figureTables).
-
-// chaosKinds are the nemesis's fault kinds, in its order; a kind a record
-// names that is not listed here is shown after them.
-var chaosKinds = []string{"client-pause", "client-host-loss", "client-partition", "server-kill", "server-pause", "clock-step"}
 
 // chaosRun is one contender's chaos record.
 type chaosRun struct {
@@ -50,13 +48,14 @@ func (f *figures) chaosSection(d *document) error {
 		seeds[r.c.Seed] = true
 	}
 	seedText := "seed " + strings.Join(slicesMap(slices.Sorted(maps.Keys(seeds)), func(s uint64) string { return fmt.Sprint(s) }), ", ")
-	d.p("Every contender ran the same seeded schedule of faults (" + seedText + ") while " + fmt.Sprint(len(runs[0].c.Timeline.Lanes)) +
-		" client processes contended for one lock and, under it, read and wrote a register and incremented a counter in a fenced and an unfenced store. " +
-		"A client fault strikes the client that holds the lock at the fault's start. Each row rests on one run, and the faults applied to that contender are its trials; " +
-		"valid means no checker found a violation. Double holders count overlapping beliefs by the earlier holder: frozen by a pause (inherent to any lease; only a token refuses its late writes) / running (the lock's failure).")
-	d.h3("Verdicts")
-	d.add(f.chaosVerdicts(runs))
+	d.p("Every lock ran the same seeded schedule of faults (" + seedText + "); a kind a lock or its backend cannot take is skipped, so the faults applied differ (last column). Each row rests on one run. " +
+		"Running double holders are the lock's failure; a holder frozen by a pause overlaps under any lease lock, and only a fencing token refuses its late writes.")
+	d.h3("Figures")
+	d.add(f.chaosTable())
 	d.details("Chaos: the faults and violation rates, the stores, the faults on holders, the first violation of each kind, the histories", func(d *document) {
+		d.p(fmt.Sprint(len(runs[0].c.Timeline.Lanes)) + " client processes contended for one lock and, under it, read and wrote a register and incremented a counter in a fenced and an unfenced store. " +
+			"A client fault strikes the client that holds the lock at the fault's start. Double holders are counted by the earlier holder.")
+		d.add(f.chaosChecks(runs))
 		d.p("Per kind: faults with a violation blamed on them (faults on the clients involved or on a server only), of the faults applied (Wilson 95% interval).")
 		d.add(f.chaosFaults(runs))
 		d.p("valid means no checker found a violation; invalid that one did (the first of each kind is shown below, with the history around it); unknown that a checker could not decide. " +
@@ -88,15 +87,17 @@ func (f *figures) chaosSection(d *document) error {
 			d.add(list{items: notes})
 		}
 	})
-	d.h3("Timelines")
-	d.p("One lane per client; light bars are acquires (from the request to the grant or the failure), dark bars holds (to the release), orange holds ended by the lost notice; shaded spans are the faults (labelled by their number and kind; a client fault also outlines its client's lane).")
-	for _, r := range runs {
-		d.add(chart{
-			name:    "chaos-timeline-" + r.contender,
-			caption: r.contender + ": the chaos run's timeline.",
-			svg:     f.chaosTimeline(r),
-		})
-	}
+	// The timelines are looked up, not read: one per lock, in the appendix.
+	d.details("Chaos: a timeline per lock", func(d *document) {
+		d.p("One lane per client; light bars are acquires (from the request to the grant or the failure), dark bars holds (to the release), orange holds ended by the lost notice; shaded spans are the faults (labelled by their number and kind; a client fault also outlines its client's lane).")
+		for _, r := range runs {
+			d.add(chart{
+				name:    "chaos-timeline-" + r.contender,
+				caption: r.contender + ": the chaos run's timeline.",
+				svg:     f.chaosTimeline(r),
+			})
+		}
+	})
 	return nil
 }
 
@@ -120,39 +121,48 @@ func validCell(v string) cell {
 	return cell{text: v, class: "inconclusive"}
 }
 
-func (f *figures) chaosVerdicts(runs []chaosRun) table {
-	t := table{head: []string{"contender", ":valid?", "operations", "holds", "double holders (frozen / running)", "time with two holders", "longest gap between grants", "fenced store", "unfenced store"}}
-	for _, r := range runs {
-		v := r.c.Verdict
-		double := fmt.Sprint(v.Exclusion.Count)
-		if v.Running != nil && v.Exclusion.Count > 0 {
-			double += fmt.Sprintf(" (%d / %d)", v.Exclusion.Count-*v.Running, *v.Running)
-		}
-		row := []cell{{text: r.contender}, validCell(v.Valid), {text: fmt.Sprint(v.Operations)}, {text: fmt.Sprint(v.Holds)},
-			{text: double}, {text: results.Format(v.OverlapMS, "ms")}, {text: results.Format(v.GrantGapMaxMS, "ms")}}
-		for _, name := range []string{"fenced", "unfenced"} {
-			s, ok := chaosStore(v, name)
-			switch {
-			case !ok:
-				row = append(row, cell{text: "—"})
-			case s.Fenced && !r.c.Tokens:
-				row = append(row, cell{text: "no token: every write rejected"})
-			default:
-				row = append(row, validCell(s.Valid))
+// chaosTable lays out the analysis's chaos rows: a column per violation
+// the checkers count, then the faults applied by kind.
+func (f *figures) chaosTable() table {
+	t := table{head: []string{"lock", "running double holders", "frozen-holder overlaps", "stale writes accepted behind the fence",
+		"lock not freed during a fault on its holder", "holder writes refused by the fence", "token-order violations", "writes after the loss notice", "faults applied"},
+		leftAligned: true} // words in most cells: they wrap
+	for _, r := range f.a.Chaos() {
+		kept := "no fault on the holder"
+		if r.HolderFaults > 0 {
+			kept = fmt.Sprintf("%d of %d", r.Kept, r.HolderFaults)
+			if r.Never > 0 {
+				kept += fmt.Sprintf(" (%d never freed)", r.Never)
 			}
 		}
-		t.rows = append(t.rows, row)
+		faults := results.Num(float64(r.Applied()))
+		if len(r.Faults) > 0 {
+			faults += ": " + strings.Join(slicesMap(r.Faults, func(k analysis.KindCount) string { return fmt.Sprintf("%d %s", k.N, faultLabel[k.Kind]) }), ", ")
+		}
+		t.rows = append(t.rows, []cell{{text: r.Contender}, tallyCell(r.Running), tallyCell(r.Frozen), tallyCell(r.StaleFenced),
+			{text: kept}, tallyCell(r.RefusedHolder), tallyCell(r.TokenOrder), tallyCell(r.AfterLost), {text: faults}})
 	}
 	return t
 }
 
-func chaosStore(v results.ChaosVerdict, name string) (results.ChaosStore, bool) {
-	for _, s := range v.Stores {
-		if s.Store == name {
-			return s, true
-		}
+// tallyCell is a count, or why there is none.
+func tallyCell(t analysis.Tally) cell {
+	if t.Missing != "" {
+		return cell{text: t.Missing}
 	}
-	return results.ChaosStore{}, false
+	return cell{text: results.Num(float64(t.N))}
+}
+
+// chaosChecks are the run's size and its overlaps in time, per lock, for
+// the appendix.
+func (f *figures) chaosChecks(runs []chaosRun) table {
+	t := table{head: []string{"contender", "operations", "holds", "double holders", "time with two holders", "longest gap between grants"}}
+	for _, r := range runs {
+		v := r.c.Verdict
+		t.rows = append(t.rows, []cell{{text: r.contender}, {text: results.Num(float64(v.Operations))}, {text: results.Num(float64(v.Holds))},
+			{text: results.Num(float64(v.Exclusion.Count))}, {text: results.Format(v.OverlapMS, "ms")}, {text: results.Format(v.GrantGapMaxMS, "ms")}})
+	}
+	return t
 }
 
 func (f *figures) chaosStores(runs []chaosRun) table {
@@ -201,7 +211,7 @@ func chaosKindsOf(runs []chaosRun) []string {
 		}
 	}
 	var kinds []string
-	for _, k := range chaosKinds {
+	for _, k := range analysis.ChaosKinds {
 		if seen[k] {
 			kinds = append(kinds, k)
 			delete(seen, k)
@@ -371,7 +381,7 @@ func chaosHolderFaults(runs []chaosRun) (table, bool) {
 		for _, hf := range r.c.Verdict.HolderFaults {
 			byKind[hf.Kind] = append(byKind[hf.Kind], hf)
 		}
-		for _, k := range chaosKinds {
+		for _, k := range analysis.ChaosKinds {
 			hfs := byKind[k]
 			if len(hfs) == 0 {
 				continue

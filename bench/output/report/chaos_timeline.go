@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -99,7 +100,7 @@ func (f *figures) chaosTimeline(r chaosRun) []byte {
 	fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="14" height="10" fill="%s"/><text x="%.1f" y="%.1f">hold</text>`+"\n", tlLeft+70, bottom+21, hold, tlLeft+88, bottom+29)
 	fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="14" height="10" fill="#e08a00"/><text x="%.1f" y="%.1f">hold ended by the lost notice</text>`+"\n", tlLeft+125, bottom+21, tlLeft+143, bottom+29)
 	lx := tlLeft
-	for _, k := range chaosKinds {
+	for _, k := range analysis.ChaosKinds {
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="14" height="10" fill="%s" fill-opacity="0.35"/><text x="%.1f" y="%.1f">%s</text>`+"\n", lx, bottom+35, faultFill[k], lx+18, bottom+43, html.EscapeString(k))
 		lx += 30 + 6*float64(len(k))
 	}

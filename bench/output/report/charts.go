@@ -75,7 +75,7 @@ var readableTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
 	for i := range ticks {
 		if ticks[i].Label != "" {
-			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', -1, 64)
+			ticks[i].Label = results.Tick(ticks[i].Value)
 		}
 	}
 	return ticks
@@ -96,16 +96,35 @@ var readableLogTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	for i := range ticks {
 		v := ticks[i].Value
 		if ticks[i].Label != "" {
-			ticks[i].Label = strconv.FormatFloat(v, 'f', -1, 64)
+			ticks[i].Label = results.Tick(v)
 			continue
 		}
 		decade := math.Pow(10, math.Floor(math.Log10(v)+1e-9))
 		if dense && !labelled[v] && (nearly(v, 2*decade) || nearly(v, 5*decade)) {
-			ticks[i].Label, labelled[v] = strconv.FormatFloat(v, 'f', -1, 64), true
+			ticks[i].Label, labelled[v] = results.Tick(v), true
 		}
 	}
 	return ticks
 })
+
+// firstChart adds the first of a section's charts to d and the others to
+// its appendix under summary: report.md keeps one chart per section within
+// its size, report.html shows the others folded.
+func firstChart(d *document, summary string, charts []chart) {
+	if len(charts) == 0 {
+		return
+	}
+	d.add(charts[0])
+	d.details(summary, func(d *document) {
+		for _, c := range charts[1:] {
+			d.add(c)
+		}
+	})
+}
+
+// axisUnit names a stored unit on an axis as a reader reads it: "µs" for
+// "us".
+func axisUnit(stored string) string { return results.DisplayFor(stored).Unit }
 
 // nearly reports whether a and b agree to nine digits.
 func nearly(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
@@ -185,8 +204,8 @@ func percentileLine(h *hdrhistogram.Histogram, unit, out string) (plotter.XYs, i
 
 // percentileChart draws one line per contender from its merged histogram
 // named hist in the given scenario variant; nil when no contender has one.
-func (f *figures) percentileChart(title, scenario, variant, hist, yLabel, out string) ([]byte, error) {
-	p := newPlot(title, "percentile (log of 1/(1−q))", yLabel)
+func (f *figures) percentileChart(title, scenario, variant, hist, what, out string) ([]byte, error) {
+	p := newPlot(title, "percentile (log of 1/(1−q))", fmt.Sprintf("%s (%s, log scale)", what, axisUnit(out)))
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = readableLogTicks
 	maxNines := 0

@@ -62,23 +62,24 @@ func Check(r *results.Results) []Claim {
 	return out
 }
 
-// span is a figure's median and spread across repetitions.
+// span is a figure's median and spread across repetitions, with the
+// repetitions' values when it was measured (a bound is not).
 type span struct {
 	median, lo, hi float64
 	n              int
+	vals           []float64
 }
 
 func (s span) String() string { return s.in("") }
 
-// in prints the span with a unit after the median: "121.8 µs (114.1–127.0,
-// n=3)", all three in the unit that suits them.
+// in prints the span with a unit after the median (results.Span): "121.8
+// µs (114.1–127.0, n=3)", a yes/no figure as "1 of 2".
 func (s span) in(unit string) string {
-	show := results.DisplayFor(unit, s.median, s.lo, s.hi)
-	m := show.Format(s.median)
-	if s.n > 1 && s.lo != s.hi {
-		return fmt.Sprintf("%s (%s–%s, n=%d)", m, show.Num(s.lo), show.Num(s.hi), s.n)
+	vals := s.vals
+	if vals == nil {
+		vals = slices.Repeat([]float64{s.median}, max(s.n, 1))
 	}
-	return fmt.Sprintf("%s (n=%d)", m, s.n)
+	return results.Span(vals, unit)
 }
 
 // spanOf aggregates per-repetition values like results.Summarize.
@@ -86,7 +87,7 @@ func spanOf(vals []float64) span {
 	v := slices.Clone(vals)
 	slices.Sort(v)
 	n := len(v)
-	return span{results.Median(v), v[0], v[n-1], n}
+	return span{results.Median(v), v[0], v[n-1], n, vals}
 }
 
 // evaluate judges one rule; see results.ClaimRule for its fields.
@@ -154,7 +155,7 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 			return c
 		}
 		b := float64(d.Nanoseconds()) / per
-		bound = span{b, b, b, 1}
+		bound = span{b, b, b, 1, nil}
 		if rule.Op != results.Within {
 			c.Evidence += fmt.Sprintf("; %s %s, limit %s", rule.Than.Parameter, d, results.Format(factor*b, unit))
 		}
@@ -169,10 +170,10 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 			return c
 		}
 		b := rule.Than.RTTs * rtt * 1e3 / per
-		bound = span{b, b, b, 1}
+		bound = span{b, b, b, 1, nil}
 		c.Evidence += fmt.Sprintf("; measured RTT %s: %s RTT", usText(rtt), ratio(s.median*per/1e3, rtt))
 	default:
-		bound = span{rule.Than.Value, rule.Than.Value, rule.Than.Value, 1}
+		bound = span{rule.Than.Value, rule.Than.Value, rule.Than.Value, 1, nil}
 	}
 	c.Verdict = judge(rule.Op, rule.Spread, s, bound, factor)
 	if defect := f.unreachable(rule, v, unit, factor*bound.hi); defect != "" {
@@ -204,8 +205,8 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 // (Within).
 func judge(op, spread string, s, bound span, factor float64) Verdict {
 	if spread == results.SpreadMedian {
-		s = span{s.median, s.median, s.median, s.n}
-		bound = span{bound.median, bound.median, bound.median, bound.n}
+		s = span{s.median, s.median, s.median, s.n, nil}
+		bound = span{bound.median, bound.median, bound.median, bound.n, nil}
 	}
 	var holds, fails bool
 	switch op {

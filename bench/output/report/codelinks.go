@@ -22,14 +22,14 @@ func citationURL(path, line string) string { return repository + path + "#L" + l
 
 // mdText escapes text for Markdown and links its code citations.
 func mdText(text string) string {
-	return withCitations(text, mdEscape, func(cite, path, line string) string {
+	return withCitations(text, mdInline, func(cite, path, line string) string {
 		return "[" + mdEscape(cite) + "](" + citationURL(path, line) + ")"
 	})
 }
 
 // htmlText escapes text for HTML and links its code citations.
 func htmlText(text string) string {
-	return withCitations(text, html.EscapeString, func(cite, path, line string) string {
+	return withCitations(text, htmlInline, func(cite, path, line string) string {
 		return `<a href="` + html.EscapeString(citationURL(path, line)) + `">` + html.EscapeString(cite) + "</a>"
 	})
 }

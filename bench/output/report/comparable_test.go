@@ -78,8 +78,8 @@ func TestCapabilityAtASmallerLoadIsNotComparable(t *testing.T) {
 		t.Fatalf("no matrix row of %s:\n%s", c, md)
 		return ""
 	}
-	if r := row("alpha"); !strings.Contains(r, "✓ 19734") {
-		t.Errorf("alpha held every session at the largest count: want ✓ 19734 in %q", r)
+	if r := row("alpha"); !strings.Contains(r, "✓ 19,734") {
+		t.Errorf("alpha held every session at the largest count: want ✓ 19,734 in %q", r)
 	}
 	if r := row("beta"); !strings.Contains(r, "✗ 612") {
 		t.Errorf("beta held 612 of 19,734: want ✗ 612 in %q", r)

@@ -109,10 +109,10 @@ func TestDecisionGolden(t *testing.T) {
 	}
 	// What the golden file must say, whatever else changes in it.
 	for _, w := range []string{
-		"| beta | ✗ never (&gt; 5s) |",                                                   // a freeze trial without a grant is a failure, in the matrix
-		"| beta | 0.515 (0.510–0.520) | never (&gt; 5s) |",                               // and in the handover table
-		"| delta | ✓ 1.90 s | no evidence: did not grant | no evidence: did not grant |", // zero stale writes without a second grant is neither a pass nor a failure
-		"| gamma | ✓ 1.90 s | ✗ no fencing tokens |",
+		"| beta | ✗ never (&gt; 5s) |",                                                               // a freeze trial without a grant is a failure, in the matrix
+		"| beta | 0.515 (0.510–0.520) | never (&gt; 5s) |",                                           // and in the handover table
+		"| delta | ✓ freed after 1.90 s | no evidence: did not grant | no evidence: did not grant |", // zero stale writes without a second grant is neither a pass nor a failure
+		"| gamma | ✓ freed after 1.90 s | ✗ no fencing tokens |",
 	} {
 		if !strings.Contains(string(got), w) {
 			t.Errorf("the rendering lacks %q", w)
@@ -170,9 +170,9 @@ func TestDecisionReadsChaosVerdicts(t *testing.T) {
 		"- C1: fenced store rejected every stale write",
 		"- C2: holder learns it lost the lock before the next grant (its host vanished; by 1 ms at least",
 		"- C3: no running client believed it held the lock while another was granted it, under random faults",
-		"| alpha | ✓ 0 | ✓ 401 ms | ✓ 0 |",
-		"| beta | ✗ no fencing tokens | ✓ 401 ms | ✗ 1 |",
-		"| gamma | no evidence: did not grant | ✓ 401 ms | no evidence: did not grant |",
+		"| alpha | ✓ 0 stale writes accepted | ✓ learn-first margin 401 ms | ✓ 0 running double holders |",
+		"| beta | ✗ no fencing tokens | ✓ learn-first margin 401 ms | ✗ 1 running double holders |",
+		"| gamma | no evidence: did not grant | ✓ learn-first margin 401 ms | no evidence: did not grant |",
 	} {
 		if !strings.Contains(md, w) {
 			t.Errorf("decision section lacks %q:\n%s", w, md)

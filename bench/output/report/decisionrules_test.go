@@ -45,7 +45,7 @@ func TestDecisionRules(t *testing.T) {
 		t.Errorf("the holders row does not name monolock's measured ✗ as the best of its family:\n%s", holders)
 	}
 	short := rowOf(md, "| Very many short locks")
-	if !strings.Contains(short, "redis 31000/s (n=3)") || strings.Contains(short, "redis-spin") {
+	if !strings.Contains(short, "redis 31,000/s (n=3)") || strings.Contains(short, "redis-spin") {
 		t.Errorf("the many-short-locks row should rank the distinct-key figures only:\n%s", short)
 	}
 }

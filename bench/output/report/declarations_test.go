@@ -16,7 +16,7 @@ func declarations(quick bool) []results.ScenarioInfo {
 	for _, s := range []bench.Scenario{
 		scenarios.Latency(), scenarios.Throughput(), scenarios.HandoverConfig{Holder: cmd}.Scenario(),
 		scenarios.FairnessConfig{}.Scenario(), scenarios.SafetyConfig{Holder: cmd}.Scenario(),
-		scenarios.FailoverConfig{}.Scenario(), scenarios.Scale(), scenarios.Workloads(),
+		scenarios.FailoverConfig{}.Scenario(), scenarios.Scale(), scenarios.Workloads(), scenarios.ChaosConfig{Holder: cmd}.Scenario(),
 	} {
 		out = append(out, s.Info(quick))
 	}

@@ -33,7 +33,7 @@ var failoverFigures = [][]failoverColumn{
 		{results.FailoverMetrics.ZeroGrantMs.Name, "", "empty 100-ms steps"},
 		{results.FailoverMetrics.FailedAttempts.Name, "", "failed attempts"},
 		{results.FailoverMetrics.LostHolders.Name, "", "lost holders"},
-		{results.FailoverMetrics.TokensMonotonic.Name, "", "tokens monotonic (1 = yes)"},
+		{results.FailoverMetrics.TokensMonotonic.Name, "", "tokens monotonic"},
 	},
 	{
 		{results.FailoverMetrics.AcquireP99DuringFault.Name, "", "acquire p99 in fault"},
@@ -47,7 +47,7 @@ var standbyFigures = []failoverColumn{
 	{results.FailoverMetrics.DetectionMs.Name, "d_ms", "D (detection)"},
 	{results.FailoverMetrics.UnavailableMs.Name, "", "unavailable"},
 	{results.FailoverMetrics.DoubleGrants.Name, "", "double grants"},
-	{results.FailoverMetrics.TokensMonotonic.Name, "", "tokens monotonic (1 = yes)"},
+	{results.FailoverMetrics.TokensMonotonic.Name, "", "tokens monotonic"},
 }
 
 // failoverColumn is one figure of a failover table: its metric, the old
@@ -81,15 +81,17 @@ func (f *figures) failoverVariantLabel(v string) string {
 func (f *figures) failoverSection(d *document) error {
 	const s = "failover"
 	d.p("The charts show the first repetition of each contender, time 0 at the kill or stop (a standby pair: the primary's host lost); the dotted line is the median moment the restart began (a standby pair: the address moved). Each contender ran on its own, one after the other.")
+	var charts []chart
 	for _, v := range f.variants(s) {
 		svg, err := f.failoverChart(v)
 		if err != nil {
 			return err
 		}
 		if svg != nil {
-			d.add(chart{name: "failover-" + anchor(v), caption: "Grants per 100 ms around the fault (" + v + ").", svg: svg})
+			charts = append(charts, chart{name: "failover-" + anchor(v), caption: "Grants per 100 ms around the fault (" + v + ").", svg: svg})
 		}
 	}
+	firstChart(d, "Failover of the coordinator: the other variants' charts", charts)
 	f.unavailableTable(d)
 	hasD := func(c, v string) bool { return f.measuredD(c, v) || f.unfenced(v) }
 	if t, ok := f.failoverTable(standbyFigures, hasD); ok {
@@ -144,7 +146,7 @@ func (f *figures) unavailableTable(d *document) {
 			if !ok {
 				return "", false
 			}
-			return spread(x, show), true
+			return f.spread(x, show), true
 		}})
 	}
 	t, ok := f.contenderTable(f.locks(s), cols)
@@ -197,7 +199,7 @@ func (f *figures) failoverTable(group []failoverColumn, keep func(c, v string) b
 			for j, x := range group {
 				text := "–"
 				if r, ok := f.failoverRow(c, v, x.metric, x.old); ok {
-					text, any = spread(r, shows[j]), true
+					text, any = f.spread(r, shows[j]), true
 				}
 				row = append(row, cell{text: text})
 			}

@@ -184,6 +184,16 @@ func spread(x results.Row, d results.Display) string {
 	return d.Num(x.Median)
 }
 
+// spread is the package spread, but a yes/no figure over repetitions
+// reads as how many said yes ("1 of 2"), never as a median of 0.500.
+func (f *figures) spread(x results.Row, d results.Display) string {
+	if x.Unit == "bool" {
+		vals, _ := f.values(x.Scenario, x.Contender, x.Variant, x.Metric)
+		return results.Span(vals, x.Unit)
+	}
+	return spread(x, d)
+}
+
 // withDisplayUnit adds a display's unit to a column head: "unavailable
 // (ms)"; a head of counts stays as it is.
 func withDisplayUnit(head string, d results.Display) string {

@@ -9,10 +9,16 @@ import (
 )
 
 // findings lead a scenario's section: what its capabilities showed, good
-// and bad (the locks that showed each and those that did not, with the
-// figure), and the promises and targets of the scenario that failed. A
+// and bad (the locks that did not show each, with the figure, and
+// those that did: by name when few, else how many, whose names the
+// capability matrix gives), and the promises and targets of the scenario
+// that failed. A
 // statement about another system that the run contradicts is not a
 // finding (it is "contradicted" in the claims).
+// namedPasses is how many locks a finding names as passing; more are
+// counted, the matrix names them.
+const namedPasses = 3
+
 func (f *figures) findings(d *document, s string, claims []Claim) {
 	var items []string
 	for _, id := range f.a.CapabilityIDsIn(s) {
@@ -33,7 +39,10 @@ func (f *figures) findings(d *document, s string, claims []Claim) {
 		if len(no) > 0 {
 			shown = append(shown, "✗ "+strings.Join(no, ", "))
 		}
-		if len(yes) > 0 {
+		switch {
+		case len(yes) > namedPasses:
+			shown = append(shown, fmt.Sprintf("✓ %d locks (%s in the matrix)", len(yes), f.a.Ref(id)))
+		case len(yes) > 0:
 			shown = append(shown, "✓ "+strings.Join(yes, ", "))
 		}
 		if len(none) > 0 {

@@ -1,5 +1,10 @@
 package report
 
+import (
+	"fmt"
+	"slices"
+)
+
 // glossary are the terms a reader meets in the report, in the order a
 // reader meets them.
 var glossary = []struct{ term, meaning string }{
@@ -27,5 +32,26 @@ func (f *figures) glossaryList(d *document) {
 	for i, g := range glossary {
 		items[i] = g.term + ": " + g.meaning
 	}
+	d.add(list{items: items})
+}
+
+// terms are the words of report.md a reader cannot guess, each in one
+// line; the glossary in the appendix says more.
+var terms = []string{
+	"~: a tie, figures this run cannot tell apart; n: the repetitions behind a figure, min–max their range.",
+	"w1, w8: 1 or 8 concurrent workers; n8: 8 clients on one hot lock.",
+	"floor: the same exchange with no lock logic: what the bench and the path cost by themselves.",
+	"learn-first margin: how long before the next grant a holder cut off from its server learned its loss; negative: after.",
+	"D: a standby's detection and switch; promotion: a release to the next queued waiter's grant.",
+}
+
+// shortGlossary closes report.md with the capability ids and the terms,
+// one line each.
+func (f *figures) shortGlossary(d *document) {
+	items := slices.Clone(terms)
+	if n := len(f.a.MatrixIDs()); n > 0 {
+		items = append([]string{fmt.Sprintf("C1–C%d: the capability matrix's columns, defined above it.", n)}, items...)
+	}
+	d.h2("Terms")
 	d.add(list{items: items})
 }

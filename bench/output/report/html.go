@@ -108,7 +108,7 @@ func htmlBlocks(b *strings.Builder, blocks []block) {
 					if class == "num" {
 						fmt.Fprintf(b, ">%s</td>", numberCell(c.text))
 					} else {
-						fmt.Fprintf(b, ">%s</td>", html.EscapeString(c.text))
+						fmt.Fprintf(b, ">%s</td>", htmlInline(c.text))
 					}
 				}
 				b.WriteString("</tr>\n")
@@ -132,6 +132,11 @@ func htmlBlocks(b *strings.Builder, blocks []block) {
 				html.EscapeString(x.name), inlineSVG(x.svg), html.EscapeString(x.caption))
 		}
 	}
+}
+
+// htmlInline escapes s for HTML, its "**…**" emphasis as <strong>.
+func htmlInline(s string) string {
+	return withStrong(s, html.EscapeString, func(x string) string { return "<strong>" + html.EscapeString(x) + "</strong>" })
 }
 
 // inlineSVG turns a standalone SVG document into an element for an HTML

@@ -103,9 +103,14 @@ var mdEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`",
 
 func mdEscape(s string) string { return mdEscaper.Replace(s) }
 
+// mdInline escapes s for Markdown, keeping its "**…**" emphasis.
+func mdInline(s string) string {
+	return withStrong(s, mdEscape, func(x string) string { return "**" + mdEscape(x) + "**" })
+}
+
 func mdCell(s string) string {
 	if s == "" {
 		return " "
 	}
-	return strings.ReplaceAll(mdEscape(s), "|", `\|`)
+	return strings.ReplaceAll(mdInline(s), "|", `\|`)
 }

@@ -235,7 +235,7 @@ func acquireAgainstRTT(d *document, runs []profileRun) error {
 		}
 		t.head = append(t.head, fmt.Sprintf("%s (%s %s)", pr.nr.Profile, what, usText(pr.rtt)))
 	}
-	p := newPlot("Acquire p50 ("+acquireVariant+") against the measured round trip", "measured RTT, us (log scale)", "acquire p50, us (log scale)")
+	p := newPlot("Acquire p50 ("+acquireVariant+") against the measured round trip", "measured RTT, "+axisUnit("us")+" (log scale)", "acquire p50, "+axisUnit("us")+" (log scale)")
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = readableLogTicks, readableLogTicks
 	lo, hi := math.Inf(1), math.Inf(-1)

@@ -66,7 +66,7 @@ func TestNetworkSection(t *testing.T) {
 	if !ok {
 		t.Fatal("no network section")
 	}
-	plainBefore, _, _ := strings.Cut(string(plain.Markdown), "Details: [Glossary]")
+	plainBefore, _, _ := strings.Cut(string(plain.Markdown), "## Terms")
 	if got := strings.Replace(before, " · [Network profiles](#network-profiles)", "", 1); got != plainBefore {
 		t.Errorf("the sections before the network section differ from the loopback run's report:\n%s\n----\n%s", got[:min(len(got), 600)], plainBefore[:min(len(plainBefore), 600)])
 	}

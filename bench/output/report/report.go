@@ -74,6 +74,7 @@ func Render(r *results.Results) (*Report, error) {
 	if err := networkSection(d, all); err != nil {
 		return nil, err
 	}
+	f.shortGlossary(d)
 	d.details("Glossary", f.glossaryList)
 	d.details("Method and caveats", f.method)
 	d.withContents(top)

@@ -15,7 +15,8 @@ import (
 // scenarios, 3 repetitions, 55.5 min), its results.json as measured but
 // for the histograms the report does not draw (throughput's, the open
 // loop's, ...), gzipped: the report renders from it exactly as from the
-// whole file.
+// whole file. loadFullRun completes it with today's declarations, as
+// monolock-bench report does.
 const fullRunPath = "testdata/full-20261203T120600Z.json.gz"
 
 // maxMarkdown is the most report.md may weigh: the findings, a key table
@@ -41,7 +42,7 @@ func loadFullRun(t *testing.T) *results.Results {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r
+	return declared(r)
 }
 
 // The full reference run's report.md fits in 40 KB, opens with the

@@ -159,11 +159,12 @@ func (f *figures) scaleSection(d *document) error {
 		{"scale-queue-keepalives", "Keep-alives while clients wait", "keep-alives/s",
 			"Keep-alives/s while N clients waited on one held lock, apart from any polling.",
 			results.LoadQueue, results.ScaleMetrics.Depth.Name, results.ScaleMetrics.HeartbeatsPerSec.Name, true},
-		{"scale-promotion", "Promotion latency against queue depth", "release → next grant, p50 (us, log scale)",
+		{"scale-promotion", "Promotion latency against queue depth", "release → next grant, p50 (" + axisUnit(results.ScaleMetrics.PromotionP50.Unit) + ", log scale)",
 			"Release of the holder to the grant of the next waiter at the front of a queue of N (median of the trials).",
 			results.LoadQueue, results.ScaleMetrics.Depth.Name, results.ScaleMetrics.PromotionP50.Name, false},
 	}
 	xLabels := map[string]string{results.ScaleMetrics.Sessions.Name: "sessions C (log scale)", results.ScaleMetrics.Depth.Name: "waiters N (log scale)"}
+	var drawn []chart
 	for _, c := range charts {
 		svg, err := f.seriesChart(c.title, xLabels[c.x], c.yLabel,
 			f.scaleSeries(c.load, c.x, c.metric), c.linearY)
@@ -171,9 +172,10 @@ func (f *figures) scaleSection(d *document) error {
 			return err
 		}
 		if svg != nil {
-			d.add(chart{name: c.name, caption: c.caption, svg: svg})
+			drawn = append(drawn, chart{name: c.name, caption: c.caption, svg: svg})
 		}
 	}
+	firstChart(d, "Scale: the other charts", drawn)
 	f.scaleLoad(d)
 	d.details("Scale: slopes for extrapolating, the short lease, the limits of this machine", func(d *document) {
 		f.scaleSlopes(d)

@@ -24,7 +24,7 @@ func TestScaleShortLeaseReading(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := string(rep.Details) // the short lease is read in the appendix
-	want := "idle-10k-lease2s: monolock 10000 of 10000 (server 630 ms/s, bench 700 ms/s), redlock 3691 of 10000"
+	want := "idle-10k-lease2s: monolock 10,000 of 10,000 (server 630 ms/s, bench 700 ms/s), redlock 3,691 of 10,000"
 	if !strings.Contains(md, want) {
 		t.Errorf("report lacks %q", want)
 	}

@@ -96,16 +96,24 @@ func settingsText(set results.Settings) string {
 
 func (f *figures) latencySection(d *document) error {
 	var later []string // readings of the other variants, for the appendix
+	var moreCharts []chart
+	drawn := 0
 	for _, v := range f.variants("latency") {
 		if f.params("latency", v).Load == results.LoadOpen {
 			continue // charted against the offered rate in the appendix
 		}
-		svg, err := f.percentileChart("Acquire latency by percentile ("+v+")", "latency", v, "acquire", "acquire latency (us, log scale)", "us")
+		svg, err := f.percentileChart("Acquire latency by percentile ("+v+")", "latency", v, "acquire", "acquire latency", "us")
 		if err != nil {
 			return err
 		}
 		if svg != nil {
-			d.add(chart{name: "latency-" + anchor(v), caption: "Acquire latency distribution (the CDF drawn as a percentile plot, tails to the right), " + v + ", all repetitions merged from the HdrHistograms; floors dashed.", svg: svg})
+			c := chart{name: "latency-" + anchor(v), caption: "Acquire latency distribution (the CDF drawn as a percentile plot, tails to the right), " + v + ", all repetitions merged from the HdrHistograms; floors dashed.", svg: svg}
+			if drawn == 0 {
+				d.add(c)
+			} else {
+				moreCharts = append(moreCharts, c)
+			}
+			drawn++
 		}
 		line, _ := f.ranked("latency", v, results.LatencyMetrics.AcquireP50.Name, f.locks("latency"), false)
 		if line == "" {
@@ -126,8 +134,11 @@ func (f *figures) latencySection(d *document) error {
 		}
 		later = append(later, text)
 	}
-	if len(later) > 0 {
+	if len(later) > 0 || len(moreCharts) > 0 {
 		d.details("Latency: the reading of every worker count, with the p99.9 tail", func(d *document) {
+			for _, c := range moreCharts {
+				d.add(c)
+			}
 			for _, text := range later {
 				d.p(text)
 			}
@@ -240,15 +251,18 @@ func (f *figures) fairnessSection(d *document) error {
 		if svg != nil {
 			d.add(chart{name: "fairness-grants-" + anchor(v), caption: "Grants each client got on the hot lock (" + v + "), summed over the repetitions: equal bars are fair.", svg: svg})
 		}
-		svg, err = f.percentileChart("Wait for the hot lock by percentile ("+v+")", "fairness", v, "wait", "wait (ms, log scale)", "ms")
+		wait, err := f.percentileChart("Wait for the hot lock by percentile ("+v+")", "fairness", v, "wait", "wait", "ms")
 		if err != nil {
 			return err
 		}
-		if svg != nil {
-			d.add(chart{name: "fairness-wait-" + anchor(v), caption: "Wait from request to grant on the hot lock (" + v + "), all clients and repetitions merged.", svg: svg})
-		}
 		f.fairnessTable(d, v)
-		d.details("Fairness: the grants of each client ("+v+") and the reading", func(d *document) { f.clientTable(d, v); f.fairnessReading(d, v) })
+		d.details("Fairness: the grants of each client ("+v+"), the wait and the reading", func(d *document) {
+			if wait != nil {
+				d.add(chart{name: "fairness-wait-" + anchor(v), caption: "Wait from request to grant on the hot lock (" + v + "), all clients and repetitions merged.", svg: wait})
+			}
+			f.clientTable(d, v)
+			f.fairnessReading(d, v)
+		})
 	}
 	return nil
 }

@@ -57,7 +57,7 @@ func Summary(w io.Writer, r *results.Results) error {
 			for _, c := range contenders {
 				text := "–"
 				if x, ok := cells[k][c]; ok {
-					text = spread(x, show)
+					text = f.spread(x, show)
 				}
 				row = append(row, cell{text: text})
 			}

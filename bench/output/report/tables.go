@@ -36,7 +36,7 @@ func (f *figures) figureColumn(head, scenario, variant, metric string) column {
 		if !ok {
 			return "", false
 		}
-		return spread(x, show), true
+		return f.spread(x, show), true
 	}}
 }
 

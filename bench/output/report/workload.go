@@ -148,7 +148,7 @@ func (f *figures) workloadSection(d *document) error {
 			}
 		})
 		f.sloTable(d, v)
-		svg, err := f.percentileChart("Acquire latency from the intended start ("+v+")", workloadScenario, v, "acquire_from_intended", "acquire from the intended start (ms, log scale)", "ms")
+		svg, err := f.percentileChart("Acquire latency from the intended start ("+v+")", workloadScenario, v, "acquire_from_intended", "acquire from the intended start", "ms")
 		if err != nil {
 			return err
 		}

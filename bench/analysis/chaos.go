@@ -1,0 +1,149 @@
+package analysis
+
+import (
+	"slices"
+
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+// A ChaosRow is one lock's chaos run in plain figures, Jepsen's checkers
+// without the :valid? line: what a reader weighs is which violation, how
+// many, under which faults.
+type ChaosRow struct {
+	Contender string
+	// Running are the overlapping holds whose earlier holder was running:
+	// the lock's failure. Frozen are those whose earlier holder was frozen
+	// by a pause through the overlap: any lease lock has them, and only a
+	// fencing token refuses the frozen holder's late writes.
+	Running, Frozen Tally
+	// StaleFenced are the stale writes the fenced store accepted.
+	StaleFenced Tally
+	// HolderFaults are the client faults that struck the holder; Kept
+	// those through which no other client was granted the lock (the lock
+	// was not freed while its holder was paused, cut off or partitioned),
+	// Never those after which no other client was granted it before the
+	// history ended.
+	HolderFaults, Kept, Never int
+	// RefusedHolder are the current holder's writes the fenced store
+	// refused (tokens that went backwards lock the holder out);
+	// TokenOrder the grants whose token was not above an earlier released
+	// grant's; AfterLost the writes sent after the writer's own loss
+	// notice.
+	RefusedHolder, TokenOrder, AfterLost Tally
+	// Faults are the faults applied by kind, in the nemesis's order, and
+	// Skipped the kinds the lock or its backend cannot take.
+	Faults  []KindCount
+	Skipped []KindCount
+}
+
+// A Tally is a count of events, or why the run has none.
+type Tally struct {
+	N int
+	// Missing says why there is no count: "no fencing tokens" (a figure
+	// of tokens), "not recorded" (a run before its checker); "" when N
+	// counts.
+	Missing string
+}
+
+// KindCount is how many faults of one kind.
+type KindCount struct {
+	Kind string
+	N    int
+}
+
+// ChaosKinds are the nemesis's fault kinds, in its order; a kind a record
+// names that is not listed comes after them.
+var ChaosKinds = []string{"client-pause", "client-host-loss", "client-partition", "server-kill", "server-pause", "clock-step"}
+
+// Chaos returns a row per lock with a chaos record, in the order of
+// Locks; the first record of a lock counts (the chaos step runs once).
+func (run *Run) Chaos() []ChaosRow {
+	var out []ChaosRow
+	for _, c := range run.locks {
+		for _, x := range run.r.Raw {
+			if x.Contender == c && x.Chaos != nil {
+				out = append(out, chaosRow(c, x))
+				break
+			}
+		}
+	}
+	return out
+}
+
+func chaosRow(c string, x results.Raw) ChaosRow {
+	ch, v := x.Chaos, x.Chaos.Verdict
+	row := ChaosRow{Contender: c}
+	row.Running, row.Frozen = Tally{Missing: "not recorded"}, Tally{Missing: "not recorded"}
+	if v.Running != nil {
+		row.Running = Tally{N: *v.Running}
+		row.Frozen = Tally{N: v.Exclusion.Count - *v.Running}
+	}
+	tokens := func(t Tally) Tally {
+		if !ch.Tokens {
+			return Tally{Missing: "no fencing tokens"}
+		}
+		return t
+	}
+	row.StaleFenced = tokens(Tally{Missing: "not recorded"})
+	for _, s := range v.Stores {
+		if s.Fenced {
+			row.StaleFenced = tokens(Tally{N: s.StaleWrites.Count})
+		}
+	}
+	for _, hf := range v.HolderFaults {
+		row.HolderFaults++
+		if hf.Kept {
+			row.Kept++
+		}
+		if hf.HandoverMS < 0 {
+			row.Never++
+		}
+	}
+	figure := func(m results.MetricSpec) Tally {
+		for _, f := range x.Metrics {
+			if f.Name == m.Name {
+				return Tally{N: int(f.Value)}
+			}
+		}
+		return Tally{Missing: "not recorded"}
+	}
+	cm := results.ChaosMetrics
+	row.RefusedHolder = tokens(figure(cm.HolderWritesRefusedFenced))
+	row.TokenOrder = tokens(figure(cm.TokenOrderViolations))
+	row.AfterLost = figure(cm.WritesAfterLost)
+	row.Faults, row.Skipped = byKind(v.Faults), byKind(v.Skipped)
+	return row
+}
+
+// byKind lists the non-zero counts of m in ChaosKinds' order, others
+// after in name order.
+func byKind(m map[string]int) []KindCount {
+	var out []KindCount
+	seen := map[string]bool{}
+	for _, k := range ChaosKinds {
+		seen[k] = true
+		if m[k] > 0 {
+			out = append(out, KindCount{k, m[k]})
+		}
+	}
+	var rest []string
+	for k := range m {
+		if !seen[k] && m[k] > 0 {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	for _, k := range rest {
+		out = append(out, KindCount{k, m[k]})
+	}
+	return out
+}
+
+// Applied is how many faults were applied in all.
+func (r ChaosRow) Applied() int {
+	n := 0
+	for _, k := range r.Faults {
+		n += k.N
+	}
+	return n
+}
