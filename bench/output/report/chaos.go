@@ -50,12 +50,14 @@ func (f *figures) chaosSection(d *document) error {
 		seeds[r.c.Seed] = true
 	}
 	seedText := "seed " + strings.Join(slicesMap(slices.Sorted(maps.Keys(seeds)), func(s uint64) string { return fmt.Sprint(s) }), ", ")
-	d.p("Every contender ran the same seeded schedule of faults (" + seedText + ") while " + fmt.Sprint(len(runs[0].c.Timeline.Lanes)) +
-		" client processes contended for one lock and, under it, read and wrote a register and incremented a counter in a fenced and an unfenced store. " +
-		"A client fault strikes the client that holds the lock at the fault's start. Each row rests on one run, and the faults applied to that contender are its trials; " +
-		"valid means no checker found a violation. Double holders count overlapping beliefs by the earlier holder: frozen by a pause (inherent to any lease; only a token refuses its late writes) / running (the lock's failure).")
+	d.p("Every contender ran one seeded schedule of faults (" + seedText + ") while " + fmt.Sprint(len(runs[0].c.Timeline.Lanes)) +
+		" client processes contended for one lock and, under it, read and wrote a register and incremented a counter in a fenced and an unfenced store; a client fault strikes the lock's holder. " +
+		chaosSchedule(runs) + " Each row rests on one run; its faults applied are its trials. " +
+		"Double holders by the earlier holder: frozen by a pause (inherent to any lease; only a token refuses its late writes) / running (the lock's failure).")
+	f.soakLink(d)
 	d.h3("Verdicts")
 	d.add(f.chaosVerdicts(runs))
+	f.soakBounds(d, runs)
 	d.details("Chaos: the faults and violation rates, the stores, the faults on holders, the first violation of each kind, the histories", func(d *document) {
 		d.p("Per kind: faults with a violation blamed on them (faults on the clients involved or on a server only), of the faults applied (Wilson 95% interval).")
 		d.add(f.chaosFaults(runs))
