@@ -51,7 +51,9 @@ type ChaosCPU struct {
 	// (/proc/<pid>/stat, read just before they were stopped).
 	ClientsMS float64 `json:"clients_ms"`
 	// ServerMS is user+system time of the servers the faults acted on;
-	// ServerSource says how it was read, "" when it could not be.
+	// ServerSource says how it was read, "" when it could not be. A server
+	// killed and restarted by the schedule counts from its restart only,
+	// so ServerMS is a lower bound when the schedule has server kills.
 	ServerMS     float64 `json:"server_ms"`
 	ServerSource string  `json:"server_source,omitempty"`
 }

@@ -131,7 +131,9 @@ func (s *chaosStep) cpuWindow(ctx context.Context, procs []*holder.Process, serv
 			return nil
 		}
 		out := &results.ChaosCPU{Seconds: time.Since(begin).Seconds(), ClientsMS: ms(c1 - c0)}
-		if s1, _, ok, _ := bench.ServerCPU(ctx, servers); sok && ok {
+		// A server the schedule killed runs again as a new process (a new
+		// container: a new cgroup), whose time counts from its restart.
+		if s1, _, ok, _ := bench.ServerCPU(ctx, servers); sok && ok && s1 >= s0 {
 			out.ServerMS, out.ServerSource = ms(s1-s0), src
 		}
 		return out

@@ -156,7 +156,7 @@ func (f *figures) soakBounds(d *document, runs []chaosRun) {
 		if n, ok := f.r.Parameters.Scenario["chaos"]["side_by_side"]; ok {
 			side = "side by side: " + n
 		}
-		d.p(fmt.Sprintf("The CPU time of each step's client processes (the load generator, /proc/<pid>/stat) and of its servers (%s), as a share of one core over the step; the machine has %d cores, and the steps ran %s.", strings.Join(sources, "; "), f.r.Environment.Cores, side))
+		d.p(fmt.Sprintf("The CPU time of each step's client processes (the load generator, /proc/<pid>/stat) and of its servers (%s), as a share of one core over the step (a server killed by the schedule counts from its last restart: a lower bound); the machine has %d cores, and the steps ran %s.", strings.Join(sources, "; "), f.r.Environment.Cores, side))
 		d.add(t)
 	}
 }

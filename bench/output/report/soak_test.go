@@ -86,7 +86,7 @@ func TestSoakBounds(t *testing.T) {
 		"| alpha | 0/150 (≤ 2.5%) | 0/75 (≤ 4.9%) | 0/75 (≤ 4.9%) | skipped (27) | 0 |",
 		"| beta | 3/177 (0.6–4.9%) | 0/75 (≤ 4.9%) | 3/75 (1.4–11.1%) | 0/27 (≤ 12.5%) | 1 |",
 		"| beta | no tokens: the fenced store rejects every write | — | — | — | — |",
-		"and of its servers (/proc/<pid>/stat), as a share of one core over the step; the machine has 2 cores, and the steps ran side by side: 3 contenders' steps at once at most",
+		"and of its servers (/proc/<pid>/stat), as a share of one core over the step (a server killed by the schedule counts from its last restart: a lower bound); the machine has 2 cores, and the steps ran side by side: 3 contenders' steps at once at most",
 		"| alpha | 500 | 5.0 | 2.0 |",
 	} {
 		if !strings.Contains(md, want) && !strings.Contains(md, mdEscape(want)) {
