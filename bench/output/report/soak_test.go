@@ -103,7 +103,8 @@ func TestSoakBounds(t *testing.T) {
 }
 
 // TestNewestSoakLinked: Write links the newest soak among the run
-// folder's siblings from a run that is not one, and a soak links none.
+// folder's siblings from a run that is not one, a soak links none, and
+// the index marks the soaks.
 func TestNewestSoakLinked(t *testing.T) {
 	reports := t.TempDir()
 	save := func(dir string, r *results.Results) string {
@@ -143,5 +144,15 @@ func TestNewestSoakLinked(t *testing.T) {
 	}
 	if strings.Contains(string(md), "The newest chaos soak") {
 		t.Error("a soak links another soak")
+	}
+	if err := WriteIndexWith(reports, nil); err != nil {
+		t.Fatal(err)
+	}
+	index, err := os.ReadFile(filepath.Join(reports, IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(index), "yes (chaos soak)"); n != 2 {
+		t.Errorf("the index marks %d runs as soaks, want 2:\n%s", n, index)
 	}
 }
