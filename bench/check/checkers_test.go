@@ -420,6 +420,17 @@ func TestExclusionFrozenOrRunning(t *testing.T) {
 			if (x.FirstRunning != nil) != (tt.running > 0) {
 				t.Errorf("first running violation %+v with %d running", x.FirstRunning, x.Running)
 			}
+			var running []int64
+			for id, n := range x.RunningByFault {
+				if n != 1 {
+					t.Errorf("fault %d: %d running overlaps, want 1", id, n)
+				}
+				running = append(running, id)
+			}
+			slices.Sort(running)
+			if tt.running == 0 && len(running) > 0 || tt.running > 0 && !slices.Equal(running, tt.blamed) {
+				t.Errorf("running overlaps blamed on %v, want %v when running", running, tt.blamed)
+			}
 			if len(tt.blamed) == 0 && x.Unattributed != 1 {
 				t.Errorf("unattributed %d, want 1", x.Unattributed)
 			}
@@ -598,6 +609,17 @@ func TestWilson(t *testing.T) {
 	if r := Wilson(1, 10); !near(r.Lo, 0.0179) || !near(r.Hi, 0.4042) {
 		t.Errorf("1 of 10: %+v, want [0.0179, 0.4042]", r)
 	}
+	// The soak's scale: 150 faults (statsmodels' proportion_confint,
+	// method="wilson", gives the same).
+	if r := Wilson(0, 150); r.Lo != 0 || !near(r.Hi, 0.0250) {
+		t.Errorf("0 of 150: %+v, want [0, 0.0250]", r)
+	}
+	if r := Wilson(3, 150); !near(r.Lo, 0.0068) || !near(r.Hi, 0.0571) {
+		t.Errorf("3 of 150: %+v, want [0.0068, 0.0571]", r)
+	}
+	if r := Wilson(12, 150); !near(r.Lo, 0.0464) || !near(r.Hi, 0.1346) {
+		t.Errorf("12 of 150: %+v, want [0.0464, 0.1346]", r)
+	}
 	if r := Wilson(5, 10); !near(r.Lo+r.Hi, 1) || r.Rate != 0.5 {
 		t.Errorf("5 of 10 is not symmetric: %+v", r)
 	}
@@ -667,6 +689,14 @@ func TestCheck(t *testing.T) {
 	}
 	if v.Rate.Violations != 1 || v.Rate.Trials != 2 {
 		t.Errorf("rate: %+v", v.Rate)
+	}
+	// The stale write is the pause's; the overlap is a frozen holder's,
+	// so no fault has a running double holder.
+	if u.StaleRate.Violations != 1 || u.StaleRateByKind["client-pause"].Violations != 1 || f.StaleRate.Violations != 0 || f.StaleRate.Trials != 2 {
+		t.Errorf("stale rates: unfenced %+v %+v, fenced %+v", u.StaleRate, u.StaleRateByKind, f.StaleRate)
+	}
+	if v.RunningRate.Violations != 0 || v.RunningRate.Trials != 2 || v.RunningRateByKind["client-pause"].Trials != 1 {
+		t.Errorf("running rate: %+v %+v", v.RunningRate, v.RunningRateByKind)
 	}
 
 	if v.Faults.Applied != 2 || v.Operations != 12 || v.Exclusion.Count != 1 || v.Exclusion.Running != 0 || v.Exclusion.Overlapped != 5*time.Millisecond {

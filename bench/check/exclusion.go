@@ -119,6 +119,9 @@ type Exclusion struct {
 	// the first of them: the overlaps a lock can be blamed for.
 	Running      int        `json:"running"`
 	FirstRunning *Violation `json:"first_running,omitempty"`
+	// RunningByFault counts the running overlaps attributed to each
+	// applied fault (by FaultSpan.ID), as Findings.ByFault does for all.
+	RunningByFault map[int64]int `json:"running_by_fault,omitempty"`
 	// Overlapped is the time in which two or more clients believed they
 	// held the lock (a three-way overlap counts once).
 	Overlapped time.Duration `json:"overlapped_ns"`
@@ -139,7 +142,7 @@ type Exclusion struct {
 // own: a waiter frozen while it was promoted is granted late).
 func CheckExclusion(h *History) Exclusion {
 	holds := Holds(h)
-	x := Exclusion{Valid: Valid, Holds: len(holds), Findings: newFindings()}
+	x := Exclusion{Valid: Valid, Holds: len(holds), Findings: newFindings(), RunningByFault: map[int64]int{}}
 	type found struct {
 		Overlap
 		pauses []int64
@@ -176,6 +179,9 @@ func CheckExclusion(h *History) Exclusion {
 		v := x.add(h, o.From, blamed, what, o.First.fromIdx, o.Second.fromIdx, o.First.toIdx, o.Second.toIdx)
 		if !o.FirstPaused {
 			x.Running++
+			for _, id := range blamed {
+				x.RunningByFault[id]++
+			}
 			if x.FirstRunning == nil {
 				x.FirstRunning = &v
 			}

@@ -83,6 +83,11 @@ type StoreVerdict struct {
 	// RateByKind per fault kind.
 	Rate       Rate            `json:"rate"`
 	RateByKind map[string]Rate `json:"rate_by_kind"`
+	// StaleRate is of the applied faults with a stale write this store
+	// accepted attributed to them (lost increments left out);
+	// StaleRateByKind per fault kind.
+	StaleRate       Rate            `json:"stale_rate"`
+	StaleRateByKind map[string]Rate `json:"stale_rate_by_kind"`
 }
 
 // Verdict is every checker's verdict on one history (one contender), in
@@ -106,6 +111,11 @@ type Verdict struct {
 	// is judged over the whole history and attributed to no fault.
 	Rate       Rate            `json:"rate"`
 	RateByKind map[string]Rate `json:"rate_by_kind"`
+	// RunningRate is of the applied faults with a running double holder
+	// (Exclusion.Running) attributed to them; RunningRateByKind per fault
+	// kind.
+	RunningRate       Rate            `json:"running_rate"`
+	RunningRateByKind map[string]Rate `json:"running_rate_by_kind"`
 }
 
 // Check runs every checker on h: mutual exclusion and token order over
@@ -139,12 +149,14 @@ func Check(h *History, o Options) Verdict {
 		}
 		s.Valid = worst(s.Linearizability.Valid, s.StaleWrites.Valid, s.LostUpdates.Valid)
 		s.Rate, s.RateByKind = rates(h, s.StaleWrites.Findings, s.LostUpdates.Findings)
+		s.StaleRate, s.StaleRateByKind = rates(h, s.StaleWrites.Findings)
 		v.Stores = append(v.Stores, s)
 		all = append(all, s.StaleWrites.Findings, s.LostUpdates.Findings)
 		validities = append(validities, s.Valid)
 	}
 	v.Valid = worst(validities...)
 	v.Rate, v.RateByKind = rates(h, all...)
+	v.RunningRate, v.RunningRateByKind = rates(h, Findings{ByFault: v.Exclusion.RunningByFault})
 	return v
 }
 

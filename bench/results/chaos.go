@@ -2,6 +2,11 @@ package results
 
 import "encoding/json"
 
+// ChaosSoakSetting is the chaos scenario's setting
+// (Parameters.Scenario["chaos"]) present in a soak run (make bench-chaos:
+// a fault count per contender given); its value says the schedule.
+const ChaosSoakSetting = "soak"
+
 // Chaos is what the chaos scenario keeps of one contender's run beside
 // its figures (Raw.Chaos): the fault schedule and what became of each
 // fault, the checkers' verdicts with the first violation of each kind and
@@ -31,6 +36,26 @@ type Chaos struct {
 	Timeline ChaosTimeline `json:"timeline"`
 	// Notes say which figures were left out, and why.
 	Notes []string `json:"notes,omitempty"`
+	// CPU is the CPU time the step's client processes and its servers
+	// spent from the clients' start to their stop; nil when not measured
+	// (results written before it was).
+	CPU *ChaosCPU `json:"cpu,omitempty"`
+}
+
+// ChaosCPU is the CPU time of one contender's chaos step: its load
+// generator (the client processes) and its servers, over Seconds of wall
+// time, so that steps run side by side can be judged for CPU starvation.
+type ChaosCPU struct {
+	Seconds float64 `json:"seconds"`
+	// ClientsMS is user+system time of the client processes
+	// (/proc/<pid>/stat, read just before they were stopped).
+	ClientsMS float64 `json:"clients_ms"`
+	// ServerMS is user+system time of the servers the faults acted on;
+	// ServerSource says how it was read, "" when it could not be. A server
+	// killed and restarted by the schedule counts from its restart only,
+	// so ServerMS is a lower bound when the schedule has server kills.
+	ServerMS     float64 `json:"server_ms"`
+	ServerSource string  `json:"server_source,omitempty"`
 }
 
 // ChaosVerdict is every checker's verdict on one contender's history;
@@ -61,6 +86,11 @@ type ChaosVerdict struct {
 	// (faults as trials, Wilson 95%); RateByKind per fault kind.
 	Rate       ChaosRate            `json:"rate"`
 	RateByKind map[string]ChaosRate `json:"rate_by_kind,omitempty"`
+	// RunningRate is of the applied faults with a running double holder
+	// attributed to them, RunningRateByKind per fault kind; nil in
+	// results written before the checker counted them per fault.
+	RunningRate       *ChaosRate           `json:"running_rate,omitempty"`
+	RunningRateByKind map[string]ChaosRate `json:"running_rate_by_kind,omitempty"`
 	// GrantGapMaxMS is the longest time between two consecutive grants
 	// (the clients always have a waiter): how long the lock stayed away
 	// from every waiter at worst (a frozen holder keeping it, a server
@@ -114,6 +144,11 @@ type ChaosStore struct {
 	Final        *int64               `json:"final,omitempty"`
 	Rate         ChaosRate            `json:"rate"`
 	RateByKind   map[string]ChaosRate `json:"rate_by_kind,omitempty"`
+	// StaleRate is of the applied faults with a stale write this store
+	// accepted attributed to them (lost increments left out),
+	// StaleRateByKind per fault kind; nil in results written before.
+	StaleRate       *ChaosRate           `json:"stale_rate,omitempty"`
+	StaleRateByKind map[string]ChaosRate `json:"stale_rate_by_kind,omitempty"`
 }
 
 // ChaosCheck is one checker's verdict: how many violations, why it is

@@ -79,6 +79,18 @@ type ChaosConfig struct {
 	// the schedule spans about that long (a longer soak: `make chaos
 	// DURATION=30m`); it applies to quick runs too.
 	Duration time.Duration
+	// Faults, when positive, makes the run a soak: every contender's
+	// schedule has Faults faults of the kinds every contender can take,
+	// spread evenly over them, plus clock steps in the full run's
+	// proportion (nemesis.FullCounts: 4 to 22), which only contenders with
+	// a movable wall clock take and the others record as skipped. It
+	// overrides Duration and the quick counts.
+	Faults int
+	// Parallel, when above 1, runs the contenders' steps side by side, at
+	// most Parallel at once; contenders that share a server role run one
+	// after another, since a server fault of one would strike the other.
+	// Zero or 1: one after another.
+	Parallel int
 	// QuickFaults, when positive, is the number of faults of a quick
 	// run's schedule, spread over the kinds every contender can take in
 	// their order (client pause, client host loss, ...), without a clock
@@ -96,7 +108,12 @@ func (c ChaosConfig) clients() int {
 // counts returns the fault counts of a run: one of each kind when quick,
 // else enough for the full run's upper bound, scaled up to Duration.
 func (c ChaosConfig) counts(lease time.Duration, quick bool) map[nemesis.Kind]int {
-	counts := nemesis.FullCounts()
+	full := nemesis.FullCounts()
+	applicable := full[nemesis.ClientPause] + full[nemesis.ClientHostLoss] + full[nemesis.ClientPartition] + full[nemesis.ServerKill] + full[nemesis.ServerPause]
+	if c.Faults > 0 {
+		return nemesis.CountsFor(c.Faults, int(math.Round(float64(c.Faults*full[nemesis.ClockStep])/float64(applicable))))
+	}
+	counts := full
 	if quick {
 		counts = nemesis.QuickCounts()
 		if c.QuickFaults > 0 {
@@ -111,8 +128,6 @@ func (c ChaosConfig) counts(lease time.Duration, quick bool) map[nemesis.Kind]in
 		return counts
 	}
 	scale := float64(c.Duration) / float64(s.Span())
-	full := nemesis.FullCounts()
-	applicable := full[nemesis.ClientPause] + full[nemesis.ClientHostLoss] + full[nemesis.ClientPartition] + full[nemesis.ServerKill] + full[nemesis.ServerPause]
 	return nemesis.CountsFor(max(1, int(math.Round(float64(applicable)*scale))), max(1, int(math.Round(float64(full[nemesis.ClockStep])*scale))))
 }
 
@@ -180,18 +195,26 @@ func (cfg ChaosConfig) Scenario() bench.Scenario {
 			if cfg.counts(assumedLease, quick)[nemesis.ClockStep] > 0 {
 				est += chaosClockOverhead
 			}
-			return []bench.Variant{{
-				Name: ChaosSoak, Contended: true, Estimate: est, MaxRepetitions: 1,
-				Skip: func(c bench.Contender) string {
-					if c.ContendedOnly {
-						return "a waiting-strategy variant: the lock and its safety are its base contender's (its retry delay changes how it waits, not what it guarantees); left out of chaos, where each step costs a whole schedule"
-					}
-					return ""
-				},
+			skip := func(c bench.Contender) string {
+				if c.ContendedOnly {
+					return "a waiting-strategy variant: the lock and its safety are its base contender's (its retry delay changes how it waits, not what it guarantees); left out of chaos, where each step costs a whole schedule"
+				}
+				return ""
+			}
+			v := bench.Variant{
+				Name: ChaosSoak, Contended: true, Estimate: est, MaxRepetitions: 1, Skip: skip,
 				Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return cfg.run(ctx, env, quick)
 				},
-			}}
+			}
+			if cfg.Parallel > 1 {
+				// Estimate is per contender: the side by side share of a step.
+				v.Estimate /= time.Duration(cfg.Parallel)
+				v.Interleaved = func(ctx context.Context, envs []*bench.Env) ([]results.Raw, []error) {
+					return cfg.sideBySide(ctx, envs, skip, quick)
+				}
+			}
+			return []bench.Variant{v}
 		},
 	}
 }
@@ -226,16 +249,33 @@ func (cfg ChaosConfig) settings(quick bool) results.Settings {
 	if quick && cfg.QuickFaults > 0 && cfg.Duration <= 0 {
 		set["quick_faults"] = strconv.Itoa(cfg.QuickFaults) + " (the suite's time budget: a quick step runs that many faults, the first kinds every contender can take, and no clock step; one of each kind took 19-26s per contender under load)"
 	}
+	if cfg.Faults > 0 {
+		set[results.ChaosSoakSetting] = fmt.Sprintf("%d faults per contender of the kinds every contender takes, and %d clock steps, which only contenders whose servers expire leases on a movable wall clock take (the others record them as skipped): one schedule for all, spanning %s, %s per fault (--chaos-faults, make bench-chaos)",
+			total-counts[nemesis.ClockStep], counts[nemesis.ClockStep], span, perFault(cfg, total))
+	}
+	if cfg.Parallel > 1 {
+		set["side_by_side"] = strconv.Itoa(cfg.Parallel) + " contenders' steps at once at most (--chaos-parallel); contenders that share a server role one after another, as a server fault of one would strike the other; each step's record has the CPU time of its clients and servers"
+	}
 	if cfg.Duration > 0 {
 		set["duration"] = cfg.Duration.String() + " (--chaos-duration: the counts scaled so the schedule spans about that long)"
 	}
 	return set
 }
 
+// perFault is the schedule's span per fault at the assumed lease.
+func perFault(cfg ChaosConfig, total int) string {
+	s, err := cfg.schedule(assumedLease, false)
+	if err != nil || total == 0 {
+		return "?"
+	}
+	return (s.Span() / time.Duration(total)).Round(10 * time.Millisecond).String()
+}
+
 // chaosTargets are a contender's servers for the step and what cannot be
 // done to them.
 type chaosTargets struct {
 	servers []nemesis.Server
+	running []bench.Server // the same servers, for their CPU time
 	clocks  []nemesis.ClockServer
 	addrs   []string
 	cannot  map[nemesis.Kind]string
@@ -253,6 +293,7 @@ func chaosServers(ctx context.Context, env *bench.Env) (chaosTargets, error) {
 		for _, s := range env.Servers {
 			t.servers = append(t.servers, s)
 		}
+		t.running = env.Servers
 		t.addrs = env.Addrs
 		t.cannot[nemesis.ClockStep] = why
 		return t, nil
@@ -275,6 +316,7 @@ func chaosServers(ctx context.Context, env *bench.Env) (chaosTargets, error) {
 	for _, s := range servers {
 		t.servers = append(t.servers, s)
 		t.clocks = append(t.clocks, s)
+		t.running = append(t.running, s)
 		t.addrs = append(t.addrs, s.Addr())
 	}
 	return t, nil
@@ -287,6 +329,7 @@ type chaosStep struct {
 	fenced, unfenced *guardedstore.Server
 	dir              string // the step's own files: per-client and nemesis histories
 	errs             []string
+	cpu              *results.ChaosCPU
 }
 
 func (s *chaosStep) note(err error) { s.errs = load.NoteError(s.errs, err.Error()) }

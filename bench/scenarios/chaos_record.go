@@ -20,7 +20,7 @@ import (
 // chaos record (schedule, outcomes, verdicts, timeline).
 func (s *chaosStep) record(h *check.History, sched nemesis.Schedule, outcomes []nemesis.Outcome) (results.Raw, error) {
 	name := s.env.Contender.Name
-	c := &results.Chaos{Seed: sched.Config.Seed}
+	c := &results.Chaos{Seed: sched.Config.Seed, CPU: s.cpu}
 	opts := check.Options{Name: name}
 	if out := s.env.OutDir; out != "" {
 		dir := filepath.Join(out, HistoriesDir)
@@ -180,6 +180,8 @@ func (s *chaosStep) verdict(h *check.History, v check.Verdict) results.ChaosVerd
 		Rate:       chaosRate(v.Rate),
 		RateByKind: chaosRates(v.RateByKind),
 	}
+	running := chaosRate(v.RunningRate)
+	out.RunningRate, out.RunningRateByKind = &running, chaosRates(v.RunningRateByKind)
 	if f := v.Exclusion.FirstRunning; f != nil {
 		out.FirstRunning = chaosViolation(h, *f)
 	}
@@ -197,6 +199,8 @@ func (s *chaosStep) verdict(h *check.History, v check.Verdict) results.ChaosVerd
 			Rate:           chaosRate(st.Rate),
 			RateByKind:     chaosRates(st.RateByKind),
 		}
+		stale := chaosRate(st.StaleRate)
+		cs.StaleRate, cs.StaleRateByKind = &stale, chaosRates(st.StaleRateByKind)
 		cs.LostUpdates.Count = st.LostUpdates.Lost
 		if st.Linearizability.First != nil {
 			cs.Linearizable.Count = 1

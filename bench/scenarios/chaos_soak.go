@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/check"
@@ -20,6 +21,8 @@ import (
 	"github.com/monolock/monolock-bench/bench/faults/guardedstore"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/faults/nemesis"
+	"github.com/monolock/monolock-bench/bench/host"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // soak starts the clients, runs the schedule and the tail, stops the
@@ -68,6 +71,7 @@ func (s *chaosStep) soak(ctx context.Context, cfg ChaosConfig, sched nemesis.Sch
 		clients = append(clients, &nemesis.ProcessClient{ClientName: name, Pid: p.Pid(), Links: links})
 	}
 
+	cpu := s.cpuWindow(ctx, procs, t.running)
 	rec, err := check.Create(filepath.Join(s.dir, "nemesis.jsonl"))
 	if err != nil {
 		return nil, err
@@ -93,6 +97,7 @@ func (s *chaosStep) soak(ctx context.Context, cfg ChaosConfig, sched nemesis.Sch
 	if bench.Sleep(ctx, chaosTailLeases*s.env.Lease) != nil {
 		return nil, ctx.Err()
 	}
+	s.cpu = cpu()
 	stopClients()
 	for i, p := range procs {
 		if err := p.ExitErr(); err != nil {
@@ -100,6 +105,39 @@ func (s *chaosStep) soak(ctx context.Context, cfg ChaosConfig, sched nemesis.Sch
 		}
 	}
 	return outcomes, s.finalReads()
+}
+
+// cpuWindow reads the CPU time of the clients and servers now and
+// returns the reading of what they spent since, nil when the clients'
+// could not be read (a server's that cannot leaves ServerSource empty).
+func (s *chaosStep) cpuWindow(ctx context.Context, procs []*holder.Process, servers []bench.Server) func() *results.ChaosCPU {
+	clients := func() (time.Duration, error) {
+		var sum time.Duration
+		for _, p := range procs {
+			c, err := host.ProcessCPU(p.Pid())
+			if err != nil {
+				return 0, err
+			}
+			sum += c
+		}
+		return sum, nil
+	}
+	begin := time.Now()
+	c0, cerr := clients()
+	s0, src, sok, _ := bench.ServerCPU(ctx, servers)
+	return func() *results.ChaosCPU {
+		c1, err := clients()
+		if cerr != nil || err != nil {
+			return nil
+		}
+		out := &results.ChaosCPU{Seconds: time.Since(begin).Seconds(), ClientsMS: ms(c1 - c0)}
+		// A server the schedule killed runs again as a new process (a new
+		// container: a new cgroup), whose time counts from its restart.
+		if s1, _, ok, _ := bench.ServerCPU(ctx, servers); sok && ok && s1 >= s0 {
+			out.ServerMS, out.ServerSource = ms(s1-s0), src
+		}
+		return out
+	}
 }
 
 // holderTracker knows which client holds the lock, from the clients'

@@ -53,7 +53,9 @@ func TestChaosSoak(t *testing.T) {
 
 	const lease = 600 * time.Millisecond
 	out := t.TempDir()
-	cfg := ChaosConfig{Holder: cmd, Seed: 24}
+	// Side by side: monolock and redis have servers of their own, so they
+	// run at once; redis-spin is skipped.
+	cfg := ChaosConfig{Holder: cmd, Seed: 24, Parallel: 2}
 	sched, err := cfg.schedule(lease, true)
 	if err != nil {
 		t.Fatal(err)
@@ -86,6 +88,9 @@ func TestChaosSoak(t *testing.T) {
 			for _, s := range c.Verdict.Stores {
 				t.Logf("%s: %s; accepted %d of %d writes; linearizable %s; stale %d (rejected %d); lost %d of %d acknowledged (final %v)",
 					s.Store, s.Valid, s.Accepted, s.Writes, s.Linearizable.Valid, s.StaleWrites.Count, s.Rejected, s.LostUpdates.Count, s.Acknowledged, s.Final)
+			}
+			if c.CPU == nil || c.CPU.ClientsMS <= 0 || c.CPU.Seconds < sched.Span().Seconds() || c.CPU.ServerSource == "" {
+				t.Errorf("CPU of the clients and servers: %+v", c.CPU)
 			}
 			if c.Seed != 24 || c.History != "histories/"+raw.Contender+".jsonl" {
 				t.Errorf("seed %d, history %q", c.Seed, c.History)
@@ -284,6 +289,52 @@ func TestChaosSchedule(t *testing.T) {
 	one, other := (ChaosConfig{}).Scenario(), (ChaosConfig{}).Scenario()
 	if one.Settings(true)["seed"] == other.Settings(true)["seed"] {
 		t.Error("two scenarios without a seed drew the same one")
+	}
+}
+
+// TestChaosSoakCounts: a soak's fault count gives every kind every
+// contender takes its share and clock steps in the full run's proportion,
+// quick or not, and says so in the settings; side by side divides the
+// estimate and runs the contenders in one interleaved step.
+func TestChaosSoakCounts(t *testing.T) {
+	cfg := ChaosConfig{Seed: 7, Faults: 150, Parallel: 3}
+	for _, quick := range []bool{false, true} {
+		c := cfg.counts(2*time.Second, quick)
+		for _, k := range nemesis.Kinds {
+			want := 30
+			if k == nemesis.ClockStep {
+				want = 27 // 150 × 4/22
+			}
+			if c[k] != want {
+				t.Errorf("quick %v: %d faults of %s, want %d", quick, c[k], k, want)
+			}
+		}
+	}
+	s := cfg.Scenario()
+	if set := s.Settings(false)[results.ChaosSoakSetting]; !strings.HasPrefix(set, "150 faults per contender of the kinds every contender takes, and 27 clock steps") {
+		t.Errorf("soak setting %q", set)
+	}
+	if _, ok := (ChaosConfig{Seed: 7}).Scenario().Settings(false)[results.ChaosSoakSetting]; ok {
+		t.Error("a run without a fault count is marked a soak")
+	}
+	v := s.Variants(false)[0]
+	one := (ChaosConfig{Seed: 7, Faults: 150}).Scenario().Variants(false)[0]
+	if v.Interleaved == nil || one.Interleaved != nil || v.Estimate != one.Estimate/3 {
+		t.Errorf("side by side: interleaved %v, estimate %v; one after another: interleaved %v, estimate %v", v.Interleaved != nil, v.Estimate, one.Interleaved != nil, one.Estimate)
+	}
+}
+
+// TestChaosLanes: contenders sharing a server role share a lane, in
+// order; a skipped one has none; the longest lane comes first.
+func TestChaosLanes(t *testing.T) {
+	a, b := &bench.ServerSpec{Name: "a"}, &bench.ServerSpec{Name: "b"}
+	env := func(name string, s *bench.ServerSpec) *bench.Env {
+		return &bench.Env{Contender: bench.Contender{Name: name, Server: s}}
+	}
+	envs := []*bench.Env{env("b1", b), env("a1", a), env("skip", a), env("a2", a)}
+	lanes := chaosLanes(envs, func(i int) bool { return envs[i].Contender.Name != "skip" })
+	if want := [][]int{{1, 3}, {0}}; fmt.Sprint(lanes) != fmt.Sprint(want) {
+		t.Errorf("lanes %v, want %v", lanes, want)
 	}
 }
 

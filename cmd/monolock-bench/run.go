@@ -130,6 +130,8 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		lease         = fs.Duration("lease", defaultLease, "lease = TTL of every contender")
 		chaosSeed     = fs.Uint64("chaos-seed", 0, "seed of the chaos scenario's fault schedule, the same for every contender; default 0: a random one (recorded in results.json)")
 		chaosDuration = fs.Duration("chaos-duration", 0, "chaos: scale the fault counts so that the schedule spans about this long (e.g. 30m) per contender (the contenders run it one after another); default the full (or --quick) counts")
+		chaosFaults   = fs.Int("chaos-faults", 0, "chaos soak: this many faults per contender of the kinds every contender takes (and clock steps in the full run's proportion, 4 to 22), one schedule for all; overrides --chaos-duration (make bench-chaos)")
+		chaosParallel = fs.Int("chaos-parallel", 0, "chaos: run up to this many contenders' steps side by side (those sharing a server role one after another); default one after another")
 		networkOne    = fs.String("network", "", "network profile of every server: loopback (default: no emulation), rack, az, az-lossy, region, or rtt=…[,jitter=…][,loss=…%][,rate=…]; per-server overrides follow (az,redlock-2=region,redlock-3=region); needs root and the local backend")
 		networkList   = fs.String("networks", "", "a sweep: the scenarios run once per profile into one run (loopback,rack,az,region), overrides as with --network")
 	)
@@ -147,7 +149,11 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 	if *chaosDuration < 0 {
 		return nil, fmt.Errorf("%w: --chaos-duration %v < 0", errUsage, *chaosDuration)
 	}
+	if *chaosFaults < 0 || *chaosParallel < 0 {
+		return nil, fmt.Errorf("%w: --chaos-faults %d and --chaos-parallel %d must not be negative", errUsage, *chaosFaults, *chaosParallel)
+	}
 	table.chaosSeed, table.chaosDuration = *chaosSeed, *chaosDuration
+	table.chaosFaults, table.chaosParallel = *chaosFaults, *chaosParallel
 	table.namedContenders = *contenderList != ""
 	if *workloadList != "" {
 		files, err := loadWorkloads(*workloadList, stderr)

@@ -50,6 +50,9 @@ type tableOptions struct {
 	// the chaos scenario's flags.
 	chaosSeed     uint64
 	chaosDuration time.Duration
+	// chaosFaults (0: not a soak) and chaosParallel (0: one after
+	// another) are --chaos-faults and --chaos-parallel.
+	chaosFaults, chaosParallel int
 	// workloads are the workload scenario's files; nil: the ready ones.
 	workloads []scenarios.WorkloadFile
 	// namedContenders: --contenders chose the contenders, so the quick
@@ -68,7 +71,7 @@ func scenarioTable(o tableOptions) []bench.Scenario {
 		quickWithout(scenarios.SafetyConfig{Holder: o.holder}.Scenario(), scenarios.HostLoss),
 		quickWithout(scenarios.FailoverConfig{}.Scenario(), scenarios.FailoverGraceful, scenarios.FailoverPrimaryLost),
 		scenarios.Scale(),
-		scenarios.ChaosConfig{Holder: o.holder, Seed: o.chaosSeed, Duration: o.chaosDuration, QuickFaults: quickChaosFaults}.Scenario(),
+		scenarios.ChaosConfig{Holder: o.holder, Seed: o.chaosSeed, Duration: o.chaosDuration, Faults: o.chaosFaults, Parallel: o.chaosParallel, QuickFaults: quickChaosFaults}.Scenario(),
 		scenarios.WorkloadConfig{Workloads: o.workloads, QuickContenders: o.quickPair(), Client: o.client}.Scenario(),
 	}
 }

@@ -48,10 +48,12 @@ func (f *figures) chaosSection(d *document) error {
 		seeds[r.c.Seed] = true
 	}
 	seedText := "seed " + strings.Join(slicesMap(slices.Sorted(maps.Keys(seeds)), func(s uint64) string { return fmt.Sprint(s) }), ", ")
-	d.p("Every lock ran the same seeded schedule of faults (" + seedText + "); a kind a lock or its backend cannot take is skipped, so the faults applied differ (last column). Each row rests on one run. " +
+	d.p("Every lock ran the same seeded schedule of faults (" + seedText + "). " + chaosSchedule(runs) + " Each row rests on one run; its faults applied are its trials. " +
 		"Running double holders are the lock's failure; a holder frozen by a pause overlaps under any lease lock, and only a fencing token refuses its late writes.")
+	f.soakLink(d)
 	d.h3("Figures")
 	d.add(f.chaosTable())
+	f.soakBounds(d, runs)
 	d.details("Chaos: the faults and violation rates, the stores, the faults on holders, the first violation of each kind, the histories", func(d *document) {
 		d.p(fmt.Sprint(len(runs[0].c.Timeline.Lanes)) + " client processes contended for one lock and, under it, read and wrote a register and incremented a counter in a fenced and an unfenced store. " +
 			"A client fault strikes the client that holds the lock at the fault's start. Double holders are counted by the earlier holder.")

@@ -26,6 +26,9 @@ type figures struct {
 	claims []Claim
 	// a is the run's analysis: capabilities, rankings, use-case picks.
 	a *analysis.Run
+	// soak is the newest chaos soak beside the run's folder, nil when
+	// there is none or the report is rendered without a folder.
+	soak *soakRef
 }
 
 type figureKey struct{ scenario, contender, variant, metric string }

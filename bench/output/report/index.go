@@ -70,6 +70,9 @@ func WriteIndexWith(reportsDir string, upgrade func(*results.Results)) error {
 		if r.Parameters.Quick {
 			complete += " (quick)"
 		}
+		if isSoak(r) {
+			complete += " (chaos soak)"
+		}
 		holds, fails, inc := tally(Check(r))
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %d / %d / %d |\n",
 			link, r.StartedAt.UTC().Format("2006-01-02 15:04"),

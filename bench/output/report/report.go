@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -50,9 +51,13 @@ type Chart struct {
 // Render renders r. It fails only when r holds data it cannot decode (a
 // corrupt histogram); missing scenarios or contenders are reported as
 // missing.
-func Render(r *results.Results) (*Report, error) {
+func Render(r *results.Results) (*Report, error) { return render(r, nil) }
+
+// render renders r, linking the chaos soak soak when not nil.
+func render(r *results.Results, soak *soakRef) (*Report, error) {
 	all, r := r, r.FirstNetwork() // the sections read one network profile; networkSection reads all
 	f := newFigures(r)
+	f.soak = soak
 	claims := Check(r)
 	d := &document{title: "monolock-bench report — run " + r.RunID}
 	f.intro(d)
@@ -96,9 +101,14 @@ func Render(r *results.Results) (*Report, error) {
 
 // Write renders r into dir: report.md, report.html and charts/*.svg. SVG
 // files in charts/ that the report no longer uses are removed, so the
-// directory always matches the report.
+// directory always matches the report. The chaos section of a run that is not a soak links the newest soak
+// among dir's siblings (reports/*/results.json), if there is one.
 func Write(dir string, r *results.Results) error {
-	rep, err := Render(r)
+	var soak *soakRef
+	if slices.Contains(r.Parameters.Scenarios, "chaos") && !isSoak(r) {
+		soak = newestSoak(dir)
+	}
+	rep, err := render(r, soak)
 	if err != nil {
 		return err
 	}
