@@ -141,3 +141,36 @@ func TestVoidTrialIsNoEvidence(t *testing.T) {
 		t.Errorf("pick %+v: want a, and b apart without a failure", p)
 	}
 }
+
+// The coordinator row ranks one fault: two clusters by their minority
+// down, never against a whole restart, and a standby pair's primary lost
+// apart, as not comparable. Figures as the reference full run's.
+func TestCoordinatorRowComparesOneFault(t *testing.T) {
+	var raw []results.Raw
+	for _, c := range []string{"redlock-fast", "etcd"} {
+		minority := map[string][]float64{"redlock-fast": {21.7, 24.0}, "etcd": {71.5, 36.8}}[c]
+		raw = append(raw, rec("failover", c, "restart", ms("unavailable_ms", "ms", 3150, 3160), ms("grants_while_down", "count", 0, 0))...)
+		raw = append(raw, rec("failover", c, "minority-down", ms("unavailable_ms", "ms", minority...), ms("grants_while_down", "count", 1900, 1800))...)
+		raw = append(raw, rec("failover", c, "restart-unsafe", ms("double_grants", "count", 0, 0))...)
+	}
+	raw = append(raw, rec("failover", "monolock-standby", "primary-lost-fast", ms("unavailable_ms", "ms", 362.9, 326.9), ms("grants_while_down", "count", 0, 0), ms("double_grants", "count", 0, 0))...)
+	run := declaredRun(raw, results.ContenderInfo{Name: "monolock-standby", Family: "monolock"},
+		results.ContenderInfo{Name: "redlock-fast", Family: "redis"}, results.ContenderInfo{Name: "etcd", Family: "etcd"})
+	p, ok := run.Decide(useCase("The coordinator"))
+	if !ok || p.Deciding == nil {
+		t.Fatalf("no deciding ranking: %+v", p)
+	}
+	rk := p.Deciding
+	if rk.Condition.Fault != results.FaultMinorityDown || len(rk.Entries) != 2 {
+		t.Fatalf("ranked at %+v: %+v, want redlock-fast and etcd at minority-down", rk.Condition, rk.Entries)
+	}
+	if got := Median(rk.Entries[0].Values); rk.Entries[0].Contender != "redlock-fast" || got != 22.85 {
+		t.Errorf("first %s %v, want redlock-fast's minority down, 22.85 ms", rk.Entries[0].Contender, got)
+	}
+	if len(rk.Elsewhere) != 1 || rk.Elsewhere[0].Contender != "monolock-standby" || rk.Elsewhere[0].Reason != "tested with another fault: primary-lost" {
+		t.Errorf("apart %+v: want monolock-standby, tested with another fault: primary-lost", rk.Elsewhere)
+	}
+	if !strings.Contains(rk.Text, "longest stretch without a grant") {
+		t.Errorf("ranking text %q does not say which figure ranks", rk.Text)
+	}
+}

@@ -181,6 +181,15 @@ func (run *Run) HigherIsBetter(id string) bool {
 	return m.Better == "higher"
 }
 
+// metricLabel names a declaration's metric for readers.
+func (run *Run) metricLabel(d decl) string {
+	s, _ := run.r.Scenario(d.scenario)
+	if m, ok := s.Metric(d.Metric); ok && m.Label != "" {
+		return m.Label
+	}
+	return d.Metric
+}
+
 // Ranking ranks the contenders' figures id at one condition: the one
 // most of them were measured at (on a tie, the one declared first);
 // the others are Elsewhere, with how their condition differs. False
@@ -223,7 +232,12 @@ func (run *Run) Ranking(id string, contenders []string) (Ranking, bool) {
 		}
 		return declared(a[0].Condition) - declared(b[0].Condition)
 	})
-	rk := Ranking{ID: id, Text: ds[0].Text, Condition: groups[0][0].Condition, Entries: Rank(groups[0], run.HigherIsBetter(id))}
+	text := ds[0].Text
+	if ds[0].Op != "" {
+		// A capability ranks by its own figure: say which.
+		text = ShortLabel(text) + ": " + run.metricLabel(ds[0])
+	}
+	rk := Ranking{ID: id, Text: text, Condition: groups[0][0].Condition, Entries: Rank(groups[0], run.HigherIsBetter(id))}
 	for _, g := range groups[1:] {
 		for _, e := range g {
 			rk.Elsewhere = append(rk.Elsewhere, Apart{Entry: e, Reason: e.Condition.Differs(rk.Condition)})
@@ -307,8 +321,11 @@ var UseCases = []UseCase{
 	{
 		Title:    "The coordinator itself may fail",
 		Requires: []string{"granting-server-down", "restart-no-double-grant"},
-		Rank:     []string{"restart-unavailable", "recovery", "failover-detection"},
-		Caveat:   "A single coordinator cannot grant while it is down; a replicated one, or a standby pair once its failover has moved the address (after D), can, with more servers to run. A standby pair keeps its guarantees only while the failover fences the old primary.",
+		// Ranked by the capability's own figure, so that clusters compare a minority
+		// down and a standby pair its primary lost; a whole restart is
+		// another fault.
+		Rank:   []string{"granting-server-down", "recovery", "failover-detection"},
+		Caveat: "A single coordinator cannot grant while it is down; a replicated one, or a standby pair once its failover has moved the address (after D), can, with more servers to run. A standby pair keeps its guarantees only while the failover fences the old primary.",
 	},
 	{
 		Title:    "Very many idle sessions (each holding a lock and keeping it alive)",

@@ -161,8 +161,6 @@ func (cfg FailoverConfig) Scenario() bench.Scenario {
 			{ID: "restart-no-double-grant", Text: "no double grant when a server takes over without the previous grants (a cluster: a shared server restarted without its data; a standby pair: the empty standby taking over, with the fence)", Variant: FailoverUnsafe, Metric: fo.DoubleGrants.Name, Op: results.AtMost},
 			{ID: "restart-no-double-grant", Text: "no double grant when the empty standby takes over (the docs' /readyz every 1 s × 2, with the fence)", Variant: FailoverPrimaryLost, Metric: fo.DoubleGrants.Name, Op: results.AtMost},
 			{ID: "restart-no-double-grant", Text: "no double grant when the empty standby takes over (/readyz every 100 ms × 2, with the fence)", Variant: FailoverPrimaryLostFast, Metric: fo.DoubleGrants.Name, Op: results.AtMost},
-			{ID: "restart-unavailable", Text: "longest stretch without a grant when the coordinator fails (killed and restarted; a standby pair: the primary's host lost, /readyz every 100 ms × 2)", Variant: FailoverRestart, Metric: fo.UnavailableMs.Name},
-			{ID: "restart-unavailable", Text: "longest stretch without a grant when the primary's host is lost (/readyz every 100 ms × 2)", Variant: FailoverPrimaryLostFast, Metric: fo.UnavailableMs.Name},
 			{ID: "recovery", Text: "grant rate after the restart returned / before (a standby pair: after the move)", Variant: FailoverRestart, Metric: fo.GrantRateAfterRatio.Name},
 			{ID: "recovery", Text: "grant rate after the move / before", Variant: FailoverPrimaryLostFast, Metric: fo.GrantRateAfterRatio.Name},
 			{ID: "failover-detection", Text: "D, the standby's detection and switch (/readyz every 100 ms × 2)", Variant: FailoverPrimaryLostFast, Metric: fo.DetectionMs.Name},
