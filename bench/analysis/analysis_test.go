@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -172,5 +173,31 @@ func TestCoordinatorRowComparesOneFault(t *testing.T) {
 	}
 	if !strings.Contains(rk.Text, "longest stretch without a grant") {
 		t.Errorf("ranking text %q does not say which figure ranks", rk.Text)
+	}
+}
+
+// A pitfall deployment is never picked nor named as its family's best,
+// even when it is the family's lock closest to qualifying (the quick
+// run's correctness row named postgres-pgbouncer for postgres).
+func TestPitfallNeverPicked(t *testing.T) {
+	var raw []results.Raw
+	raw = append(raw, rec("safety", "pool", "pause", ms("trials", "count", 2, 2), ms("not_granted", "count", 0, 0), ms("unsafe_writes_fenced", "count", 0, 0), ms("unsafe_writes_unfenced", "count", 2, 2))...)
+	raw = append(raw, rec("safety", "pool", "host-loss", ms("trials", "count", 2, 2), ms("not_granted", "count", 0, 0), ms("never_learned", "count", 0, 0), ms("learn_first_margin_min", "ms", 400, 410))...)
+	raw = append(raw, rec("handover", "pool", "freeze", ms("p50", "ms", 1700, 1710), ms("max", "ms", 1900, 1910), ms("failed", "count", 0, 0))...)
+	raw = append(raw, rec("safety", "session", "pause", ms("trials", "count", 2, 2), ms("not_granted", "count", 2, 2), ms("unsafe_writes_fenced", "count", 0, 0))...)
+	run := declaredRun(raw, results.ContenderInfo{Name: "session", Family: "pg"}, results.ContenderInfo{Name: "pool", Family: "pg", Pitfall: true})
+	for _, u := range UseCases {
+		p, ok := run.Decide(u)
+		if !ok {
+			continue
+		}
+		if slices.Contains(p.Supports, "pool") {
+			t.Errorf("%s: the pitfall is picked: %v", u.Title, p.Supports)
+		}
+		for _, s := range p.Others {
+			if s.Contender == "pool" {
+				t.Errorf("%s: the pitfall is named as its family's best", u.Title)
+			}
+		}
 	}
 }

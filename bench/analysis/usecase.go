@@ -122,6 +122,9 @@ func (run *Run) Decide(u UseCase) (Pick, bool) {
 	measured := false
 	var stands []Standing
 	for _, c := range run.locks {
+		if run.info[c].Pitfall {
+			continue // shown in the matrix, never a pick nor a family's best
+		}
 		s := Standing{Contender: c}
 		for _, id := range p.Required {
 			switch j := run.Capability(c, id); j.Mark {
