@@ -201,3 +201,64 @@ func TestPitfallNeverPicked(t *testing.T) {
 		}
 	}
 }
+
+// holderRecs are a lock's handover and safety records: a freeze and a host
+// loss freed within one lease, its holder learning first, and crash
+// handovers of the given p50s.
+func holderRecs(c string, crash ...float64) []results.Raw {
+	var raw []results.Raw
+	zero := make([]float64, len(crash))
+	twos := slices.Repeat([]float64{2}, len(crash))
+	raw = append(raw, rec("handover", c, "crash", ms("p50", "ms", crash...), ms("max", "ms", crash...), ms("failed", "count", zero...))...)
+	raw = append(raw, rec("handover", c, "freeze", ms("p50", "ms", slices.Repeat([]float64{1700}, len(crash))...), ms("max", "ms", slices.Repeat([]float64{1900}, len(crash))...), ms("failed", "count", zero...))...)
+	raw = append(raw, rec("handover", c, "host-loss", ms("p50", "ms", slices.Repeat([]float64{1800}, len(crash))...), ms("max", "ms", slices.Repeat([]float64{1950}, len(crash))...), ms("failed", "count", zero...))...)
+	raw = append(raw, rec("safety", c, "host-loss", ms("trials", "count", twos...), ms("not_granted", "count", zero...), ms("never_learned", "count", zero...), ms("learn_first_margin_min", "ms", slices.Repeat([]float64{400}, len(crash))...))...)
+	return raw
+}
+
+// A use case reads in one line: the pick, the next lock with the ratio
+// of their medians and its range over the repetitions, the lock to avoid
+// with the capability it failed; then its figures, one statistic per
+// sentence, each saying which.
+func TestAdviceReadsInOneLine(t *testing.T) {
+	raw := append(holderRecs("a", 10, 10), holderRecs("b", 20, 30)...)
+	raw = append(raw, rec("handover", "c", "freeze", ms("failed", "count", 2, 2))...)
+	run := declaredRun(raw, results.ContenderInfo{Name: "a", Family: "x"}, results.ContenderInfo{Name: "b", Family: "y"}, results.ContenderInfo{Name: "c", Family: "z"})
+	p, ok := run.Decide(useCase("Holders"))
+	if !ok {
+		t.Fatal("no pick for holders")
+	}
+	a := run.Advise(p)
+	if n := a.Next; n == nil || n.Contender != "b" || n.Ratio != 2.5 || n.Lo != 2 || n.Hi != 3 {
+		t.Errorf("next %+v, want b at 2.5× (2–3×)", a.Next)
+	}
+	want := "use a; b is next, 2.50× worse (2–3×); avoid c (✗ C1: never (> 5s))."
+	if a.Line != want {
+		t.Errorf("line\n%q, want\n%q", a.Line, want)
+	}
+	if len(a.Figures) == 0 || !strings.HasPrefix(a.Figures[0], "handover after a crash (SIGKILL), p50, medians in crash (fault kill): a 10 ms (n=2), then b 25 ms (20–30, n=2).") {
+		t.Errorf("figures %q: want the medians of the crash handover first", a.Figures)
+	}
+}
+
+// Leader election requires the coordinator to keep granting while a
+// server is down: a single server that frees and tells its holders well
+// is not picked, and the line says what it lacks.
+func TestLeaderElectionRequiresAvailability(t *testing.T) {
+	raw := holderRecs("single", 10, 10)
+	raw = append(raw, rec("failover", "single", "restart", ms("unavailable_ms", "ms", 2200, 2300), ms("grants_while_down", "count", 0, 0))...)
+	run := declaredRun(raw, results.ContenderInfo{Name: "single", Family: "s"})
+	for prefix, picked := range map[string]bool{"Leader election": false, "Holders": true} {
+		p, ok := run.Decide(useCase(prefix))
+		if !ok {
+			t.Fatalf("no pick for %s", prefix)
+		}
+		a := run.Advise(p)
+		if got := slices.Contains(a.Use, "single"); got != picked {
+			t.Errorf("%s: single picked %v, want %v: %s", prefix, got, picked, a.Line)
+		}
+		if !picked && !strings.Contains(a.Line, "closest: single, which fails "+run.Ref("granting-server-down")+" (worst of 2: 0 grants while the servers were down)") {
+			t.Errorf("%s: the line does not say what the single server lacks: %s", prefix, a.Line)
+		}
+	}
+}

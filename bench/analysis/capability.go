@@ -45,6 +45,9 @@ type Verdict struct {
 	Detail string
 	// Entry is the figure as a ranking entry, with its condition.
 	Entry Entry
+	// Worst is how many repetitions Short is the worst of; 0 when Short
+	// is no statistic ("no fencing tokens", "never (> 5s)").
+	Worst int
 }
 
 // decl is one scenario's declaration of a decision figure.
@@ -327,7 +330,7 @@ func (run *Run) judgeAt(c string, d decl, v string) Verdict {
 		return j
 	}
 	j.Short = results.Format(worst, unit)
-	j.Figure = j.Short
+	j.Figure, j.Worst = j.Short, len(vals)
 	info, _ := run.r.Scenario(d.scenario)
 	if m, ok := info.Metric(d.Metric); ok && m.Label != "" {
 		j.Figure += " " + m.Label
@@ -426,7 +429,7 @@ func (run *Run) combine(c string, ds []decl) Verdict {
 			d.Combine != results.CombineAny && j.Mark == Holds && (out.Mark == NotMeasured || out.Mark == NotComparable),
 			d.Combine != results.CombineAny && j.Mark == NoEvidence && out.Mark != Fails && out.Mark != NoEvidence,
 			(j.Mark == NotComparable || j.Mark == NoEvidence) && out.Mark == NotMeasured:
-			out.Mark, out.Short, out.Figure, out.Entry = j.Mark, j.Short, cmp.Or(j.Figure, j.Short), j.Entry
+			out.Mark, out.Short, out.Figure, out.Entry, out.Worst = j.Mark, j.Short, cmp.Or(j.Figure, j.Short), j.Entry, j.Worst
 		}
 	}
 	out.Detail = strings.Join(details, " | ")

@@ -57,6 +57,9 @@ type Standing struct {
 type Failure struct {
 	ID     string
 	Figure string
+	// Worst is how many repetitions Figure is the worst of (0: no
+	// statistic).
+	Worst int
 }
 
 // Qualified reports whether every required capability held.
@@ -116,9 +119,15 @@ func cutStar(p string) (string, bool) {
 }
 
 // Decide picks the locks for a use case; false when the run measured
-// none of its figures.
+// none of its figures, or ran no scenario that declares one of its
+// requirements: a pick that never checked a requirement is no answer.
 func (run *Run) Decide(u UseCase) (Pick, bool) {
 	p := Pick{UseCase: u, Required: run.Requirements(u)}
+	for _, id := range p.Required {
+		if !run.Declared(id) {
+			return Pick{}, false
+		}
+	}
 	measured := false
 	var stands []Standing
 	for _, c := range run.locks {
@@ -129,7 +138,7 @@ func (run *Run) Decide(u UseCase) (Pick, bool) {
 		for _, id := range p.Required {
 			switch j := run.Capability(c, id); j.Mark {
 			case Fails:
-				s.Failed = append(s.Failed, Failure{ID: id, Figure: j.Figure})
+				s.Failed = append(s.Failed, Failure{ID: id, Figure: j.Figure, Worst: j.Worst})
 				measured = true
 			case Holds:
 				s.Passed++
@@ -299,10 +308,18 @@ func closer(a, b Standing) bool {
 // UseCases are the questions the decision answers.
 var UseCases = []UseCase{
 	{
-		Title:    "Correctness-critical jobs (cron, deploys, leader election): a stale write is damage",
+		Title:    "Batch jobs (cron, deploys): a stale write is damage",
 		Requires: []string{"fenced-store", "learns-first", "frozen-freed"},
 		Rank:     []string{"learn-first-margin", "handover-freeze"},
 		Caveat:   "Fencing protects only a resource that checks the token: with a resource that does not, a holder paused past its lease wrote after the next grant with every lock of this run that granted (safety pause, unfenced store).",
+	},
+	{
+		// A leader is elected again only while the coordinator grants:
+		// its availability is a requirement here, not a ranking figure.
+		Title:    "Leader election: one leader at a time, and a new one soon after the leader or a coordinator server fails",
+		Requires: []string{"learns-first", "frozen-freed", "host-loss-freed", "granting-server-down"},
+		Rank:     []string{"handover-crash", "handover-freeze"},
+		Caveat:   "A leader that writes to a shared store needs fencing as batch jobs do; a single coordinator elects no leader while it is down.",
 	},
 	{
 		Title:  "Very many short locks (hold 0, many workers on distinct keys)",
@@ -328,7 +345,7 @@ var UseCases = []UseCase{
 		// down and a standby pair its primary lost; a whole restart is
 		// another fault.
 		Rank:   []string{"granting-server-down", "recovery", "failover-detection"},
-		Caveat: "A single coordinator cannot grant while it is down; a replicated one, or a standby pair once its failover has moved the address (after D), can, with more servers to run. A standby pair keeps its guarantees only while the failover fences the old primary.",
+		Caveat: "A cluster or a standby pair costs more servers to run; a standby pair keeps its guarantees only while its failover fences the old primary.",
 	},
 	{
 		Title:    "Very many idle sessions (each holding a lock and keeping it alive)",
