@@ -229,9 +229,21 @@ func (run *Run) rankingSentences(rk Ranking) []string {
 		}
 		b.WriteString(e.Contender + " " + entryText(e))
 	}
+	// The best of each family not shown yet: a chooser's alternatives.
+	shown := map[string]bool{}
+	for _, e := range es[:n] {
+		shown[run.Family(e.Contender)] = true
+	}
+	var best []string
+	for _, e := range es[n:] {
+		if fam := run.Family(e.Contender); !shown[fam] {
+			shown[fam] = true
+			best = append(best, e.Contender+" "+entryText(e))
+		}
+	}
 	text := fmt.Sprintf("%s, medians %s: %s", rk.Text, conditionText(rk.Condition), b.String())
-	if more := len(es) - n; more > 0 {
-		text += fmt.Sprintf(", and %d more", more)
+	if len(best) > 0 {
+		text += "; best of the other families: " + strings.Join(best, ", ")
 	}
 	out := []string{text + "."}
 	for _, x := range rk.Elsewhere {
@@ -241,10 +253,9 @@ func (run *Run) rankingSentences(rk Ranking) []string {
 }
 
 // entryText is an entry's figure: its median with min–max and n, or why
-// it failed, or that it is noise.
+// it failed.
 func entryText(e Entry) string {
-	switch {
-	case e.Failed != "":
+	if e.Failed != "" {
 		return e.Failed
 	}
 	return spanText(e.Values, e.Unit)

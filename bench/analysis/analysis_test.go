@@ -262,3 +262,57 @@ func TestLeaderElectionRequiresAvailability(t *testing.T) {
 		}
 	}
 }
+
+// A sweep's decision is given per profile where the pick changes: over
+// loopback a's acquire p99 is the lowest, over a lossy link a stalls for
+// a retransmission and b is the pick; over rack nothing changes, so rack
+// gets no verdict of its own. The first line says which path the
+// verdicts hold for.
+func TestSweepDecisionPerProfile(t *testing.T) {
+	p99 := map[string][2][]float64{ // a's, b's
+		"":         {{100, 110}, {300, 320}},
+		"rack":     {{400, 420}, {900, 950}},
+		"az-lossy": {{1.0e6, 2.0e6}, {1500, 1550}},
+	}
+	var raw []results.Raw
+	for network, vals := range p99 {
+		for i, c := range []string{"a", "b"} {
+			v := "w1"
+			if network != "" {
+				v += results.NetworkSuffix + network
+			}
+			for _, x := range rec("latency", c, v, ms("acquire_p99", "us", vals[i]...), ms("acquire_p50", "us", vals[i][0]/2, vals[i][1]/2)) {
+				x.Network = network
+				raw = append(raw, x)
+			}
+		}
+	}
+	r := declared(raw, results.ContenderInfo{Name: "a", Family: "x"}, results.ContenderInfo{Name: "b", Family: "y"})
+	r.Networks = []results.NetworkRun{{Profile: "loopback", NetworkPath: "loopback 127.0.0.1"}, {Profile: "rack"}, {Profile: "az-lossy"}}
+	r.Summary = results.Summarize(r.Raw)
+	d := Verdicts(r)
+	if !strings.HasPrefix(d.Scope, "Verdicts for the first network profile of this sweep, loopback (loopback 127.0.0.1)") {
+		t.Errorf("scope %q does not say the path first", d.Scope)
+	}
+	i := slices.IndexFunc(d.Cases, func(c Case) bool { return strings.HasPrefix(c.Title, "A lock on every request's path") })
+	if i < 0 {
+		t.Fatalf("no latency use case among %+v", d.Cases)
+	}
+	c := d.Cases[i]
+	if strings.Join(c.Use, ",") != "a" {
+		t.Errorf("over loopback: use %v, want a", c.Use)
+	}
+	if len(c.Profiles) != 1 || c.Profiles[0].Profile != "az-lossy" || strings.Join(c.Profiles[0].Use, ",") != "b" {
+		t.Fatalf("profiles %+v: want az-lossy alone, using b", c.Profiles)
+	}
+	if line := c.Profiles[0].Line; !strings.HasPrefix(line, "use b; a is next, ") {
+		t.Errorf("az-lossy line %q", line)
+	}
+
+	// A run over one path says which.
+	one := declared(raw[:0:0], results.ContenderInfo{Name: "a"})
+	one.Environment.NetworkPath = "container IP on bridge network"
+	if got := Verdicts(one).Scope; !strings.HasPrefix(got, "Verdicts for one network path, container IP on bridge network;") {
+		t.Errorf("single-path scope %q", got)
+	}
+}

@@ -142,7 +142,11 @@ func (run *Run) Label(id string) string {
 // Ref names a capability as the matrix does ("C4"), or by its label
 // without its parenthesised definition when the matrix does not show it.
 func (run *Run) Ref(id string) string {
-	if i := slices.Index(run.MatrixIDs(), id); i >= 0 {
+	m := run
+	if run.matrix != nil {
+		m = run.matrix
+	}
+	if i := slices.Index(m.MatrixIDs(), id); i >= 0 {
 		return fmt.Sprintf("C%d", i+1)
 	}
 	return ShortLabel(run.Label(id))

@@ -8,14 +8,19 @@ import (
 )
 
 // declaredRun indexes hand-made raw records (test data, not
-// measurements) under today's scenario declarations, as the CLI's
-// fillDefaults gives them to a file written without them; every
-// contender's lease is 2 s.
+// measurements) under today's scenario declarations (declared).
 func declaredRun(raw []results.Raw, infos ...results.ContenderInfo) *Run {
+	return New(declared(raw, infos...))
+}
+
+// declared is a run of hand-made raw records under today's scenario
+// declarations, as the CLI's fillDefaults gives them to a file written
+// without them; every contender's lease is 2 s.
+func declared(raw []results.Raw, infos ...results.ContenderInfo) *results.Results {
 	var decls []results.ScenarioInfo
 	cmd := holder.Command{}
 	for _, s := range []bench.Scenario{
-		scenarios.HandoverConfig{Holder: cmd}.Scenario(), scenarios.FairnessConfig{}.Scenario(),
+		scenarios.Latency(), scenarios.HandoverConfig{Holder: cmd}.Scenario(), scenarios.FairnessConfig{}.Scenario(),
 		scenarios.SafetyConfig{Holder: cmd}.Scenario(), scenarios.FailoverConfig{}.Scenario(),
 	} {
 		decls = append(decls, s.Info(false))
@@ -26,7 +31,7 @@ func declaredRun(raw []results.Raw, infos ...results.ContenderInfo) *Run {
 		r.Parameters.Contender[i.Name] = results.Settings{"lease": "2s"}
 	}
 	r.FillDefaults(results.Defaults{Scenarios: decls})
-	return New(r)
+	return r
 }
 
 // rec is one repetition of a contender in a scenario's variant per

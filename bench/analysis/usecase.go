@@ -8,7 +8,8 @@ import (
 // capabilities a lock must show in the run to be picked (capability ids
 // of results.DecisionFigure; a trailing "*" stands for every id with
 // that prefix), the figures that rank the locks that qualify (the first
-// orders them, inside its noise they tie; the others are shown), and the
+// orders them, inside its noise they tie; the others are shown for the
+// locks tied first, when they are several), and the
 // caveat a reader should weigh. No contender and no metric is named
 // here: the scenarios declare the figures.
 type UseCase struct {
@@ -78,7 +79,8 @@ type Pick struct {
 	// Deciding is the first Rank figure's ranking of the qualified
 	// locks, nil when the use case ranks nothing or none has it.
 	Deciding *Ranking
-	// Further are the other Rank figures for the supported locks.
+	// Further are the other Rank figures for the supported locks, when
+	// they are several.
 	Further []Ranking
 	// Others is, for every family without a qualified lock, its lock
 	// closest to qualifying (see closer).
@@ -167,7 +169,8 @@ func (run *Run) Decide(u UseCase) (Pick, bool) {
 				}
 			}
 			for _, id := range u.Rank[1:] {
-				if rk, ok := run.Ranking(id, p.Supports); ok {
+				// a figure of one lock compares nothing: its section has it
+				if rk, ok := run.Ranking(id, p.Supports); ok && len(rk.Entries)+len(rk.Elsewhere) > 1 {
 					p.Further = append(p.Further, rk)
 				}
 			}
@@ -311,7 +314,7 @@ var UseCases = []UseCase{
 		Title:    "Batch jobs (cron, deploys): a stale write is damage",
 		Requires: []string{"fenced-store", "learns-first", "frozen-freed"},
 		Rank:     []string{"learn-first-margin", "handover-freeze"},
-		Caveat:   "Fencing protects only a resource that checks the token: with a resource that does not, a holder paused past its lease wrote after the next grant with every lock of this run that granted (safety pause, unfenced store).",
+		Caveat:   "Fencing protects only a resource that checks the token: with one that does not, a holder paused past its lease wrote after the next grant with every lock here that granted (safety pause, unfenced store).",
 	},
 	{
 		// A leader is elected again only while the coordinator grants:
@@ -322,9 +325,16 @@ var UseCases = []UseCase{
 		Caveat:   "A leader that writes to a shared store needs fencing as batch jobs do; a single coordinator elects no leader while it is down.",
 	},
 	{
+		// The tail decides: a lossy link stalls a fresh connection's
+		// handshake for a retransmission timeout, which a median hides.
+		Title:  "A lock on every request's path (one worker, uncontended)",
+		Rank:   []string{"acquire-p99", "acquire-p50"},
+		Caveat: "One worker on an idle lock: the round trips a grant costs, and on a lossy link the retransmissions, not the coordinator's work.",
+	},
+	{
 		Title:  "Very many short locks (hold 0, many workers on distinct keys)",
 		Rank:   []string{"short-locks-rate", "short-locks-cpu"},
-		Caveat: "Measured on one machine whose cores the load generator shares with the servers; a lock's rate here is a lower bound of what a dedicated server gives.",
+		Caveat: "The load generator shares the servers' cores: a rate here is a lower bound of a dedicated server's.",
 	},
 	{
 		Title:    "One hot lock passed among many workers",
@@ -351,6 +361,6 @@ var UseCases = []UseCase{
 		Title:    "Very many idle sessions (each holding a lock and keeping it alive)",
 		Requires: []string{"sessions-lease*"},
 		Rank:     []string{"server-bytes-per-session"},
-		Caveat:   "The session counts are capped by the open-file limits of this machine, and rest on one repetition.",
+		Caveat:   "The session counts are capped by this machine's open-file limits.",
 	},
 }

@@ -1,5 +1,7 @@
 package results
 
+import "slices"
+
 // A DecisionFigure is one figure a scenario offers to the report's
 // decision section, as data: a capability a reader checks a lock for
 // (Op set: the figure of each contender against a threshold gives ✓ or
@@ -60,15 +62,24 @@ const (
 )
 
 // fillDecides gives every declared scenario of r that declares no
-// decision figures today's, from today.
+// decision figures today's, from today, and one that declares some
+// today's ranking figures (no threshold) under ids it lacks: a ranking
+// only reads figures the file has, whereas a capability's threshold is
+// the file's own to keep.
 func (r *Results) fillDecides(today []ScenarioInfo) {
 	for i, s := range r.Scenarios {
-		if len(s.Decides) > 0 {
-			continue
-		}
 		for _, t := range today {
-			if t.Name == s.Name {
+			if t.Name != s.Name {
+				continue
+			}
+			if len(s.Decides) == 0 {
 				r.Scenarios[i].Decides = t.Decides
+				continue
+			}
+			for _, d := range t.Decides {
+				if d.Op == "" && !slices.ContainsFunc(s.Decides, func(x DecisionFigure) bool { return x.ID == d.ID }) {
+					r.Scenarios[i].Decides = append(r.Scenarios[i].Decides, d)
+				}
 			}
 		}
 	}

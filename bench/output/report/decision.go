@@ -5,17 +5,22 @@ import (
 	"strings"
 
 	"github.com/monolock/monolock-bench/bench/analysis"
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
-// decisionSection opens the report: for each use case (analysis.UseCases)
-// its verdict as the analysis words it, the figures behind it and its
-// caveat; the workload scenario's ranking where the run has one; then the
-// capability matrix.
-func (f *figures) decisionSection(d *document) {
+// decisionSection opens the report: the network path the verdicts hold
+// for, then for each use case (analysis.UseCases) its verdict as the
+// analysis words it, the figures behind it and its caveat, and its
+// verdict under each other profile of a sweep (all) where the pick
+// changes; the workload scenario's ranking where the run has one; then
+// the capability matrix.
+func (f *figures) decisionSection(d *document, all *results.Results) {
 	t := table{head: []string{"use case", "verdict", "figures", "caveat"}, leftAligned: true, cards: true}
-	for _, u := range analysis.UseCases {
-		if p, ok := f.a.Decide(u); ok {
-			t.rows = append(t.rows, useCaseRow(f.a.Advise(p)))
+	v := analysis.Verdicts(all)
+	for _, c := range v.Cases {
+		t.rows = append(t.rows, useCaseRow(c.Advice, c.Title, c.Caveat))
+		for _, at := range c.Profiles {
+			t.rows = append(t.rows, useCaseRow(at.Advice, "at "+at.Profile+": "+c.Title, "as above"))
 		}
 	}
 	workloads, oneRep := f.workloadRows()
@@ -23,12 +28,13 @@ func (f *figures) decisionSection(d *document) {
 		return
 	}
 	d.h2("Which lock for which job")
-	d.p("A lock is used when every capability the job requires (C1, C2, …: the matrix below) held in every repetition, then ranked by the first figure named. “worse”: the next lock's median over the pick's (the range over their repetitions); “~” a tie; n the repetitions behind a figure; ✗ C4: capability C4 did not hold, for the best lock of each other family.")
+	d.p(v.Scope)
+	d.p("A lock is used when every capability its row requires (C1, …: the matrix below) held in every repetition, then ranked by the first figure named; “worse”: the next lock's median over the pick's (range over their repetitions); “~” a tie; n repetitions; ✗ C4: C4 did not hold.")
 	if len(t.rows) > 0 {
 		d.add(t)
 	}
 	if len(workloads.rows) > 0 {
-		text := "Your own workloads (each ranking holds for its file's traffic shape only), ranked by: " + WorkloadRanking{}.rule() + ". The table names the leaders; each workload's whole ranking is in the appendix."
+		text := "Your own workloads (each ranking holds for its file's traffic shape only), ranked by: " + WorkloadRanking{}.rule() + "; each workload's whole ranking is in the appendix."
 		if oneRep {
 			text += fmt.Sprintf(" Each ranking rests on one repetition: only figures %g× apart or more are ranked apart.", float64(singleRunFactor))
 		}
@@ -79,14 +85,13 @@ func workloadRow(v string, wr WorkloadRanking) ([]cell, bool) {
 	return []cell{{text: v}, {text: supports}, {text: figures}}, true
 }
 
-// useCaseRow lays out a use case's verdict as the analysis words it:
-// the line, the figures behind it, the caveat and the rule.
-func useCaseRow(a analysis.Advice) []cell {
-	title := a.Title
+// useCaseRow lays out a use case's verdict as the analysis words it,
+// under title: the line, the figures behind it and the caveat.
+func useCaseRow(a analysis.Advice, title, caveat string) []cell {
 	if a.Requires != "" {
 		title += " — " + a.Requires
 	}
-	return []cell{{text: title}, {text: a.Line}, {text: strings.Join(a.Figures, " ")}, {text: a.Caveat}}
+	return []cell{{text: title}, {text: a.Line}, {text: strings.Join(a.Figures, " ")}, {text: caveat}}
 }
 
 // decisionShown is how many ranked locks a decision row names; the
