@@ -291,7 +291,7 @@ func TestSweepDecisionPerProfile(t *testing.T) {
 	r.Networks = []results.NetworkRun{{Profile: "loopback", NetworkPath: "loopback 127.0.0.1"}, {Profile: "rack"}, {Profile: "az-lossy"}}
 	r.Summary = results.Summarize(r.Raw)
 	d := Verdicts(r)
-	if !strings.HasPrefix(d.Scope, "Verdicts for the first network profile of this sweep, loopback (loopback 127.0.0.1)") {
+	if !strings.HasPrefix(d.Scope, "Verdicts for the first network profile of this run, loopback (loopback 127.0.0.1)") {
 		t.Errorf("scope %q does not say the path first", d.Scope)
 	}
 	i := slices.IndexFunc(d.Cases, func(c Case) bool { return strings.HasPrefix(c.Title, "A lock on every request's path") })

@@ -68,7 +68,7 @@ func Verdicts(r *results.Results) Decision {
 			}
 		}
 	}
-	d.Scope = fmt.Sprintf("Verdicts for the first network profile of this sweep, %s (%s); under %s the pick is given where it changes (“at %s”), and is the same elsewhere.",
+	d.Scope = fmt.Sprintf("Verdicts for the first network profile of this run, %s (%s); under %s the pick is given where it changes (“at %s”), and is the same elsewhere.",
 		r.Networks[0].Profile, pathOf(r.Networks[0]), strings.Join(others, ", "), others[0])
 	return d
 }

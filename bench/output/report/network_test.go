@@ -70,7 +70,7 @@ func TestNetworkSection(t *testing.T) {
 	}
 	plainBefore, _, _ := strings.Cut(string(plain.Markdown), "Details: [Glossary]")
 	decision := section(before, "Which lock for which job")
-	if !strings.Contains(decision, "Verdicts for the first network profile of this sweep, loopback") {
+	if !strings.Contains(decision, "Verdicts for the first network profile of this run, loopback") {
 		t.Errorf("the decision does not say which profile it holds for:\n%s", decision)
 	}
 	withoutDecision := func(md string) string { return strings.Replace(md, section(md, "Which lock for which job"), "", 1) }
