@@ -34,7 +34,7 @@ func (f *figures) decisionSection(d *document, all *results.Results) {
 		d.add(t)
 	}
 	if len(workloads.rows) > 0 {
-		text := "Your own workloads (each ranking holds for its file's traffic shape only), ranked by: " + WorkloadRanking{}.rule() + "; each workload's whole ranking is in the appendix."
+		text := "Your own workloads (each ranking holds for its file's traffic shape only), ranked by: " + analysis.WorkloadRule() + "; each workload's whole ranking is in the appendix."
 		if oneRep {
 			text += fmt.Sprintf(" Each ranking rests on one repetition: only figures %g× apart or more are ranked apart.", float64(singleRunFactor))
 		}
@@ -51,10 +51,10 @@ func (f *figures) workloadRows() (t table, oneRep bool) {
 	t = table{head: []string{"workload", "this run supports", "ranking"}, leftAligned: true}
 	oneRep = true
 	for _, v := range f.variants(workloadScenario) {
-		wr := f.workloadRanking(v)
+		wr := f.a.RankWorkload(workloadScenario, v)
 		if row, ok := workloadRow(v, wr); ok {
 			t.rows = append(t.rows, row)
-			oneRep = oneRep && (!wr.Ranked() || wr.oneRepetition())
+			oneRep = oneRep && (!wr.Ranked() || wr.OneRepetition())
 		}
 	}
 	return t, oneRep
@@ -62,14 +62,14 @@ func (f *figures) workloadRows() (t table, oneRep bool) {
 
 // workloadRow is the decision row of workload v: the contenders in first
 // place, or why none is; false when fewer than two contenders ran it.
-func workloadRow(v string, wr WorkloadRanking) ([]cell, bool) {
+func workloadRow(v string, wr analysis.WorkloadRanking) ([]cell, bool) {
 	if len(wr.Ranks) < 2 {
 		return nil, false
 	}
 	supports := "not ranked"
 	figures := wr.Why
 	if wr.Ranked() {
-		first := wr.first()
+		first := wr.First()
 		supports = strings.Join(first, ", ")
 		switch {
 		case !wr.Ranks[0].PassesAll:
@@ -77,9 +77,9 @@ func workloadRow(v string, wr WorkloadRanking) ([]cell, bool) {
 		case len(first) > 1:
 			supports += " (tie)"
 		}
-		figures = wr.Label + ": " + wr.Brief() + "."
+		figures = wr.Label + ": " + workloadBrief(wr) + "."
 		if wr.Why != "" {
-			figures = wr.Label + " (" + wr.Why + "): " + wr.Brief() + "."
+			figures = wr.Label + " (" + wr.Why + "): " + workloadBrief(wr) + "."
 		}
 	}
 	return []cell{{text: v}, {text: supports}, {text: figures}}, true
