@@ -188,6 +188,10 @@ func (run *Run) figures(a Advice) []string {
 			out = append(out, fmt.Sprintf("Best of the %s family: %s, %s.", run.Family(s.Contender), s.Contender, strings.Join(why, "; ")))
 		}
 	}
+	if len(out) == 0 {
+		// nothing ranked and every family named in the line: no blank cell
+		out = append(out, "Each lock's figures: the capability matrix.")
+	}
 	return out
 }
 
