@@ -27,6 +27,10 @@ type Contender struct {
 	// keys: a waiting-strategy variant (e.g. "fast spin") differs from its
 	// base contender only when it has to wait.
 	ContendedOnly bool
+	// Pitfall marks a deployment run to show a misuse (a session lock
+	// through a transaction pooler): measured like the others, never
+	// recommended, and never named as its family's best. Default false.
+	Pitfall bool
 	// Scenarios, when non-empty, are the only scenarios the contender
 	// takes part in: a mode of a lock that only those scenarios read (a
 	// fencing-token mode for the safety scenario). Default: all.
@@ -138,7 +142,7 @@ func (c Contender) Info() results.ContenderInfo {
 	}
 	return results.ContenderInfo{
 		Name: c.Name, Label: label, Family: c.Family, Colour: c.Colour,
-		Floor: c.Floor, ContendedOnly: c.ContendedOnly, Notes: c.Notes,
+		Floor: c.Floor, ContendedOnly: c.ContendedOnly, Pitfall: c.Pitfall, Notes: c.Notes,
 	}
 }
 

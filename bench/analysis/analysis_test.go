@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -139,5 +140,179 @@ func TestVoidTrialIsNoEvidence(t *testing.T) {
 	p, _ := run.Decide(UseCase{Title: "fenced", Requires: []string{"fenced"}})
 	if strings.Join(p.Supports, ",") != "a" || len(p.Others) != 1 || len(p.Others[0].Apart) != 1 || len(p.Others[0].Failed) != 0 {
 		t.Errorf("pick %+v: want a, and b apart without a failure", p)
+	}
+}
+
+// The coordinator row ranks one fault: two clusters by their minority
+// down, never against a whole restart, and a standby pair's primary lost
+// apart, as not comparable. Figures as the reference full run's.
+func TestCoordinatorRowComparesOneFault(t *testing.T) {
+	var raw []results.Raw
+	for _, c := range []string{"redlock-fast", "etcd"} {
+		minority := map[string][]float64{"redlock-fast": {21.7, 24.0}, "etcd": {71.5, 36.8}}[c]
+		raw = append(raw, rec("failover", c, "restart", ms("unavailable_ms", "ms", 3150, 3160), ms("grants_while_down", "count", 0, 0))...)
+		raw = append(raw, rec("failover", c, "minority-down", ms("unavailable_ms", "ms", minority...), ms("grants_while_down", "count", 1900, 1800))...)
+		raw = append(raw, rec("failover", c, "restart-unsafe", ms("double_grants", "count", 0, 0))...)
+	}
+	raw = append(raw, rec("failover", "monolock-standby", "primary-lost-fast", ms("unavailable_ms", "ms", 362.9, 326.9), ms("grants_while_down", "count", 0, 0), ms("double_grants", "count", 0, 0))...)
+	run := declaredRun(raw, results.ContenderInfo{Name: "monolock-standby", Family: "monolock"},
+		results.ContenderInfo{Name: "redlock-fast", Family: "redis"}, results.ContenderInfo{Name: "etcd", Family: "etcd"})
+	p, ok := run.Decide(useCase("The coordinator"))
+	if !ok || p.Deciding == nil {
+		t.Fatalf("no deciding ranking: %+v", p)
+	}
+	rk := p.Deciding
+	if rk.Condition.Fault != results.FaultMinorityDown || len(rk.Entries) != 2 {
+		t.Fatalf("ranked at %+v: %+v, want redlock-fast and etcd at minority-down", rk.Condition, rk.Entries)
+	}
+	if got := Median(rk.Entries[0].Values); rk.Entries[0].Contender != "redlock-fast" || got != 22.85 {
+		t.Errorf("first %s %v, want redlock-fast's minority down, 22.85 ms", rk.Entries[0].Contender, got)
+	}
+	if len(rk.Elsewhere) != 1 || rk.Elsewhere[0].Contender != "monolock-standby" || rk.Elsewhere[0].Reason != "tested with another fault: primary-lost" {
+		t.Errorf("apart %+v: want monolock-standby, tested with another fault: primary-lost", rk.Elsewhere)
+	}
+	if !strings.Contains(rk.Text, "longest stretch without a grant") {
+		t.Errorf("ranking text %q does not say which figure ranks", rk.Text)
+	}
+}
+
+// A pitfall deployment is never picked nor named as its family's best,
+// even when it is the family's lock closest to qualifying (the quick
+// run's correctness row named postgres-pgbouncer for postgres).
+func TestPitfallNeverPicked(t *testing.T) {
+	var raw []results.Raw
+	raw = append(raw, rec("safety", "pool", "pause", ms("trials", "count", 2, 2), ms("not_granted", "count", 0, 0), ms("unsafe_writes_fenced", "count", 0, 0), ms("unsafe_writes_unfenced", "count", 2, 2))...)
+	raw = append(raw, rec("safety", "pool", "host-loss", ms("trials", "count", 2, 2), ms("not_granted", "count", 0, 0), ms("never_learned", "count", 0, 0), ms("learn_first_margin_min", "ms", 400, 410))...)
+	raw = append(raw, rec("handover", "pool", "freeze", ms("p50", "ms", 1700, 1710), ms("max", "ms", 1900, 1910), ms("failed", "count", 0, 0))...)
+	raw = append(raw, rec("safety", "session", "pause", ms("trials", "count", 2, 2), ms("not_granted", "count", 2, 2), ms("unsafe_writes_fenced", "count", 0, 0))...)
+	run := declaredRun(raw, results.ContenderInfo{Name: "session", Family: "pg"}, results.ContenderInfo{Name: "pool", Family: "pg", Pitfall: true})
+	for _, u := range UseCases {
+		p, ok := run.Decide(u)
+		if !ok {
+			continue
+		}
+		if slices.Contains(p.Supports, "pool") {
+			t.Errorf("%s: the pitfall is picked: %v", u.Title, p.Supports)
+		}
+		for _, s := range p.Others {
+			if s.Contender == "pool" {
+				t.Errorf("%s: the pitfall is named as its family's best", u.Title)
+			}
+		}
+	}
+}
+
+// holderRecs are a lock's handover and safety records: a freeze and a host
+// loss freed within one lease, its holder learning first, and crash
+// handovers of the given p50s.
+func holderRecs(c string, crash ...float64) []results.Raw {
+	var raw []results.Raw
+	zero := make([]float64, len(crash))
+	twos := slices.Repeat([]float64{2}, len(crash))
+	raw = append(raw, rec("handover", c, "crash", ms("p50", "ms", crash...), ms("max", "ms", crash...), ms("failed", "count", zero...))...)
+	raw = append(raw, rec("handover", c, "freeze", ms("p50", "ms", slices.Repeat([]float64{1700}, len(crash))...), ms("max", "ms", slices.Repeat([]float64{1900}, len(crash))...), ms("failed", "count", zero...))...)
+	raw = append(raw, rec("handover", c, "host-loss", ms("p50", "ms", slices.Repeat([]float64{1800}, len(crash))...), ms("max", "ms", slices.Repeat([]float64{1950}, len(crash))...), ms("failed", "count", zero...))...)
+	raw = append(raw, rec("safety", c, "host-loss", ms("trials", "count", twos...), ms("not_granted", "count", zero...), ms("never_learned", "count", zero...), ms("learn_first_margin_min", "ms", slices.Repeat([]float64{400}, len(crash))...))...)
+	return raw
+}
+
+// A use case reads in one line: the pick, the next lock with the ratio
+// of their medians and its range over the repetitions, the lock to avoid
+// with the capability it failed; then its figures, one statistic per
+// sentence, each saying which.
+func TestAdviceReadsInOneLine(t *testing.T) {
+	raw := append(holderRecs("a", 10, 10), holderRecs("b", 20, 30)...)
+	raw = append(raw, rec("handover", "c", "freeze", ms("failed", "count", 2, 2))...)
+	run := declaredRun(raw, results.ContenderInfo{Name: "a", Family: "x"}, results.ContenderInfo{Name: "b", Family: "y"}, results.ContenderInfo{Name: "c", Family: "z"})
+	p, ok := run.Decide(useCase("Holders"))
+	if !ok {
+		t.Fatal("no pick for holders")
+	}
+	a := run.Advise(p)
+	if n := a.Next; n == nil || n.Contender != "b" || n.Ratio != 2.5 || n.Lo != 2 || n.Hi != 3 {
+		t.Errorf("next %+v, want b at 2.5× (2–3×)", a.Next)
+	}
+	want := "use a; b is next, 2.50× worse (2–3×); avoid c (✗ C1: never (> 5s))."
+	if a.Line != want {
+		t.Errorf("line\n%q, want\n%q", a.Line, want)
+	}
+	if len(a.Figures) == 0 || !strings.HasPrefix(a.Figures[0], "handover after a crash (SIGKILL), p50, medians in crash (fault kill): a 10 ms (n=2), then b 25 ms (20–30, n=2).") {
+		t.Errorf("figures %q: want the medians of the crash handover first", a.Figures)
+	}
+}
+
+// Leader election requires the coordinator to keep granting while a
+// server is down: a single server that frees and tells its holders well
+// is not picked, and the line says what it lacks.
+func TestLeaderElectionRequiresAvailability(t *testing.T) {
+	raw := holderRecs("single", 10, 10)
+	raw = append(raw, rec("failover", "single", "restart", ms("unavailable_ms", "ms", 2200, 2300), ms("grants_while_down", "count", 0, 0))...)
+	run := declaredRun(raw, results.ContenderInfo{Name: "single", Family: "s"})
+	for prefix, picked := range map[string]bool{"Leader election": false, "Holders": true} {
+		p, ok := run.Decide(useCase(prefix))
+		if !ok {
+			t.Fatalf("no pick for %s", prefix)
+		}
+		a := run.Advise(p)
+		if got := slices.Contains(a.Use, "single"); got != picked {
+			t.Errorf("%s: single picked %v, want %v: %s", prefix, got, picked, a.Line)
+		}
+		if !picked && !strings.Contains(a.Line, "closest: single, which fails "+run.Ref("granting-server-down")+" (worst of 2: 0 grants while the servers were down)") {
+			t.Errorf("%s: the line does not say what the single server lacks: %s", prefix, a.Line)
+		}
+	}
+}
+
+// A sweep's decision is given per profile where the pick changes: over
+// loopback a's acquire p99 is the lowest, over a lossy link a stalls for
+// a retransmission and b is the pick; over rack nothing changes, so rack
+// gets no verdict of its own. The first line says which path the
+// verdicts hold for.
+func TestSweepDecisionPerProfile(t *testing.T) {
+	p99 := map[string][2][]float64{ // a's, b's
+		"":         {{100, 110}, {300, 320}},
+		"rack":     {{400, 420}, {900, 950}},
+		"az-lossy": {{1.0e6, 2.0e6}, {1500, 1550}},
+	}
+	var raw []results.Raw
+	for network, vals := range p99 {
+		for i, c := range []string{"a", "b"} {
+			v := "w1"
+			if network != "" {
+				v += results.NetworkSuffix + network
+			}
+			for _, x := range rec("latency", c, v, ms("acquire_p99", "us", vals[i]...), ms("acquire_p50", "us", vals[i][0]/2, vals[i][1]/2)) {
+				x.Network = network
+				raw = append(raw, x)
+			}
+		}
+	}
+	r := declared(raw, results.ContenderInfo{Name: "a", Family: "x"}, results.ContenderInfo{Name: "b", Family: "y"})
+	r.Networks = []results.NetworkRun{{Profile: "loopback", NetworkPath: "loopback 127.0.0.1"}, {Profile: "rack"}, {Profile: "az-lossy"}}
+	r.Summary = results.Summarize(r.Raw)
+	d := Verdicts(r)
+	if !strings.HasPrefix(d.Scope, "Verdicts for the first network profile of this run, loopback (loopback 127.0.0.1)") {
+		t.Errorf("scope %q does not say the path first", d.Scope)
+	}
+	i := slices.IndexFunc(d.Cases, func(c Case) bool { return strings.HasPrefix(c.Title, "A lock on every request's path") })
+	if i < 0 {
+		t.Fatalf("no latency use case among %+v", d.Cases)
+	}
+	c := d.Cases[i]
+	if strings.Join(c.Use, ",") != "a" {
+		t.Errorf("over loopback: use %v, want a", c.Use)
+	}
+	if len(c.Profiles) != 1 || c.Profiles[0].Profile != "az-lossy" || strings.Join(c.Profiles[0].Use, ",") != "b" {
+		t.Fatalf("profiles %+v: want az-lossy alone, using b", c.Profiles)
+	}
+	if line := c.Profiles[0].Line; !strings.HasPrefix(line, "use b; a is next, ") {
+		t.Errorf("az-lossy line %q", line)
+	}
+
+	// A run over one path says which.
+	one := declared(raw[:0:0], results.ContenderInfo{Name: "a"})
+	one.Environment.NetworkPath = "container IP on bridge network"
+	if got := Verdicts(one).Scope; !strings.HasPrefix(got, "Verdicts for one network path, container IP on bridge network;") {
+		t.Errorf("single-path scope %q", got)
 	}
 }

@@ -49,6 +49,9 @@ type Verdict struct {
 	Detail string
 	// Entry is the figure as a ranking entry, with its condition.
 	Entry Entry
+	// Worst is how many repetitions Short is the worst of; 0 when Short
+	// is no statistic ("no fencing tokens", "never (> 5s)").
+	Worst int
 }
 
 // decl is one scenario's declaration of a decision figure.
@@ -143,7 +146,11 @@ func (run *Run) Label(id string) string {
 // Ref names a capability as the matrix does ("C4"), or by its label
 // without its parenthesised definition when the matrix does not show it.
 func (run *Run) Ref(id string) string {
-	if i := slices.Index(run.MatrixIDs(), id); i >= 0 {
+	m := run
+	if run.matrix != nil {
+		m = run.matrix
+	}
+	if i := slices.Index(m.MatrixIDs(), id); i >= 0 {
 		return fmt.Sprintf("C%d", i+1)
 	}
 	return ShortLabel(run.Label(id))
@@ -332,7 +339,7 @@ func (run *Run) judgeAt(c string, d decl, v string) Verdict {
 		return j
 	}
 	j.Short = results.Format(worst, unit)
-	j.Figure = j.Short
+	j.Figure, j.Worst = j.Short, len(vals)
 	j.Cell = cellText(d, worst, bound, unit)
 	info, _ := run.r.Scenario(d.scenario)
 	if m, ok := info.Metric(d.Metric); ok && m.Label != "" {
@@ -450,7 +457,7 @@ func (run *Run) combine(c string, ds []decl) Verdict {
 			d.Combine != results.CombineAny && j.Mark == Holds && (out.Mark == NotMeasured || out.Mark == NotComparable),
 			d.Combine != results.CombineAny && j.Mark == NoEvidence && out.Mark != Fails && out.Mark != NoEvidence,
 			(j.Mark == NotComparable || j.Mark == NoEvidence) && out.Mark == NotMeasured:
-			out.Mark, out.Short, out.Figure, out.Cell, out.Entry = j.Mark, j.Short, cmp.Or(j.Figure, j.Short), cmp.Or(j.Cell, j.Short), j.Entry
+			out.Mark, out.Short, out.Figure, out.Cell, out.Entry, out.Worst = j.Mark, j.Short, cmp.Or(j.Figure, j.Short), cmp.Or(j.Cell, j.Short), j.Entry, j.Worst
 		}
 	}
 	out.Detail = strings.Join(details, " | ")

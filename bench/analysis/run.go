@@ -19,6 +19,10 @@ type Run struct {
 	// in order of first appearance; floors are the baselines, in order of
 	// first appearance.
 	locks, floors []string
+	// matrix, when set, is the run whose capability matrix names the
+	// capabilities (C1, …): a sweep's other profiles are named as its
+	// first's.
+	matrix *Run
 }
 
 type rawKey struct{ scenario, contender, variant string }

@@ -8,7 +8,8 @@ import (
 // capabilities a lock must show in the run to be picked (capability ids
 // of results.DecisionFigure; a trailing "*" stands for every id with
 // that prefix), the figures that rank the locks that qualify (the first
-// orders them, inside its noise they tie; the others are shown), and the
+// orders them, inside its noise they tie; the others are shown for the
+// locks tied first, when they are several), and the
 // caveat a reader should weigh. No contender and no metric is named
 // here: the scenarios declare the figures.
 type UseCase struct {
@@ -57,6 +58,9 @@ type Standing struct {
 type Failure struct {
 	ID     string
 	Figure string
+	// Worst is how many repetitions Figure is the worst of (0: no
+	// statistic).
+	Worst int
 }
 
 // Qualified reports whether every required capability held.
@@ -75,7 +79,8 @@ type Pick struct {
 	// Deciding is the first Rank figure's ranking of the qualified
 	// locks, nil when the use case ranks nothing or none has it.
 	Deciding *Ranking
-	// Further are the other Rank figures for the supported locks.
+	// Further are the other Rank figures for the supported locks, when
+	// they are several.
 	Further []Ranking
 	// Others is, for every family without a qualified lock, its lock
 	// closest to qualifying (see closer).
@@ -116,17 +121,26 @@ func cutStar(p string) (string, bool) {
 }
 
 // Decide picks the locks for a use case; false when the run measured
-// none of its figures.
+// none of its figures, or ran no scenario that declares one of its
+// requirements: a pick that never checked a requirement is no answer.
 func (run *Run) Decide(u UseCase) (Pick, bool) {
 	p := Pick{UseCase: u, Required: run.Requirements(u)}
+	for _, id := range p.Required {
+		if !run.Declared(id) {
+			return Pick{}, false
+		}
+	}
 	measured := false
 	var stands []Standing
 	for _, c := range run.locks {
+		if run.info[c].Pitfall {
+			continue // shown in the matrix, never a pick nor a family's best
+		}
 		s := Standing{Contender: c}
 		for _, id := range p.Required {
 			switch j := run.Capability(c, id); j.Mark {
 			case Fails:
-				s.Failed = append(s.Failed, Failure{ID: id, Figure: j.Figure})
+				s.Failed = append(s.Failed, Failure{ID: id, Figure: j.Figure, Worst: j.Worst})
 				measured = true
 			case Holds:
 				s.Passed++
@@ -155,7 +169,8 @@ func (run *Run) Decide(u UseCase) (Pick, bool) {
 				}
 			}
 			for _, id := range u.Rank[1:] {
-				if rk, ok := run.Ranking(id, p.Supports); ok {
+				// a figure of one lock compares nothing: its section has it
+				if rk, ok := run.Ranking(id, p.Supports); ok && len(rk.Entries)+len(rk.Elsewhere) > 1 {
 					p.Further = append(p.Further, rk)
 				}
 			}
@@ -179,6 +194,15 @@ func (run *Run) HigherIsBetter(id string) bool {
 	s, _ := run.r.Scenario(ds[0].scenario)
 	m, _ := s.Metric(ds[0].Metric)
 	return m.Better == "higher"
+}
+
+// metricLabel names a declaration's metric for readers.
+func (run *Run) metricLabel(d decl) string {
+	s, _ := run.r.Scenario(d.scenario)
+	if m, ok := s.Metric(d.Metric); ok && m.Label != "" {
+		return m.Label
+	}
+	return d.Metric
 }
 
 // Ranking ranks the contenders' figures id at one condition: the one
@@ -223,7 +247,12 @@ func (run *Run) Ranking(id string, contenders []string) (Ranking, bool) {
 		}
 		return declared(a[0].Condition) - declared(b[0].Condition)
 	})
-	rk := Ranking{ID: id, Text: ds[0].Text, Condition: groups[0][0].Condition, Entries: Rank(groups[0], run.HigherIsBetter(id))}
+	text := ds[0].Text
+	if ds[0].Op != "" {
+		// A capability ranks by its own figure: say which.
+		text = ShortLabel(text) + ": " + run.metricLabel(ds[0])
+	}
+	rk := Ranking{ID: id, Text: text, Condition: groups[0][0].Condition, Entries: Rank(groups[0], run.HigherIsBetter(id))}
 	for _, g := range groups[1:] {
 		for _, e := range g {
 			rk.Elsewhere = append(rk.Elsewhere, Apart{Entry: e, Reason: e.Condition.Differs(rk.Condition)})
@@ -282,15 +311,30 @@ func closer(a, b Standing) bool {
 // UseCases are the questions the decision answers.
 var UseCases = []UseCase{
 	{
-		Title:    "Correctness-critical jobs (cron, deploys, leader election): a stale write is damage",
+		Title:    "Batch jobs (cron, deploys): a stale write is damage",
 		Requires: []string{"fenced-store", "learns-first", "frozen-freed"},
 		Rank:     []string{"learn-first-margin", "handover-freeze"},
-		Caveat:   "Fencing protects only a resource that checks the token: with a resource that does not, a holder paused past its lease wrote after the next grant with every lock of this run that granted (safety pause, unfenced store).",
+		Caveat:   "Fencing protects only a resource that checks the token: with one that does not, a holder paused past its lease wrote after the next grant with every lock here that granted (safety pause, unfenced store).",
+	},
+	{
+		// A leader is elected again only while the coordinator grants:
+		// its availability is a requirement here, not a ranking figure.
+		Title:    "Leader election: one leader at a time, and a new one soon after the leader or a coordinator server fails",
+		Requires: []string{"learns-first", "frozen-freed", "host-loss-freed", "granting-server-down"},
+		Rank:     []string{"handover-crash", "handover-freeze"},
+		Caveat:   "A leader that writes to a shared store needs fencing as batch jobs do; a single coordinator elects no leader while it is down.",
+	},
+	{
+		// The tail decides: a lossy link stalls a fresh connection's
+		// handshake for a retransmission timeout, which a median hides.
+		Title:  "A lock on every request's path (one worker, uncontended)",
+		Rank:   []string{"acquire-p99", "acquire-p50"},
+		Caveat: "One worker on an idle lock: the round trips a grant costs, and on a lossy link the retransmissions, not the coordinator's work.",
 	},
 	{
 		Title:  "Very many short locks (hold 0, many workers on distinct keys)",
 		Rank:   []string{"short-locks-rate", "short-locks-cpu"},
-		Caveat: "Measured on one machine whose cores the load generator shares with the servers; a lock's rate here is a lower bound of what a dedicated server gives.",
+		Caveat: "The load generator shares the servers' cores: a rate here is a lower bound of a dedicated server's.",
 	},
 	{
 		Title:    "One hot lock passed among many workers",
@@ -307,13 +351,16 @@ var UseCases = []UseCase{
 	{
 		Title:    "The coordinator itself may fail",
 		Requires: []string{"granting-server-down", "restart-no-double-grant"},
-		Rank:     []string{"restart-unavailable", "recovery", "failover-detection"},
-		Caveat:   "A single coordinator cannot grant while it is down; a replicated one, or a standby pair once its failover has moved the address (after D), can, with more servers to run. A standby pair keeps its guarantees only while the failover fences the old primary.",
+		// Ranked by the capability's own figure, so that clusters compare a minority
+		// down and a standby pair its primary lost; a whole restart is
+		// another fault.
+		Rank:   []string{"granting-server-down", "recovery", "failover-detection"},
+		Caveat: "A cluster or a standby pair costs more servers to run; a standby pair keeps its guarantees only while its failover fences the old primary.",
 	},
 	{
 		Title:    "Very many idle sessions (each holding a lock and keeping it alive)",
 		Requires: []string{"sessions-lease*"},
 		Rank:     []string{"server-bytes-per-session"},
-		Caveat:   "The session counts are capped by the open-file limits of this machine, and rest on one repetition.",
+		Caveat:   "The session counts are capped by this machine's open-file limits.",
 	},
 }

@@ -161,7 +161,8 @@ type Defaults struct {
 // FillDefaults completes an old results file from today's contender and
 // scenario tables so that it renders like a new one: when r has no
 // contender info it gets the entries of d.Contenders for the contenders it
-// ran; when it has no claim rules, the rules of d.Claims whose subject it
+// ran, and a contender today's table marks as a pitfall is marked so;
+// when it has no claim rules, the rules of d.Claims whose subject it
 // ran; when it has no scenario info, d.Scenarios' declarations of the
 // scenarios it ran, with the variants it ran (a variant today's table no
 // longer has keeps its name and no parameters); summary rows without a
@@ -192,6 +193,13 @@ func (r *Results) FillDefaults(d Defaults) {
 			if ran[c.Name] {
 				r.Contenders = append(r.Contenders, c)
 			}
+		}
+	}
+	// A file written before the pitfall mark existed gets today's: a
+	// deployment shown as a misuse stays one.
+	for i, c := range r.Contenders {
+		if j := slices.IndexFunc(d.Contenders, func(x ContenderInfo) bool { return x.Name == c.Name }); j >= 0 && d.Contenders[j].Pitfall {
+			r.Contenders[i].Pitfall = true
 		}
 	}
 	if len(r.Claims) == 0 {

@@ -1,5 +1,7 @@
 package results
 
+import "slices"
+
 // A DecisionFigure is one figure a scenario offers to the report's
 // decision section, as data: a capability a reader checks a lock for
 // (Op set: the figure of each contender against a threshold gives ✓ or
@@ -66,8 +68,11 @@ const (
 )
 
 // fillDecides gives every declared scenario of r that declares no
-// decision figures today's, from today, and a figure recorded before
-// Counts existed today's Counts of the same figure.
+// decision figures today's, from today; one that declares some today's
+// ranking figures (no threshold) under ids it lacks: a ranking only reads
+// figures the file has, whereas a capability's threshold is the file's
+// own to keep; and a figure recorded before Counts existed today's Counts
+// of the same figure.
 func (r *Results) fillDecides(today []ScenarioInfo) {
 	for i, s := range r.Scenarios {
 		for _, t := range today {
@@ -83,6 +88,11 @@ func (r *Results) fillDecides(today []ScenarioInfo) {
 					if d.Counts == "" && td.ID == d.ID && td.Metric == d.Metric {
 						r.Scenarios[i].Decides[j].Counts = td.Counts
 					}
+				}
+			}
+			for _, d := range t.Decides {
+				if d.Op == "" && !slices.ContainsFunc(s.Decides, func(x DecisionFigure) bool { return x.ID == d.ID }) {
+					r.Scenarios[i].Decides = append(r.Scenarios[i].Decides, d)
 				}
 			}
 		}

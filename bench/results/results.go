@@ -78,6 +78,9 @@ type ContenderInfo struct {
 	// ContendedOnly marks a contender that runs only the variants where
 	// workers share keys (a waiting-strategy variant).
 	ContendedOnly bool `json:"contended_only,omitempty"`
+	// Pitfall marks a deployment run to show a misuse: the decision
+	// never picks it nor names it as its family's best.
+	Pitfall bool `json:"pitfall,omitempty"`
 	// Notes are trade-offs of the contender's design that a benchmark run
 	// does not measure (availability, fencing, operations); a report
 	// lists them, labelled as not measured, under "which lock when".

@@ -292,3 +292,13 @@ func TestDeclared(t *testing.T) {
 		}
 	}
 }
+
+// A file written before the pitfall mark existed gets today's mark for
+// the contenders it already describes; nothing else of its info changes.
+func TestFillDefaultsMarksPitfalls(t *testing.T) {
+	r := &Results{Contenders: []ContenderInfo{{Name: "pool", Label: "as recorded"}, {Name: "plain"}}}
+	r.FillDefaults(Defaults{Contenders: []ContenderInfo{{Name: "pool", Label: "today's", Pitfall: true}, {Name: "plain"}}})
+	if !r.Contenders[0].Pitfall || r.Contenders[0].Label != "as recorded" || r.Contenders[1].Pitfall {
+		t.Errorf("contenders %+v: want pool marked a pitfall, its label kept, plain unmarked", r.Contenders)
+	}
+}

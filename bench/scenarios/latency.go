@@ -74,6 +74,7 @@ func (c LatencyConfig) Scenario() bench.Scenario {
 		Metrics: results.LatencyMetrics.List(),
 		Decides: []results.DecisionFigure{
 			{ID: "acquire-p50", Text: "uncontended acquire p50, one worker", Variant: "w1", Metric: results.LatencyMetrics.AcquireP50.Name},
+			{ID: "acquire-p99", Text: "uncontended acquire p99, one worker", Variant: "w1", Metric: results.LatencyMetrics.AcquireP99.Name},
 		},
 		Settings: func(quick bool) results.Settings {
 			p := c.withDefaults(quick)

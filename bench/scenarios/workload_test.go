@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/benchtest"
 	"github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/host"
@@ -155,7 +156,7 @@ func TestWorkloadScenario(t *testing.T) {
 			t.Errorf("neither report.md nor details.md has %q", want)
 		}
 	}
-	if rk := report.RankWorkload(res, "jobs"); len(rk.Ranks) != 2 || rk.Ranks[0].Place != 1 {
+	if rk := analysis.New(res).RankWorkload(Workloads().Name, "jobs"); len(rk.Ranks) != 2 || rk.Ranks[0].Place != 1 {
 		t.Errorf("ranking of jobs: %+v", rk)
 	}
 }

@@ -24,6 +24,7 @@ import (
 // fixed: the figures show what the pitfall does.
 func PgBouncerContender() bench.Contender {
 	c := pgbouncerContender("postgres-pgbouncer", "PostgreSQL advisory lock through PgBouncer (transaction pooling; pitfall)", "#8c6d1f", false)
+	c.Pitfall = true
 	c.Claims = results.OfKind(results.ClaimOther, []results.ClaimRule{{
 		ID:        "postgres-pgbouncer-session-lock-shared",
 		Claim:     "Session-level advisory locks do not work with PgBouncer's transaction pooling: the lock stays with the server connection, which the pool hands to other clients between transactions.",

@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// The decision section's use-case rows and capability matrix are decided
-// by bench/analysis; the files that lay them out only lay out. They name
+// The decision section's use-case rows, capability matrix and workload
+// rankings are decided by bench/analysis; the files that lay them out
+// only lay out. They name
 // no ranking or judging helper of this package, no decision-figure
 // declaration (what a capability is judged by) and no raw figure lookup,
 // and import neither benchmath nor anything else that compares.
@@ -21,7 +22,7 @@ func TestDecisionRowsAreLaidOutNotDecided(t *testing.T) {
 		"Summary": "reads the summary", "Raw": "reads raw records",
 	}
 	fset := token.NewFileSet()
-	for _, name := range []string{"decision.go", "capabilities.go", "findings.go"} {
+	for _, name := range []string{"decision.go", "capabilities.go", "findings.go", "workload_rank.go"} {
 		file, err := parser.ParseFile(fset, name, nil, 0)
 		if err != nil {
 			t.Fatal(err)

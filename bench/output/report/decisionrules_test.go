@@ -41,11 +41,11 @@ func TestDecisionRules(t *testing.T) {
 	}
 	md := section(string(rep.Markdown), "Which lock for which job")
 	holders := rowOf(md, "| Holders that may crash")
-	if !strings.Contains(holders, "Best of the monolock family: monolock, ✗ C3 (-5 ms smallest learn-first margin)") {
+	if !strings.Contains(holders, "closest: monolock, which fails C3 (worst of 2: -5 ms smallest learn-first margin)") {
 		t.Errorf("the holders row does not name monolock's measured ✗ as the best of its family:\n%s", holders)
 	}
 	short := rowOf(md, "| Very many short locks")
-	if !strings.Contains(short, "redis 31,000/s (n=3)") || strings.Contains(short, "redis-spin") {
+	if !strings.Contains(short, "redis 31,000/s (30,900–31,200, n=3)") || strings.Contains(short, "redis-spin") {
 		t.Errorf("the many-short-locks row should rank the distinct-key figures only:\n%s", short)
 	}
 }

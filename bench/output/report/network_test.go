@@ -12,7 +12,9 @@ import (
 // TestNetworkSection: the fixture run as if measured under loopback and
 // under a profile of 1 ms (its az figures made up as the loopback ones
 // plus 1000 us, its line busy with 0.8 cores at 64 workers): the other
-// sections render exactly as for the loopback run alone, and the network
+// sections render exactly as for the loopback run alone, but for the
+// decision, which says it holds for loopback and gives the verdicts at
+// az where the pick changes; the network
 // section gives the targets as checked statements (the line limiting the
 // locks/s at 64 workers, on 2 cores), one row of round trips per profile,
 // acquire per profile with units and as a multiple of the measured RTT,
@@ -62,12 +64,17 @@ func TestNetworkSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := string(rep.Markdown)
-	before, section, ok := strings.Cut(md, "## Network profiles")
+	before, network, ok := strings.Cut(md, "## Network profiles")
 	if !ok {
 		t.Fatal("no network section")
 	}
 	plainBefore, _, _ := strings.Cut(string(plain.Markdown), "## Terms")
-	if got := strings.Replace(before, " · [Network profiles](#network-profiles)", "", 1); got != plainBefore {
+	decision := section(before, "Which lock for which job")
+	if !strings.Contains(decision, "Verdicts for the first network profile of this run, loopback") {
+		t.Errorf("the decision does not say which profile it holds for:\n%s", decision)
+	}
+	withoutDecision := func(md string) string { return strings.Replace(md, section(md, "Which lock for which job"), "", 1) }
+	if got := strings.Replace(withoutDecision(before), " · [Network profiles](#network-profiles)", "", 1); got != withoutDecision(plainBefore) {
 		t.Errorf("the sections before the network section differ from the loopback run's report:\n%s\n----\n%s", got[:min(len(got), 600)], plainBefore[:min(len(plainBefore), 600)])
 	}
 	if strings.Contains(before, "@az") {
@@ -76,7 +83,7 @@ func TestNetworkSection(t *testing.T) {
 	for _, want := range []string{"### Targets", "| the delay line does not limit the locks/s at the most workers (throughput distinct-w64; inferred from the CPU) | az | fails |",
 		"is within 10% of the asked | az | holds | 1.00×", "| monolock takes two round trips at az | az | fails |", "measured RTT 1 ms: 1.",
 		"| monolock at region | region | inconclusive | not measured: the run had no region profile |", "90 µs (rounds 80 µs–110 µs; uncompensated 1.09 ms)", "15 µs (10 µs)", "(RTT 1 ms)", " ms (", "Claims checked per profile"} {
-		if !strings.Contains(section, want) {
+		if !strings.Contains(network, want) {
 			t.Errorf("network section lacks %q", want)
 		}
 	}

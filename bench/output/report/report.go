@@ -62,7 +62,7 @@ func render(r *results.Results, soak *soakRef) (*Report, error) {
 	d := &document{title: "monolock-bench report — run " + r.RunID}
 	f.intro(d)
 	top := len(d.blocks)
-	f.decisionSection(d)
+	f.decisionSection(d, all)
 	d.details("At a glance: the headline figures side by side", f.atAGlance)
 	f.contenderList(d)
 	f.claimsSection(d, claims)

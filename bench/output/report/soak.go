@@ -65,8 +65,8 @@ func (f *figures) soakLink(d *document) {
 		return
 	}
 	s := f.soak
-	d.p(fmt.Sprintf("This run's chaos step is short: its intervals are wide. The newest chaos soak (make bench-chaos: %s), run %s on %s, gives the bounds per lock and per fault kind: [%s](../%s/%s).",
-		s.r.Parameters.Scenario["chaos"][results.ChaosSoakSetting], s.r.RunID, s.r.StartedAt.UTC().Format("2006-01-02 15:04"), s.dir, s.dir, MarkdownFile))
+	d.p(fmt.Sprintf("This short step's intervals are wide; the newest chaos soak (make bench-chaos, %s) bounds each lock per fault kind: [%s](../%s/%s).",
+		s.r.StartedAt.UTC().Format("2006-01-02"), s.dir, s.dir, MarkdownFile))
 }
 
 // chaosSchedule says what each contender took of the one schedule: the

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -14,87 +15,9 @@ import (
 
 const workloadScenario = "workload"
 
-// Verdicts of an SLO across a contender's repetitions.
-const (
-	sloPass     = "pass"
-	sloFail     = "fail"
-	sloMixed    = "mixed"
-	sloNotKnown = "not known"
-)
-
-// SLOResult is one threshold of a workload checked for one contender
-// across the run's repetitions.
-type SLOResult struct {
-	Threshold string
-	// Verdict is "pass" (every repetition held it), "fail" (none did),
-	// "mixed" or "not known" (a repetition could not measure it; Why
-	// says why).
-	Verdict string
-	// Value is the median across the repetitions that measured it, in
-	// Unit ("ratio" for a share).
-	Value float64
-	Unit  string
-	// Passed and Known count the repetitions.
-	Passed, Known, Repetitions int
-	Why                        string
-}
-
-// sloResults gathers the verdicts of contender c's repetitions of v per
-// threshold, in the file's order.
-func (f *figures) sloResults(c, v string) []SLOResult {
-	var out []SLOResult
-	values := map[string][]float64{}
-	for _, raw := range f.raws(workloadScenario, c, v) {
-		if raw.Skipped != "" {
-			continue
-		}
-		for _, vd := range raw.Verdicts {
-			i := slices.IndexFunc(out, func(s SLOResult) bool { return s.Threshold == vd.Threshold })
-			if i < 0 {
-				out = append(out, SLOResult{Threshold: vd.Threshold, Unit: vd.Unit})
-				i = len(out) - 1
-			}
-			s := &out[i]
-			s.Repetitions++
-			if !vd.Known {
-				if s.Why == "" {
-					s.Why = vd.Why
-				}
-				continue
-			}
-			s.Known++
-			values[vd.Threshold] = append(values[vd.Threshold], vd.Value)
-			if vd.Pass {
-				s.Passed++
-			}
-		}
-	}
-	for i := range out {
-		s := &out[i]
-		if vs := values[s.Threshold]; len(vs) > 0 {
-			slices.Sort(vs)
-			s.Value = vs[len(vs)/2]
-			if len(vs)%2 == 0 {
-				s.Value = (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2
-			}
-		}
-		switch {
-		case s.Known < s.Repetitions:
-			s.Verdict = sloNotKnown
-		case s.Passed == s.Repetitions:
-			s.Verdict = sloPass
-		case s.Passed == 0:
-			s.Verdict = sloFail
-		default:
-			s.Verdict = sloMixed
-		}
-	}
-	return out
-}
-
 // sloValue prints a verdict's value in the units its threshold is
 // written in: latencies in ms from 1 ms up, shares as percentages.
-func sloValue(s SLOResult) string {
+func sloValue(s analysis.SLOResult) string {
 	switch s.Unit {
 	case "ratio":
 		return results.Num(100*s.Value) + "%"
@@ -107,12 +30,12 @@ func sloValue(s SLOResult) string {
 }
 
 // sloCell prints one threshold of one contender.
-func sloCell(s SLOResult) cell {
-	class := map[string]string{sloPass: "holds", sloFail: "fails", sloMixed: "inconclusive", sloNotKnown: "inconclusive"}[s.Verdict]
+func sloCell(s analysis.SLOResult) cell {
+	class := map[string]string{analysis.SLOPass: "holds", analysis.SLOFail: "fails", analysis.SLOMixed: "inconclusive", analysis.SLONotKnown: "inconclusive"}[s.Verdict]
 	switch s.Verdict {
-	case sloNotKnown:
+	case analysis.SLONotKnown:
 		return cell{text: "not known: " + s.Why, class: class}
-	case sloMixed:
+	case analysis.SLOMixed:
 		return cell{text: fmt.Sprintf("%s, mixed (%d of %d pass)", sloValue(s), s.Passed, s.Repetitions), class: class}
 	}
 	return cell{text: sloValue(s) + ", " + s.Verdict, class: class}
@@ -161,7 +84,7 @@ func (f *figures) workloadSection(d *document) error {
 				d.add(list{items: cut})
 			})
 		}
-		if text := rankingParagraph(v, f.workloadRanking(v)); text != "" {
+		if text := rankingParagraph(v, f.a.RankWorkload(workloadScenario, v)); text != "" {
 			d.p(text)
 		}
 	}
@@ -261,7 +184,7 @@ func (f *figures) workloadWarnings(v string) ([]string, []sharedNote) {
 }
 
 // rankingParagraph says a workload's ranking in the workload's section.
-func rankingParagraph(v string, wr WorkloadRanking) string {
+func rankingParagraph(v string, wr analysis.WorkloadRanking) string {
 	if len(wr.Ranks) == 0 {
 		return ""
 	}
@@ -272,8 +195,8 @@ func rankingParagraph(v string, wr WorkloadRanking) string {
 	if wr.Why != "" {
 		text += " (" + wr.Why + ")"
 	}
-	text += ": " + wr.Text() + "."
-	if wr.oneRepetition() {
+	text += ": " + workloadText(wr) + "."
+	if wr.OneRepetition() {
 		text += fmt.Sprintf(" Each figure rests on one repetition: only figures %g× apart or more are ranked apart.", float64(singleRunFactor))
 	}
 	return text
@@ -283,9 +206,9 @@ func rankingParagraph(v string, wr WorkloadRanking) string {
 // column per threshold.
 func (f *figures) sloTable(d *document, v string) {
 	var thresholds []string
-	slos := map[string][]SLOResult{}
+	slos := map[string][]analysis.SLOResult{}
 	for _, c := range f.locks(workloadScenario) {
-		slos[c] = f.sloResults(c, v)
+		slos[c] = f.a.SLOResults(workloadScenario, c, v)
 		for _, s := range slos[c] {
 			if !slices.Contains(thresholds, s.Threshold) {
 				thresholds = append(thresholds, s.Threshold)
@@ -299,7 +222,7 @@ func (f *figures) sloTable(d *document, v string) {
 	var cols []column
 	for _, th := range thresholds {
 		cols = append(cols, column{head: th, value: func(c string) (string, bool) {
-			i := slices.IndexFunc(slos[c], func(s SLOResult) bool { return s.Threshold == th })
+			i := slices.IndexFunc(slos[c], func(s analysis.SLOResult) bool { return s.Threshold == th })
 			if i < 0 {
 				return "", false
 			}
@@ -316,7 +239,7 @@ func (f *figures) sloTable(d *document, v string) {
 			continue
 		}
 		for j, th := range thresholds {
-			if i := slices.IndexFunc(slos[row[0].text], func(s SLOResult) bool { return s.Threshold == th }); i >= 0 && j+1 < len(row) {
+			if i := slices.IndexFunc(slos[row[0].text], func(s analysis.SLOResult) bool { return s.Threshold == th }); i >= 0 && j+1 < len(row) {
 				row[j+1].class = sloCell(slos[row[0].text][i]).class
 			}
 		}
@@ -390,8 +313,8 @@ func (g textGroups) notes(total int) []sharedNote {
 func (f *figures) workloadAdvice() []string {
 	var out []string
 	for _, v := range f.variants(workloadScenario) {
-		if wr := f.workloadRanking(v); wr.Ranked() && len(wr.Ranks) > 1 {
-			out = append(out, fmt.Sprintf("Your workload %s (every SLO passed first, then by %s): %s.", v, wr.Label, wr.Text()))
+		if wr := f.a.RankWorkload(workloadScenario, v); wr.Ranked() && len(wr.Ranks) > 1 {
+			out = append(out, fmt.Sprintf("Your workload %s (every SLO passed first, then by %s): %s.", v, wr.Label, workloadText(wr)))
 		}
 	}
 	return out

@@ -5,275 +5,16 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
-// The ranking of the contenders for one workload. It rests on acquire
-// latency from the intended start, and only where the samples measure
-// it: a percentile is a figure when enough measured requests lie above
-// it and none of them is a lower bound (a request still waiting at the
-// stop). Places come from the report's one noise-aware rule (rank).
+// The workload ranking as text: analysis.RankWorkload decides it, these
+// lay it out.
 
-// rankFigure is an acquire percentile a workload ranking may rest on: the
-// percentile below which all but one in above of the requests lie.
-type rankFigure struct {
-	metric results.MetricSpec
-	above  int64
-}
-
-// rankFigures are tried in order: the tail first, the median when the
-// tail is not measured for every contender that has a median.
-var rankFigures = []rankFigure{
-	{results.WorkloadMetrics.AcquireP99, 100},
-	{results.WorkloadMetrics.AcquireP50, 2},
-}
-
-// minRankRequests is the fewest measured requests of a repetition that a
-// ranking figure rests on, whatever its percentile: with 20 the median's
-// distribution-free 95% confidence interval lies within the sample's
-// p30–p75 (its 6th to 15th value).
-const minRankRequests = 20
-
-// WorkloadRanking is the ranking of the contenders that ran one workload.
-type WorkloadRanking struct {
-	// Metric is the figure the places rest on, Label its words; both
-	// empty when no contender has one (Why says why).
-	Metric, Label string
-	// Why says why the ranking falls back to the median, or why there is
-	// none.
-	Why string
-	// Ranks are the ranked contenders, best first, then the ones that
-	// are not ranked (Place 0).
-	Ranks []WorkloadRank
-	// unranked says why the contenders of Place 0 are not ranked.
-	unranked string
-}
-
-// WorkloadRank is one contender's standing for a workload.
-type WorkloadRank struct {
-	Contender string
-	// Place is 1-based and shared by contenders whose figures cannot be
-	// told apart (rank); 0 when not ranked.
-	Place int
-	// PassesAll: every threshold passed in every repetition. Failed
-	// counts the thresholds that did not (failed, mixed or not known).
-	PassesAll bool
-	Failed    int
-	// Values are the ranking figure, one per repetition, in Unit.
-	Values []float64
-	Unit   string
-	// Unranked says why a contender has no figure to rank by.
-	Unranked string
-}
-
-// Ranked reports whether the ranking has any place.
-func (w WorkloadRanking) Ranked() bool { return len(w.Ranks) > 0 && w.Ranks[0].Place > 0 }
-
-// RankWorkload ranks the contenders that ran workload (a variant of the
-// workload scenario): those that pass every threshold first, then by the
-// number of thresholds they did not pass; within each, by acquire p99
-// from the intended start (the p50 when the p99 is not measured), tied
-// within the noise. A contender whose median is not measured either is
-// not ranked, and neither is a workload where no contender has one.
-func RankWorkload(r *results.Results, workload string) WorkloadRanking {
-	return newFigures(r).workloadRanking(workload)
-}
-
-// sample is what one repetition's acquire percentiles rest on: its
-// measured requests and those among them cut off by the stop (censored
-// or never started), whose latencies are lower bounds.
-type sample struct{ requests, cut int64 }
-
-func sampleOf(raw results.Raw) sample {
-	return sample{raw.Counts["requests"], raw.Counts["censored"] + raw.Counts["unstarted"]}
-}
-
-// gap says why a contender has no figure: a reason that contenders
-// share, and its detail for this one. The zero gap: measured.
-type gap struct{ reason, detail string }
-
-func (g gap) String() string {
-	if g.detail == "" {
-		return g.reason
-	}
-	return g.detail + ": " + g.reason
-}
-
-// measures says why s does not measure fig (the zero gap when it does).
-func (s sample) measures(fig rankFigure) gap {
-	need := max(minRankRequests, fig.above)
-	few := fmt.Sprintf("fewer than the %d measured requests a %s needs", need, shortFigure(fig))
-	switch {
-	case s.requests == 0:
-		return gap{reason: "no measured request"}
-	case s.requests == 1:
-		return gap{few, "1 request"}
-	case s.requests < need:
-		return gap{few, fmt.Sprintf("%d requests", s.requests)}
-	case s.cut*fig.above >= s.requests:
-		return gap{shortFigure(fig) + " a lower bound", fmt.Sprintf("%d of %d requests still waiting at the stop", s.cut, s.requests)}
-	}
-	return gap{}
-}
-
-// gaps gathers why contenders have no figure, by reason in the order
-// first seen.
-type gaps struct {
-	reasons []string
-	who     map[string][]string // per reason, "contender (detail)"
-	details map[string][]string
-}
-
-func (g *gaps) add(x gap, contender string) {
-	if g.who == nil {
-		g.who, g.details = map[string][]string{}, map[string][]string{}
-	}
-	if _, ok := g.who[x.reason]; !ok {
-		g.reasons = append(g.reasons, x.reason)
-	}
-	name := contender
-	if x.detail != "" {
-		name += " (" + x.detail + ")"
-	}
-	g.who[x.reason] = append(g.who[x.reason], name)
-	if !slices.Contains(g.details[x.reason], x.detail) {
-		g.details[x.reason] = append(g.details[x.reason], x.detail)
-	}
-}
-
-// text prints the gaps: "a (17 requests), b (16 requests): fewer than …;
-// c: no measured request", or "every contender (17 requests): …" when
-// all of total share a reason and its detail.
-func (g gaps) text(total int) string {
-	var parts []string
-	for _, r := range g.reasons {
-		names := strings.Join(g.who[r], ", ")
-		if len(g.who[r]) == total && total > 1 && len(g.details[r]) == 1 {
-			names = "every contender"
-			if d := g.details[r][0]; d != "" {
-				names += " (" + d + ")"
-			}
-		}
-		parts = append(parts, names+": "+r)
-	}
-	return strings.Join(parts, "; ")
-}
-
-func shortFigure(fig rankFigure) string { return strings.TrimPrefix(fig.metric.Name, "acquire_") }
-
-// workloadStanding is a contender's thresholds and samples for a
-// workload.
-type workloadStanding struct {
-	rank    WorkloadRank
-	samples []sample
-}
-
-func (f *figures) workloadRanking(v string) WorkloadRanking {
-	var all []workloadStanding
-	for _, c := range f.locks(workloadScenario) {
-		slos := f.sloResults(c, v)
-		var samples []sample
-		for _, raw := range f.raws(workloadScenario, c, v) {
-			if raw.Skipped == "" {
-				samples = append(samples, sampleOf(raw))
-			}
-		}
-		if len(samples) == 0 {
-			continue
-		}
-		s := workloadStanding{rank: WorkloadRank{Contender: c, PassesAll: true}, samples: samples}
-		for _, x := range slos {
-			if x.Verdict != sloPass {
-				s.rank.PassesAll = false
-				s.rank.Failed++
-			}
-		}
-		all = append(all, s)
-	}
-	if len(all) == 0 {
-		return WorkloadRanking{}
-	}
-	// why[i][k] is why contender i has no figure k (zero when it has).
-	why := make([][]gap, len(all))
-	for i, s := range all {
-		for _, fig := range rankFigures {
-			var w gap
-			vals, _ := f.values(workloadScenario, s.rank.Contender, v, fig.metric.Name)
-			for _, smp := range s.samples {
-				if w = smp.measures(fig); w != (gap{}) {
-					break
-				}
-			}
-			if w == (gap{}) && len(vals) < len(s.samples) {
-				w = gap{reason: "no measured request was granted"}
-			}
-			why[i] = append(why[i], w)
-		}
-	}
-	// The tail when every contender with a median has it, else the median.
-	median := len(rankFigures) - 1
-	pick := 0
-	var fallback gaps
-	for i, s := range all {
-		if why[i][median] == (gap{}) && why[i][0] != (gap{}) {
-			pick = median
-			fallback.add(why[i][0], s.rank.Contender)
-		}
-	}
-	fig := rankFigures[pick]
-	out := WorkloadRanking{Metric: fig.metric.Name, Label: fig.metric.Label}
-	if pick > 0 {
-		out.Why = fmt.Sprintf("the %s is not measured for %s", shortFigure(rankFigures[0]), fallback.text(len(all)))
-	}
-	var ranked, unranked []WorkloadRank
-	var missing gaps
-	for i, s := range all {
-		rk := s.rank
-		if why[i][pick] != (gap{}) {
-			g := why[i][median] // a p99 implies a median
-			rk.Unranked = g.String()
-			missing.add(g, rk.Contender)
-			unranked = append(unranked, rk)
-			continue
-		}
-		vals, unit := f.values(workloadScenario, rk.Contender, v, fig.metric.Name)
-		rk.Values, rk.Unit = vals, unit
-		ranked = append(ranked, rk)
-	}
-	if len(ranked) == 0 {
-		out.Metric, out.Label = "", ""
-		out.Why = "not ranked: " + missing.text(len(all))
-		out.Ranks = unranked
-		return out
-	}
-	// Groups by thresholds not passed, fewest first; places continue
-	// from group to group.
-	slices.SortStableFunc(ranked, func(a, b WorkloadRank) int { return a.Failed - b.Failed })
-	for i := 0; i < len(ranked); {
-		j := i
-		for j < len(ranked) && ranked[j].Failed == ranked[i].Failed {
-			j++
-		}
-		var es []entry
-		for _, rk := range ranked[i:j] {
-			es = append(es, entry{contender: rk.Contender, vals: rk.Values, unit: rk.Unit})
-		}
-		for _, e := range rank(es, false) {
-			k := slices.IndexFunc(ranked[i:j], func(rk WorkloadRank) bool { return rk.Contender == e.contender })
-			rk := ranked[i+k]
-			rk.Place = i + e.place
-			out.Ranks = append(out.Ranks, rk)
-		}
-		i = j
-	}
-	out.Ranks = append(out.Ranks, unranked...)
-	out.unranked = missing.text(len(all))
-	return out
-}
-
-// entries returns the ranked contenders of one threshold group as ranking
-// entries with their places, for rankText.
-func (w WorkloadRanking) entries(failed int) []entry {
+// workloadEntries returns the ranked contenders of one threshold group
+// as ranking entries with their places, for rankText.
+func workloadEntries(w analysis.WorkloadRanking, failed int) []entry {
 	var es []entry
 	for _, rk := range w.Ranks {
 		if rk.Place > 0 && rk.Failed == failed {
@@ -283,10 +24,10 @@ func (w WorkloadRanking) entries(failed int) []entry {
 	return es
 }
 
-// Text prints the ranking: per threshold group the contenders as rankText
-// reads them ("a 67.8 ms (n=1) ~ b 88.1 ms (n=1), then c 235.5 ms (n=1,
-// 3.47×)"), then those not ranked and why.
-func (w WorkloadRanking) Text() string {
+// workloadText prints the ranking: per threshold group the contenders as
+// rankText reads them ("a 67.8 ms (n=1) ~ b 88.1 ms (n=1), then c 235.5
+// ms (n=1, 3.47×)"), then those not ranked and why.
+func workloadText(w analysis.WorkloadRanking) string {
 	if !w.Ranked() {
 		return w.Why
 	}
@@ -298,24 +39,24 @@ func (w WorkloadRanking) Text() string {
 		}
 	}
 	for _, g := range groups {
-		parts = append(parts, groupHead(g)+": "+rankText(w.entries(g)))
+		parts = append(parts, groupHead(g)+": "+rankText(workloadEntries(w, g)))
 	}
-	if w.unranked != "" {
-		parts = append(parts, "not ranked: "+w.unranked)
+	if w.NotRanked != "" {
+		parts = append(parts, "not ranked: "+w.NotRanked)
 	}
 	return strings.Join(parts, "; ")
 }
 
-// Brief prints the ranking as the decision table shows it, beside the
+// workloadBrief prints the ranking as the decision table shows it, beside the
 // leaders' names: the best threshold group's first place (a tie as the
 // range of its figures), the next lock with its ratio, and how many more
 // were ranked, saying those that passed fewer thresholds;
 // rankingParagraph in details.md gives it whole.
-func (w WorkloadRanking) Brief() string {
+func workloadBrief(w analysis.WorkloadRanking) string {
 	if !w.Ranked() {
 		return w.Why
 	}
-	es := w.entries(w.Ranks[0].Failed)
+	es := workloadEntries(w, w.Ranks[0].Failed)
 	lead := 1
 	for lead < len(es) && es[lead].place == es[0].place {
 		lead++
@@ -363,31 +104,4 @@ func groupHead(failed int) string {
 		return fmt.Sprintf("%d thresholds not passed", failed)
 	}
 	return "every threshold passed"
-}
-
-// first returns the contenders in first place.
-func (w WorkloadRanking) first() []string {
-	var out []string
-	for _, rk := range w.Ranks {
-		if rk.Place == 1 {
-			out = append(out, rk.Contender)
-		}
-	}
-	return out
-}
-
-// oneRepetition reports whether no ranked contender has more than one
-// repetition of its figure.
-func (w WorkloadRanking) oneRepetition() bool {
-	for _, rk := range w.Ranks {
-		if len(rk.Values) > 1 {
-			return false
-		}
-	}
-	return true
-}
-
-// rule is the ranking rule in words, for the report.
-func (w WorkloadRanking) rule() string {
-	return fmt.Sprintf("every threshold passed in every repetition first, then fewer not passed; within each, by acquire p99 from the intended start, or its p50 where a p99 is not measured (fewer than 100 requests, or one above it still waiting at the stop); none below %d requests; ~ inside the noise", minRankRequests)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -88,6 +89,11 @@ func workloadFixture() *results.Results {
 	return declared(r)
 }
 
+// rankWorkload is the analysis's ranking of workload v of r.
+func rankWorkload(r *results.Results, v string) analysis.WorkloadRanking {
+	return analysis.New(r).RankWorkload(workloadScenario, v)
+}
+
 // TestWorkloadRanking: a workload is ranked on acquire latency only where
 // its samples measure it, with the report's noise rule; thresholds not
 // passed come first.
@@ -120,7 +126,7 @@ func TestWorkloadRanking(t *testing.T) {
 		{"leader", "", []place{{"alpha", 0}, {"beta", 0}},
 			"not ranked: alpha (1 request): fewer than the 20 measured requests a p50 needs; beta: no measured request"},
 	} {
-		wr := RankWorkload(r, c.workload)
+		wr := rankWorkload(r, c.workload)
 		var got []place
 		for _, rk := range wr.Ranks {
 			got = append(got, place{rk.Contender, rk.Place})
@@ -135,26 +141,26 @@ func TestWorkloadRanking(t *testing.T) {
 				break
 			}
 		}
-		if wr.Text() != c.text {
-			t.Errorf("%s: %q\nwant %q", c.workload, wr.Text(), c.text)
+		if workloadText(wr) != c.text {
+			t.Errorf("%s: %q\nwant %q", c.workload, workloadText(wr), c.text)
 		}
 	}
 	// The decision table's brief: the best group's first place (a tie as
 	// its range), the next lock and a count of the rest (delta, which
 	// passed fewer thresholds).
-	if got, want := RankWorkload(r, "jobs").Brief(), "every threshold passed: 50.3–61.7 ms across the 2 tied (n=1), then gamma 152 ms (n=1, 3.02×), and 1 more that passed fewer thresholds"; got != want {
+	if got, want := workloadBrief(rankWorkload(r, "jobs")), "every threshold passed: 50.3–61.7 ms across the 2 tied (n=1), then gamma 152 ms (n=1, 3.02×), and 1 more that passed fewer thresholds"; got != want {
 		t.Errorf("jobs brief: %q\nwant %q", got, want)
 	}
-	if got, want := RankWorkload(r, "cron").Brief(), "every threshold passed: alpha 2.05 ms (n=1), then beta 10.3 ms (n=1, 5.02×)"; got != want {
+	if got, want := workloadBrief(rankWorkload(r, "cron")), "every threshold passed: alpha 2.05 ms (n=1), then beta 10.3 ms (n=1, 5.02×)"; got != want {
 		t.Errorf("cron brief: %q\nwant %q", got, want)
 	}
-	if got, want := RankWorkload(r, "tiny").Brief(), RankWorkload(r, "tiny").Why; got != want {
+	if got, want := workloadBrief(rankWorkload(r, "tiny")), rankWorkload(r, "tiny").Why; got != want {
 		t.Errorf("tiny brief: %q, want its reason %q", got, want)
 	}
-	if why := RankWorkload(r, "mixed").Why; why != "the p99 is not measured for alpha (82 requests), beta (63 requests): fewer than the 100 measured requests a p99 needs" {
+	if why := rankWorkload(r, "mixed").Why; why != "the p99 is not measured for alpha (82 requests), beta (63 requests): fewer than the 100 measured requests a p99 needs" {
 		t.Errorf("mixed: why %q", why)
 	}
-	if why := RankWorkload(r, "cron").Why; why != "the p99 is not measured for every contender (3 of 200 requests still waiting at the stop): p99 a lower bound" {
+	if why := rankWorkload(r, "cron").Why; why != "the p99 is not measured for every contender (3 of 200 requests still waiting at the stop): p99 a lower bound" {
 		t.Errorf("cron: why %q", why)
 	}
 }

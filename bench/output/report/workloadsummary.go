@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -23,14 +24,14 @@ func (f *figures) workloadSummary(d *document) {
 		}
 		show := rowDisplay(rows...)
 		cols = append(cols, column{head: withDisplayUnit(v+": acquire p99", show), value: func(c string) (string, bool) {
-			slos := f.sloResults(c, v)
+			slos := f.a.SLOResults(workloadScenario, c, v)
 			x, ok := f.row(workloadScenario, c, v, results.WorkloadMetrics.AcquireP99.Name)
 			if len(slos) == 0 && !ok {
 				return "", false
 			}
 			missed := 0
 			for _, s := range slos {
-				if s.Verdict != sloPass {
+				if s.Verdict != analysis.SLOPass {
 					missed++
 				}
 			}
