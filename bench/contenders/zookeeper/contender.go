@@ -40,7 +40,7 @@ func Contender() bench.Contender {
 	set := Config{Servers: make([]string, Members)}.Settings()
 	set["session_timeout_rule"] = set["session_timeout"]
 	delete(set, "session_timeout") // the granted one, recorded per run by ServerSettings
-	set["server_settings"] = strings.Join(ServerSettings, " ")
+	set["server_settings"] = strings.Join(ServerSettings[:leadSettings], " ") + "; then " + strings.Join(ServerSettings[leadSettings:], " ")
 	set["session_timeout_bounds"] = fmt.Sprintf("%v to %v (tickTime %v: the server checks expiry every tick)", MinSessionTimeout, MaxSessionTimeout, TickTime)
 	set["election_port"] = "the quorum port + 1 for members on their own address (2889 in a container); free ports for members sharing 127.0.0.1"
 	set["jvm"] = strings.Join(JVMFlags, " ")

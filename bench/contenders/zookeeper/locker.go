@@ -92,7 +92,7 @@ func (c Config) Settings() results.Settings {
 		"recipe":          "ZooKeeper's documented lock recipe (Curator's InterProcessMutex): ephemeral sequential node under <root>/<key>; the lowest sequence holds; a waiter watches only its predecessor (ExistsW)",
 		"claim":           "a session per concurrent claim (an idle one of the Locker, else a new connection and session); protected Create ephemeral-sequential (CreateProtectedEphemeralSequential, as Curator's withProtection), then Children (+ Exists of its own node, pipelined, for the czxid); waiters ExistsW their predecessor and keep their place across a reconnect within the session",
 		"session_timeout": "the lease, asked by the client and clamped by the servers to [minSessionTimeout, maxSessionTimeout] (setting server_settings); the negotiated one is recorded per run",
-		"token":           "czxid of the lock node (its creation's zxid: strictly increasing across grants)",
+		"token":           "czxid of the lock node, its creation's zxid, strictly increasing across grants",
 		"lost":            "the session's connection was lost (Curator's SUSPENDED: no answer for 2/3 of the session timeout, or a closed socket) or the session expired (LOST)",
 		"release":         "Delete of the node, asked again in the background while the connection is lost (Curator's guaranteed delete) until it lands, the session expires or 2 × lease + 10s pass; the session is kept for the Locker's next claim unless it expired",
 		"wait":            "server-side order by sequence number; one watch on the predecessor (no herd, no polling)",
