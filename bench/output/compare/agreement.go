@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -114,17 +115,18 @@ func entryText(e analysis.Entry) string {
 	return fmt.Sprintf("%s, place %d)", text, e.Place)
 }
 
-// verdictText is a capability verdict as a cell: its mark, its figure
-// and the repetitions it rests on.
+// verdictText is a capability verdict as a cell: its mark, what it
+// counts and the repetitions it rests on.
 func verdictText(v analysis.Verdict) string {
+	cell := cmp.Or(v.Cell, v.Short) // as the report's capability matrix says it
 	var text string
 	switch v.Mark {
 	case analysis.Holds:
-		text = "✓ " + v.Short
+		text = "✓ " + cell
 	case analysis.Fails:
-		text = "✗ " + v.Short
+		text = "✗ " + cell
 	case analysis.NotComparable, analysis.NoEvidence:
-		text = v.Short
+		text = cell
 	default:
 		return "– not measured"
 	}
