@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"path"
 	"time"
@@ -91,6 +92,11 @@ type Contender struct {
 	// runner records the reason as the contender's record (Skipped),
 	// lists the caps in its settings and leaves them out of the ETA.
 	Caps []Cap
+	// Repeats give the contender more repetitions of some variants in a
+	// full run than the run's (or the variant's cap) allows: where one of
+	// its verdicts flipped between two full runs, the repetitions say
+	// whether it holds. The runner lists them in the contender's settings.
+	Repeats []Repeat
 }
 
 // Cap is one variant a contender does not run, and why.
@@ -126,6 +132,39 @@ func (k Cap) String() string {
 		s += " (quick)"
 	}
 	return s + ": " + k.Reason
+}
+
+// Repeat is one variant a contender repeats more often in a full run,
+// and why.
+type Repeat struct {
+	// Scenario and Variant are path.Match patterns, as a Cap's.
+	Scenario, Variant string
+	// Times is the repetitions the contender gets of the variant.
+	Times int
+	// Reason says why (the flip it settles).
+	Reason string
+}
+
+// RepetitionsOf returns how many repetitions c gets of scenario/variant
+// in a run whose variant has reps: the Times of its first matching
+// Repeat when that is more and the run is full (a quick run keeps its
+// one), else reps.
+func (c Contender) RepetitionsOf(scenario, variant string, quick bool, reps int) int {
+	if quick {
+		return reps
+	}
+	for _, k := range c.Repeats {
+		s, _ := path.Match(k.Scenario, scenario)
+		if v, _ := path.Match(k.Variant, variant); s && v {
+			return max(reps, k.Times)
+		}
+	}
+	return reps
+}
+
+// String says what the repeat adds, for the contender's settings.
+func (k Repeat) String() string {
+	return fmt.Sprintf("%s/%s: %d repetitions in a full run: %s", k.Scenario, k.Variant, k.Times, k.Reason)
 }
 
 // Open connects a Locker to the servers at addrs with the client's own

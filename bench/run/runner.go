@@ -133,6 +133,11 @@ func (r *Runner) Run(ctx context.Context, res *results.Results) error {
 		for i, k := range c.Caps {
 			set[fmt.Sprintf("cap_%d", i+1)] = k.String()
 		}
+		if !r.Quick {
+			for i, k := range c.Repeats {
+				set[fmt.Sprintf("repeat_%d", i+1)] = k.String()
+			}
+		}
 		res.Parameters.Contender[c.Name] = set
 		res.Contenders = append(res.Contenders, c.Info())
 		res.Claims = append(res.Claims, c.Claims...)
@@ -347,11 +352,22 @@ func (r *Runner) plan(reps int) []plannedStep {
 			if v.MaxRepetitions > 0 {
 				vreps = min(reps, v.MaxRepetitions)
 			}
-			for rep := 1; rep <= vreps; rep++ {
+			// A contender's Repeat may give it more repetitions than the
+			// variant's: the later ones run it alone.
+			creps := map[string]int{}
+			last := vreps
+			for _, c := range r.Contenders {
+				creps[c.Name] = vreps
+				if c.CapOf(s.Name, v.Name, r.Quick) == "" {
+					creps[c.Name] = c.RepetitionsOf(s.Name, v.Name, r.Quick, vreps)
+				}
+				last = max(last, creps[c.Name])
+			}
+			for rep := 1; rep <= last; rep++ {
 				var together []bench.Contender
 				for _, c := range r.Contenders {
 					if (c.Floor && !s.Floors) || (c.ContendedOnly && !v.Contended) ||
-						(len(c.Scenarios) > 0 && !slices.Contains(c.Scenarios, s.Name)) {
+						(len(c.Scenarios) > 0 && !slices.Contains(c.Scenarios, s.Name)) || rep > creps[c.Name] {
 						continue
 					}
 					capped := c.CapOf(s.Name, v.Name, r.Quick)
@@ -362,16 +378,20 @@ func (r *Runner) plan(reps int) []plannedStep {
 					steps = append(steps, plannedStep{
 						Step: Step{
 							Scenario: s.Name, Variant: name, Contender: c.Name,
-							Repetition: rep, Repetitions: vreps,
+							Repetition: rep, Repetitions: creps[c.Name],
 						},
 						scenario: s, variant: v, contender: c, capped: capped,
 					})
 				}
 				if len(together) > 0 {
+					n := 0
+					for _, c := range together {
+						n = max(n, creps[c.Name])
+					}
 					steps = append(steps, plannedStep{
 						Step: Step{
 							Scenario: s.Name, Variant: name, Contender: interleavedName(together),
-							Repetition: rep, Repetitions: vreps,
+							Repetition: rep, Repetitions: n,
 						},
 						scenario: s, variant: v, together: together,
 					})

@@ -279,6 +279,43 @@ func TestRunnerCapsVariantRepetitions(t *testing.T) {
 	}
 }
 
+// A contender's Repeat gives it more repetitions of a variant than the
+// variant's cap in a full run, alone after the others' last; a quick run
+// keeps the variant's count; the settings say so in a full run.
+func TestRunnerRepeatsVariantForOneContender(t *testing.T) {
+	open := func(context.Context, []string, time.Duration, bench.OpenOptions) (bench.Locker, error) {
+		return &scriptedLocker{}, nil
+	}
+	ra := &bench.ServerSpec{Name: "ra"}
+	repeat := bench.Repeat{Scenario: "s", Variant: "once", Times: 3, Reason: "flipped"}
+	contenders := []bench.Contender{{Name: "a", Server: ra, New: open}, {Name: "b", Server: ra, New: open, Repeats: []bench.Repeat{repeat}}}
+	for _, tt := range []struct {
+		quick bool
+		want  string
+	}{{false, "a/once/1 b/once/1 b/once/2 b/once/3"}, {true, "a/once/1 b/once/1"}} {
+		v := bench.Variant{Name: "once", Estimate: time.Second, MaxRepetitions: 1,
+			Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) { return results.Raw{}, nil }}
+		r := &Runner{Repetitions: 3, Quick: tt.quick, Contenders: contenders, Deployment: fakeDeployment{}, Lease: time.Second,
+			Scenarios: []bench.Scenario{{Name: "s",
+				Settings: func(bool) results.Settings { return nil },
+				Variants: func(bool) []bench.Variant { return []bench.Variant{v} }}}}
+		res := &results.Results{}
+		if err := r.Run(context.Background(), res); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, x := range res.Raw {
+			got = append(got, fmt.Sprintf("%s/%s/%d", x.Contender, x.Variant, x.Repetition))
+		}
+		if strings.Join(got, " ") != tt.want {
+			t.Errorf("quick=%v: records %v, want %s", tt.quick, got, tt.want)
+		}
+		if set, ok := res.Parameters.Contender["b"]["repeat_1"]; ok == tt.quick || (ok && set != repeat.String()) {
+			t.Errorf("quick=%v: b's settings repeat_1 = %q (%v)", tt.quick, set, ok)
+		}
+	}
+}
+
 // The ETA scales the steps left by actual/estimated of the measured steps;
 // a contender skipped in a repetition costs nothing in the later ones and
 // stays out of the scale.

@@ -35,8 +35,9 @@ import (
 const usage = `usage:
   monolock-bench run     [flags]            run the suite, write DIR/results.json, report.md, report.html
   monolock-bench report  DIR/results.json   re-render report.md and report.html beside results.json
-  monolock-bench compare OLD NEW           per-figure deltas with significance; OLD and NEW are
-                                            each a results.json or several joined by commas (pooled)
+  monolock-bench compare OLD NEW           per-figure deltas with significance, and whether every run's
+                                            decision verdicts agree; OLD and NEW are each a results.json
+                                            or several joined by commas (pooled for the deltas)
   monolock-bench images  build|clean        build the Docker images, or remove what the project created in Docker
 Run "monolock-bench run -h" for the flags of run.
 `

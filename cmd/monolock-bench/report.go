@@ -67,6 +67,8 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
   OLD and NEW are each a results.json, or several joined by commas
   (A1/results.json,A2/results.json): the runs of one side are pooled, so
   that two builds run in turns (A B A B ...) cancel the machine's drift.
+  Every run's decision verdicts (use-case picks, capability cells) are
+  also judged on their own and compared: which agree, which flipped.
 `
 	if code, done := flagsOfPathCommand(args, usage, stdout, stderr); done {
 		return code

@@ -6,7 +6,10 @@
 // builds run in turns cancel the machine's drift; with hundreds of
 // figures, some differ at p < α by chance, so the comparison also counts
 // what survives the Benjamini–Hochberg procedure (over Welch's t-test on
-// the logarithms, see Figure.PShift). It backs
+// the logarithms, see Figure.PShift). Beside the figures it says whether
+// the runs, each judged on its own, reach the same decision verdicts
+// (analysis.Agree): per use case's pick and per capability cell, the
+// flips with both figures. It backs
 // `monolock-bench compare A/results.json B/results.json`.
 package compare
 
@@ -22,6 +25,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/output/report"
 	"github.com/monolock/monolock-bench/bench/results"
 )
@@ -84,6 +88,9 @@ type Comparison struct {
 	// survives the Benjamini–Hochberg procedure over their PShift at a
 	// false discovery rate of Alpha over all the figures compared.
 	Discoveries []int
+	// Verdicts are the decision's verdicts of every run, each judged on
+	// its own (not pooled), the old runs first.
+	Verdicts analysis.Agreement
 }
 
 // ClaimChange is one claim's verdict in the old and the new run.
@@ -164,6 +171,11 @@ func Compare(oldRuns, newRuns []*results.Results, alpha float64) *Comparison {
 	old, new := Pool(oldRuns), Pool(newRuns)
 	c := &Comparison{OldRun: old.RunID, NewRun: new.RunID, Caveats: append(caveats(old, new), sideCaveats(oldRuns, newRuns)...)}
 	c.Claims = claimChanges(report.Check(old), report.Check(new))
+	var each []*analysis.Run
+	for _, r := range slices.Concat(oldRuns, newRuns) {
+		each = append(each, analysis.New(r))
+	}
+	c.Verdicts = analysis.Agree(each)
 	oldOrder, oldVals, units := samples(old)
 	newOrder, newVals, _ := samples(new)
 	for _, k := range oldOrder {
@@ -422,6 +434,7 @@ func (c *Comparison) Markdown(w io.Writer) error {
 		}
 		p.Table([]string{"claim", "old", "new", "change"}, 4, rows)
 	}
+	agreementMarkdown(p, c.Verdicts)
 	if len(c.OnlyOld) > 0 {
 		p.Paragraph(fmt.Sprintf("Only in %s: %s.", c.OldRun, strings.Join(c.OnlyOld, "; ")), false)
 	}

@@ -139,6 +139,10 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 		if br.Metric != rule.Metric {
 			who += " " + br.Metric
 		}
+		if _, beaten := f.a.BeatsFloor(rule.Scenario, v, rule.Metric, rule.Subject, rule.Than.Contender); beaten && bv == v && br.Metric == rule.Metric {
+			c.Evidence += fmt.Sprintf("; %s %s, beaten in every repetition: no ratio, for a floor the lock beats is no floor in this run", who, bound.in(unit))
+			return c
+		}
 		c.Evidence += fmt.Sprintf("; %s %s: ratio %s", who, bound.in(unit), ratio(s.median, bound.median))
 		if lo, hi := s.lo/bound.hi, s.hi/bound.lo; lo != hi && bound.lo > 0 {
 			c.Evidence += fmt.Sprintf(" (spread %s–%s)", ratio(lo, 1), ratio(hi, 1))

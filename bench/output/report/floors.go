@@ -21,23 +21,24 @@ func (f *figures) floorOf(c string) string {
 	return ""
 }
 
-// belowFloor says, for the locks whose figure lies below the floor of
-// their kind in every repetition (the whole range under the floor's), why
-// that can be: a floor is the same exchange without lock logic, so a lock
-// under it takes other steps, and the contenders' recorded settings say
-// which. "" when no lock is under its floor.
-func (f *figures) belowFloor(s, variant, metric string) string {
+// beatsFloor says, for the locks whose figure beats the floor of their
+// kind in every repetition (analysis.BeatsFloor), that it does and why
+// that can be, instead of a ratio to it: a floor is the same exchange
+// without lock logic, so a lock that beats it takes other steps, as the
+// contenders' recorded settings say. "" when no lock beats its floor.
+func (f *figures) beatsFloor(s, variant, metric string) string {
 	var parts []string
+	side := "Above"
 	for _, c := range f.locks(s) {
 		floor := f.floorOf(c)
-		x, ok := f.row(s, c, variant, metric)
-		fl, fok := f.row(s, floor, variant, metric)
-		if floor == "" || !ok || !fok || x.Max >= fl.Min {
+		b, ok := f.a.BeatsFloor(s, variant, metric, c, floor)
+		if ok && b.Below {
+			side = "Below"
+		}
+		if floor == "" || !ok {
 			continue
 		}
-		lock, _ := f.values(s, c, variant, metric)
-		base, unit := f.values(s, floor, variant, metric)
-		part := fmt.Sprintf("%s %s against %s %s", c, spanOf(lock).in(unit), floor, spanOf(base).in(unit))
+		part := fmt.Sprintf("%s %s against %s %s", c, spanOf(b.LockValues).in(b.Unit), floor, spanOf(b.FloorValues).in(b.Unit))
 		claim, floorClaim := f.claimStep(c), f.claimStep(floor)
 		if claim != "" && floorClaim != "" {
 			part += fmt.Sprintf(": %s claims by “%s”, its floor by “%s”", c, claim, floorClaim)
@@ -47,7 +48,7 @@ func (f *figures) belowFloor(s, variant, metric string) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return "Below the floor of their kind in every repetition: " + strings.Join(parts, "; ") +
+	return side + " the floor of their kind in every repetition: " + strings.Join(parts, "; ") +
 		". A floor is the same exchange without lock logic, so a lock can beat it only by taking other steps per claim than the floor does (as their settings say), not by doing less lock work."
 }
 

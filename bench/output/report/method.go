@@ -42,7 +42,7 @@ func (f *figures) method(d *document) {
 		cmd := append([]string{path.Base(e.Command[0])}, e.Command[1:]...)
 		env = append(env, "Command: "+strings.Join(cmd, " "))
 	}
-	env = append(env, fmt.Sprintf("Repetitions: %d%s; contenders interleaved inside each repetition so that slow drift of the machine spreads over all of them. Timestamps come from the monotonic clock of the bench process.",
+	env = append(env, fmt.Sprintf("Repetitions: %d%s; contenders interleaved inside each repetition so that slow drift of the machine spreads over all of them. Each figure's n is the repetitions it took: some variants take fewer where more buy nothing, and a contender more where one of its verdicts flipped between full runs (the settings below say which and why). Timestamps come from the monotonic clock of the bench process.",
 		r.Parameters.Repetitions, map[bool]string{true: " (quick mode: shortened durations and counts)", false: ""}[r.Parameters.Quick]))
 	d.add(list{items: env})
 	d.details("Servers and images", func(d *document) {

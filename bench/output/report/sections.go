@@ -123,7 +123,7 @@ func (f *figures) latencySection(d *document) error {
 		if fl := f.listFigures("latency", v, results.LatencyMetrics.AcquireP50.Name, f.floors("latency")); fl != "" {
 			text += " The floors, which do the same round trips with no lock logic, take " + fl + ": what a lock takes above the floor of its kind is its own cost."
 		}
-		if below := f.belowFloor("latency", v, results.LatencyMetrics.AcquireP50.Name); below != "" {
+		if below := f.beatsFloor("latency", v, results.LatencyMetrics.AcquireP50.Name); below != "" {
 			text += " " + below
 		}
 		if len(later) == 0 {
@@ -163,6 +163,9 @@ func (f *figures) throughputSection(d *document) error {
 			s := fmt.Sprintf("Reading: at %d workers, most cycles first: %s.", w, line)
 			if fl := f.listFigures("throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, f.floors("throughput")); fl != "" {
 				s += " The floors reach " + fl + ", the ceiling for a lock of their kind on this path."
+			}
+			if beaten := f.beatsFloor("throughput", v, results.ThroughputMetrics.CyclesPerSec.Name); beaten != "" {
+				s += " " + beaten
 			}
 			d.p(s)
 		}
