@@ -143,9 +143,9 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 			c.Evidence += fmt.Sprintf("; %s %s, beaten in every repetition: no ratio, for a floor the lock beats is no floor in this run", who, bound.in(unit))
 			return c
 		}
-		c.Evidence += fmt.Sprintf("; %s %s: ratio %s", who, bound.in(unit), ratio(s.median, bound.median))
+		c.Evidence += fmt.Sprintf("; %s %s: ratio %s", who, bound.in(unit), results.Ratio(s.median, bound.median))
 		if lo, hi := s.lo/bound.hi, s.hi/bound.lo; lo != hi && bound.lo > 0 {
-			c.Evidence += fmt.Sprintf(" (spread %s–%s)", ratio(lo, 1), ratio(hi, 1))
+			c.Evidence += fmt.Sprintf(" (spread %s–%s)", results.Ratio(lo, 1), results.Ratio(hi, 1))
 		}
 	case rule.Than.Parameter != "":
 		d, ok := f.duration(rule.Subject, rule.Than.Parameter)
@@ -175,7 +175,7 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 		}
 		b := rule.Than.RTTs * rtt * 1e3 / per
 		bound = span{b, b, b, 1, nil}
-		c.Evidence += fmt.Sprintf("; measured RTT %s: %s RTT", usText(rtt), ratio(s.median*per/1e3, rtt))
+		c.Evidence += fmt.Sprintf("; measured RTT %s: %s RTT", usText(rtt), results.Ratio(s.median*per/1e3, rtt))
 	default:
 		bound = span{rule.Than.Value, rule.Than.Value, rule.Than.Value, 1, nil}
 	}
@@ -314,7 +314,7 @@ func (f *figures) quantity(rule results.ClaimRule, contender, variant string) (s
 	var vals []float64
 	unit := ""
 	for _, x := range f.raws(rule.Scenario, contender, variant) {
-		if m, ok := metricNamed(x, rule.Metric); ok {
+		if m, ok := x.Metric(rule.Metric); ok {
 			vals, unit = append(vals, m.Value), m.Unit
 			continue
 		}
@@ -334,50 +334,18 @@ func (f *figures) quantity(rule results.ClaimRule, contender, variant string) (s
 func derive(x results.Raw, d results.Derivation) (float64, bool) {
 	v := 1.0
 	for _, name := range d.Times {
-		t, ok := figureOf(x, name)
+		t, ok := x.Figure(name)
 		if !ok {
 			return 0, false
 		}
 		v *= t
 	}
-	per, ok := figureOf(x, d.Per)
+	per, ok := x.Figure(d.Per)
 	if !ok || per == 0 {
 		return 0, false
 	}
 	v /= per
 	return v, !math.IsNaN(v) && !math.IsInf(v, 0)
-}
-
-// figureOf returns a named figure of a repetition: "seconds" (when
-// positive), else its metric, else its count, else the sum of its
-// clients' counts.
-func figureOf(x results.Raw, name string) (float64, bool) {
-	if name == "seconds" {
-		return x.Seconds, x.Seconds > 0
-	}
-	if m, ok := metricNamed(x, name); ok {
-		return m.Value, true
-	}
-	if v, ok := x.Counts[name]; ok {
-		return float64(v), true
-	}
-	var sum int64
-	found := false
-	for _, c := range x.Clients {
-		if v, ok := c.Counts[name]; ok {
-			sum, found = sum+v, true
-		}
-	}
-	return float64(sum), found
-}
-
-func metricNamed(x results.Raw, name string) (results.Metric, bool) {
-	for _, m := range x.Metrics {
-		if m.Name == name {
-			return m, true
-		}
-	}
-	return results.Metric{}, false
 }
 
 // duration returns a duration parameter (e.g. "lease") of a contender from

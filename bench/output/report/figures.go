@@ -2,9 +2,7 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -217,21 +215,6 @@ func rowDisplay(xs ...results.Row) results.Display {
 	return results.DisplayFor(unit, vs...)
 }
 
-// ratio prints a/b as "1.23×", with fewer decimals for large ratios.
-func ratio(a, b float64) string {
-	if b == 0 {
-		return "∞×"
-	}
-	r, prec := a/b, 2
-	switch {
-	case math.Abs(r) >= 100:
-		prec = 0
-	case math.Abs(r) >= 10:
-		prec = 1
-	}
-	return strconv.FormatFloat(r, 'f', prec, 64) + "×"
-}
-
 // mostWorkers returns the distinct-keys throughput variant with the most
 // workers that any lock (not a floor) ran.
 func (f *figures) mostWorkers() (string, int) {
@@ -270,7 +253,7 @@ func (f *figures) values(scenario, contender, variant, metric string) ([]float64
 	var vals []float64
 	unit := ""
 	for _, x := range f.raws(scenario, contender, variant) {
-		if m, ok := metricNamed(x, metric); ok {
+		if m, ok := x.Metric(metric); ok {
 			vals, unit = append(vals, m.Value), m.Unit
 		}
 	}

@@ -67,7 +67,7 @@ func networkTargets(r *results.Results, runs []profileRun) []target {
 		var others []string
 		for _, o := range runs {
 			if rs := pathRatios(o.nr); len(rs) > 0 && o.nr.Profile != rttTargetProfile {
-				others = append(others, o.nr.Profile+" "+ratio(median(rs), 1))
+				others = append(others, o.nr.Profile+" "+results.Ratio(median(rs), 1))
 			}
 		}
 		if len(others) > 0 {
@@ -122,7 +122,7 @@ func zeroLineTargets(runs []profileRun) []target {
 		if median(ks) >= zeroLineShare {
 			t.verdict = Holds
 		}
-		t.evidence = fmt.Sprintf("%s of loopback's (median over %d contenders; %s–%s)", ratio(median(ks), 1), len(ks), ratio(slices.Min(ks), 1), ratio(slices.Max(ks), 1))
+		t.evidence = fmt.Sprintf("%s of loopback's (median over %d contenders; %s–%s)", results.Ratio(median(ks), 1), len(ks), results.Ratio(slices.Min(ks), 1), results.Ratio(slices.Max(ks), 1))
 		ts = append(ts, t)
 	}
 	return ts
@@ -145,7 +145,7 @@ func rttTarget(nr results.NetworkRun) (Verdict, string) {
 	if m >= 1-rttTolerance && m <= 1+rttTolerance {
 		v = Holds
 	}
-	return v, fmt.Sprintf("%s (paths %s–%s; %d of %d within)", ratio(m, 1), ratio(slices.Min(rs), 1), ratio(slices.Max(rs), 1), within, len(rs))
+	return v, fmt.Sprintf("%s (paths %s–%s; %d of %d within)", results.Ratio(m, 1), results.Ratio(slices.Min(rs), 1), results.Ratio(slices.Max(rs), 1), within, len(rs))
 }
 
 // floorTargets checks the claims of the floors (the same exchange without
@@ -222,9 +222,9 @@ func lineLoads(pr profileRun) (variant string, loads []lineLoad) {
 			continue
 		}
 		for _, x := range pr.f.raws("throughput", c, most) {
-			cps, ok1 := figureOf(x, results.ThroughputMetrics.CyclesPerSec.Name)
-			cl, ok2 := figureOf(x, results.ThroughputMetrics.ClientCPUMsPer1k.Name)
-			sv, ok3 := figureOf(x, results.ThroughputMetrics.ServerCPUMsPer1k.Name)
+			cps, ok1 := x.Figure(results.ThroughputMetrics.CyclesPerSec.Name)
+			cl, ok2 := x.Figure(results.ThroughputMetrics.ClientCPUMsPer1k.Name)
+			sv, ok3 := x.Figure(results.ThroughputMetrics.ServerCPUMsPer1k.Name)
 			if x.Line == nil || !ok1 || !ok2 || !ok3 || cps <= 0 {
 				continue
 			}

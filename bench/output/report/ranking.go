@@ -88,7 +88,7 @@ func rankText(es []entry) string {
 		}
 		extra := ""
 		if !e.noise && e.place != es[0].place && best > 0 && s.median > 0 {
-			extra = ", " + ratio(s.median, best)
+			extra = ", " + results.Ratio(s.median, best)
 		}
 		if e.noise {
 			show := results.DisplayFor(e.unit, s.median)
