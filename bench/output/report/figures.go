@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -21,7 +22,7 @@ type figures struct {
 	// in order of first appearance), then the floors.
 	contenders []string
 	// claims are the checked claims, for the findings of each section.
-	claims []Claim
+	claims []analysis.Claim
 	// a is the run's analysis: capabilities, rankings, use-case picks.
 	a *analysis.Run
 	// soak is the newest chaos soak beside the run's folder, nil when
@@ -269,4 +270,10 @@ func (f *figures) measures(scenario, variant, metric string) bool {
 		}
 	}
 	return false
+}
+
+// duration returns a duration parameter (e.g. "lease") of a contender from
+// its recorded settings, as the analysis reads it.
+func (f *figures) duration(contender, name string) (time.Duration, bool) {
+	return f.a.Duration(contender, name)
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -13,9 +14,9 @@ func claimsPerProfile(d *document, r *results.Results, runs []profileRun) {
 	if len(r.Claims) == 0 {
 		return
 	}
-	per := make([][]Claim, len(runs))
+	per := make([][]analysis.Claim, len(runs))
 	for i, pr := range runs {
-		per[i] = Check(r.UnderNetwork(pr.nr.Label()))
+		per[i] = analysis.New(r.UnderNetwork(pr.nr.Label())).Claims()
 	}
 	head := []string{"claim"}
 	for _, pr := range runs {
@@ -26,11 +27,11 @@ func claimsPerProfile(d *document, r *results.Results, runs []profileRun) {
 	for j := range per[0] {
 		row := []cell{{text: per[0][j].Statement}}
 		decided, differs := false, false
-		var first Verdict
+		var first analysis.ClaimVerdict
 		for i := range runs {
 			c := per[i][j]
 			row = append(row, cell{text: string(c.Verdict), class: string(c.Verdict), title: c.Evidence})
-			if c.Verdict == Inconclusive {
+			if c.Verdict == analysis.ClaimInconclusive {
 				continue // not measured under this profile: no change of verdict
 			}
 			if first == "" {

@@ -1,26 +1,25 @@
-package report
+package analysis
 
 import (
 	"fmt"
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
-// Verdict is the measured outcome of a claim.
-type Verdict string
+// ClaimVerdict is the measured outcome of a claim.
+type ClaimVerdict string
 
-// Verdicts. With the usual spread rule a claim holds or fails only when
+// Claim verdicts. With the usual spread rule a claim holds or fails only when
 // every repetition agrees, so the spread across repetitions decides, not
 // the luck of one run; data that is missing or straddles the threshold
-// gives Inconclusive.
+// gives ClaimInconclusive.
 const (
-	Holds        Verdict = "holds"
-	Fails        Verdict = "fails"
-	Inconclusive Verdict = "inconclusive"
+	ClaimHolds        ClaimVerdict = "holds"
+	ClaimFails        ClaimVerdict = "fails"
+	ClaimInconclusive ClaimVerdict = "inconclusive"
 )
 
 // Claim is one claim rule of the run (results.ClaimRule) with the verdict
@@ -30,33 +29,33 @@ type Claim struct {
 	ID string `json:"id"`
 	// Claim is the claim as the comparison makes it; Statement is the
 	// testable form the data is checked against; Threshold is the rule.
-	Claim     string  `json:"claim"`
-	Statement string  `json:"statement"`
-	Threshold string  `json:"threshold"`
-	Verdict   Verdict `json:"verdict"`
+	Claim     string       `json:"claim"`
+	Statement string       `json:"statement"`
+	Threshold string       `json:"threshold"`
+	Verdict   ClaimVerdict `json:"verdict"`
 	// Kind is whose statement it is (results.ClaimPromise, ClaimOther,
 	// ClaimTarget; "" is a promise).
 	Kind string `json:"kind,omitempty"`
 	// Evidence gives the numbers behind the verdict, or what is missing.
 	Evidence string `json:"evidence"`
-	// scenario is the rule's scenario, for the findings of its section;
-	// subject the contender the claim is about.
-	scenario, subject string
-	// figure is the subject's figure, its median ("2.11 s"), for a verdict
-	// that quotes it.
-	figure string
+	// Scenario is the rule's scenario; Subject the contender the claim is
+	// about.
+	Scenario string `json:"scenario"`
+	Subject  string `json:"subject"`
+	// Figure is the subject's figure, its median ("2.11 s"), for a verdict
+	// that quotes it; "" when the run lacks it.
+	Figure string `json:"figure,omitempty"`
 }
 
-// Check evaluates the run's claim rules (r.Claims) against its figures,
-// in the order of the rules, but for the targets of a network profile
-// (ClaimRule.Network), which the network section checks; it depends on r
-// only.
-func Check(r *results.Results) []Claim {
-	f := newFigures(r)
-	out := make([]Claim, 0, len(r.Claims))
-	for _, rule := range r.Claims {
+// Claims evaluates the run's claim rules (results.Results.Claims) against
+// its figures, in the order of the rules, but for the targets of a
+// network profile (ClaimRule.Network), which Evaluate checks against that
+// profile's run.
+func (run *Run) Claims() []Claim {
+	out := make([]Claim, 0, len(run.r.Claims))
+	for _, rule := range run.r.Claims {
 		if rule.Network == "" {
-			out = append(out, f.evaluate(rule))
+			out = append(out, run.Evaluate(rule))
 		}
 	}
 	return out
@@ -90,27 +89,28 @@ func spanOf(vals []float64) span {
 	return span{results.Median(v), v[0], v[n-1], n, vals}
 }
 
-// evaluate judges one rule; see results.ClaimRule for its fields.
-func (f *figures) evaluate(rule results.ClaimRule) Claim {
-	c := Claim{ID: rule.ID, Claim: rule.Claim, Statement: rule.Statement, Threshold: rule.Threshold, Verdict: Inconclusive, Kind: rule.Kind, scenario: rule.Scenario, subject: rule.Subject}
+// Evaluate judges one rule against the run's figures; see
+// results.ClaimRule for its fields.
+func (run *Run) Evaluate(rule results.ClaimRule) Claim {
+	c := Claim{ID: rule.ID, Claim: rule.Claim, Statement: rule.Statement, Threshold: rule.Threshold, Verdict: ClaimInconclusive, Kind: rule.Kind, Scenario: rule.Scenario, Subject: rule.Subject}
 	compared := []string{rule.Subject}
 	if rule.Than.Contender != "" {
 		compared = append(compared, rule.Than.Contender)
 	}
-	v := f.pickVariant(rule, compared)
+	v := run.pickVariant(rule, compared)
 	if v == "" {
 		c.Evidence = fmt.Sprintf("not measured in this run: no %s %s %s for %s",
-			rule.Scenario, rule.Variant, f.metricLabel(rule.Scenario, rule.Metric), strings.Join(compared, " and "))
+			rule.Scenario, rule.Variant, run.metricLabel(rule.Scenario, rule.Metric), strings.Join(compared, " and "))
 		return c
 	}
-	s, unit, _ := f.quantity(rule, rule.Subject, v)
+	s, unit, _ := run.quantity(rule, rule.Subject, v)
 	if s.n > 0 {
-		c.figure = results.Format(s.median, unit)
+		c.Figure = results.Format(s.median, unit)
 	}
 	if rule.Label != "" {
 		c.Evidence = fmt.Sprintf("%s %s: %s %s", rule.Subject, v, s, rule.Label)
 	} else {
-		c.Evidence = fmt.Sprintf("%s %s %s %s", rule.Subject, v, f.metricLabel(rule.Scenario, rule.Metric), s.in(unit))
+		c.Evidence = fmt.Sprintf("%s %s %s %s", rule.Subject, v, run.metricLabel(rule.Scenario, rule.Metric), s.in(unit))
 	}
 
 	factor := rule.Than.Factor
@@ -129,8 +129,8 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 			bv = rule.Than.Variant
 		}
 		var ok bool
-		if bound, _, ok = f.quantity(br, who, bv); !ok {
-			c.Evidence += fmt.Sprintf("; not measured in this run: no %s %s %s for %s", rule.Scenario, bv, f.metricLabel(rule.Scenario, br.Metric), who)
+		if bound, _, ok = run.quantity(br, who, bv); !ok {
+			c.Evidence += fmt.Sprintf("; not measured in this run: no %s %s %s for %s", rule.Scenario, bv, run.metricLabel(rule.Scenario, br.Metric), who)
 			return c
 		}
 		if bv != v {
@@ -139,7 +139,7 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 		if br.Metric != rule.Metric {
 			who += " " + br.Metric
 		}
-		if _, beaten := f.a.BeatsFloor(rule.Scenario, v, rule.Metric, rule.Subject, rule.Than.Contender); beaten && bv == v && br.Metric == rule.Metric {
+		if _, beaten := run.BeatsFloor(rule.Scenario, v, rule.Metric, rule.Subject, rule.Than.Contender); beaten && bv == v && br.Metric == rule.Metric {
 			c.Evidence += fmt.Sprintf("; %s %s, beaten in every repetition: no ratio, for a floor the lock beats is no floor in this run", who, bound.in(unit))
 			return c
 		}
@@ -148,7 +148,7 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 			c.Evidence += fmt.Sprintf(" (spread %s–%s)", results.Ratio(lo, 1), results.Ratio(hi, 1))
 		}
 	case rule.Than.Parameter != "":
-		d, ok := f.duration(rule.Subject, rule.Than.Parameter)
+		d, ok := run.Duration(rule.Subject, rule.Than.Parameter)
 		if !ok {
 			c.Evidence = fmt.Sprintf("the run recorded no %s for %s", rule.Than.Parameter, rule.Subject)
 			return c
@@ -166,8 +166,8 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 	case rule.Than.RTTs > 0:
 		per, ok := nanoseconds[unit]
 		rtt := 0.0
-		if len(f.r.Networks) == 1 {
-			rtt = f.r.Networks[0].MeasuredRTTUS()
+		if len(run.r.Networks) == 1 {
+			rtt = run.r.Networks[0].MeasuredRTTUS()
 		}
 		if !ok || rtt <= 0 {
 			c.Evidence += "; no measured round trip to compare with"
@@ -175,26 +175,26 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 		}
 		b := rule.Than.RTTs * rtt * 1e3 / per
 		bound = span{b, b, b, 1, nil}
-		c.Evidence += fmt.Sprintf("; measured RTT %s: %s RTT", usText(rtt), results.Ratio(s.median*per/1e3, rtt))
+		c.Evidence += fmt.Sprintf("; measured RTT %s: %s RTT", results.Format(rtt, "us"), results.Ratio(s.median*per/1e3, rtt))
 	default:
 		bound = span{rule.Than.Value, rule.Than.Value, rule.Than.Value, 1, nil}
 	}
-	c.Verdict = judge(rule.Op, rule.Spread, s, bound, factor)
-	if defect := f.unreachable(rule, v, unit, factor*bound.hi); defect != "" {
-		c.Verdict, c.Evidence = Inconclusive, c.Evidence+"; "+defect
+	c.Verdict = judgeClaim(rule.Op, rule.Spread, s, bound, factor)
+	if defect := run.unreachable(rule, v, unit, factor*bound.hi); defect != "" {
+		c.Verdict, c.Evidence = ClaimInconclusive, c.Evidence+"; "+defect
 	}
 
 	for _, q := range rule.Quote {
-		c.Evidence += f.quote(rule, q, v)
+		c.Evidence += run.quote(rule, q, v)
 	}
 	for _, g := range rule.Guards {
 		gr := rule
 		gr.Metric, gr.Derive = g.Metric, nil
-		if x, gu, ok := f.quantity(gr, rule.Subject, v); ok && x.hi > 0 {
-			c.Verdict = Fails
+		if x, gu, ok := run.quantity(gr, rule.Subject, v); ok && x.hi > 0 {
+			c.Verdict = ClaimFails
 			label := g.Label
 			if label == "" {
-				label = f.metricLabel(rule.Scenario, g.Metric)
+				label = run.metricLabel(rule.Scenario, g.Metric)
 			}
 			c.Evidence += fmt.Sprintf("; %s %s", label, x.in(gu))
 		}
@@ -202,12 +202,12 @@ func (f *figures) evaluate(rule results.ClaimRule) Claim {
 	return c
 }
 
-// judge compares the figure s with bound by op under the spread rule: with
+// judgeClaim compares the figure s with bound by op under the spread rule: with
 // SpreadRange the whole range of s against the whole range of bound must
 // satisfy op for Holds and violate it for Fails; with SpreadMedian the
 // medians decide. Factor scales the bound (AtMost, AtLeast) or is the band
 // (Within).
-func judge(op, spread string, s, bound span, factor float64) Verdict {
+func judgeClaim(op, spread string, s, bound span, factor float64) ClaimVerdict {
 	if spread == results.SpreadMedian {
 		s = span{s.median, s.median, s.median, s.n, nil}
 		bound = span{bound.median, bound.median, bound.median, bound.n, nil}
@@ -224,16 +224,16 @@ func judge(op, spread string, s, bound span, factor float64) Verdict {
 	}
 	switch {
 	case holds:
-		return Holds
+		return ClaimHolds
 	case fails:
-		return Fails
+		return ClaimFails
 	}
-	return Inconclusive
+	return ClaimInconclusive
 }
 
 // quote prints one further figure of a claim's evidence, or nothing when
 // the run lacks it.
-func (f *figures) quote(rule results.ClaimRule, q results.ClaimQuote, variant string) string {
+func (run *Run) quote(rule results.ClaimRule, q results.ClaimQuote, variant string) string {
 	qr := rule
 	if q.Metric != "" && q.Metric != rule.Metric {
 		qr.Metric, qr.Derive, qr.Label = q.Metric, nil, ""
@@ -242,25 +242,25 @@ func (f *figures) quote(rule results.ClaimRule, q results.ClaimQuote, variant st
 	if contender == "" {
 		contender = rule.Subject
 	}
-	s, unit, ok := f.quantity(qr, contender, variant)
+	s, unit, ok := run.quantity(qr, contender, variant)
 	switch {
 	case !ok:
 		return ""
 	case contender == rule.Subject:
-		return fmt.Sprintf(", %s %s", f.metricLabel(rule.Scenario, qr.Metric), s.in(unit))
+		return fmt.Sprintf(", %s %s", run.metricLabel(rule.Scenario, qr.Metric), s.in(unit))
 	case qr.Label != "":
 		return fmt.Sprintf("; %s %s", contender, s)
 	}
-	return fmt.Sprintf("; %s %s %s", contender, f.metricLabel(rule.Scenario, qr.Metric), s.in(unit))
+	return fmt.Sprintf("; %s %s %s", contender, run.metricLabel(rule.Scenario, qr.Metric), s.in(unit))
 }
 
 // pickVariant returns the variant a rule judges: its Variant, or among the
 // run's variants matching its pattern, the first (or the one with the
 // largest number) where every compared contender has the figure; "" when
 // none has.
-func (f *figures) pickVariant(rule results.ClaimRule, compared []string) string {
+func (run *Run) pickVariant(rule results.ClaimRule, compared []string) string {
 	best, bestN := "", math.Inf(-1)
-	for _, v := range f.variants(rule.Scenario) {
+	for _, v := range run.variants(rule.Scenario) {
 		if !matchVariant(rule.Variant, v) {
 			continue
 		}
@@ -270,7 +270,7 @@ func (f *figures) pickVariant(rule results.ClaimRule, compared []string) string 
 			if c != rule.Subject {
 				r = boundRule(rule)
 			}
-			if _, _, ok := f.quantity(r, c, v); !ok {
+			if _, _, ok := run.quantity(r, c, v); !ok {
 				all = false
 				break
 			}
@@ -281,7 +281,7 @@ func (f *figures) pickVariant(rule results.ClaimRule, compared []string) string 
 		if rule.Pick != results.PickLargest {
 			return v
 		}
-		if n := float64(f.params(rule.Scenario, v).Size()); n > bestN {
+		if n := float64(run.params(rule.Scenario, v).Size()); n > bestN {
 			best, bestN = v, n
 		}
 	}
@@ -310,10 +310,10 @@ func matchVariant(pattern, v string) bool {
 // quantity collects a rule's figure for one contender and variant, one
 // value per repetition: the metric, else the rule's derivation. The unit
 // is the metric's ("" when derived).
-func (f *figures) quantity(rule results.ClaimRule, contender, variant string) (span, string, bool) {
+func (run *Run) quantity(rule results.ClaimRule, contender, variant string) (span, string, bool) {
 	var vals []float64
 	unit := ""
-	for _, x := range f.raws(rule.Scenario, contender, variant) {
+	for _, x := range run.raws[rawKey{rule.Scenario, contender, variant}] {
 		if m, ok := x.Metric(rule.Metric); ok {
 			vals, unit = append(vals, m.Value), m.Unit
 			continue
@@ -348,8 +348,60 @@ func derive(x results.Raw, d results.Derivation) (float64, bool) {
 	return v, !math.IsNaN(v) && !math.IsInf(v, 0)
 }
 
-// duration returns a duration parameter (e.g. "lease") of a contender from
-// its recorded settings, as the analysis reads it.
-func (f *figures) duration(contender, name string) (time.Duration, bool) {
-	return f.a.Duration(contender, name)
+// unreachable returns why a claim's limit cannot be tested, or "": an
+// at-most limit at or above the grant bound of the trial it judges (a 6 s
+// claim behind a 5 s give-up) can never fail by a trial whose waiter
+// never got the lock, so it is a defect of the claim, not a verdict.
+func (run *Run) unreachable(rule results.ClaimRule, variant, unit string, limit float64) string {
+	p := run.params(rule.Scenario, variant)
+	per, ok := nanoseconds[unit]
+	if rule.Op != results.AtMost || p.GrantBound == nil || !ok {
+		return ""
+	}
+	lease, ok := run.Duration(rule.Subject, "lease")
+	if !ok {
+		return ""
+	}
+	b := p.GrantBound.At(lease)
+	if bound := float64(b.Nanoseconds()) / per; limit >= bound {
+		return fmt.Sprintf("defect of the claim: its limit %s is not below the trial's own grant bound %s, so a trial can never show it exceeded", results.Format(limit, unit), b)
+	}
+	return ""
+}
+
+// Whose is whose statement the claim is: its Kind, results.ClaimPromise
+// when the rule names none.
+func (c Claim) Whose() string {
+	if c.Kind == "" {
+		return results.ClaimPromise
+	}
+	return c.Kind
+}
+
+// Contradicted reports whether the run contradicts a statement about
+// another system: it saw something else than that system's
+// documentation says. That is no failure of the project's lock.
+func (c Claim) Contradicted() bool {
+	return c.Verdict == ClaimFails && c.Whose() == results.ClaimOther
+}
+
+// Failed reports whether the claim is a failure a reader must weigh: a
+// promise or a target that fails, never a statement about another system.
+func (c Claim) Failed() bool {
+	return c.Verdict == ClaimFails && c.Whose() != results.ClaimOther
+}
+
+// TallyClaims counts the verdicts of claims.
+func TallyClaims(claims []Claim) (holds, fails, inconclusive int) {
+	for _, c := range claims {
+		switch c.Verdict {
+		case ClaimHolds:
+			holds++
+		case ClaimFails:
+			fails++
+		default:
+			inconclusive++
+		}
+	}
+	return holds, fails, inconclusive
 }
