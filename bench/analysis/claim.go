@@ -405,3 +405,53 @@ func TallyClaims(claims []Claim) (holds, fails, inconclusive int) {
 	}
 	return holds, fails, inconclusive
 }
+
+// Decided reports whether the run decides the claim: it holds or fails.
+func (c Claim) Decided() bool { return c.Verdict != ClaimInconclusive }
+
+// A ClaimAcross is one claim checked under each of several runs (a
+// sweep's network profiles), in the runs' order.
+type ClaimAcross struct {
+	Each []Claim
+}
+
+// ClaimsAcross checks the claims of runs that share their claim rules
+// (one run's profiles) under each, one ClaimAcross a claim, in the rules'
+// order.
+func ClaimsAcross(runs []*Run) []ClaimAcross {
+	if len(runs) == 0 {
+		return nil
+	}
+	per := make([][]Claim, len(runs))
+	for i, run := range runs {
+		per[i] = run.Claims()
+	}
+	out := make([]ClaimAcross, len(per[0]))
+	for j := range out {
+		for i := range runs {
+			out[j].Each = append(out[j].Each, per[i][j])
+		}
+	}
+	return out
+}
+
+// Decided reports whether some run decides the claim; a run that leaves
+// it inconclusive (not measured under that profile) changes nothing.
+func (c ClaimAcross) Decided() bool { return slices.ContainsFunc(c.Each, Claim.Decided) }
+
+// Differs reports whether the runs that decide the claim disagree.
+func (c ClaimAcross) Differs() bool {
+	var first ClaimVerdict
+	for _, x := range c.Each {
+		if !x.Decided() {
+			continue
+		}
+		if first == "" {
+			first = x.Verdict
+		}
+		if x.Verdict != first {
+			return true
+		}
+	}
+	return false
+}

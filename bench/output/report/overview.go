@@ -213,7 +213,7 @@ func (f *figures) claimsSection(d *document, claims []analysis.Claim) {
 	for _, k := range claimKinds {
 		of := claimsOfKind(claims, k.kind)
 		for _, c := range of {
-			if c.Verdict != analysis.ClaimFails || slices.ContainsFunc(shown, func(s analysis.Claim) bool { return s.ID == c.ID && s.Subject == c.Subject }) {
+			if !c.Failed() && !c.Contradicted() || slices.ContainsFunc(shown, func(s analysis.Claim) bool { return s.ID == c.ID && s.Subject == c.Subject }) {
 				continue
 			}
 			// the same words about another contender of the run (another
@@ -260,7 +260,7 @@ func (f *figures) settingsCompared(shown []analysis.Claim) string {
 			}
 		}
 		// only decided verdicts that differ: a figure with each setting
-		if len(same) < 2 || slices.ContainsFunc(same, func(s analysis.Claim) bool { return s.Verdict == analysis.ClaimInconclusive }) ||
+		if len(same) < 2 || slices.ContainsFunc(same, func(s analysis.Claim) bool { return !s.Decided() }) ||
 			!slices.ContainsFunc(same, func(s analysis.Claim) bool { return s.Verdict != same[0].Verdict }) {
 			continue
 		}
