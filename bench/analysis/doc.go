@@ -1,6 +1,7 @@
 // Package analysis turns one run's results into the decision model the
 // report lays out: evidence with the condition it was measured at,
-// capabilities judged per lock, rankings and the use cases' picks. It
+// capabilities judged per lock, rankings, the use cases' picks and the
+// claims checked (Claim, with its verdict and the figures it rests on). It
 // reads bench/results only and renders nothing: the renderers under
 // bench/output lay its model out and never decide.
 //

@@ -196,13 +196,14 @@ func (run *Run) HigherIsBetter(id string) bool {
 	return m.Better == "higher"
 }
 
-// metricLabel names a declaration's metric for readers.
-func (run *Run) metricLabel(d decl) string {
-	s, _ := run.r.Scenario(d.scenario)
-	if m, ok := s.Metric(d.Metric); ok && m.Label != "" {
+// metricLabel names a scenario's metric for readers: its declared label,
+// or its name in an old run that declared none.
+func (run *Run) metricLabel(scenario, metric string) string {
+	s, _ := run.r.Scenario(scenario)
+	if m, ok := s.Metric(metric); ok && m.Label != "" {
 		return m.Label
 	}
-	return d.Metric
+	return metric
 }
 
 // Ranking ranks the contenders' figures id at one condition: the one
@@ -250,7 +251,7 @@ func (run *Run) Ranking(id string, contenders []string) (Ranking, bool) {
 	text := ds[0].Text
 	if ds[0].Op != "" {
 		// A capability ranks by its own figure: say which.
-		text = ShortLabel(text) + ": " + run.metricLabel(ds[0])
+		text = ShortLabel(text) + ": " + run.metricLabel(ds[0].scenario, ds[0].Metric)
 	}
 	rk := Ranking{ID: id, Text: text, Condition: groups[0][0].Condition, Entries: Rank(groups[0], run.HigherIsBetter(id))}
 	for _, g := range groups[1:] {

@@ -197,3 +197,18 @@ func Span(vals []float64, unit string) string {
 	}
 	return fmt.Sprintf("%s (n=%d)", show.Format(m), len(vals))
 }
+
+// Ratio prints a/b as "1.23×", with fewer decimals for large ratios.
+func Ratio(a, b float64) string {
+	if b == 0 {
+		return "∞×"
+	}
+	r, prec := a/b, 2
+	switch {
+	case math.Abs(r) >= 100:
+		prec = 0
+	case math.Abs(r) >= 10:
+		prec = 1
+	}
+	return strconv.FormatFloat(r, 'f', prec, 64) + "×"
+}

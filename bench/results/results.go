@@ -297,3 +297,36 @@ type Series struct {
 	Unit   string    `json:"unit"`
 	Values []float64 `json:"values"`
 }
+
+// Metric returns the repetition's metric named name.
+func (x Raw) Metric(name string) (Metric, bool) {
+	for _, m := range x.Metrics {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// Figure returns a named figure of the repetition: "seconds" (when
+// positive), else its metric, else its count, else the sum of its
+// clients' counts.
+func (x Raw) Figure(name string) (float64, bool) {
+	if name == "seconds" {
+		return x.Seconds, x.Seconds > 0
+	}
+	if m, ok := x.Metric(name); ok {
+		return m.Value, true
+	}
+	if v, ok := x.Counts[name]; ok {
+		return float64(v), true
+	}
+	var sum int64
+	found := false
+	for _, c := range x.Clients {
+		if v, ok := c.Counts[name]; ok {
+			sum, found = sum+v, true
+		}
+	}
+	return float64(sum), found
+}

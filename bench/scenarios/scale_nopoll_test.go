@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/benchtest"
 	"github.com/monolock/monolock-bench/bench/contenders/monolock"
-	"github.com/monolock/monolock-bench/bench/output/report"
 	"github.com/monolock/monolock-bench/redisbench"
 	"github.com/monolock/monolock-bench/redisbench/redisson"
 	"github.com/monolock/monolock-bench/redisbench/redissonfair"
@@ -49,7 +49,7 @@ func TestQueueNoPollRule(t *testing.T) {
 		return slices.DeleteFunc(variants(quick), func(v bench.Variant) bool { return v.Name != variant })
 	}
 	res := runScenario(ctx, t, s, cs, d, lease)
-	want := map[string]report.Verdict{"redis": report.Fails, redisson.Name: report.Holds, redissonfair.Name: report.Holds, "monolock": report.Holds}
+	want := map[string]analysis.ClaimVerdict{"redis": analysis.ClaimFails, redisson.Name: analysis.ClaimHolds, redissonfair.Name: analysis.ClaimHolds, "monolock": analysis.ClaimHolds}
 	res.Claims = nil
 	for name := range want {
 		rule := redisson.NoPoll(name, name)
@@ -65,7 +65,7 @@ func TestQueueNoPollRule(t *testing.T) {
 		tries[raw.Contender] = m["waiter_tries_per_lease"]
 		t.Logf("%s: %.2f tries per waiter per lease (%d in %.2fs), %.1f commands/s of the waiting", raw.Contender, m["waiter_tries_per_lease"], raw.Counts["window_tries"], raw.Seconds, m["waiting_ops_per_sec"])
 	}
-	for _, c := range report.Check(res) {
+	for _, c := range analysis.New(res).Claims() {
 		name := c.ID[:len(c.ID)-len("-no-poll")]
 		if c.Verdict != want[name] {
 			t.Errorf("%s: %s, want %s (%s)", c.ID, c.Verdict, want[name], c.Evidence)

@@ -97,7 +97,7 @@ type Comparison struct {
 type ClaimChange struct {
 	ID       string
 	Claim    string
-	Old, New report.Verdict
+	Old, New analysis.ClaimVerdict
 	// OldEvidence and NewEvidence are the numbers behind each verdict.
 	OldEvidence, NewEvidence string
 }
@@ -170,7 +170,7 @@ func Compare(oldRuns, newRuns []*results.Results, alpha float64) *Comparison {
 	th.CompareAlpha = alpha
 	old, new := Pool(oldRuns), Pool(newRuns)
 	c := &Comparison{OldRun: old.RunID, NewRun: new.RunID, Caveats: append(caveats(old, new), sideCaveats(oldRuns, newRuns)...)}
-	c.Claims = claimChanges(report.Check(old), report.Check(new))
+	c.Claims = claimChanges(analysis.New(old).Claims(), analysis.New(new).Claims())
 	var each []*analysis.Run
 	for _, r := range slices.Concat(oldRuns, newRuns) {
 		each = append(each, analysis.New(r))
@@ -287,7 +287,7 @@ func (c *Comparison) Tally() (significant, better, worse int) {
 // claimChanges pairs the claims of two runs by id: the old run's in its
 // order, then those only the new run checks. A claim one run does not
 // check has an empty verdict there.
-func claimChanges(old, new []Claim) []ClaimChange {
+func claimChanges(old, new []analysis.Claim) []ClaimChange {
 	var out []ClaimChange
 	for _, oc := range old {
 		ch := ClaimChange{ID: oc.ID, Claim: oc.Claim, Old: oc.Verdict, OldEvidence: oc.Evidence}
@@ -299,15 +299,12 @@ func claimChanges(old, new []Claim) []ClaimChange {
 		out = append(out, ch)
 	}
 	for _, nc := range new {
-		if !slices.ContainsFunc(old, func(oc Claim) bool { return oc.ID == nc.ID }) {
+		if !slices.ContainsFunc(old, func(oc analysis.Claim) bool { return oc.ID == nc.ID }) {
 			out = append(out, ClaimChange{ID: nc.ID, Claim: nc.Claim, New: nc.Verdict, NewEvidence: nc.Evidence})
 		}
 	}
 	return out
 }
-
-// Claim is a claim checked in one run.
-type Claim = report.Claim
 
 // sessionNetwork matches the name of the Docker network a containers run
 // creates for itself (a random id per run): two runs on the same kind of
@@ -480,7 +477,7 @@ func (c *Comparison) tallyText(alpha float64) string {
 }
 
 // orDash prints a verdict, or – for a claim the run does not check.
-func orDash(v report.Verdict) string {
+func orDash(v analysis.ClaimVerdict) string {
 	if v == "" {
 		return "–"
 	}

@@ -10,8 +10,8 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/contenders/monolock"
-	"github.com/monolock/monolock-bench/bench/output/report"
 	"github.com/monolock/monolock-bench/bench/results"
 	"github.com/monolock/monolock-bench/bench/scenarios"
 	"github.com/monolock/monolock-bench/redisbench"
@@ -123,22 +123,22 @@ func TestCompareFixtures(t *testing.T) {
 		t.Errorf("caveats %q, want the lease difference", c.Caveats)
 	}
 
-	verdicts := map[string][2]report.Verdict{}
+	verdicts := map[string][2]analysis.ClaimVerdict{}
 	for _, cl := range c.Claims {
-		verdicts[cl.ID] = [2]report.Verdict{cl.Old, cl.New}
+		verdicts[cl.ID] = [2]analysis.ClaimVerdict{cl.Old, cl.New}
 	}
 	// old: monolock 100.5 vs redis 90.5 us (1.11×, within the 1.5× band);
 	// new: 160 vs 90.5 (1.77×, outside in every pairing).
-	if got := verdicts["acquire-latency"]; got != [2]report.Verdict{report.Holds, report.Fails} {
+	if got := verdicts["acquire-latency"]; got != [2]analysis.ClaimVerdict{analysis.ClaimHolds, analysis.ClaimFails} {
 		t.Errorf("acquire-latency verdicts %v, want holds then fails", got)
 	}
-	if got := verdicts["strict-fifo"]; got != [2]report.Verdict{report.Inconclusive, report.Inconclusive} {
+	if got := verdicts["strict-fifo"]; got != [2]analysis.ClaimVerdict{analysis.ClaimInconclusive, analysis.ClaimInconclusive} {
 		t.Errorf("strict-fifo verdicts %v, want inconclusive without fairness data", got)
 	}
 
 	// Claims pair by id: one only the new run checks shows – for the old.
-	onlyNew := claimChanges(nil, []Claim{{ID: "x", Verdict: report.Holds}})
-	if len(onlyNew) != 1 || onlyNew[0].Old != "" || onlyNew[0].New != report.Holds {
+	onlyNew := claimChanges(nil, []analysis.Claim{{ID: "x", Verdict: analysis.ClaimHolds}})
+	if len(onlyNew) != 1 || onlyNew[0].Old != "" || onlyNew[0].New != analysis.ClaimHolds {
 		t.Errorf("claimChanges(nil, x) = %+v", onlyNew)
 	}
 

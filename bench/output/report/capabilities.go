@@ -25,13 +25,13 @@ func verdictCell(j analysis.Verdict, showN bool) cell {
 	}
 	switch j.Mark {
 	case analysis.Holds:
-		return cell{text: markYes + " " + text, class: string(Holds), title: j.Detail}
+		return cell{text: markYes + " " + text, class: "holds", title: j.Detail}
 	case analysis.Fails:
-		return cell{text: markNo + " " + text, class: string(Fails), title: j.Detail}
+		return cell{text: markNo + " " + text, class: "fails", title: j.Detail}
 	case analysis.NotComparable, analysis.NoEvidence:
-		return cell{text: text, class: string(Inconclusive), title: j.Detail}
+		return cell{text: text, class: "inconclusive", title: j.Detail}
 	}
-	return cell{text: markNone, class: string(Inconclusive), title: j.Detail}
+	return cell{text: markNone, class: "inconclusive", title: j.Detail}
 }
 
 // capabilityMatrix writes a row per lock and a column per capability,

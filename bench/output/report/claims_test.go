@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/results"
 	"github.com/monolock/monolock-bench/redisbench"
@@ -15,15 +16,15 @@ func claimRules() []results.ClaimRule {
 }
 
 // claimNamed evaluates the rule with the given id.
-func claimNamed(t *testing.T, r *results.Results, id string) Claim {
+func claimNamed(t *testing.T, r *results.Results, id string) analysis.Claim {
 	t.Helper()
-	for _, c := range Check(r) {
+	for _, c := range analysis.New(r).Claims() {
 		if c.ID == id {
 			return c
 		}
 	}
 	t.Fatalf("no claim %q", id)
-	return Claim{}
+	return analysis.Claim{}
 }
 
 // fig is one figure with one value per repetition.
@@ -115,60 +116,60 @@ func TestClaimVerdicts(t *testing.T) {
 		claim string
 		figs  []fig
 		extra func([]results.Raw)
-		want  Verdict
+		want  analysis.ClaimVerdict
 	}{
 
-		{"latency equal", "acquire-latency", lat([]float64{110, 120, 115}, []float64{100, 105, 102}), nil, Holds},
-		{"latency far apart", "acquire-latency", lat([]float64{400, 420, 410}, []float64{100, 105, 102}), nil, Fails},
-		{"latency straddles", "acquire-latency", lat([]float64{100, 160, 140}, []float64{100, 105, 102}), nil, Inconclusive},
-		{"latency missing", "acquire-latency", lat([]float64{100}, nil), nil, Inconclusive},
+		{"latency equal", "acquire-latency", lat([]float64{110, 120, 115}, []float64{100, 105, 102}), nil, analysis.ClaimHolds},
+		{"latency far apart", "acquire-latency", lat([]float64{400, 420, 410}, []float64{100, 105, 102}), nil, analysis.ClaimFails},
+		{"latency straddles", "acquire-latency", lat([]float64{100, 160, 140}, []float64{100, 105, 102}), nil, analysis.ClaimInconclusive},
+		{"latency missing", "acquire-latency", lat([]float64{100}, nil), nil, analysis.ClaimInconclusive},
 
-		{"redis more throughput", "short-lock-throughput", tput([]float64{100, 110, 105}, []float64{200, 210, 190}), nil, Holds},
-		{"redis not more", "short-lock-throughput", tput([]float64{200, 210, 205}, []float64{100, 110, 105}), nil, Fails},
-		{"throughput overlaps", "short-lock-throughput", tput([]float64{100, 110, 105}, []float64{104, 120, 112}), nil, Inconclusive},
-		{"throughput missing", "short-lock-throughput", nil, nil, Inconclusive},
+		{"redis more throughput", "short-lock-throughput", tput([]float64{100, 110, 105}, []float64{200, 210, 190}), nil, analysis.ClaimHolds},
+		{"redis not more", "short-lock-throughput", tput([]float64{200, 210, 205}, []float64{100, 110, 105}), nil, analysis.ClaimFails},
+		{"throughput overlaps", "short-lock-throughput", tput([]float64{100, 110, 105}, []float64{104, 120, 112}), nil, analysis.ClaimInconclusive},
+		{"throughput missing", "short-lock-throughput", nil, nil, analysis.ClaimInconclusive},
 
-		{"graceful immediate", "graceful-immediate", handover("monolock", "graceful", "p50", []float64{0.4, 0.5, 0.6}), nil, Holds},
-		{"graceful slow", "graceful-immediate", handover("monolock", "graceful", "p50", []float64{40, 50, 60}), nil, Fails},
-		{"graceful with failures", "graceful-immediate", withFailed(handover("monolock", "graceful", "p50", []float64{0.4, 0.5, 0.6}), "monolock", "graceful", []float64{0, 1, 0}), nil, Fails},
-		{"graceful straddles", "graceful-immediate", handover("monolock", "graceful", "p50", []float64{4, 5, 16}), nil, Inconclusive},
-		{"graceful missing", "graceful-immediate", handover("redis", "graceful", "p50", []float64{1}), nil, Inconclusive},
+		{"graceful immediate", "graceful-immediate", handover("monolock", "graceful", "p50", []float64{0.4, 0.5, 0.6}), nil, analysis.ClaimHolds},
+		{"graceful slow", "graceful-immediate", handover("monolock", "graceful", "p50", []float64{40, 50, 60}), nil, analysis.ClaimFails},
+		{"graceful with failures", "graceful-immediate", withFailed(handover("monolock", "graceful", "p50", []float64{0.4, 0.5, 0.6}), "monolock", "graceful", []float64{0, 1, 0}), nil, analysis.ClaimFails},
+		{"graceful straddles", "graceful-immediate", handover("monolock", "graceful", "p50", []float64{4, 5, 16}), nil, analysis.ClaimInconclusive},
+		{"graceful missing", "graceful-immediate", handover("redis", "graceful", "p50", []float64{1}), nil, analysis.ClaimInconclusive},
 
-		{"crash within lease", "crash-one-lease", handover("monolock", "crash", "max", []float64{1, 2, 1900}), nil, Holds},
-		{"crash beyond lease", "crash-one-lease", handover("monolock", "crash", "max", []float64{2500, 2600, 2700}), nil, Fails},
-		{"crash straddles", "crash-one-lease", handover("monolock", "crash", "max", []float64{1, 2, 2500}), nil, Inconclusive},
-		{"crash missing", "crash-one-lease", nil, nil, Inconclusive},
+		{"crash within lease", "crash-one-lease", handover("monolock", "crash", "max", []float64{1, 2, 1900}), nil, analysis.ClaimHolds},
+		{"crash beyond lease", "crash-one-lease", handover("monolock", "crash", "max", []float64{2500, 2600, 2700}), nil, analysis.ClaimFails},
+		{"crash straddles", "crash-one-lease", handover("monolock", "crash", "max", []float64{1, 2, 2500}), nil, analysis.ClaimInconclusive},
+		{"crash missing", "crash-one-lease", nil, nil, analysis.ClaimInconclusive},
 
-		{"freeze within lease", "freeze-one-lease", handover("monolock", "freeze", "max", []float64{1800, 1900, 2000}), nil, Holds},
-		{"freeze beyond lease", "freeze-one-lease", handover("monolock", "freeze", "max", []float64{4000, 4100, 4200}), nil, Fails},
-		{"freeze straddles", "freeze-one-lease", handover("monolock", "freeze", "max", []float64{1900, 2000, 2300}), nil, Inconclusive},
+		{"freeze within lease", "freeze-one-lease", handover("monolock", "freeze", "max", []float64{1800, 1900, 2000}), nil, analysis.ClaimHolds},
+		{"freeze beyond lease", "freeze-one-lease", handover("monolock", "freeze", "max", []float64{4000, 4100, 4200}), nil, analysis.ClaimFails},
+		{"freeze straddles", "freeze-one-lease", handover("monolock", "freeze", "max", []float64{1900, 2000, 2300}), nil, analysis.ClaimInconclusive},
 
-		{"redis waits the TTL", "redis-crash-ttl", handover("redis", "crash", "p50", []float64{1990, 2050, 2100}), nil, Holds},
-		{"redis waits the TTL since the last extension", "redis-crash-ttl", handover("redis", "crash", "p50", []float64{1400, 1500, 1800}), nil, Holds},
-		{"redis hands over early", "redis-crash-ttl", handover("redis", "crash", "p50", []float64{5, 6, 7}), nil, Fails},
-		{"redis straddles", "redis-crash-ttl", handover("redis", "crash", "p50", []float64{5, 2000, 2100}), nil, Inconclusive},
-		{"redis missing", "redis-crash-ttl", nil, nil, Inconclusive},
-		{"redlock waits the TTL", "redlock-crash-ttl", handover("redlock", "crash", "p50", []float64{2000, 2050, 2100}), nil, Holds},
-		{"redlock hands over early", "redlock-crash-ttl", handover("redlock", "crash", "p50", []float64{50, 60, 70}), nil, Fails},
-		{"redlock straddles", "redlock-crash-ttl", handover("redlock", "crash", "p50", []float64{50, 1990, 2100}), nil, Inconclusive},
+		{"redis waits the TTL", "redis-crash-ttl", handover("redis", "crash", "p50", []float64{1990, 2050, 2100}), nil, analysis.ClaimHolds},
+		{"redis waits the TTL since the last extension", "redis-crash-ttl", handover("redis", "crash", "p50", []float64{1400, 1500, 1800}), nil, analysis.ClaimHolds},
+		{"redis hands over early", "redis-crash-ttl", handover("redis", "crash", "p50", []float64{5, 6, 7}), nil, analysis.ClaimFails},
+		{"redis straddles", "redis-crash-ttl", handover("redis", "crash", "p50", []float64{5, 2000, 2100}), nil, analysis.ClaimInconclusive},
+		{"redis missing", "redis-crash-ttl", nil, nil, analysis.ClaimInconclusive},
+		{"redlock waits the TTL", "redlock-crash-ttl", handover("redlock", "crash", "p50", []float64{2000, 2050, 2100}), nil, analysis.ClaimHolds},
+		{"redlock hands over early", "redlock-crash-ttl", handover("redlock", "crash", "p50", []float64{50, 60, 70}), nil, analysis.ClaimFails},
+		{"redlock straddles", "redlock-crash-ttl", handover("redlock", "crash", "p50", []float64{50, 1990, 2100}), nil, analysis.ClaimInconclusive},
 
-		{"fifo strict", "strict-fifo", fair("fifo_inversions_per_1k", []float64{0, 0, 0.5}), nil, Holds},
-		{"fifo broken", "strict-fifo", fair("fifo_inversions_per_1k", []float64{20, 30, 25}), nil, Fails},
-		{"fifo straddles", "strict-fifo", fair("fifo_inversions_per_1k", []float64{0, 0, 25}), nil, Inconclusive},
-		{"fifo missing", "strict-fifo", fair("jain_index", []float64{1, 1, 1}), nil, Inconclusive},
+		{"fifo strict", "strict-fifo", fair("fifo_inversions_per_1k", []float64{0, 0, 0.5}), nil, analysis.ClaimHolds},
+		{"fifo broken", "strict-fifo", fair("fifo_inversions_per_1k", []float64{20, 30, 25}), nil, analysis.ClaimFails},
+		{"fifo straddles", "strict-fifo", fair("fifo_inversions_per_1k", []float64{0, 0, 25}), nil, analysis.ClaimInconclusive},
+		{"fifo missing", "strict-fifo", fair("jain_index", []float64{1, 1, 1}), nil, analysis.ClaimInconclusive},
 
-		{"one request per grant", "one-waiter-woken", fair("jain_index", []float64{1, 1, 1}), counts(1000, 1000), Holds},
-		{"waiters woken in vain", "one-waiter-woken", fair("jain_index", []float64{1, 1, 1}), counts(1000, 4000), Fails},
-		{"attempts metric straddles", "one-waiter-woken", fair("attempts_per_grant", []float64{1, 1, 3}), nil, Inconclusive},
-		{"attempts not recorded", "one-waiter-woken", fair("jain_index", []float64{1, 1, 1}), grantsOnly(1000), Inconclusive},
+		{"one request per grant", "one-waiter-woken", fair("jain_index", []float64{1, 1, 1}), counts(1000, 1000), analysis.ClaimHolds},
+		{"waiters woken in vain", "one-waiter-woken", fair("jain_index", []float64{1, 1, 1}), counts(1000, 4000), analysis.ClaimFails},
+		{"attempts metric straddles", "one-waiter-woken", fair("attempts_per_grant", []float64{1, 1, 3}), nil, analysis.ClaimInconclusive},
+		{"attempts not recorded", "one-waiter-woken", fair("jain_index", []float64{1, 1, 1}), grantsOnly(1000), analysis.ClaimInconclusive},
 
 		// 10 s per repetition, 1000 grants: 150 ops/s = 1.5 per grant.
-		{"quiet coordinator", "quiet-contention", fair("server_ops_per_sec", []float64{150, 150, 140}), grantsOnly(1000), Holds},
-		{"polled coordinator", "quiet-contention", fair("server_ops_per_sec", []float64{5000, 5200, 5100}), grantsOnly(1000), Fails},
-		{"coordinator load straddles", "quiet-contention", fair("server_ops_per_sec", []float64{150, 150, 5000}), grantsOnly(1000), Inconclusive},
-		{"coordinator load without grants", "quiet-contention", fair("server_ops_per_sec", []float64{150, 150, 140}), nil, Inconclusive},
-		{"ops per grant metric", "quiet-contention", fair("server_ops_per_grant", []float64{1, 1.2, 1.1}), nil, Holds},
-		{"ops per grant metric polled", "quiet-contention", fair("server_ops_per_grant", []float64{12, 14, 13}), nil, Fails},
+		{"quiet coordinator", "quiet-contention", fair("server_ops_per_sec", []float64{150, 150, 140}), grantsOnly(1000), analysis.ClaimHolds},
+		{"polled coordinator", "quiet-contention", fair("server_ops_per_sec", []float64{5000, 5200, 5100}), grantsOnly(1000), analysis.ClaimFails},
+		{"coordinator load straddles", "quiet-contention", fair("server_ops_per_sec", []float64{150, 150, 5000}), grantsOnly(1000), analysis.ClaimInconclusive},
+		{"coordinator load without grants", "quiet-contention", fair("server_ops_per_sec", []float64{150, 150, 140}), nil, analysis.ClaimInconclusive},
+		{"ops per grant metric", "quiet-contention", fair("server_ops_per_grant", []float64{1, 1.2, 1.1}), nil, analysis.ClaimHolds},
+		{"ops per grant metric polled", "quiet-contention", fair("server_ops_per_grant", []float64{12, 14, 13}), nil, analysis.ClaimFails},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -186,8 +187,8 @@ func TestClaimVerdicts(t *testing.T) {
 // Every claim reports inconclusive, saying what is missing, on a run
 // without data.
 func TestClaimsOnEmptyRun(t *testing.T) {
-	for _, c := range Check(synthetic(nil, nil)) {
-		if c.Verdict != Inconclusive {
+	for _, c := range analysis.New(synthetic(nil, nil)).Claims() {
+		if c.Verdict != analysis.ClaimInconclusive {
 			t.Errorf("%s: %s on no data", c.ID, c.Verdict)
 		}
 		if !strings.Contains(c.Evidence, "not measured") {
@@ -201,15 +202,14 @@ func TestClaimsOnEmptyRun(t *testing.T) {
 func TestLeaseParityFallback(t *testing.T) {
 	r := synthetic([]fig{{"handover", "monolock", "freeze", "max", "ms", []float64{1700, 1800, 1900}}}, nil)
 	r.Parameters.Contender["monolock"] = results.Settings{"lease": "= lease"}
-	f := newFigures(r)
-	if d, ok := f.duration("monolock", "lease"); !ok || d.String() != "2s" {
+	if d, ok := analysis.New(r).Duration("monolock", "lease"); !ok || d.String() != "2s" {
 		t.Fatalf("lease = %v, %v; want 2s from the other contenders", d, ok)
 	}
-	if c := claimNamed(t, r, "freeze-one-lease"); c.Verdict != Holds {
+	if c := claimNamed(t, r, "freeze-one-lease"); c.Verdict != analysis.ClaimHolds {
 		t.Fatalf("freeze claim %s: %s", c.Verdict, c.Evidence)
 	}
 	r.Parameters.Contender = nil
-	if c := claimNamed(t, r, "freeze-one-lease"); c.Verdict != Inconclusive || !strings.Contains(c.Evidence, "no lease") {
+	if c := claimNamed(t, r, "freeze-one-lease"); c.Verdict != analysis.ClaimInconclusive || !strings.Contains(c.Evidence, "no lease") {
 		t.Fatalf("without any lease: %s: %s", c.Verdict, c.Evidence)
 	}
 }
@@ -224,18 +224,18 @@ func TestReferenceRunVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.FillDefaults(results.Defaults{Claims: claimRules(), Scenarios: declarations(r.Parameters.Quick)})
-	want := map[string]Verdict{
-		"acquire-latency": Fails, "short-lock-throughput": Holds, "graceful-immediate": Holds,
-		"crash-one-lease": Holds, "freeze-one-lease": Holds, "redis-crash-ttl": Holds, "redlock-crash-ttl": Holds,
-		"strict-fifo": Holds, "one-waiter-woken": Holds, "quiet-contention": Holds,
+	want := map[string]analysis.ClaimVerdict{
+		"acquire-latency": analysis.ClaimFails, "short-lock-throughput": analysis.ClaimHolds, "graceful-immediate": analysis.ClaimHolds,
+		"crash-one-lease": analysis.ClaimHolds, "freeze-one-lease": analysis.ClaimHolds, "redis-crash-ttl": analysis.ClaimHolds, "redlock-crash-ttl": analysis.ClaimHolds,
+		"strict-fifo": analysis.ClaimHolds, "one-waiter-woken": analysis.ClaimHolds, "quiet-contention": analysis.ClaimHolds,
 		// The reference run predates the safety scenario.
-		"fenced-no-stale-write": Inconclusive, "holder-learns-first": Inconclusive, "redlock-clock-safety": Inconclusive,
+		"fenced-no-stale-write": analysis.ClaimInconclusive, "holder-learns-first": analysis.ClaimInconclusive, "redlock-clock-safety": analysis.ClaimInconclusive,
 		// The reference run predates the failover scenario.
-		"single-point-no-grant-while-down": Inconclusive, "tokens-increase-across-restart": Inconclusive,
-		"redlock-minority-down": Inconclusive, "redlock-unsafe-restart": Inconclusive,
-		"target-throughput-monolock": Inconclusive,
+		"single-point-no-grant-while-down": analysis.ClaimInconclusive, "tokens-increase-across-restart": analysis.ClaimInconclusive,
+		"redlock-minority-down": analysis.ClaimInconclusive, "redlock-unsafe-restart": analysis.ClaimInconclusive,
+		"target-throughput-monolock": analysis.ClaimInconclusive,
 	}
-	got := Check(r)
+	got := analysis.New(r).Claims()
 	if len(got) != len(want) {
 		t.Fatalf("%d claims, want %d", len(got), len(want))
 	}
@@ -263,14 +263,14 @@ func TestScaleKeepAliveTargets(t *testing.T) {
 	for _, tt := range []struct {
 		name, claim string
 		figs        []fig
-		want        Verdict
+		want        analysis.ClaimVerdict
 	}{
-		{"every session held", "target-scale-lease2s-all-held", held([]float64{20000, 20000, 20000}), Holds},
-		{"sessions lost", "target-scale-lease2s-all-held", held([]float64{769, 10069, 9000}), Fails},
-		{"sessions lost once", "target-scale-lease2s-all-held", held([]float64{20000, 19990, 20000}), Inconclusive},
-		{"keep-alive cheaper than redis", "target-scale-keepalive-cpu-redis", lease2s("server_cpu_us_per_heartbeat", "us", []float64{8, 9, 10}, []float64{10.5, 11, 12}), Holds},
-		{"keep-alive dearer than redis", "target-scale-keepalive-cpu-redis", lease2s("server_cpu_us_per_heartbeat", "us", []float64{25, 26, 27}, []float64{10, 11, 12}), Fails},
-		{"keep-alive cost overlaps", "target-scale-keepalive-cpu-redis", lease2s("server_cpu_us_per_heartbeat", "us", []float64{9, 11, 13}, []float64{10, 11, 12}), Inconclusive},
+		{"every session held", "target-scale-lease2s-all-held", held([]float64{20000, 20000, 20000}), analysis.ClaimHolds},
+		{"sessions lost", "target-scale-lease2s-all-held", held([]float64{769, 10069, 9000}), analysis.ClaimFails},
+		{"sessions lost once", "target-scale-lease2s-all-held", held([]float64{20000, 19990, 20000}), analysis.ClaimInconclusive},
+		{"keep-alive cheaper than redis", "target-scale-keepalive-cpu-redis", lease2s("server_cpu_us_per_heartbeat", "us", []float64{8, 9, 10}, []float64{10.5, 11, 12}), analysis.ClaimHolds},
+		{"keep-alive dearer than redis", "target-scale-keepalive-cpu-redis", lease2s("server_cpu_us_per_heartbeat", "us", []float64{25, 26, 27}, []float64{10, 11, 12}), analysis.ClaimFails},
+		{"keep-alive cost overlaps", "target-scale-keepalive-cpu-redis", lease2s("server_cpu_us_per_heartbeat", "us", []float64{9, 11, 13}, []float64{10, 11, 12}), analysis.ClaimInconclusive},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := synthetic(tt.figs, nil)
@@ -294,12 +294,12 @@ func TestClaimBoundFromAnotherVariant(t *testing.T) {
 	for _, tt := range []struct {
 		name       string
 		deep, one  []float64
-		want       Verdict
+		want       analysis.ClaimVerdict
 		inEvidence string
 	}{
-		{"flat", []float64{150, 160}, []float64{100, 110}, Holds, "monolock queue-1"},
-		{"grows", []float64{500, 600}, []float64{100, 110}, Fails, "ratio"},
-		{"depth 1 not measured", []float64{150}, nil, Inconclusive, "no scale queue-1 promotion p50 for monolock"},
+		{"flat", []float64{150, 160}, []float64{100, 110}, analysis.ClaimHolds, "monolock queue-1"},
+		{"grows", []float64{500, 600}, []float64{100, 110}, analysis.ClaimFails, "ratio"},
+		{"depth 1 not measured", []float64{150}, nil, analysis.ClaimInconclusive, "no scale queue-1 promotion p50 for monolock"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			figs := []fig{{"scale", "monolock", "queue-10k", "promotion_p50", "us", tt.deep}}

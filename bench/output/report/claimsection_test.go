@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -75,11 +76,11 @@ func TestUnreachableClaimLimit(t *testing.T) {
 	tight := rule
 	tight.ID, tight.Than.Value = "lease-and-a-tenth", 2200
 	r.Claims = []results.ClaimRule{rule, tight}
-	got := Check(r)
-	if got[0].Verdict != Inconclusive || !strings.Contains(got[0].Evidence, "defect of the claim: its limit 6 s is not below the trial's own grant bound 5s") {
+	got := analysis.New(r).Claims()
+	if got[0].Verdict != analysis.ClaimInconclusive || !strings.Contains(got[0].Evidence, "defect of the claim: its limit 6 s is not below the trial's own grant bound 5s") {
 		t.Errorf("6 s behind a 5 s bound: %s: %s", got[0].Verdict, got[0].Evidence)
 	}
-	if got[1].Verdict != Holds || strings.Contains(got[1].Evidence, "defect") {
+	if got[1].Verdict != analysis.ClaimHolds || strings.Contains(got[1].Evidence, "defect") {
 		t.Errorf("2.2 s behind a 5 s bound: %s: %s", got[1].Verdict, got[1].Evidence)
 	}
 }

@@ -9,20 +9,23 @@ import (
 )
 
 // The decision section's use-case rows, capability matrix and workload
-// rankings are decided by bench/analysis; the files that lay them out
-// only lay out. They name
+// rankings, and the claims with their verdicts, are decided by
+// bench/analysis; the files that lay them out only lay out. They name
 // no ranking or judging helper of this package, no decision-figure
-// declaration (what a capability is judged by) and no raw figure lookup,
-// and import neither benchmath nor anything else that compares.
+// declaration (what a capability is judged by), no claim rule (what a
+// claim is checked by), no claim verdict of their own and no raw figure
+// lookup, and import neither benchmath nor anything else that compares.
 func TestDecisionRowsAreLaidOutNotDecided(t *testing.T) {
 	forbidden := map[string]string{
 		"rank": "ranks", "noisy": "judges noise", "separable": "compares figures",
 		"Decides": "reads the capability declarations", "DecisionFigure": "reads a capability declaration",
 		"values": "looks figures up", "raws": "looks figures up", "row": "looks figures up",
 		"Summary": "reads the summary", "Raw": "reads raw records",
+		"ClaimRule": "reads a claim rule", "Evaluate": "checks a claim",
+		"ClaimHolds": "gives a claim its verdict", "ClaimFails": "gives a claim its verdict", "ClaimInconclusive": "gives a claim its verdict",
 	}
 	fset := token.NewFileSet()
-	for _, name := range []string{"decision.go", "capabilities.go", "findings.go", "workload_rank.go"} {
+	for _, name := range []string{"decision.go", "capabilities.go", "findings.go", "workload_rank.go", "claimkinds.go", "network_claims.go", "overview.go"} {
 		file, err := parser.ParseFile(fset, name, nil, 0)
 		if err != nil {
 			t.Fatal(err)

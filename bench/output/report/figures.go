@@ -2,9 +2,8 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
+	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -23,7 +22,7 @@ type figures struct {
 	// in order of first appearance), then the floors.
 	contenders []string
 	// claims are the checked claims, for the findings of each section.
-	claims []Claim
+	claims []analysis.Claim
 	// a is the run's analysis: capabilities, rankings, use-case picks.
 	a *analysis.Run
 	// soak is the newest chaos soak beside the run's folder, nil when
@@ -217,21 +216,6 @@ func rowDisplay(xs ...results.Row) results.Display {
 	return results.DisplayFor(unit, vs...)
 }
 
-// ratio prints a/b as "1.23×", with fewer decimals for large ratios.
-func ratio(a, b float64) string {
-	if b == 0 {
-		return "∞×"
-	}
-	r, prec := a/b, 2
-	switch {
-	case math.Abs(r) >= 100:
-		prec = 0
-	case math.Abs(r) >= 10:
-		prec = 1
-	}
-	return strconv.FormatFloat(r, 'f', prec, 64) + "×"
-}
-
 // mostWorkers returns the distinct-keys throughput variant with the most
 // workers that any lock (not a floor) ran.
 func (f *figures) mostWorkers() (string, int) {
@@ -270,7 +254,7 @@ func (f *figures) values(scenario, contender, variant, metric string) ([]float64
 	var vals []float64
 	unit := ""
 	for _, x := range f.raws(scenario, contender, variant) {
-		if m, ok := metricNamed(x, metric); ok {
+		if m, ok := x.Metric(metric); ok {
 			vals, unit = append(vals, m.Value), m.Unit
 		}
 	}
@@ -286,4 +270,10 @@ func (f *figures) measures(scenario, variant, metric string) bool {
 		}
 	}
 	return false
+}
+
+// duration returns a duration parameter (e.g. "lease") of a contender from
+// its recorded settings, as the analysis reads it.
+func (f *figures) duration(contender, name string) (time.Duration, bool) {
+	return f.a.Duration(contender, name)
 }

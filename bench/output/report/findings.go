@@ -19,7 +19,7 @@ import (
 // counted, the matrix names them.
 const namedPasses = 3
 
-func (f *figures) findings(d *document, s string, claims []Claim) {
+func (f *figures) findings(d *document, s string, claims []analysis.Claim) {
 	var items []string
 	for _, id := range f.a.CapabilityIDsIn(s) {
 		// every declaration of the capability in this scenario: one
@@ -53,9 +53,9 @@ func (f *figures) findings(d *document, s string, claims []Claim) {
 		}
 	}
 	for _, c := range claims {
-		if c.scenario == s && failed(c) {
+		if c.Scenario == s && c.Failed() {
 			what := "promise"
-			if kindOf(c) == results.ClaimTarget {
+			if c.Whose() == results.ClaimTarget {
 				what = "target"
 			}
 			items = append(items, fmt.Sprintf("✗ %s not met: “%s” (%s).", what, c.Claim, c.Evidence))

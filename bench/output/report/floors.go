@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/monolock/monolock-bench/bench/results"
 )
 
 // floorOf returns the floor of a lock's kind: the floor contender that a
@@ -38,7 +40,7 @@ func (f *figures) beatsFloor(s, variant, metric string) string {
 		if floor == "" || !ok {
 			continue
 		}
-		part := fmt.Sprintf("%s %s against %s %s", c, spanOf(b.LockValues).in(b.Unit), floor, spanOf(b.FloorValues).in(b.Unit))
+		part := fmt.Sprintf("%s %s against %s %s", c, results.Span(b.LockValues, b.Unit), floor, results.Span(b.FloorValues, b.Unit))
 		claim, floorClaim := f.claimStep(c), f.claimStep(floor)
 		if claim != "" && floorClaim != "" {
 			part += fmt.Sprintf(": %s claims by “%s”, its floor by “%s”", c, claim, floorClaim)

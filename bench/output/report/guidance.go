@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -49,7 +50,7 @@ func (f *figures) situations() []situation {
 // by the figure that decides it, what the claims checked say, then the
 // trade-offs the contenders state that a benchmark run does not measure,
 // labelled as such.
-func (f *figures) guidance(d *document, claims []Claim) {
+func (f *figures) guidance(d *document, claims []analysis.Claim) {
 	d.h2("Which lock when")
 	var measured []string
 	for _, s := range f.situations() {
@@ -62,7 +63,7 @@ func (f *figures) guidance(d *document, claims []Claim) {
 		}
 	}
 	measured = append(measured, f.workloadAdvice()...)
-	if holds, fails, inc := tally(claims); holds+fails+inc > 0 {
+	if holds, fails, inc := analysis.TallyClaims(claims); holds+fails+inc > 0 {
 		measured = append(measured, fmt.Sprintf("Of the %d claims checked, %d hold, %d fail and %d are inconclusive in this run (Claims checked names those that do not hold).", len(claims), holds, fails, inc))
 	}
 	if len(measured) > 0 {

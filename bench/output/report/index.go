@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -73,7 +74,7 @@ func WriteIndexWith(reportsDir string, upgrade func(*results.Results)) error {
 		if isSoak(r) {
 			complete += " (chaos soak)"
 		}
-		holds, fails, inc := tally(Check(r))
+		holds, fails, inc := analysis.TallyClaims(analysis.New(r).Claims())
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %d / %d / %d |\n",
 			link, r.StartedAt.UTC().Format("2006-01-02 15:04"),
 			mdCell(fmt.Sprintf("%s, %d cores", orUnknown(r.Environment.CPUModel), r.Environment.Cores)),

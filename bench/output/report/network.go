@@ -101,7 +101,7 @@ func roundTrips(d *document, runs []profileRun) {
 			measured = fmt.Sprintf("%s (%s–%s), %d paths", usText(median(rtts)), usText(slices.Min(rtts)), usText(slices.Max(rtts)), len(rtts))
 		}
 		if rs := pathRatios(nr); len(rs) > 0 {
-			share = fmt.Sprintf("%s (%s–%s)", ratio(median(rs), 1), ratio(slices.Min(rs), 1), ratio(slices.Max(rs), 1))
+			share = fmt.Sprintf("%s (%s–%s)", results.Ratio(median(rs), 1), results.Ratio(slices.Min(rs), 1), results.Ratio(slices.Max(rs), 1))
 		}
 		conn := "–"
 		if len(connects) > 0 {
@@ -131,7 +131,7 @@ func askedVsMeasured(d *document, runs []profileRun) {
 				d := results.DisplayFor("us", p.RTT.P50, p.RTT.P90, p.RTT.Min, p.RTT.Max)
 				rtt = fmt.Sprintf("%s (%s; %s–%s), n=%d", d.Format(p.RTT.P50), d.Num(p.RTT.P90), d.Num(p.RTT.Min), d.Num(p.RTT.Max), p.RTT.N)
 				if p.AskedRTTUS > 0 {
-					share = ratio(p.RTT.P50, p.AskedRTTUS)
+					share = results.Ratio(p.RTT.P50, p.AskedRTTUS)
 				}
 			}
 			asked := "none (loopback)"
@@ -252,7 +252,7 @@ func acquireAgainstRTT(d *document, runs []profileRun) error {
 			}
 			text := withUnit(x)
 			if pr.rtt > 0 {
-				text += " (" + ratio(x.Median, pr.rtt) + " RTT)"
+				text += " (" + results.Ratio(x.Median, pr.rtt) + " RTT)"
 				xys = append(xys, plotter.XY{X: pr.rtt, Y: x.Median})
 				lo, hi = math.Min(lo, pr.rtt), math.Max(hi, pr.rtt)
 				ylo, yhi = math.Min(ylo, x.Median), math.Max(yhi, x.Median)

@@ -3,47 +3,35 @@ package report
 import (
 	"fmt"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
-// claimsPerProfile checks the run's claims under each profile: those
-// whose verdict differs between profiles in the report, every decided one
-// in the details.
+// claimsPerProfile lays out the run's claims as checked under each
+// profile: those whose verdict differs between profiles in the report,
+// every decided one in the details.
 func claimsPerProfile(d *document, r *results.Results, runs []profileRun) {
 	if len(r.Claims) == 0 {
 		return
 	}
-	per := make([][]Claim, len(runs))
-	for i, pr := range runs {
-		per[i] = Check(r.UnderNetwork(pr.nr.Label()))
-	}
+	as := make([]*analysis.Run, len(runs))
 	head := []string{"claim"}
-	for _, pr := range runs {
+	for i, pr := range runs {
+		as[i] = pr.f.a
 		head = append(head, pr.nr.Profile)
 	}
 	differ, all := table{head: head}, table{head: head}
 	open, same := 0, 0
-	for j := range per[0] {
-		row := []cell{{text: per[0][j].Statement}}
-		decided, differs := false, false
-		var first Verdict
-		for i := range runs {
-			c := per[i][j]
-			row = append(row, cell{text: string(c.Verdict), class: string(c.Verdict), title: c.Evidence})
-			if c.Verdict == Inconclusive {
-				continue // not measured under this profile: no change of verdict
-			}
-			if first == "" {
-				first = c.Verdict
-			}
-			decided = true
-			differs = differs || c.Verdict != first
+	for _, c := range analysis.ClaimsAcross(as) {
+		row := []cell{{text: c.Each[0].Statement}}
+		for _, x := range c.Each {
+			row = append(row, cell{text: string(x.Verdict), class: string(x.Verdict), title: x.Evidence})
 		}
 		switch {
-		case !decided:
+		case !c.Decided():
 			open++
 			continue
-		case differs:
+		case c.Differs():
 			differ.rows = append(differ.rows, row)
 		default:
 			same++

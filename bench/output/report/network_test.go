@@ -142,7 +142,7 @@ func TestZeroLineTarget(t *testing.T) {
 			verdict = "fails"
 		}
 		md := string(rep.Markdown)
-		want := "| through a line that holds nothing the locks/s at the most workers (throughput distinct-w64) stay within 10% of loopback's | rtt=0s | " + verdict + " | " + ratio(keep, 1)
+		want := "| through a line that holds nothing the locks/s at the most workers (throughput distinct-w64) stay within 10% of loopback's | rtt=0s | " + verdict + " | " + results.Ratio(keep, 1)
 		if !strings.Contains(md, want) {
 			t.Errorf("keeping %v of the locks/s: no row %q", keep, want)
 		}

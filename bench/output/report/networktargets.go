@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -35,7 +36,7 @@ const (
 // on.
 type target struct {
 	statement, profile string
-	verdict            Verdict
+	verdict            analysis.ClaimVerdict
 	evidence           string
 }
 
@@ -53,21 +54,21 @@ func networkTargets(r *results.Results, runs []profileRun) []target {
 		if rule.Network == "" {
 			continue
 		}
-		t := target{statement: rule.Statement, profile: rule.Network, verdict: Inconclusive, evidence: "not measured: the run had no " + rule.Network + " profile"}
+		t := target{statement: rule.Statement, profile: rule.Network, verdict: analysis.ClaimInconclusive, evidence: "not measured: the run had no " + rule.Network + " profile"}
 		if pr, ok := runOf(rule.Network); ok {
-			c := pr.f.evaluate(rule)
+			c := pr.f.a.Evaluate(rule)
 			t.verdict, t.evidence = c.Verdict, c.Evidence
 		}
 		ts = append(ts, t)
 	}
 	t := target{statement: fmt.Sprintf("the measured round trip (TCP ping-pong p50, median over paths) is within %.0f%% of the asked", 100*rttTolerance),
-		profile: rttTargetProfile, verdict: Inconclusive, evidence: "not measured: the run had no " + rttTargetProfile + " profile"}
+		profile: rttTargetProfile, verdict: analysis.ClaimInconclusive, evidence: "not measured: the run had no " + rttTargetProfile + " profile"}
 	if pr, ok := runOf(rttTargetProfile); ok {
 		t.verdict, t.evidence = rttTarget(pr.nr)
 		var others []string
 		for _, o := range runs {
 			if rs := pathRatios(o.nr); len(rs) > 0 && o.nr.Profile != rttTargetProfile {
-				others = append(others, o.nr.Profile+" "+ratio(median(rs), 1))
+				others = append(others, o.nr.Profile+" "+results.Ratio(median(rs), 1))
 			}
 		}
 		if len(others) > 0 {
@@ -118,21 +119,21 @@ func zeroLineTargets(runs []profileRun) []target {
 			continue
 		}
 		t := target{statement: fmt.Sprintf("through a line that holds nothing the locks/s at the most workers (throughput %s) stay within %.0f%% of loopback's", most, 100*(1-zeroLineShare)),
-			profile: pr.nr.Profile, verdict: Fails}
+			profile: pr.nr.Profile, verdict: analysis.ClaimFails}
 		if median(ks) >= zeroLineShare {
-			t.verdict = Holds
+			t.verdict = analysis.ClaimHolds
 		}
-		t.evidence = fmt.Sprintf("%s of loopback's (median over %d contenders; %s–%s)", ratio(median(ks), 1), len(ks), ratio(slices.Min(ks), 1), ratio(slices.Max(ks), 1))
+		t.evidence = fmt.Sprintf("%s of loopback's (median over %d contenders; %s–%s)", results.Ratio(median(ks), 1), len(ks), results.Ratio(slices.Min(ks), 1), results.Ratio(slices.Max(ks), 1))
 		ts = append(ts, t)
 	}
 	return ts
 }
 
 // rttTarget checks the median over a profile's paths of measured/asked.
-func rttTarget(nr results.NetworkRun) (Verdict, string) {
+func rttTarget(nr results.NetworkRun) (analysis.ClaimVerdict, string) {
 	rs := pathRatios(nr)
 	if len(rs) == 0 {
-		return Inconclusive, "no round trip measured"
+		return analysis.ClaimInconclusive, "no round trip measured"
 	}
 	within := 0
 	for _, k := range rs {
@@ -141,11 +142,11 @@ func rttTarget(nr results.NetworkRun) (Verdict, string) {
 		}
 	}
 	m := median(rs)
-	v := Fails
+	v := analysis.ClaimFails
 	if m >= 1-rttTolerance && m <= 1+rttTolerance {
-		v = Holds
+		v = analysis.ClaimHolds
 	}
-	return v, fmt.Sprintf("%s (paths %s–%s; %d of %d within)", ratio(m, 1), ratio(slices.Min(rs), 1), ratio(slices.Max(rs), 1), within, len(rs))
+	return v, fmt.Sprintf("%s (paths %s–%s; %d of %d within)", results.Ratio(m, 1), results.Ratio(slices.Min(rs), 1), results.Ratio(slices.Max(rs), 1), within, len(rs))
 }
 
 // floorTargets checks the claims of the floors (the same exchange without
@@ -157,22 +158,22 @@ func floorTargets(r *results.Results, runs []profileRun) []target {
 		if rule.Network != "" || !runs[0].f.isFloor(rule.Subject) {
 			continue
 		}
-		t := target{statement: rule.Statement, verdict: Inconclusive}
-		by := map[Verdict][]string{}
+		t := target{statement: rule.Statement, verdict: analysis.ClaimInconclusive}
+		by := map[analysis.ClaimVerdict][]string{}
 		var profiles []string
 		for _, pr := range runs {
-			v := pr.f.evaluate(rule).Verdict
+			v := pr.f.a.Evaluate(rule).Verdict
 			by[v] = append(by[v], pr.nr.Profile)
 			profiles = append(profiles, pr.nr.Profile)
 		}
 		switch {
-		case len(by[Fails]) > 0:
-			t.verdict = Fails
-		case len(by[Holds]) == len(runs):
-			t.verdict = Holds
+		case len(by[analysis.ClaimFails]) > 0:
+			t.verdict = analysis.ClaimFails
+		case len(by[analysis.ClaimHolds]) == len(runs):
+			t.verdict = analysis.ClaimHolds
 		}
 		var ev []string
-		for _, v := range []Verdict{Holds, Fails, Inconclusive} {
+		for _, v := range []analysis.ClaimVerdict{analysis.ClaimHolds, analysis.ClaimFails, analysis.ClaimInconclusive} {
 			if len(by[v]) > 0 {
 				ev = append(ev, string(v)+" under "+strings.Join(by[v], ", "))
 			}
@@ -222,9 +223,9 @@ func lineLoads(pr profileRun) (variant string, loads []lineLoad) {
 			continue
 		}
 		for _, x := range pr.f.raws("throughput", c, most) {
-			cps, ok1 := figureOf(x, results.ThroughputMetrics.CyclesPerSec.Name)
-			cl, ok2 := figureOf(x, results.ThroughputMetrics.ClientCPUMsPer1k.Name)
-			sv, ok3 := figureOf(x, results.ThroughputMetrics.ServerCPUMsPer1k.Name)
+			cps, ok1 := x.Figure(results.ThroughputMetrics.CyclesPerSec.Name)
+			cl, ok2 := x.Figure(results.ThroughputMetrics.ClientCPUMsPer1k.Name)
+			sv, ok3 := x.Figure(results.ThroughputMetrics.ServerCPUMsPer1k.Name)
 			if x.Line == nil || !ok1 || !ok2 || !ok3 || cps <= 0 {
 				continue
 			}
@@ -262,15 +263,15 @@ func lineTargets(r *results.Results, runs []profileRun) []target {
 			busy, share, scaling = append(busy, l.busy), append(share, l.share()), append(scaling, l.scaling)
 		}
 		b, s, k := median(busy), median(share), median(scaling)
-		t := target{statement: "the delay line does not limit the locks/s at the most workers (throughput " + most + "; inferred from the CPU)", profile: pr.nr.Profile, verdict: Inconclusive}
+		t := target{statement: "the delay line does not limit the locks/s at the most workers (throughput " + most + "; inferred from the CPU)", profile: pr.nr.Profile, verdict: analysis.ClaimInconclusive}
 		why := ""
 		switch {
 		case k < rttBound && s >= lineShareBottleneck:
-			t.verdict, why = Fails, "not bound by the round trip, and the line takes a large part of the CPU: "
+			t.verdict, why = analysis.ClaimFails, "not bound by the round trip, and the line takes a large part of the CPU: "
 		case k >= rttBound:
-			t.verdict, why = Holds, "bound by the round trip: "
+			t.verdict, why = analysis.ClaimHolds, "bound by the round trip: "
 		case s < lineShareFree:
-			t.verdict, why = Holds, "the line takes a small part of the CPU: "
+			t.verdict, why = analysis.ClaimHolds, "the line takes a small part of the CPU: "
 		}
 		t.evidence = fmt.Sprintf("%sthe workers kept %.0f%% of one worker's rate each; cores busy %s of %d, the line's share %.0f%% (medians over %d contenders; share %.0f–%.0f%%)",
 			why, 100*k, results.Num(b), r.Environment.Cores, 100*s, len(loads), 100*slices.Min(share), 100*slices.Max(share))

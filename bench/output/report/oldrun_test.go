@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/monolock/monolock-bench/bench"
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/contenders/floors"
 	"github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/results"
@@ -90,7 +91,7 @@ func TestOldRunRenders(t *testing.T) {
 			t.Errorf("contender %s not named in %s", name, MarkdownFile)
 		}
 	}
-	claims := Check(r)
+	claims := analysis.New(r).Claims()
 	if len(claims) != len(r.Claims) || len(claims) == 0 {
 		t.Fatalf("%d claims checked of %d rules", len(claims), len(r.Claims))
 	}
@@ -98,9 +99,9 @@ func TestOldRunRenders(t *testing.T) {
 	// least in the appendix.
 	for _, c := range claims {
 		switch {
-		case c.Verdict == Fails && !strings.Contains(md, c.Claim):
+		case c.Verdict == analysis.ClaimFails && !strings.Contains(md, c.Claim):
 			t.Errorf("claim %s (%s) not listed in %s", c.ID, c.Verdict, MarkdownFile)
-		case c.Verdict != Holds && !strings.Contains(md+details, c.Claim):
+		case c.Verdict != analysis.ClaimHolds && !strings.Contains(md+details, c.Claim):
 			t.Errorf("claim %s (%s) listed neither in %s nor in %s", c.ID, c.Verdict, MarkdownFile, DetailsFile)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -193,7 +194,7 @@ func (f *figures) atAGlance(d *document) {
 	d.p("– means not measured in this run (floors take part only where they frame the physics, in latency and throughput). A floor is a baseline contender with no lock logic: the best any lock of its kind can do on this machine and path.")
 }
 
-func (f *figures) claimsSection(d *document, claims []Claim) {
+func (f *figures) claimsSection(d *document, claims []analysis.Claim) {
 	d.h2("Claims checked")
 	if len(claims) == 0 {
 		d.p("This run records no claims to check.")
@@ -208,21 +209,21 @@ func (f *figures) claimsSection(d *document, claims []Claim) {
 	}
 	d.add(list{items: tallies})
 	t := table{head: []string{"kind", "about", "claim", "verdict"}, leftAligned: true, cards: true}
-	var shown []Claim
+	var shown []analysis.Claim
 	for _, k := range claimKinds {
 		of := claimsOfKind(claims, k.kind)
 		for _, c := range of {
-			if c.Verdict != Fails || slices.ContainsFunc(shown, func(s Claim) bool { return s.ID == c.ID && s.subject == c.subject }) {
+			if !c.Failed() && !c.Contradicted() || slices.ContainsFunc(shown, func(s analysis.Claim) bool { return s.ID == c.ID && s.Subject == c.Subject }) {
 				continue
 			}
 			// the same words about another contender of the run (another
 			// setting of the same system) stand beside it, whatever their
 			// verdict: which figure a user gets with which setting
 			for _, s := range of {
-				sibling := s.Claim == c.Claim && s.subject != c.subject && !slices.ContainsFunc(shown, func(x Claim) bool { return x.Claim == s.Claim && x.subject == s.subject })
-				if s.ID == c.ID && s.subject == c.subject || sibling {
+				sibling := s.Claim == c.Claim && s.Subject != c.Subject && !slices.ContainsFunc(shown, func(x analysis.Claim) bool { return x.Claim == s.Claim && x.Subject == s.Subject })
+				if s.ID == c.ID && s.Subject == c.Subject || sibling {
 					shown = append(shown, s)
-					t.rows = append(t.rows, []cell{{text: k.short}, {text: s.subject}, {text: s.Claim}, shownVerdict(s)})
+					t.rows = append(t.rows, []cell{{text: k.short}, {text: s.Subject}, {text: s.Claim}, shownVerdict(s)})
 				}
 			}
 		}
@@ -245,32 +246,32 @@ func (f *figures) claimsSection(d *document, claims []Claim) {
 // contenders that differ in their settings (Redlock with its default
 // timeouts and with short ones) and whose verdicts differ, what each
 // measured with which settings.
-func (f *figures) settingsCompared(shown []Claim) string {
+func (f *figures) settingsCompared(shown []analysis.Claim) string {
 	var parts, done []string
 	for _, c := range shown {
 		if slices.Contains(done, c.Claim) {
 			continue
 		}
 		done = append(done, c.Claim)
-		var same []Claim
+		var same []analysis.Claim
 		for _, s := range shown {
-			if s.Claim == c.Claim && !slices.ContainsFunc(same, func(x Claim) bool { return x.subject == s.subject }) {
+			if s.Claim == c.Claim && !slices.ContainsFunc(same, func(x analysis.Claim) bool { return x.Subject == s.Subject }) {
 				same = append(same, s)
 			}
 		}
 		// only decided verdicts that differ: a figure with each setting
-		if len(same) < 2 || slices.ContainsFunc(same, func(s Claim) bool { return s.Verdict == Inconclusive }) ||
-			!slices.ContainsFunc(same, func(s Claim) bool { return s.Verdict != same[0].Verdict }) {
+		if len(same) < 2 || slices.ContainsFunc(same, func(s analysis.Claim) bool { return !s.Decided() }) ||
+			!slices.ContainsFunc(same, func(s analysis.Claim) bool { return s.Verdict != same[0].Verdict }) {
 			continue
 		}
 		var each []string
 		for _, s := range same {
-			apart := f.settingsApart(s.subject, same)
+			apart := f.settingsApart(s.Subject, same)
 			if len(apart) == 0 || len(apart) > maxSettingsApart {
 				break // not a setting of one system: other systems
 			}
 			evidence, _, _ := strings.Cut(s.Evidence, "; ")
-			each = append(each, fmt.Sprintf("%s (%s): %s — %s", s.subject, strings.Join(apart, ", "), evidence, shownVerdict(s).text))
+			each = append(each, fmt.Sprintf("%s (%s): %s — %s", s.Subject, strings.Join(apart, ", "), evidence, shownVerdict(s).text))
 		}
 		if len(each) < len(same) {
 			continue
@@ -290,7 +291,7 @@ const maxSettingsApart = 4
 
 // settingsApart lists the settings of contender c whose values differ
 // from those of another contender of the claims: what a user chooses.
-func (f *figures) settingsApart(c string, claims []Claim) []string {
+func (f *figures) settingsApart(c string, claims []analysis.Claim) []string {
 	set := f.r.Parameters.Contender[c]
 	keys := slices.Sorted(maps.Keys(set))
 	var out []string
@@ -299,7 +300,7 @@ func (f *figures) settingsApart(c string, claims []Claim) []string {
 			continue
 		}
 		for _, o := range claims {
-			if other := f.r.Parameters.Contender[o.subject]; o.subject != c && other[k] != set[k] {
+			if other := f.r.Parameters.Contender[o.Subject]; o.Subject != c && other[k] != set[k] {
 				out = append(out, k+" "+clipSetting(set[k]))
 				break
 			}
@@ -309,10 +310,10 @@ func (f *figures) settingsApart(c string, claims []Claim) []string {
 }
 
 // claimsOfKind returns the claims of one kind, in the rules' order.
-func claimsOfKind(claims []Claim, kind string) []Claim {
-	var out []Claim
+func claimsOfKind(claims []analysis.Claim, kind string) []analysis.Claim {
+	var out []analysis.Claim
 	for _, c := range claims {
-		if kindOf(c) == kind {
+		if c.Whose() == kind {
 			out = append(out, c)
 		}
 	}
@@ -321,26 +322,11 @@ func claimsOfKind(claims []Claim, kind string) []Claim {
 
 // tallyText counts the verdicts of claims of one kind as the report
 // shows them.
-func tallyText(claims []Claim, kind string) string {
-	holds, fails, inc := tally(claims)
+func tallyText(claims []analysis.Claim, kind string) string {
+	holds, fails, inc := analysis.TallyClaims(claims)
 	failed := "fail"
 	if kind == results.ClaimOther {
 		failed = contradicted
 	}
 	return fmt.Sprintf("%d of %d hold, %d %s, %d inconclusive", holds, len(claims), fails, failed, inc)
-}
-
-// tally counts the verdicts of claims.
-func tally(claims []Claim) (holds, fails, inconclusive int) {
-	for _, c := range claims {
-		switch c.Verdict {
-		case Holds:
-			holds++
-		case Fails:
-			fails++
-		default:
-			inconclusive++
-		}
-	}
-	return holds, fails, inconclusive
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/monolock/monolock-bench/bench/analysis"
@@ -88,7 +89,7 @@ func rankText(es []entry) string {
 		}
 		extra := ""
 		if !e.noise && e.place != es[0].place && best > 0 && s.median > 0 {
-			extra = ", " + ratio(s.median, best)
+			extra = ", " + results.Ratio(s.median, best)
 		}
 		if e.noise {
 			show := results.DisplayFor(e.unit, s.median)
@@ -97,4 +98,18 @@ func rankText(es []entry) string {
 		fmt.Fprintf(&b, "%s (n=%d%s)", results.Format(s.median, e.unit), s.n, extra)
 	}
 	return b.String()
+}
+
+// span is a figure's median and spread across repetitions.
+type span struct {
+	median, lo, hi float64
+	n              int
+}
+
+// spanOf aggregates per-repetition values like results.Summarize.
+func spanOf(vals []float64) span {
+	v := slices.Clone(vals)
+	slices.Sort(v)
+	n := len(v)
+	return span{results.Median(v), v[0], v[n-1], n}
 }

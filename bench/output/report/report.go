@@ -1,7 +1,8 @@
 // Package report renders a benchmark run's results.json as report.md and a
 // self-contained report.html (inline CSS and SVG charts, nothing loaded
-// from the network), checks the comparison's claims against the measured
-// figures, and keeps the index of runs in reports/README.md.
+// from the network), lays out the comparison's claims as bench/analysis
+// checked them against the measured figures, and keeps the index of runs
+// in reports/README.md.
 //
 // Rendering depends on the Results value only: no clock, no environment,
 // sorted map keys and deterministic SVG, so re-rendering a results.json
@@ -17,6 +18,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -39,7 +41,7 @@ type Report struct {
 	// report.html carries the same charts inline.
 	Charts []Chart
 	// Claims are the claims checked, as shown in the report.
-	Claims []Claim
+	Claims []analysis.Claim
 }
 
 // Chart is one SVG chart.
@@ -58,7 +60,7 @@ func render(r *results.Results, soak *soakRef) (*Report, error) {
 	all, r := r, r.FirstNetwork() // the sections read one network profile; networkSection reads all
 	f := newFigures(r)
 	f.soak = soak
-	claims := Check(r)
+	claims := f.a.Claims()
 	d := &document{title: "monolock-bench report — run " + r.RunID}
 	f.intro(d)
 	top := len(d.blocks)

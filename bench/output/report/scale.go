@@ -287,7 +287,7 @@ func (f *figures) scaleLoad(d *document) {
 	for c, pts := range f.scaleSeries(results.LoadQueue, results.ScaleMetrics.Depth.Name, results.ScaleMetrics.PromotionP50.Name) {
 		if len(pts) > 1 && pts[0].x == 1 && pts[0].y > 0 {
 			last := pts[len(pts)-1]
-			ratios = append(ratios, fmt.Sprintf("%s %s at depth %s", c, ratio(last.y, pts[0].y), results.Num(last.x)))
+			ratios = append(ratios, fmt.Sprintf("%s %s at depth %s", c, results.Ratio(last.y, pts[0].y), results.Num(last.x)))
 		}
 	}
 	d.p(s)

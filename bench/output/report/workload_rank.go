@@ -71,7 +71,7 @@ func workloadBrief(w analysis.WorkloadRanking) string {
 		text += fmt.Sprintf("%s–%s across the %d tied (n=%d)", show.Num(lo.median), show.Format(hi.median), lead, lo.n)
 		if lead < len(es) {
 			next := es[lead].span()
-			text += fmt.Sprintf(", then %s %s (n=%d, %s)", es[lead].contender, results.Format(next.median, es[lead].unit), next.n, ratio(next.median, lo.median))
+			text += fmt.Sprintf(", then %s %s (n=%d, %s)", es[lead].contender, results.Format(next.median, es[lead].unit), next.n, results.Ratio(next.median, lo.median))
 		}
 	}
 	ranked, behind := 0, 0
