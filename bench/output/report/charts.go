@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -253,7 +254,7 @@ func (f *figures) throughputChart() ([]byte, error) {
 	for _, c := range f.scenarioContenders("throughput") {
 		var xys plotter.XYs
 		var errs plotter.YErrors
-		for _, v := range f.variantsWhere("throughput", closedDistinct) {
+		for _, v := range f.variantsWhere("throughput", analysis.ClosedDistinct) {
 			w := f.params("throughput", v).Workers
 			x, ok := f.row("throughput", c, v, results.ThroughputMetrics.CyclesPerSec.Name)
 			if !ok {

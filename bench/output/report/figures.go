@@ -162,12 +162,6 @@ func (f *figures) variantsWhere(scenario string, keep func(results.VariantParams
 	return out
 }
 
-// closedDistinct accepts the closed-loop variants on distinct keys that
-// have a worker count: the throughput curve.
-func closedDistinct(p results.VariantParams) bool {
-	return p.Load == results.LoadClosed && !p.Contended && p.Workers > 0
-}
-
 // title names a scenario for readers.
 func (f *figures) title(scenario string) string {
 	if s, ok := f.r.Scenario(scenario); ok && s.Title != "" {
@@ -214,38 +208,6 @@ func rowDisplay(xs ...results.Row) results.Display {
 		vs = append(vs, x.Median, x.Min, x.Max)
 	}
 	return results.DisplayFor(unit, vs...)
-}
-
-// mostWorkers returns the distinct-keys throughput variant with the most
-// workers that any lock (not a floor) ran.
-func (f *figures) mostWorkers() (string, int) {
-	best, bestW := "", 0
-	for _, v := range f.variantsWhere("throughput", closedDistinct) {
-		w := f.params("throughput", v).Workers
-		if w <= bestW {
-			continue
-		}
-		for _, c := range f.locks("throughput") {
-			if _, ok := f.row("throughput", c, v, results.ThroughputMetrics.CyclesPerSec.Name); ok {
-				best, bestW = v, w
-				break
-			}
-		}
-	}
-	return best, bestW
-}
-
-// firstVariant returns the first variant of a scenario that a lock (not a
-// floor) has figures in.
-func (f *figures) firstVariant(s string) string {
-	for _, v := range f.variants(s) {
-		for _, x := range f.r.Summary {
-			if x.Scenario == s && x.Variant == v && !f.isFloor(x.Contender) {
-				return v
-			}
-		}
-	}
-	return ""
 }
 
 // values returns a figure of one contender and variant, one value per

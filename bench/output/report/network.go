@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -191,7 +192,7 @@ func lineCost(d *document, r *results.Results, runs []profileRun) {
 // throughputRange returns the closed-loop distinct-key throughput
 // variants with the fewest and the most workers ("" when none ran).
 func throughputRange(f *figures) (fewest, most string) {
-	vs := f.variantsWhere("throughput", closedDistinct)
+	vs := f.variantsWhere("throughput", analysis.ClosedDistinct)
 	if len(vs) == 0 {
 		return "", ""
 	}
