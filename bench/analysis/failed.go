@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"slices"
+	"time"
 
 	"github.com/monolock/monolock-bench/bench/results"
 )
@@ -61,6 +62,19 @@ func (run *Run) FailedFigure(scenario, c, variant, metric string, has bool) stri
 		}
 	}
 	return ""
+}
+
+// NeverAt returns the grant bound a contender's figure stands at when
+// its waiter never got the lock within it (see FailedFigure): a chart caps
+// the failed trial's bar there; false when the figure did not fail so.
+func (run *Run) NeverAt(scenario, c, variant, metric string) (time.Duration, bool) {
+	vals, _ := run.values(scenario, c, variant, metric)
+	p := run.params(scenario, variant)
+	lease, ok := run.Duration(c, "lease")
+	if len(vals) > 0 || p.GrantBound == nil || !ok || run.FailedFigure(scenario, c, variant, metric, false) == "" {
+		return 0, false
+	}
+	return p.GrantBound.At(lease), true
 }
 
 // RankFigure ranks the contenders' figures of one metric in a variant

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -238,4 +239,33 @@ func (f *figures) measures(scenario, variant, metric string) bool {
 // its recorded settings, as the analysis reads it.
 func (f *figures) duration(contender, name string) (time.Duration, bool) {
 	return f.a.Duration(contender, name)
+}
+
+// repetitionsText says how many repetitions the figures of each scenario
+// rest on, read from the data: "latency n=3, scale n=1, handover n=2–3".
+func (f *figures) repetitionsText() string {
+	var parts []string
+	for _, s := range f.scenarios() {
+		lo, hi := 0, 0
+		for _, x := range f.r.Summary {
+			if x.Scenario != s || x.N == 0 {
+				continue
+			}
+			if lo == 0 || x.N < lo {
+				lo = x.N
+			}
+			hi = max(hi, x.N)
+		}
+		switch {
+		case hi == 0:
+		case lo == hi:
+			parts = append(parts, fmt.Sprintf("%s n=%d", s, lo))
+		default:
+			parts = append(parts, fmt.Sprintf("%s n=%d–%d", s, lo, hi))
+		}
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("the run asked for %d", f.r.Parameters.Repetitions)
+	}
+	return strings.Join(parts, ", ")
 }
