@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -253,7 +254,7 @@ func (f *figures) throughputChart() ([]byte, error) {
 	for _, c := range f.scenarioContenders("throughput") {
 		var xys plotter.XYs
 		var errs plotter.YErrors
-		for _, v := range f.variantsWhere("throughput", closedDistinct) {
+		for _, v := range f.variantsWhere("throughput", analysis.ClosedDistinct) {
 			w := f.params("throughput", v).Workers
 			x, ok := f.row("throughput", c, v, results.ThroughputMetrics.CyclesPerSec.Name)
 			if !ok {
@@ -335,10 +336,10 @@ func (f *figures) handoverChart() ([]byte, error) {
 			if x, ok := f.row("handover", c, m, results.HandoverMetrics.Max.Name); ok {
 				w = math.Max(x.Median, 1e-3)
 			}
-			at, capped := f.neverAt("handover", c, m, results.HandoverMetrics.P50.Name)
+			at, capped := f.a.NeverAt("handover", c, m, results.HandoverMetrics.P50.Name)
 			label := ""
 			if capped {
-				v, label = at, f.a.NeverText("handover", c, m)
+				v, label = float64(at.Nanoseconds())/nanoseconds["ms"], f.a.NeverText("handover", c, m)
 			}
 			b.values, b.whisker, b.capped, b.labels = append(b.values, v), append(b.whisker, w), append(b.capped, capped), append(b.labels, label)
 		}

@@ -9,7 +9,8 @@ import (
 )
 
 // The decision section's use-case rows, capability matrix and workload
-// rankings, and the claims with their verdicts, are decided by
+// rankings, the "which lock when" leaderboards, and the claims with their
+// verdicts, are decided by
 // bench/analysis; the files that lay them out only lay out. They name
 // no ranking or judging helper of this package, no decision-figure
 // declaration (what a capability is judged by), no claim rule (what a
@@ -17,7 +18,7 @@ import (
 // lookup, and import neither benchmath nor anything else that compares.
 func TestDecisionRowsAreLaidOutNotDecided(t *testing.T) {
 	forbidden := map[string]string{
-		"rank": "ranks", "noisy": "judges noise", "separable": "compares figures",
+		"rank": "ranks", "ranked": "ranks", "noisy": "judges noise", "separable": "compares figures",
 		"Decides": "reads the capability declarations", "DecisionFigure": "reads a capability declaration",
 		"values": "looks figures up", "raws": "looks figures up", "row": "looks figures up",
 		"Summary": "reads the summary", "Raw": "reads raw records",
@@ -25,7 +26,7 @@ func TestDecisionRowsAreLaidOutNotDecided(t *testing.T) {
 		"ClaimHolds": "gives a claim its verdict", "ClaimFails": "gives a claim its verdict", "ClaimInconclusive": "gives a claim its verdict",
 	}
 	fset := token.NewFileSet()
-	for _, name := range []string{"decision.go", "capabilities.go", "findings.go", "workload_rank.go", "claimkinds.go", "network_claims.go", "overview.go"} {
+	for _, name := range []string{"decision.go", "capabilities.go", "findings.go", "workload_rank.go", "claimkinds.go", "network_claims.go", "overview.go", "guidance.go", "networktargets.go"} {
 		file, err := parser.ParseFile(fset, name, nil, 0)
 		if err != nil {
 			t.Fatal(err)

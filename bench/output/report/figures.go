@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -162,12 +163,6 @@ func (f *figures) variantsWhere(scenario string, keep func(results.VariantParams
 	return out
 }
 
-// closedDistinct accepts the closed-loop variants on distinct keys that
-// have a worker count: the throughput curve.
-func closedDistinct(p results.VariantParams) bool {
-	return p.Load == results.LoadClosed && !p.Contended && p.Workers > 0
-}
-
 // title names a scenario for readers.
 func (f *figures) title(scenario string) string {
 	if s, ok := f.r.Scenario(scenario); ok && s.Title != "" {
@@ -216,38 +211,6 @@ func rowDisplay(xs ...results.Row) results.Display {
 	return results.DisplayFor(unit, vs...)
 }
 
-// mostWorkers returns the distinct-keys throughput variant with the most
-// workers that any lock (not a floor) ran.
-func (f *figures) mostWorkers() (string, int) {
-	best, bestW := "", 0
-	for _, v := range f.variantsWhere("throughput", closedDistinct) {
-		w := f.params("throughput", v).Workers
-		if w <= bestW {
-			continue
-		}
-		for _, c := range f.locks("throughput") {
-			if _, ok := f.row("throughput", c, v, results.ThroughputMetrics.CyclesPerSec.Name); ok {
-				best, bestW = v, w
-				break
-			}
-		}
-	}
-	return best, bestW
-}
-
-// firstVariant returns the first variant of a scenario that a lock (not a
-// floor) has figures in.
-func (f *figures) firstVariant(s string) string {
-	for _, v := range f.variants(s) {
-		for _, x := range f.r.Summary {
-			if x.Scenario == s && x.Variant == v && !f.isFloor(x.Contender) {
-				return v
-			}
-		}
-	}
-	return ""
-}
-
 // values returns a figure of one contender and variant, one value per
 // repetition.
 func (f *figures) values(scenario, contender, variant, metric string) ([]float64, string) {
@@ -276,4 +239,33 @@ func (f *figures) measures(scenario, variant, metric string) bool {
 // its recorded settings, as the analysis reads it.
 func (f *figures) duration(contender, name string) (time.Duration, bool) {
 	return f.a.Duration(contender, name)
+}
+
+// repetitionsText says how many repetitions the figures of each scenario
+// rest on, read from the data: "latency n=3, scale n=1, handover n=2–3".
+func (f *figures) repetitionsText() string {
+	var parts []string
+	for _, s := range f.scenarios() {
+		lo, hi := 0, 0
+		for _, x := range f.r.Summary {
+			if x.Scenario != s || x.N == 0 {
+				continue
+			}
+			if lo == 0 || x.N < lo {
+				lo = x.N
+			}
+			hi = max(hi, x.N)
+		}
+		switch {
+		case hi == 0:
+		case lo == hi:
+			parts = append(parts, fmt.Sprintf("%s n=%d", s, lo))
+		default:
+			parts = append(parts, fmt.Sprintf("%s n=%d–%d", s, lo, hi))
+		}
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("the run asked for %d", f.r.Parameters.Repetitions)
+	}
+	return strings.Join(parts, ", ")
 }

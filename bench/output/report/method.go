@@ -126,7 +126,7 @@ func (f *figures) overheadText() string {
 			parts = append(parts, fmt.Sprintf("%s %s per acquire (p50, 1 worker)", fl, results.Format(x.Median, x.Unit)))
 		}
 	}
-	if v, w := f.mostWorkers(); v != "" {
+	if v, w := f.a.MostWorkers(); v != "" {
 		for _, fl := range f.floors("throughput") {
 			if x, ok := f.row("throughput", fl, v, results.ThroughputMetrics.CyclesPerSec.Name); ok {
 				parts = append(parts, fmt.Sprintf("%s %s cycles/s at %d workers", fl, results.Num(x.Median), w))

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -24,6 +25,11 @@ type profileRun struct {
 	nr  results.NetworkRun
 	f   *figures
 	rtt float64 // measured bench-to-server round trip, µs (0: unmeasured)
+}
+
+// analysed is the profile run as the analysis reads it.
+func (pr profileRun) analysed() analysis.ProfileRun {
+	return analysis.ProfileRun{Network: pr.nr, Run: pr.f.a, RTTUS: pr.rtt}
 }
 
 func networkRuns(r *results.Results) []profileRun {
@@ -50,7 +56,11 @@ func networkSection(d *document, r *results.Results) error {
 	}
 	d.p(fmt.Sprintf("Measured under %s. Under a profile other than loopback every server ran on an emulated host of its own, a network namespace joined to the bench's clients (on a host of their own) through a userspace delay line that holds every packet, SYN and FIN included, for the profile's one-way delay; cluster members reach each other through it too. The other sections show the first profile (%s); variants under a profile are named variant@profile in results.json.",
 		strings.Join(names, ", "), names[0]))
-	targetsTable(d, networkTargets(r, runs))
+	as := make([]analysis.ProfileRun, len(runs))
+	for i, pr := range runs {
+		as[i] = pr.analysed()
+	}
+	targetsTable(d, analysis.NetworkTargets(r, as))
 	roundTrips(d, runs)
 	lineCost(d, r, runs)
 	if err := acquireAgainstRTT(d, runs); err != nil {
@@ -100,7 +110,7 @@ func roundTrips(d *document, runs []profileRun) {
 		if len(rtts) > 0 {
 			measured = fmt.Sprintf("%s (%s–%s), %d paths", usText(median(rtts)), usText(slices.Min(rtts)), usText(slices.Max(rtts)), len(rtts))
 		}
-		if rs := pathRatios(nr); len(rs) > 0 {
+		if rs := analysis.PathRatios(nr); len(rs) > 0 {
 			share = fmt.Sprintf("%s (%s–%s)", results.Ratio(median(rs), 1), results.Ratio(slices.Min(rs), 1), results.Ratio(slices.Max(rs), 1))
 		}
 		conn := "–"
@@ -159,13 +169,13 @@ func lineCost(d *document, r *results.Results, runs []profileRun) {
 			continue
 		}
 		atMost := "–"
-		if most, loads := lineLoads(pr); len(loads) > 0 {
+		if most, loads := pr.analysed().LineLoads(); len(loads) > 0 {
 			var busy, line, share []float64
 			for _, x := range loads {
-				busy, line, share = append(busy, x.busy), append(line, x.line), append(share, x.share())
-				loadRows = append(loadRows, []cell{{text: pr.nr.Profile}, {text: x.contender}, {text: results.Num(x.locksPerSec)}, {text: fmt.Sprintf("%.0f%%", 100*x.scaling)},
-					{text: results.Num(x.packetsPerSec)}, {text: results.Num(x.busy)}, {text: results.Num(x.line)}, {text: fmt.Sprintf("%.0f%%", 100*x.share())},
-					{text: fmt.Sprintf("%s / %s", results.Num(x.lineMsPer1k), results.Num(x.clientServerPer1k))}, {text: usText(x.lateP99US)}})
+				busy, line, share = append(busy, x.Busy), append(line, x.Line), append(share, x.Share())
+				loadRows = append(loadRows, []cell{{text: pr.nr.Profile}, {text: x.Contender}, {text: results.Num(x.LocksPerSec)}, {text: fmt.Sprintf("%.0f%%", 100*x.Scaling)},
+					{text: results.Num(x.PacketsPerSec)}, {text: results.Num(x.Busy)}, {text: results.Num(x.Line)}, {text: fmt.Sprintf("%.0f%%", 100*x.Share())},
+					{text: fmt.Sprintf("%s / %s", results.Num(x.LineMsPer1k), results.Num(x.ClientServerPer1k))}, {text: usText(x.LateP99US)}})
 			}
 			atMost = fmt.Sprintf("%s / %s / %.0f%% (%s)", results.Num(median(busy)), results.Num(median(line)), 100*median(share), most)
 		}
@@ -186,25 +196,6 @@ func lineCost(d *document, r *results.Results, runs []profileRun) {
 			d.add(table{head: []string{"profile", "contender", "locks/s", "of one worker's rate each", "packets/s", "cores busy", "line (cores)", "line's share", "CPU per 1,000 locks, line / clients + servers (ms)", "late p99"}, labels: 2, rows: loadRows})
 		})
 	}
-}
-
-// throughputRange returns the closed-loop distinct-key throughput
-// variants with the fewest and the most workers ("" when none ran).
-func throughputRange(f *figures) (fewest, most string) {
-	vs := f.variantsWhere("throughput", closedDistinct)
-	if len(vs) == 0 {
-		return "", ""
-	}
-	fewest, most = vs[0], vs[0]
-	for _, v := range vs {
-		switch w := f.params("throughput", v).Workers; {
-		case w < f.params("throughput", fewest).Workers:
-			fewest = v
-		case w > f.params("throughput", most).Workers:
-			most = v
-		}
-	}
-	return fewest, most
 }
 
 // acquireVariant is the latency variant the RTT chart reads: one worker,
@@ -303,7 +294,7 @@ func acquireAgainstRTT(d *document, runs []profileRun) error {
 // on distinct keys per profile, both in one cell.
 func throughputPerProfile(d *document, runs []profileRun) {
 	f := runs[0].f
-	fewest, most := throughputRange(f)
+	fewest, most := f.a.ThroughputRange()
 	if fewest == "" {
 		return
 	}
@@ -455,4 +446,17 @@ func failuresPerProfile(d *document, runs []profileRun) {
 	}
 	d.p(text)
 	d.add(t)
+}
+
+// median is the median of v, 0 for none.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[len(s)/2]
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -138,7 +139,7 @@ func TestZeroLineTarget(t *testing.T) {
 			t.Fatal(err)
 		}
 		verdict := "holds"
-		if keep < zeroLineShare {
+		if keep < analysis.ZeroLineShare {
 			verdict = "fails"
 		}
 		md := string(rep.Markdown)

@@ -142,7 +142,7 @@ func (f *figures) glanceGroups() []glanceGroup {
 		col("acquire + release p50, 1 worker", "latency", "w1", results.LatencyMetrics.CycleP50.Name, "us"),
 	}
 	var cpu []column
-	if v, w := f.mostWorkers(); v != "" {
+	if v, w := f.a.MostWorkers(); v != "" {
 		speed = append(speed,
 			col(fmt.Sprintf("short locks, %d workers, distinct keys", w), "throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, "locks/s"),
 			col(fmt.Sprintf("cycle p99, %d workers", w), "throughput", v, results.ThroughputMetrics.CycleP99.Name, "us"))
@@ -164,7 +164,7 @@ func (f *figures) glanceGroups() []glanceGroup {
 			col("after freeze, p50", "handover", "freeze", results.HandoverMetrics.P50.Name, "ms"),
 		}},
 	}
-	if v := f.firstVariant("fairness"); v != "" {
+	if v := f.a.FirstLockVariant("fairness"); v != "" {
 		groups = append(groups, glanceGroup{"Contention (" + v + ")", []column{
 			col("Jain index (1 = equal shares)", "fairness", v, results.FairnessMetrics.JainIndex.Name, ""),
 			col("FIFO inversions per 1,000 grants", "fairness", v, results.FairnessMetrics.FIFOInversionsPer1k.Name, ""),

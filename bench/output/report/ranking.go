@@ -37,22 +37,13 @@ const singleRunFactor = analysis.SingleRunFactor
 // ranked (analysis.Noisy).
 func noisy(vals []float64) bool { return analysis.Noisy(vals) }
 
-// rank orders entries as analysis.Rank does and gives each its place.
-func rank(es []entry, higherIsBetter bool) []entry {
-	in := make([]analysis.Entry, len(es))
-	for i, e := range es {
-		in[i] = analysis.Entry{Contender: e.contender, Values: e.vals, Unit: e.unit, Failed: e.failed}
-	}
+// fromAnalysis is a ranking of the analysis as the renderer's entries.
+func fromAnalysis(es []analysis.Entry) []entry {
 	out := make([]entry, len(es))
-	for i, e := range analysis.Rank(in, higherIsBetter) {
-		out[i] = fromAnalysis(e)
+	for i, e := range es {
+		out[i] = entry{contender: e.Contender, vals: e.Values, unit: e.Unit, failed: e.Failed, place: e.Place, noise: e.Noise}
 	}
 	return out
-}
-
-// fromAnalysis is an analysis entry as the renderer's.
-func fromAnalysis(e analysis.Entry) entry {
-	return entry{contender: e.Contender, vals: e.Values, unit: e.Unit, failed: e.Failed, place: e.Place, noise: e.Noise}
 }
 
 // rankText prints a ranking as benchstat would read it: "a 1.2 ms (n=3)

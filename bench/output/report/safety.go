@@ -74,7 +74,7 @@ func (f *figures) safetyTable(d *document) {
 		if f.measures(s, v, results.SafetyMetrics.UnsafeWritesUnfenced.Name) {
 			cols = append(cols, column{head: v + ": stale writes, unfenced / fenced store", value: func(c string) (string, bool) {
 				u, uok := f.row(s, c, v, results.SafetyMetrics.UnsafeWritesUnfenced.Name)
-				if why := f.failedFigure(s, c, v, results.SafetyMetrics.UnsafeWritesUnfenced.Name, uok); why != "" {
+				if why := f.a.FailedFigure(s, c, v, results.SafetyMetrics.UnsafeWritesUnfenced.Name, uok); why != "" {
 					return why, true
 				}
 				if !uok {

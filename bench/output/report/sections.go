@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -158,7 +159,7 @@ func (f *figures) throughputSection(d *document) error {
 	if svg != nil {
 		d.add(chart{name: "throughput", caption: "Completed acquire+release cycles per second against workers on distinct keys (hold 0); error bars span the repetitions; floors dashed.", svg: svg})
 	}
-	if v, w := f.mostWorkers(); v != "" {
+	if v, w := f.a.MostWorkers(); v != "" {
 		if line, _ := f.ranked("throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, f.locks("throughput"), true); line != "" {
 			s := fmt.Sprintf("Reading: at %d workers, most cycles first: %s.", w, line)
 			if fl := f.listFigures("throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, f.floors("throughput")); fl != "" {
@@ -179,7 +180,7 @@ func (f *figures) throughputReading(d *document) {
 	var text []string
 	for _, c := range f.scenarioContenders("throughput") {
 		best, bestW := 0.0, 0
-		for _, v := range f.variantsWhere("throughput", closedDistinct) {
+		for _, v := range f.variantsWhere("throughput", analysis.ClosedDistinct) {
 			w := f.params("throughput", v).Workers
 			if x, ok := f.row("throughput", c, v, results.ThroughputMetrics.CyclesPerSec.Name); ok && x.Median > best {
 				best, bestW = x.Median, w
@@ -193,7 +194,7 @@ func (f *figures) throughputReading(d *document) {
 		return
 	}
 	s := "Peaks: " + strings.Join(text, "; ") + "."
-	if v, _ := f.mostWorkers(); v != "" {
+	if v, _ := f.a.MostWorkers(); v != "" {
 		if cpu := f.listFigures("throughput", v, results.ThroughputMetrics.ServerCPUMsPer1k.Name, f.locks("throughput")); cpu != "" {
 			s += " Coordinator CPU per 1,000 locks: " + cpu + "."
 		}

@@ -30,7 +30,7 @@ func (f *figures) figureColumn(head, scenario, variant, metric string) column {
 	show := rowDisplay(rows...)
 	return column{head: withDisplayUnit(head, show), value: func(c string) (string, bool) {
 		x, ok := f.row(scenario, c, variant, metric)
-		if why := f.failedFigure(scenario, c, variant, metric, ok); why != "" {
+		if why := f.a.FailedFigure(scenario, c, variant, metric, ok); why != "" {
 			return why, true
 		}
 		if !ok {
@@ -187,7 +187,7 @@ func (f *figures) listFigures(s, variant, metric string, contenders []string) st
 	var parts []string
 	for _, c := range contenders {
 		x, ok := f.row(s, c, variant, metric)
-		if why := f.failedFigure(s, c, variant, metric, ok); why != "" {
+		if why := f.a.FailedFigure(s, c, variant, metric, ok); why != "" {
 			parts = append(parts, c+" "+why)
 		} else if ok {
 			parts = append(parts, c+" "+results.Format(x.Median, x.Unit))
@@ -196,11 +196,12 @@ func (f *figures) listFigures(s, variant, metric string, contenders []string) st
 	return strings.Join(parts, ", ")
 }
 
-// ranked prints the contenders that have a figure from best to worst,
-// figures inside each other's noise tied (see rank and rankText), failed
-// ones last; the best contender is returned too, "" when it ties.
+// ranked prints the contenders that have a figure from best to worst as
+// the analysis ranks them (analysis.Run.RankFigure), figures inside each
+// other's noise tied (see rankText), failed ones last; the best
+// contender is returned too, "" when it ties.
 func (f *figures) ranked(s, variant, metric string, contenders []string, higherIsBetter bool) (string, string) {
-	es := rank(f.rankedEntries(s, variant, metric, contenders), higherIsBetter)
+	es := fromAnalysis(f.a.RankFigure(s, variant, metric, contenders, higherIsBetter))
 	if len(es) == 0 {
 		return "", ""
 	}
