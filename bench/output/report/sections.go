@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -99,10 +98,8 @@ func (f *figures) latencySection(d *document) error {
 	var later []string // readings of the other variants, for the appendix
 	var moreCharts []chart
 	drawn := 0
-	for _, v := range f.variants("latency") {
-		if f.params("latency", v).Load == results.LoadOpen {
-			continue // charted against the offered rate in the appendix
-		}
+	for _, rd := range f.a.LatencyReadings() {
+		v := rd.Variant
 		svg, err := f.percentileChart("Acquire latency by percentile ("+v+")", "latency", v, "acquire", "acquire latency", "us")
 		if err != nil {
 			return err
@@ -116,7 +113,7 @@ func (f *figures) latencySection(d *document) error {
 			}
 			drawn++
 		}
-		line, _ := f.ranked("latency", v, results.LatencyMetrics.AcquireP50.Name, f.locks("latency"), false)
+		line := rankingLine(fromAnalysis(rd.Ranking))
 		if line == "" {
 			continue
 		}
@@ -159,9 +156,10 @@ func (f *figures) throughputSection(d *document) error {
 	if svg != nil {
 		d.add(chart{name: "throughput", caption: "Completed acquire+release cycles per second against workers on distinct keys (hold 0); error bars span the repetitions; floors dashed.", svg: svg})
 	}
-	if v, w := f.a.MostWorkers(); v != "" {
-		if line, _ := f.ranked("throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, f.locks("throughput"), true); line != "" {
-			s := fmt.Sprintf("Reading: at %d workers, most cycles first: %s.", w, line)
+	if rd := f.a.ThroughputAtMostWorkers(); rd.Variant != "" {
+		if line := rankingLine(fromAnalysis(rd.Ranking)); line != "" {
+			v := rd.Variant
+			s := fmt.Sprintf("Reading: at %d workers, most cycles first: %s.", rd.Workers, line)
 			if fl := f.listFigures("throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, f.floors("throughput")); fl != "" {
 				s += " The floors reach " + fl + ", the ceiling for a lock of their kind on this path."
 			}
@@ -178,17 +176,8 @@ func (f *figures) throughputSection(d *document) error {
 // throughputReading is the appendix's reading of the throughput figures.
 func (f *figures) throughputReading(d *document) {
 	var text []string
-	for _, c := range f.scenarioContenders("throughput") {
-		best, bestW := 0.0, 0
-		for _, v := range f.variantsWhere("throughput", analysis.ClosedDistinct) {
-			w := f.params("throughput", v).Workers
-			if x, ok := f.row("throughput", c, v, results.ThroughputMetrics.CyclesPerSec.Name); ok && x.Median > best {
-				best, bestW = x.Median, w
-			}
-		}
-		if bestW > 0 {
-			text = append(text, fmt.Sprintf("%s peaks at %s/s with %d workers", c, results.Num(best), bestW))
-		}
+	for _, p := range f.a.ThroughputPeaks() {
+		text = append(text, fmt.Sprintf("%s peaks at %s/s with %d workers", p.Contender, results.Num(p.PerSec), p.Workers))
 	}
 	if len(text) == 0 {
 		return
@@ -231,16 +220,12 @@ func (f *figures) handoverSection(d *document) error {
 	}
 	// Why crash and host-loss differ.
 	s += " A SIGKILL on the same host lets the kernel close the killed holder's sockets (a FIN or a reset reaches the server at once), so crash is a process crash, not a machine loss; host-loss drops the holder's packets silently (an embedded fault proxy), as a lost machine or a cut cable would."
-	for _, c := range f.locks("handover") {
+	for _, hf := range f.a.HandoverFailed() {
 		var failed []string
-		for _, mode := range f.variants("handover") {
-			if x, ok := f.row("handover", c, mode, results.HandoverMetrics.Failed.Name); ok && x.Max > 0 {
-				failed = append(failed, fmt.Sprintf("%s %s", mode, results.Num(x.Median)))
-			}
+		for _, m := range hf.Modes {
+			failed = append(failed, fmt.Sprintf("%s %s", m.Mode, results.Num(m.Median)))
 		}
-		if len(failed) > 0 {
-			s += fmt.Sprintf(" %s had failed trials (median per repetition): %s.", c, strings.Join(failed, ", "))
-		}
+		s += fmt.Sprintf(" %s had failed trials (median per repetition): %s.", hf.Contender, strings.Join(failed, ", "))
 	}
 	d.p(s)
 	return nil

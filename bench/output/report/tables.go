@@ -209,7 +209,16 @@ func (f *figures) ranked(s, variant, metric string, contenders []string, higherI
 	if len(es) > 1 && es[1].place == es[0].place || es[0].failed != "" || es[0].noise {
 		best = ""
 	}
-	return rankText(topOf(es)) + more(es), best
+	return rankingLine(es), best
+}
+
+// rankingLine prints a ranking of the analysis's as ranked does: its top
+// (rankText) and how many it leaves out; "" for none.
+func rankingLine(es []entry) string {
+	if len(es) == 0 {
+		return ""
+	}
+	return rankText(topOf(es)) + more(es)
 }
 
 // metricLabel names a metric for readers: its declared label, or its

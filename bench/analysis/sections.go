@@ -1,0 +1,106 @@
+package analysis
+
+import (
+	"github.com/monolock/monolock-bench/bench/results"
+)
+
+// A LatencyReading is one closed-loop variant of the latency scenario:
+// its locks' acquire p50 ranked, fastest first (empty when no lock has
+// the figure).
+type LatencyReading struct {
+	Variant string
+	Ranking []Entry
+}
+
+// LatencyReadings reads the closed-loop variants of the latency
+// scenario in order of first appearance; the open-loop ones are
+// OpenLoop's.
+func (run *Run) LatencyReadings() []LatencyReading {
+	var out []LatencyReading
+	for _, v := range run.variants("latency") {
+		if run.params("latency", v).Load == results.LoadOpen {
+			continue
+		}
+		out = append(out, LatencyReading{Variant: v, Ranking: run.RankFigure("latency", v, results.LatencyMetrics.AcquireP50.Name, run.locksIn("latency"), false)})
+	}
+	return out
+}
+
+// ThroughputReading is the throughput scenario at its most workers
+// (MostWorkers): the locks' cycles per second ranked, most first.
+type ThroughputReading struct {
+	Variant string
+	Workers int
+	Ranking []Entry
+}
+
+// ThroughputAtMostWorkers ranks the throughput at MostWorkers; zero
+// when no lock ran it.
+func (run *Run) ThroughputAtMostWorkers() ThroughputReading {
+	v, w := run.MostWorkers()
+	if v == "" {
+		return ThroughputReading{}
+	}
+	return ThroughputReading{Variant: v, Workers: w, Ranking: run.RankFigure("throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, run.locksIn("throughput"), true)}
+}
+
+// A Peak is a contender's most cycles per second over the distinct-key
+// throughput variants, and the workers it had there.
+type Peak struct {
+	Contender string
+	PerSec    float64
+	Workers   int
+}
+
+// ThroughputPeaks gives each contender's peak, contenders in the order
+// of contendersIn, left out when none has a positive figure.
+func (run *Run) ThroughputPeaks() []Peak {
+	var out []Peak
+	for _, c := range run.contendersIn("throughput") {
+		p := Peak{Contender: c}
+		for _, v := range run.variants("throughput") {
+			params := run.params("throughput", v)
+			if !ClosedDistinct(params) {
+				continue
+			}
+			if x, ok := run.row("throughput", c, v, results.ThroughputMetrics.CyclesPerSec.Name); ok && x.Median > p.PerSec {
+				p.PerSec, p.Workers = x.Median, params.Workers
+			}
+		}
+		if p.Workers > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// HandoverFailures are a lock's failed handover trials: the modes in
+// which any repetition had one, with the median count per repetition.
+type HandoverFailures struct {
+	Contender string
+	Modes     []ModeFailures
+}
+
+// ModeFailures is the median count of failed trials in one handover mode.
+type ModeFailures struct {
+	Mode   string
+	Median float64
+}
+
+// HandoverFailed lists the locks with failed handover trials, in the
+// order of locksIn.
+func (run *Run) HandoverFailed() []HandoverFailures {
+	var out []HandoverFailures
+	for _, c := range run.locksIn("handover") {
+		hf := HandoverFailures{Contender: c}
+		for _, mode := range run.variants("handover") {
+			if x, ok := run.row("handover", c, mode, results.HandoverMetrics.Failed.Name); ok && x.Max > 0 {
+				hf.Modes = append(hf.Modes, ModeFailures{Mode: mode, Median: x.Median})
+			}
+		}
+		if len(hf.Modes) > 0 {
+			out = append(out, hf)
+		}
+	}
+	return out
+}
