@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"slices"
+
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -103,4 +105,64 @@ func (run *Run) HandoverFailed() []HandoverFailures {
 		}
 	}
 	return out
+}
+
+// FairnessFigures are a lock's figures in one fairness variant; a nil
+// one was not measured.
+type FairnessFigures struct {
+	Contender                                           string
+	JainIndex, Inversions, WaitP99, Utilisation, Server *results.Row
+}
+
+// FairnessReading gives every lock's figures in a fairness variant, in
+// the order of locksIn.
+func (run *Run) FairnessReading(variant string) []FairnessFigures {
+	var out []FairnessFigures
+	for _, c := range run.locksIn("fairness") {
+		get := func(m results.MetricSpec) *results.Row {
+			if x, ok := run.row("fairness", c, variant, m.Name); ok {
+				return &x
+			}
+			return nil
+		}
+		fm := results.FairnessMetrics
+		out = append(out, FairnessFigures{Contender: c, JainIndex: get(fm.JainIndex), Inversions: get(fm.FIFOInversionsPer1k),
+			WaitP99: get(fm.WaitP99), Utilisation: get(fm.Utilisation), Server: get(fm.ServerOpsPerSec)})
+	}
+	return out
+}
+
+// ClientGrants are the grants each client of a fairness variant got,
+// summed over the repetitions.
+type ClientGrants struct {
+	// Clients are the client IDs in order of first appearance.
+	Clients []string
+	// Grants are by contender, then client; Totals by contender.
+	Grants map[string]map[string]int64
+	Totals map[string]int64
+}
+
+// FairnessGrants sums the grants of each client of a fairness variant,
+// over every contender with figures in the scenario.
+func (run *Run) FairnessGrants(variant string) ClientGrants {
+	g := ClientGrants{Grants: map[string]map[string]int64{}, Totals: map[string]int64{}}
+	for _, c := range run.contendersIn("fairness") {
+		for _, raw := range run.raws[rawKey{"fairness", c, variant}] {
+			for _, cl := range raw.Clients {
+				n, ok := cl.Counts["grants"]
+				if !ok {
+					continue
+				}
+				if !slices.Contains(g.Clients, cl.ID) {
+					g.Clients = append(g.Clients, cl.ID)
+				}
+				if g.Grants[c] == nil {
+					g.Grants[c] = map[string]int64{}
+				}
+				g.Grants[c][cl.ID] += n
+				g.Totals[c] += n
+			}
+		}
+	}
+	return g
 }

@@ -276,25 +276,25 @@ func (f *figures) fairnessTable(d *document, v string) {
 // fairnessReading reads variant v of the fairness scenario in words.
 func (f *figures) fairnessReading(d *document, v string) {
 	var parts []string
-	for _, c := range f.locks("fairness") {
+	for _, x := range f.a.FairnessReading(v) {
 		var fs []string
-		if x, ok := f.row("fairness", c, v, results.FairnessMetrics.JainIndex.Name); ok {
-			fs = append(fs, "Jain index "+results.Num(x.Median))
+		if x.JainIndex != nil {
+			fs = append(fs, "Jain index "+results.Num(x.JainIndex.Median))
 		}
-		if x, ok := f.row("fairness", c, v, results.FairnessMetrics.FIFOInversionsPer1k.Name); ok {
-			fs = append(fs, results.Num(x.Median)+" FIFO inversions per 1,000 grants")
+		if x.Inversions != nil {
+			fs = append(fs, results.Num(x.Inversions.Median)+" FIFO inversions per 1,000 grants")
 		}
-		if x, ok := f.row("fairness", c, v, results.FairnessMetrics.WaitP99.Name); ok {
-			fs = append(fs, "wait p99 "+results.Format(x.Median, x.Unit))
+		if x.WaitP99 != nil {
+			fs = append(fs, "wait p99 "+results.Format(x.WaitP99.Median, x.WaitP99.Unit))
 		}
-		if x, ok := f.row("fairness", c, v, results.FairnessMetrics.Utilisation.Name); ok {
-			fs = append(fs, fmt.Sprintf("lock held %.0f%% of the time", 100*x.Median))
+		if x.Utilisation != nil {
+			fs = append(fs, fmt.Sprintf("lock held %.0f%% of the time", 100*x.Utilisation.Median))
 		}
-		if x, ok := f.row("fairness", c, v, results.FairnessMetrics.ServerOpsPerSec.Name); ok {
-			fs = append(fs, "server load "+results.Format(x.Median, x.Unit))
+		if x.Server != nil {
+			fs = append(fs, "server load "+results.Format(x.Server.Median, x.Server.Unit))
 		}
 		if len(fs) > 0 {
-			parts = append(parts, c+": "+strings.Join(fs, ", "))
+			parts = append(parts, x.Contender+": "+strings.Join(fs, ", "))
 		}
 	}
 	if len(parts) > 0 {
@@ -309,27 +309,8 @@ const maxClientColumns = 8
 // over the repetitions) with each client's share: a row per contender, a
 // column per client.
 func (f *figures) clientTable(d *document, variant string) {
-	var clients []string
-	grants := map[string]map[string]int64{}
-	totals := map[string]int64{}
-	for _, c := range f.scenarioContenders("fairness") {
-		for _, raw := range f.raws("fairness", c, variant) {
-			for _, cl := range raw.Clients {
-				g, ok := cl.Counts["grants"]
-				if !ok {
-					continue
-				}
-				if !slices.Contains(clients, cl.ID) {
-					clients = append(clients, cl.ID)
-				}
-				if grants[c] == nil {
-					grants[c] = map[string]int64{}
-				}
-				grants[c][cl.ID] += g
-				totals[c] += g
-			}
-		}
-	}
+	g := f.a.FairnessGrants(variant)
+	clients, grants, totals := g.Clients, g.Grants, g.Totals
 	if len(clients) == 0 {
 		return
 	}
