@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -184,13 +185,17 @@ func (f *figures) floors(s string) []string {
 
 // listFigures prints "a 210 us, b 180 us" for a figure.
 func (f *figures) listFigures(s, variant, metric string, contenders []string) string {
+	return quotedList(f.a.Quote(s, variant, metric, contenders))
+}
+
+// quotedList prints quoted figures as "a 210 us, b did not grant".
+func quotedList(qs []analysis.Quoted) string {
 	var parts []string
-	for _, c := range contenders {
-		x, ok := f.row(s, c, variant, metric)
-		if why := f.a.FailedFigure(s, c, variant, metric, ok); why != "" {
-			parts = append(parts, c+" "+why)
-		} else if ok {
-			parts = append(parts, c+" "+results.Format(x.Median, x.Unit))
+	for _, q := range qs {
+		if q.Failed != "" {
+			parts = append(parts, q.Contender+" "+q.Failed)
+		} else {
+			parts = append(parts, q.Contender+" "+results.Format(q.Row.Median, q.Row.Unit))
 		}
 	}
 	return strings.Join(parts, ", ")
