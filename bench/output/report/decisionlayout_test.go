@@ -26,7 +26,7 @@ func TestDecisionRowsAreLaidOutNotDecided(t *testing.T) {
 		"ClaimHolds": "gives a claim its verdict", "ClaimFails": "gives a claim its verdict", "ClaimInconclusive": "gives a claim its verdict",
 	}
 	fset := token.NewFileSet()
-	for _, name := range []string{"decision.go", "capabilities.go", "findings.go", "workload_rank.go", "claimkinds.go", "network_claims.go", "overview.go", "guidance.go", "networktargets.go", "openloop.go", "sections.go", "safety.go", "failover.go"} {
+	for _, name := range []string{"decision.go", "capabilities.go", "findings.go", "workload_rank.go", "claimkinds.go", "network_claims.go", "overview.go", "guidance.go", "networktargets.go", "openloop.go", "sections.go", "safety.go", "failover.go", "scale.go"} {
 		file, err := parser.ParseFile(fset, name, nil, 0)
 		if err != nil {
 			t.Fatal(err)

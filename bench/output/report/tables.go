@@ -201,24 +201,9 @@ func quotedList(qs []analysis.Quoted) string {
 	return strings.Join(parts, ", ")
 }
 
-// ranked prints the contenders that have a figure from best to worst as
-// the analysis ranks them (analysis.Run.RankFigure), figures inside each
-// other's noise tied (see rankText), failed ones last; the best
-// contender is returned too, "" when it ties.
-func (f *figures) ranked(s, variant, metric string, contenders []string, higherIsBetter bool) (string, string) {
-	es := fromAnalysis(f.a.RankFigure(s, variant, metric, contenders, higherIsBetter))
-	if len(es) == 0 {
-		return "", ""
-	}
-	best := es[0].contender
-	if len(es) > 1 && es[1].place == es[0].place || es[0].failed != "" || es[0].noise {
-		best = ""
-	}
-	return rankingLine(es), best
-}
-
-// rankingLine prints a ranking of the analysis's as ranked does: its top
-// (rankText) and how many it leaves out; "" for none.
+// rankingLine prints a ranking of the analysis (analysis.Run.RankFigure)
+// from best to worst, figures inside each other's noise tied, failed
+// ones last: its top (rankText) and how many it leaves out; "" for none.
 func rankingLine(es []entry) string {
 	if len(es) == 0 {
 		return ""
