@@ -9,9 +9,9 @@ import (
 )
 
 // The decision section's use-case rows, capability matrix and workload
-// rankings, the "which lock when" leaderboards, and the claims with their
-// verdicts, are decided by
-// bench/analysis; the files that lay them out only lay out. They name
+// rankings, the "which lock when" leaderboards, the claims with their
+// verdicts, and the scenario sections' readings (which figure, which
+// variants, the rankings, the noise) are decided by bench/analysis; the files that lay them out only lay out. They name
 // no ranking or judging helper of this package, no decision-figure
 // declaration (what a capability is judged by), no claim rule (what a
 // claim is checked by), no claim verdict of their own and no raw figure
@@ -26,7 +26,7 @@ func TestDecisionRowsAreLaidOutNotDecided(t *testing.T) {
 		"ClaimHolds": "gives a claim its verdict", "ClaimFails": "gives a claim its verdict", "ClaimInconclusive": "gives a claim its verdict",
 	}
 	fset := token.NewFileSet()
-	for _, name := range []string{"decision.go", "capabilities.go", "findings.go", "workload_rank.go", "claimkinds.go", "network_claims.go", "overview.go", "guidance.go", "networktargets.go"} {
+	for _, name := range []string{"decision.go", "capabilities.go", "findings.go", "workload_rank.go", "claimkinds.go", "network_claims.go", "overview.go", "guidance.go", "networktargets.go", "openloop.go", "sections.go", "safety.go", "failover.go", "scale.go"} {
 		file, err := parser.ParseFile(fset, name, nil, 0)
 		if err != nil {
 			t.Fatal(err)

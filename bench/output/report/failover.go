@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -20,94 +21,79 @@ import (
 
 // failoverFigures are the columns of the failover tables, in tables of
 // at most four figures so that a 1280-px page holds them (in the report's
-// details). A column reads its metric, or under an old name a results
-// file may still carry.
+// details).
 var failoverFigures = [][]failoverColumn{
 	{
-		{results.FailoverMetrics.UnavailableMs.Name, "", "unavailable"},
-		{results.FailoverMetrics.DetectionMs.Name, "d_ms", "D (detection)"},
-		{results.FailoverMetrics.RecoveryMs.Name, "", "recovery after restart or move"},
-		{results.FailoverMetrics.DoubleGrants.Name, "", "double grants"},
+		{"unavailable", func(l analysis.FailoverLock) *results.Row { return l.Unavailable }},
+		{"D (detection)", func(l analysis.FailoverLock) *results.Row { return l.Detection }},
+		{"recovery after restart or move", func(l analysis.FailoverLock) *results.Row { return l.Recovery }},
+		{"double grants", func(l analysis.FailoverLock) *results.Row { return l.DoubleGrant }},
 	},
 	{
-		{results.FailoverMetrics.ZeroGrantMs.Name, "", "empty 100-ms steps"},
-		{results.FailoverMetrics.FailedAttempts.Name, "", "failed attempts"},
-		{results.FailoverMetrics.LostHolders.Name, "", "lost holders"},
-		{results.FailoverMetrics.TokensMonotonic.Name, "", "tokens monotonic"},
+		{"empty 100-ms steps", func(l analysis.FailoverLock) *results.Row { return l.ZeroGrant }},
+		{"failed attempts", func(l analysis.FailoverLock) *results.Row { return l.FailedAttempts }},
+		{"lost holders", func(l analysis.FailoverLock) *results.Row { return l.LostHolders }},
+		{"tokens monotonic", func(l analysis.FailoverLock) *results.Row { return l.TokensMonotonic }},
 	},
 	{
-		{results.FailoverMetrics.AcquireP99DuringFault.Name, "", "acquire p99 in fault"},
-		{results.FailoverMetrics.ReleaseP99DuringFault.Name, "", "release p99 in fault"},
+		{"acquire p99 in fault", func(l analysis.FailoverLock) *results.Row { return l.AcquireP99 }},
+		{"release p99 in fault", func(l analysis.FailoverLock) *results.Row { return l.ReleaseP99 }},
 	},
 }
 
 // standbyFigures are the columns of the key table of a standby pair's
 // variants, the rows that carry D.
 var standbyFigures = []failoverColumn{
-	{results.FailoverMetrics.DetectionMs.Name, "d_ms", "D (detection)"},
-	{results.FailoverMetrics.UnavailableMs.Name, "", "unavailable"},
-	{results.FailoverMetrics.DoubleGrants.Name, "", "double grants"},
-	{results.FailoverMetrics.TokensMonotonic.Name, "", "tokens monotonic"},
+	failoverFigures[0][1], failoverFigures[0][0], failoverFigures[0][3], failoverFigures[1][3],
 }
 
-// failoverColumn is one figure of a failover table: its metric, the old
-// name a results file may carry instead ("" for none), its heading.
-type failoverColumn struct{ metric, old, head string }
-
-// failoverRow reads a figure of the failover table, under its old name
-// when the file has only that.
-func (f *figures) failoverRow(c, v, metric, old string) (results.Row, bool) {
-	if r, ok := f.row("failover", c, v, metric); ok || old == "" {
-		return r, ok
-	}
-	return f.row("failover", c, v, old)
-}
-
-// unfenced reports whether a failover variant moves the address without
-// the fence: no fault, two servers serving, so its availability is no
-// figure to compare.
-func (f *figures) unfenced(v string) bool {
-	return f.params("failover", v).Fault == results.FaultSwitchNoFence
+// failoverColumn is one figure of a failover table: its heading and the
+// lock's figure it shows.
+type failoverColumn struct {
+	head string
+	of   func(analysis.FailoverLock) *results.Row
 }
 
 // failoverVariantLabel marks the unfenced variant in the tables.
-func (f *figures) failoverVariantLabel(v string) string {
-	if f.unfenced(v) {
-		return v + " (no fault: the unfenced, unsafe deployment)"
+func failoverVariantLabel(fv analysis.FailoverVariant) string {
+	if fv.Unfenced {
+		return fv.Variant + " (no fault: the unfenced, unsafe deployment)"
 	}
-	return v
+	return fv.Variant
 }
 
 func (f *figures) failoverSection(d *document) error {
-	const s = "failover"
+	fvs := f.a.Failover()
 	d.p("The charts show the first repetition of each contender, time 0 at the kill or stop (a standby pair: the primary's host lost); the dotted line is the median moment the restart began (a standby pair: the address moved). Each contender ran on its own, one after the other.")
 	var charts []chart
-	for _, v := range f.variants(s) {
-		svg, err := f.failoverChart(v)
+	for _, fv := range fvs {
+		svg, err := f.failoverChart(fv)
 		if err != nil {
 			return err
 		}
 		if svg != nil {
-			charts = append(charts, chart{name: "failover-" + anchor(v), caption: "Grants per 100 ms around the fault (" + v + ").", svg: svg})
+			charts = append(charts, chart{name: "failover-" + anchor(fv.Variant), caption: "Grants per 100 ms around the fault (" + fv.Variant + ").", svg: svg})
 		}
 	}
 	firstChart(d, "Failover of the coordinator: the other variants' charts", charts)
-	f.unavailableTable(d)
-	hasD := func(c, v string) bool { return f.measuredD(c, v) || f.unfenced(v) }
-	if t, ok := f.failoverTable(standbyFigures, hasD); ok {
+	f.unavailableTable(d, fvs)
+	hasD := func(fv analysis.FailoverVariant, l analysis.FailoverLock) bool {
+		return l.Detection != nil || fv.Unfenced
+	}
+	if t, ok := f.failoverTable(fvs, standbyFigures, hasD); ok {
 		d.p("A standby pair: D is the detection and switch, from the fault in effect to the address's move (median across repetitions, min–max in parentheses).")
 		d.add(t)
 	}
-	if line := f.standbyMechanism(); line != "" {
+	if line := standbyMechanism(fvs); line != "" {
 		d.p(line)
 	}
 	d.details("Failover: every figure of every variant, and the reading", func(d *document) {
 		for _, group := range failoverFigures {
-			if t, ok := f.failoverTable(group, nil); ok {
+			if t, ok := f.failoverTable(fvs, group, nil); ok {
 				d.add(t)
 			}
 		}
-		d.p(f.failoverReading())
+		d.p(failoverReading(fvs))
 	})
 	return nil
 }
@@ -117,39 +103,46 @@ func (f *figures) failoverSection(d *document) error {
 // the longest stretch without a grant), all in one unit. The unfenced
 // variant is left out: two servers granting at once is no availability;
 // so are a standby pair's variants, whose table beside D has the figure.
-func (f *figures) unavailableTable(d *document) {
-	const s = "failover"
-	metric := results.FailoverMetrics.UnavailableMs.Name
-	var vs []string
+func (f *figures) unavailableTable(d *document, fvs []analysis.FailoverVariant) {
+	var shown []analysis.FailoverVariant
 	var rows []results.Row
-	for _, v := range f.variants(s) {
-		if f.unfenced(v) || f.hasDetection(v) {
+	for _, fv := range fvs {
+		if fv.Unfenced || fv.Detection {
 			continue
 		}
-		for _, c := range f.locks(s) {
-			if x, ok := f.row(s, c, v, metric); ok {
-				rows = append(rows, x)
-				if !slices.Contains(vs, v) {
-					vs = append(vs, v)
-				}
+		measured := false
+		for _, l := range fv.Locks {
+			if l.Unavailable != nil {
+				rows, measured = append(rows, *l.Unavailable), true
 			}
 		}
+		if measured {
+			shown = append(shown, fv)
+		}
 	}
-	if len(vs) == 0 {
+	if len(shown) == 0 {
 		return
 	}
 	show := rowDisplay(rows...)
 	var cols []column
-	for _, v := range vs {
-		cols = append(cols, column{head: withDisplayUnit(v, show), value: func(c string) (string, bool) {
-			x, ok := f.row(s, c, v, metric)
-			if !ok {
+	var locks []string
+	for _, fv := range shown {
+		byLock := map[string]*results.Row{}
+		for _, l := range fv.Locks {
+			byLock[l.Contender] = l.Unavailable
+			if !slices.Contains(locks, l.Contender) {
+				locks = append(locks, l.Contender)
+			}
+		}
+		cols = append(cols, column{head: withDisplayUnit(fv.Variant, show), value: func(c string) (string, bool) {
+			x := byLock[c]
+			if x == nil {
 				return "", false
 			}
-			return f.spread(x, show), true
+			return f.spread(*x, show), true
 		}})
 	}
-	t, ok := f.contenderTable(f.locks(s), cols)
+	t, ok := f.contenderTable(locks, cols)
 	if !ok {
 		return
 	}
@@ -157,49 +150,35 @@ func (f *figures) unavailableTable(d *document) {
 	d.add(t)
 }
 
-// measuredD reports whether lock c measured D, a standby pair's
-// detection and switch, in failover variant v (detection_ms, or d_ms in
-// runs written before its rename).
-func (f *figures) measuredD(c, v string) bool {
-	_, ok := f.failoverRow(c, v, results.FailoverMetrics.DetectionMs.Name, "d_ms")
-	return ok
-}
-
-// hasDetection reports whether any lock measured D in failover variant v.
-func (f *figures) hasDetection(v string) bool {
-	return slices.ContainsFunc(f.locks("failover"), func(c string) bool { return f.measuredD(c, v) })
-}
-
 // failoverTable is one table of the failover figures: a row per variant
 // and lock that keep accepts (nil: every one), a column per figure of
 // group.
-func (f *figures) failoverTable(group []failoverColumn, keep func(c, v string) bool) (table, bool) {
-	const s = "failover"
+func (f *figures) failoverTable(fvs []analysis.FailoverVariant, group []failoverColumn, keep func(analysis.FailoverVariant, analysis.FailoverLock) bool) (table, bool) {
 	t := table{head: []string{"variant", "contender"}, labels: 2}
 	shows := make([]results.Display, len(group))
 	for j, x := range group {
 		var rows []results.Row
-		for _, v := range f.variants(s) {
-			for _, c := range f.locks(s) {
-				if r, ok := f.failoverRow(c, v, x.metric, x.old); ok {
-					rows = append(rows, r)
+		for _, fv := range fvs {
+			for _, l := range fv.Locks {
+				if r := x.of(l); r != nil {
+					rows = append(rows, *r)
 				}
 			}
 		}
 		shows[j] = rowDisplay(rows...)
 		t.head = append(t.head, withDisplayUnit(x.head, shows[j]))
 	}
-	for _, v := range f.variants(s) {
-		for _, c := range f.locks(s) {
-			if keep != nil && !keep(c, v) {
+	for _, fv := range fvs {
+		for _, l := range fv.Locks {
+			if keep != nil && !keep(fv, l) {
 				continue
 			}
-			row := []cell{{text: f.failoverVariantLabel(v)}, {text: c}}
+			row := []cell{{text: failoverVariantLabel(fv)}, {text: l.Contender}}
 			any := false
 			for j, x := range group {
 				text := "–"
-				if r, ok := f.failoverRow(c, v, x.metric, x.old); ok {
-					text, any = f.spread(r, shows[j]), true
+				if r := x.of(l); r != nil {
+					text, any = f.spread(*r, shows[j]), true
 				}
 				row = append(row, cell{text: text})
 			}
@@ -214,18 +193,14 @@ func (f *figures) failoverTable(group []failoverColumn, keep func(c, v string) b
 // standbyMechanism says in one line how the standby pair's address moved
 // and how its primary's host was lost, from the records' counts; "" when
 // no record says.
-func (f *figures) standbyMechanism() string {
+func standbyMechanism(fvs []analysis.FailoverVariant) string {
 	var vip, forwarder []string
-	for _, v := range f.variants("failover") {
-		for _, c := range f.locks("failover") {
-			for _, x := range f.raws("failover", c, v) {
-				switch {
-				case x.Counts["address_move_virtual_ip"] > 0 && !slices.Contains(vip, v):
-					vip = append(vip, v)
-				case x.Counts["address_move_forwarder"] > 0 && !slices.Contains(forwarder, v):
-					forwarder = append(forwarder, v)
-				}
-			}
+	for _, fv := range fvs {
+		if fv.VirtualIP {
+			vip = append(vip, fv.Variant)
+		}
+		if fv.Forwarder {
+			forwarder = append(forwarder, fv.Variant)
 		}
 	}
 	var parts []string
@@ -242,20 +217,20 @@ func (f *figures) standbyMechanism() string {
 }
 
 // failoverReading says in words what the figures show.
-func (f *figures) failoverReading() string {
-	const s = "failover"
+func failoverReading(fvs []analysis.FailoverVariant) string {
 	var parts []string
-	for _, v := range f.variants(s) {
-		if f.unfenced(v) {
-			if line := f.listFigures(s, v, results.FailoverMetrics.DoubleGrants.Name, f.locks(s)); line != "" {
+	for _, fv := range fvs {
+		v := fv.Variant
+		if fv.Unfenced {
+			if line := quotedList(fv.DoubleGrants); line != "" {
 				parts = append(parts, fmt.Sprintf("double grants in %s, the unfenced deployment (no fault: its short gap is two servers granting at once, not availability): %s", v, line))
 			}
 			continue
 		}
-		if line, _ := f.ranked(s, v, results.FailoverMetrics.UnavailableMs.Name, f.locks(s), false); line != "" {
+		if line := rankingLine(fromAnalysis(fv.Unavailable)); line != "" {
 			parts = append(parts, fmt.Sprintf("the longest stretch without a grant in %s, shortest first: %s", v, line))
 		}
-		if line := f.listFigures(s, v, results.FailoverMetrics.DoubleGrants.Name, f.locks(s)); line != "" {
+		if line := quotedList(fv.DoubleGrants); line != "" {
 			parts = append(parts, fmt.Sprintf("double grants in %s: %s", v, line))
 		}
 	}
@@ -269,29 +244,24 @@ func (f *figures) failoverReading() string {
 
 // failoverChart draws the grants per 100 ms of every contender's first
 // repetition of variant, aligned at the fault; nil without series.
-func (f *figures) failoverChart(variant string) ([]byte, error) {
-	const s = "failover"
-	p := newPlot("Failover: grants per 100 ms ("+variant+")", "seconds since the fault", "grants per 100 ms")
+func (f *figures) failoverChart(fv analysis.FailoverVariant) ([]byte, error) {
+	p := newPlot("Failover: grants per 100 ms ("+fv.Variant+")", "seconds since the fault", "grants per 100 ms")
 	var restarts []float64
 	lines := 0
 	top, end := 0.0, 0.0
 	var drawn []*plotter.Line
 	var names []string
-	for _, c := range f.locks(s) {
-		raws := f.raws(s, c, variant)
-		if len(raws) == 0 {
+	for _, lk := range fv.Locks {
+		grants, marks := lk.Grants, lk.FaultMarks
+		if grants == nil || marks == nil || len(marks) < 2 {
 			continue
 		}
-		grants, marks := seriesNamed(raws[0], "grants_per_100ms"), seriesNamed(raws[0], "fault_marks")
-		if grants == nil || marks == nil || len(marks.Values) < 2 {
-			continue
+		fault := marks[0] / 1000
+		if len(marks) >= 3 {
+			restarts = append(restarts, marks[2]/1000-fault)
 		}
-		fault := marks.Values[0] / 1000
-		if len(marks.Values) >= 3 {
-			restarts = append(restarts, marks.Values[2]/1000-fault)
-		}
-		xys := make(plotter.XYs, len(grants.Values))
-		for i, g := range grants.Values {
+		xys := make(plotter.XYs, len(grants))
+		for i, g := range grants {
 			xys[i] = plotter.XY{X: float64(i)*0.1 + 0.05 - fault, Y: g}
 			top, end = math.Max(top, g), math.Max(end, xys[i].X)
 		}
@@ -299,8 +269,8 @@ func (f *figures) failoverChart(variant string) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
-		l.LineStyle = f.lineStyle(c)
-		drawn, names = append(drawn, l), append(names, c)
+		l.LineStyle = f.lineStyle(lk.Contender)
+		drawn, names = append(drawn, l), append(names, lk.Contender)
 		lines++
 	}
 	if lines == 0 {
@@ -349,14 +319,4 @@ func (f *figures) failoverChart(variant string) ([]byte, error) {
 	p.Y.Tick.Marker = readableTicks
 	p.X.Tick.Marker = readableTicks
 	return svgOf(p)
-}
-
-// seriesNamed returns raw's series called name, or nil.
-func seriesNamed(raw results.Raw, name string) *results.Series {
-	for i := range raw.Series {
-		if raw.Series[i].Name == name {
-			return &raw.Series[i]
-		}
-	}
-	return nil
 }

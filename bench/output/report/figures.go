@@ -224,17 +224,6 @@ func (f *figures) values(scenario, contender, variant, metric string) ([]float64
 	return vals, unit
 }
 
-// measures reports whether any contender has a figure of metric in a
-// variant of scenario.
-func (f *figures) measures(scenario, variant, metric string) bool {
-	for _, x := range f.r.Summary {
-		if x.Scenario == scenario && x.Variant == variant && x.Metric == metric {
-			return true
-		}
-	}
-	return false
-}
-
 // duration returns a duration parameter (e.g. "lease") of a contender from
 // its recorded settings, as the analysis reads it.
 func (f *figures) duration(contender, name string) (time.Duration, bool) {

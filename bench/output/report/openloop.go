@@ -7,54 +7,42 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 )
 
-// openLoopQuantiles are the percentiles the open-loop chart draws.
-var openLoopQuantiles = []struct{ metric, label string }{
-	{results.LatencyMetrics.AcquireP50.Name, "p50"},
-	{results.LatencyMetrics.AcquireP99.Name, "p99"},
-	{results.LatencyMetrics.AcquireP999.Name, "p99.9"},
-}
-
 // openLoopSection charts each open-loop percentile against the offered
-// rate and reads the p99 at every rate.
+// rate and reads the p99 at every rate, as the analysis gives them.
 func (f *figures) openLoopSection(d *document) error {
-	vs := f.variantsWhere("latency", func(p results.VariantParams) bool { return p.Load == results.LoadOpen })
-	if len(vs) == 0 {
+	ol := f.a.OpenLoop()
+	if len(ol.Variants) == 0 {
 		return nil
 	}
-	d.p("Open loop: requests are due at a fixed rate (" + strings.Join(vs, ", ") + "; the pct variants as a share of each contender's own closed-loop maximum, the others one rate for all), and each latency is counted from the moment the request was due, so waiting behind a slow request counts (coordinated omission corrected, as wrk2 does).")
-	for _, q := range openLoopQuantiles {
-		svg, err := f.openLoopChart(vs, q.metric, q.label)
+	d.p("Open loop: requests are due at a fixed rate (" + strings.Join(ol.Variants, ", ") + "; the pct variants as a share of each contender's own closed-loop maximum, the others one rate for all), and each latency is counted from the moment the request was due, so waiting behind a slow request counts (coordinated omission corrected, as wrk2 does).")
+	for _, curve := range ol.Curves {
+		svg, err := f.openLoopChart(curve)
 		if err != nil {
 			return err
 		}
 		if svg != nil {
-			d.add(chart{name: "latency-open-" + anchor(q.label), caption: "Open loop: acquire latency " + q.label + " from the due time against the offered rate (both log scale), one point per open-loop variant, medians across repetitions; floors dashed.", svg: svg})
+			d.add(chart{name: "latency-open-" + anchor(curve.Label), caption: "Open loop: acquire latency " + curve.Label + " from the due time against the offered rate (both log scale), one point per open-loop variant, medians across repetitions; floors dashed.", svg: svg})
 		}
 	}
 	var parts []string
-	for _, c := range f.scenarioContenders("latency") {
+	for _, rd := range ol.P99 {
 		var at []string
-		for _, v := range vs {
-			p99, ok1 := f.row("latency", c, v, results.LatencyMetrics.AcquireP99.Name)
-			off, ok2 := f.row("latency", c, v, results.LatencyMetrics.OfferedPerSec.Name)
-			if ok1 && ok2 {
-				text := fmt.Sprintf("%s at %s/s", results.Format(p99.Median, p99.Unit), results.Num(off.Median))
-				if vals, _ := f.values("latency", c, v, results.LatencyMetrics.AcquireP99.Name); noisy(vals) {
-					show := results.DisplayFor(p99.Unit, p99.Median)
-					text += fmt.Sprintf(" (noise: %s to %s, n=%d)", show.Format(p99.Min), show.Format(p99.Max), len(vals))
-				}
-				at = append(at, text)
+		for _, x := range rd.At {
+			text := fmt.Sprintf("%s at %s/s", results.Format(x.P99.Median, x.P99.Unit), results.Num(x.Offered))
+			if x.Noisy {
+				show := results.DisplayFor(x.P99.Unit, x.P99.Median)
+				text += fmt.Sprintf(" (noise: %s to %s, n=%d)", show.Format(x.P99.Min), show.Format(x.P99.Max), x.N)
 			}
+			at = append(at, text)
 		}
-		if len(at) > 0 {
-			parts = append(parts, c+" "+strings.Join(at, ", "))
-		}
+		parts = append(parts, rd.Contender+" "+strings.Join(at, ", "))
 	}
 	if len(parts) > 0 {
 		d.p("Reading (open loop, acquire p99 by offered rate): " + strings.Join(parts, "; ") + ".")
@@ -64,30 +52,27 @@ func (f *figures) openLoopSection(d *document) error {
 
 // openLoopChart draws one percentile against the offered rate, a line per
 // contender through its open-loop variants.
-func (f *figures) openLoopChart(vs []string, metric, label string) ([]byte, error) {
+func (f *figures) openLoopChart(curve analysis.OpenLoopCurve) ([]byte, error) {
 	var all []float64
-	for _, c := range f.scenarioContenders("latency") {
-		for _, v := range vs {
-			if y, ok := f.row("latency", c, v, metric); ok {
-				all = append(all, y.Median)
-			}
+	for _, l := range curve.Lines {
+		for _, pt := range l.Points {
+			all = append(all, pt.Value)
 		}
 	}
 	show := results.DisplayFor(p50Unit, all...)
-	p := newPlot("Open loop: acquire "+label+" against offered rate", "offered requests/s (log scale)", "acquire "+label+" from due time ("+show.Unit+", log scale)")
+	p := newPlot("Open loop: acquire "+curve.Label+" against offered rate", "offered requests/s (log scale)", "acquire "+curve.Label+" from due time ("+show.Unit+", log scale)")
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = readableLogTicks, readableLogTicks
 	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	lines := 0
-	for _, c := range f.scenarioContenders("latency") {
+	for _, line := range curve.Lines {
 		var xys plotter.XYs
-		for _, v := range vs {
-			y, ok1 := f.row("latency", c, v, metric)
-			x, ok2 := f.row("latency", c, v, results.LatencyMetrics.OfferedPerSec.Name)
-			if !ok1 || !ok2 || x.Median <= 0 || y.Median <= 0 {
+		for _, pt := range line.Points {
+			// a log scale has no place for zero
+			if pt.Offered <= 0 || pt.Value <= 0 {
 				continue
 			}
-			xys = append(xys, plotter.XY{X: x.Median, Y: show.Value(y.Median)})
+			xys = append(xys, plotter.XY{X: pt.Offered, Y: show.Value(pt.Value)})
 		}
 		if len(xys) == 0 {
 			continue
@@ -100,10 +85,10 @@ func (f *figures) openLoopChart(vs []string, metric, label string) ([]byte, erro
 		if err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
-		l.LineStyle = f.lineStyle(c)
-		pts.GlyphStyle = f.glyphStyle(c)
+		l.LineStyle = f.lineStyle(line.Contender)
+		pts.GlyphStyle = f.glyphStyle(line.Contender)
 		p.Add(l, pts)
-		p.Legend.Add(c, l, pts)
+		p.Legend.Add(line.Contender, l, pts)
 		lines++
 	}
 	if lines == 0 {
@@ -118,36 +103,23 @@ func (f *figures) openLoopChart(vs []string, metric, label string) ([]byte, erro
 // contender's acquire p50 with the interval its per-block medians give,
 // and the spread of those medians.
 func (f *figures) latencyNoise(d *document) {
-	type noise struct {
-		c           string
-		p50, lo, hi float64
-		blocks      []float64
-	}
-	var ns []noise
-	var all []float64
-	for _, c := range f.scenarioContenders("latency") {
-		p50, ok := f.row("latency", c, "w1", results.LatencyMetrics.AcquireP50.Name)
-		lo, ok1 := f.row("latency", c, "w1", results.LatencyMetrics.AcquireP50CILo.Name)
-		hi, ok2 := f.row("latency", c, "w1", results.LatencyMetrics.AcquireP50CIHi.Name)
-		if !ok || !ok1 || !ok2 {
-			continue
-		}
-		n := noise{c, p50.Median, lo.Median, hi.Median, f.blockMedians(c, "w1", "acquire_p50_blocks")}
-		ns = append(ns, n)
-		all = append(append(all, n.p50, n.lo, n.hi), n.blocks...)
-	}
+	ns := f.a.UncontendedNoise()
 	if len(ns) == 0 {
 		return
+	}
+	var all []float64
+	for _, n := range ns {
+		all = append(append(all, n.P50, n.Lo, n.Hi), n.Blocks...)
 	}
 	show := results.DisplayFor(p50Unit, all...)
 	var rows [][]cell
 	for _, n := range ns {
 		spread := "–"
-		if len(n.blocks) > 0 {
-			spread = fmt.Sprintf("%s–%s (%d blocks)", show.Num(slices.Min(n.blocks)), show.Num(slices.Max(n.blocks)), len(n.blocks))
+		if len(n.Blocks) > 0 {
+			spread = fmt.Sprintf("%s–%s (%d blocks)", show.Num(slices.Min(n.Blocks)), show.Num(slices.Max(n.Blocks)), len(n.Blocks))
 		}
-		rows = append(rows, []cell{{text: n.c}, {text: show.Num(n.p50)}, {text: fmt.Sprintf("%s–%s", show.Num(n.lo), show.Num(n.hi))},
-			{text: fmt.Sprintf("±%.0f%%", 50*(n.hi-n.lo)/n.p50)}, {text: spread}})
+		rows = append(rows, []cell{{text: n.Contender}, {text: show.Num(n.P50)}, {text: fmt.Sprintf("%s–%s", show.Num(n.Lo), show.Num(n.Hi))},
+			{text: fmt.Sprintf("±%.0f%%", 50*(n.Hi-n.Lo)/n.P50)}, {text: spread}})
 	}
 	u := " (" + show.Unit + ")"
 	d.details("Noise of the uncontended figure (w1)", func(d *document) {
@@ -158,17 +130,3 @@ func (f *figures) latencyNoise(d *document) {
 
 // p50Unit is the stored unit of the latency scenario's acquire figures.
 const p50Unit = "us"
-
-// blockMedians collects a per-block series of a contender over every
-// repetition.
-func (f *figures) blockMedians(contender, variant, series string) []float64 {
-	var out []float64
-	for _, x := range f.raws("latency", contender, variant) {
-		for _, s := range x.Series {
-			if s.Name == series {
-				out = append(out, s.Values...)
-			}
-		}
-	}
-	return out
-}

@@ -33,10 +33,6 @@ func (e entry) span() span { return spanOf(e.vals) }
 // must be to be ranked (analysis.SingleRunFactor).
 const singleRunFactor = analysis.SingleRunFactor
 
-// noisy reports whether a figure's repetitions spread too far to be
-// ranked (analysis.Noisy).
-func noisy(vals []float64) bool { return analysis.Noisy(vals) }
-
 // fromAnalysis is a ranking of the analysis as the renderer's entries.
 func fromAnalysis(es []analysis.Entry) []entry {
 	out := make([]entry, len(es))

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -99,10 +98,8 @@ func (f *figures) latencySection(d *document) error {
 	var later []string // readings of the other variants, for the appendix
 	var moreCharts []chart
 	drawn := 0
-	for _, v := range f.variants("latency") {
-		if f.params("latency", v).Load == results.LoadOpen {
-			continue // charted against the offered rate in the appendix
-		}
+	for _, rd := range f.a.LatencyReadings() {
+		v := rd.Variant
 		svg, err := f.percentileChart("Acquire latency by percentile ("+v+")", "latency", v, "acquire", "acquire latency", "us")
 		if err != nil {
 			return err
@@ -116,7 +113,7 @@ func (f *figures) latencySection(d *document) error {
 			}
 			drawn++
 		}
-		line, _ := f.ranked("latency", v, results.LatencyMetrics.AcquireP50.Name, f.locks("latency"), false)
+		line := rankingLine(fromAnalysis(rd.Ranking))
 		if line == "" {
 			continue
 		}
@@ -159,9 +156,10 @@ func (f *figures) throughputSection(d *document) error {
 	if svg != nil {
 		d.add(chart{name: "throughput", caption: "Completed acquire+release cycles per second against workers on distinct keys (hold 0); error bars span the repetitions; floors dashed.", svg: svg})
 	}
-	if v, w := f.a.MostWorkers(); v != "" {
-		if line, _ := f.ranked("throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, f.locks("throughput"), true); line != "" {
-			s := fmt.Sprintf("Reading: at %d workers, most cycles first: %s.", w, line)
+	if rd := f.a.ThroughputAtMostWorkers(); rd.Variant != "" {
+		if line := rankingLine(fromAnalysis(rd.Ranking)); line != "" {
+			v := rd.Variant
+			s := fmt.Sprintf("Reading: at %d workers, most cycles first: %s.", rd.Workers, line)
 			if fl := f.listFigures("throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, f.floors("throughput")); fl != "" {
 				s += " The floors reach " + fl + ", the ceiling for a lock of their kind on this path."
 			}
@@ -178,17 +176,8 @@ func (f *figures) throughputSection(d *document) error {
 // throughputReading is the appendix's reading of the throughput figures.
 func (f *figures) throughputReading(d *document) {
 	var text []string
-	for _, c := range f.scenarioContenders("throughput") {
-		best, bestW := 0.0, 0
-		for _, v := range f.variantsWhere("throughput", analysis.ClosedDistinct) {
-			w := f.params("throughput", v).Workers
-			if x, ok := f.row("throughput", c, v, results.ThroughputMetrics.CyclesPerSec.Name); ok && x.Median > best {
-				best, bestW = x.Median, w
-			}
-		}
-		if bestW > 0 {
-			text = append(text, fmt.Sprintf("%s peaks at %s/s with %d workers", c, results.Num(best), bestW))
-		}
+	for _, p := range f.a.ThroughputPeaks() {
+		text = append(text, fmt.Sprintf("%s peaks at %s/s with %d workers", p.Contender, results.Num(p.PerSec), p.Workers))
 	}
 	if len(text) == 0 {
 		return
@@ -231,16 +220,12 @@ func (f *figures) handoverSection(d *document) error {
 	}
 	// Why crash and host-loss differ.
 	s += " A SIGKILL on the same host lets the kernel close the killed holder's sockets (a FIN or a reset reaches the server at once), so crash is a process crash, not a machine loss; host-loss drops the holder's packets silently (an embedded fault proxy), as a lost machine or a cut cable would."
-	for _, c := range f.locks("handover") {
+	for _, hf := range f.a.HandoverFailed() {
 		var failed []string
-		for _, mode := range f.variants("handover") {
-			if x, ok := f.row("handover", c, mode, results.HandoverMetrics.Failed.Name); ok && x.Max > 0 {
-				failed = append(failed, fmt.Sprintf("%s %s", mode, results.Num(x.Median)))
-			}
+		for _, m := range hf.Modes {
+			failed = append(failed, fmt.Sprintf("%s %s", m.Mode, results.Num(m.Median)))
 		}
-		if len(failed) > 0 {
-			s += fmt.Sprintf(" %s had failed trials (median per repetition): %s.", c, strings.Join(failed, ", "))
-		}
+		s += fmt.Sprintf(" %s had failed trials (median per repetition): %s.", hf.Contender, strings.Join(failed, ", "))
 	}
 	d.p(s)
 	return nil
@@ -291,25 +276,25 @@ func (f *figures) fairnessTable(d *document, v string) {
 // fairnessReading reads variant v of the fairness scenario in words.
 func (f *figures) fairnessReading(d *document, v string) {
 	var parts []string
-	for _, c := range f.locks("fairness") {
+	for _, x := range f.a.FairnessReading(v) {
 		var fs []string
-		if x, ok := f.row("fairness", c, v, results.FairnessMetrics.JainIndex.Name); ok {
-			fs = append(fs, "Jain index "+results.Num(x.Median))
+		if x.JainIndex != nil {
+			fs = append(fs, "Jain index "+results.Num(x.JainIndex.Median))
 		}
-		if x, ok := f.row("fairness", c, v, results.FairnessMetrics.FIFOInversionsPer1k.Name); ok {
-			fs = append(fs, results.Num(x.Median)+" FIFO inversions per 1,000 grants")
+		if x.Inversions != nil {
+			fs = append(fs, results.Num(x.Inversions.Median)+" FIFO inversions per 1,000 grants")
 		}
-		if x, ok := f.row("fairness", c, v, results.FairnessMetrics.WaitP99.Name); ok {
-			fs = append(fs, "wait p99 "+results.Format(x.Median, x.Unit))
+		if x.WaitP99 != nil {
+			fs = append(fs, "wait p99 "+results.Format(x.WaitP99.Median, x.WaitP99.Unit))
 		}
-		if x, ok := f.row("fairness", c, v, results.FairnessMetrics.Utilisation.Name); ok {
-			fs = append(fs, fmt.Sprintf("lock held %.0f%% of the time", 100*x.Median))
+		if x.Utilisation != nil {
+			fs = append(fs, fmt.Sprintf("lock held %.0f%% of the time", 100*x.Utilisation.Median))
 		}
-		if x, ok := f.row("fairness", c, v, results.FairnessMetrics.ServerOpsPerSec.Name); ok {
-			fs = append(fs, "server load "+results.Format(x.Median, x.Unit))
+		if x.Server != nil {
+			fs = append(fs, "server load "+results.Format(x.Server.Median, x.Server.Unit))
 		}
 		if len(fs) > 0 {
-			parts = append(parts, c+": "+strings.Join(fs, ", "))
+			parts = append(parts, x.Contender+": "+strings.Join(fs, ", "))
 		}
 	}
 	if len(parts) > 0 {
@@ -324,27 +309,8 @@ const maxClientColumns = 8
 // over the repetitions) with each client's share: a row per contender, a
 // column per client.
 func (f *figures) clientTable(d *document, variant string) {
-	var clients []string
-	grants := map[string]map[string]int64{}
-	totals := map[string]int64{}
-	for _, c := range f.scenarioContenders("fairness") {
-		for _, raw := range f.raws("fairness", c, variant) {
-			for _, cl := range raw.Clients {
-				g, ok := cl.Counts["grants"]
-				if !ok {
-					continue
-				}
-				if !slices.Contains(clients, cl.ID) {
-					clients = append(clients, cl.ID)
-				}
-				if grants[c] == nil {
-					grants[c] = map[string]int64{}
-				}
-				grants[c][cl.ID] += g
-				totals[c] += g
-			}
-		}
-	}
+	g := f.a.FairnessGrants(variant)
+	clients, grants, totals := g.Clients, g.Grants, g.Totals
 	if len(clients) == 0 {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -184,32 +185,30 @@ func (f *figures) floors(s string) []string {
 
 // listFigures prints "a 210 us, b 180 us" for a figure.
 func (f *figures) listFigures(s, variant, metric string, contenders []string) string {
+	return quotedList(f.a.Quote(s, variant, metric, contenders))
+}
+
+// quotedList prints quoted figures as "a 210 us, b did not grant".
+func quotedList(qs []analysis.Quoted) string {
 	var parts []string
-	for _, c := range contenders {
-		x, ok := f.row(s, c, variant, metric)
-		if why := f.a.FailedFigure(s, c, variant, metric, ok); why != "" {
-			parts = append(parts, c+" "+why)
-		} else if ok {
-			parts = append(parts, c+" "+results.Format(x.Median, x.Unit))
+	for _, q := range qs {
+		if q.Failed != "" {
+			parts = append(parts, q.Contender+" "+q.Failed)
+		} else {
+			parts = append(parts, q.Contender+" "+results.Format(q.Row.Median, q.Row.Unit))
 		}
 	}
 	return strings.Join(parts, ", ")
 }
 
-// ranked prints the contenders that have a figure from best to worst as
-// the analysis ranks them (analysis.Run.RankFigure), figures inside each
-// other's noise tied (see rankText), failed ones last; the best
-// contender is returned too, "" when it ties.
-func (f *figures) ranked(s, variant, metric string, contenders []string, higherIsBetter bool) (string, string) {
-	es := fromAnalysis(f.a.RankFigure(s, variant, metric, contenders, higherIsBetter))
+// rankingLine prints a ranking of the analysis (analysis.Run.RankFigure)
+// from best to worst, figures inside each other's noise tied, failed
+// ones last: its top (rankText) and how many it leaves out; "" for none.
+func rankingLine(es []entry) string {
 	if len(es) == 0 {
-		return "", ""
+		return ""
 	}
-	best := es[0].contender
-	if len(es) > 1 && es[1].place == es[0].place || es[0].failed != "" || es[0].noise {
-		best = ""
-	}
-	return rankText(topOf(es)) + more(es), best
+	return rankText(topOf(es)) + more(es)
 }
 
 // metricLabel names a metric for readers: its declared label, or its
