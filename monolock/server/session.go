@@ -7,13 +7,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
-	"os"
 	"runtime/debug"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/monolock/monolock-bench/monolock/internal/locktable"
@@ -58,10 +55,8 @@ type session struct {
 	reason    locktable.Reason // why the session ended
 
 	// Last, with the flags above, so that an idle session's struct fits a
-	// smaller allocation class (176 bytes, not 192).
+	// smaller allocation class (160 bytes, not 176).
 	finished bool // the final close step was taken; guarded by wmu
-
-	rbuf [readBufSize]byte // the reader's: frames after the ACQUIRE, then the drain
 }
 
 func newSession(s *Server, conn net.Conn) *session {
@@ -90,7 +85,7 @@ func (ss *session) serve() {
 	handedOff := false
 	defer func() {
 		if !handedOff {
-			ss.finish(recover())
+			ss.finish(recover(), make([]byte, readBufSize))
 		}
 	}()
 	if !ss.handshake() {
@@ -103,14 +98,9 @@ func (ss *session) serve() {
 // read is the session's goroutine after the handshake: it reads frames
 // until the session ends, then finishes it.
 func (ss *session) read() {
-	defer func() { ss.finish(recover()) }()
-	if sc, ok := ss.conn.(syscall.Conn); ok {
-		if rc, err := sc.SyscallConn(); err == nil {
-			ss.readFD(rc)
-			return
-		}
-	}
-	ss.readLoop()
+	buf := make([]byte, readBufSize) // reads, then the drain: one allocation for both
+	defer func() { ss.finish(recover(), buf) }()
+	ss.readLoop(buf)
 }
 
 // readBufSize is one read of frames after the ACQUIRE, each one byte: a
@@ -119,9 +109,9 @@ func (ss *session) read() {
 const readBufSize = 16
 
 // finish is the session's last step, on its goroutine, after a panic p
-// (nil: none): it writes what is queued, closes or half-closes and drains,
-// and releases the claim.
-func (ss *session) finish(p any) {
+// (nil: none): it writes what is queued, closes or half-closes and drains
+// into buf, and releases the claim.
+func (ss *session) finish(p any, buf []byte) {
 	s := ss.srv
 	defer s.active.Done()
 	defer s.untrackSession(ss)
@@ -130,7 +120,7 @@ func (ss *session) finish(p any) {
 		ss.end(locktable.Graceful, nil)
 	}
 	ss.flush() // the final step: write what is queued, then close or half-close
-	ss.drain()
+	ss.drain(buf)
 	ss.conn.Close()
 	// The session's own release, in case the claim entered the table
 	// after another goroutine ended the session; otherwise a no-op.
@@ -254,50 +244,15 @@ func (ss *session) acquire(acq protocol.Acquire, identity string) bool {
 // readLoop reads frames until the session ends. Every frame after the
 // ACQUIRE is one byte, so one read delivers whole frames; their answers
 // are written together.
-func (ss *session) readLoop() {
+func (ss *session) readLoop(buf []byte) {
 	for {
-		n, err := ss.conn.Read(ss.rbuf[:])
-		if !ss.frames(ss.rbuf[:n]) {
+		n, err := ss.conn.Read(buf)
+		if !ss.frames(buf[:n]) {
 			return
 		}
 		if err != nil {
 			ss.readFailed(err)
 			return
-		}
-	}
-}
-
-// readFD is readLoop on a plain TCP connection's descriptor. A read that
-// returns fewer bytes than asked for has emptied the socket, so it waits
-// for the next frame at once instead of reading again only to be told
-// EAGAIN, as conn.Read would: two system calls per keep-alive, not three.
-func (ss *session) readFD(rc syscall.RawConn) {
-	if err := rc.Read(ss.readable); err != nil {
-		ss.readFailed(err)
-	}
-}
-
-// readable is readFD's callback, called when the descriptor may have
-// bytes: it handles what is there and reports whether reading is over
-// (the session ended, or the connection failed or closed).
-func (ss *session) readable(fd uintptr) (done bool) {
-	for {
-		n, err := syscall.Read(int(fd), ss.rbuf[:])
-		switch {
-		case err == syscall.EINTR:
-			continue
-		case err == syscall.EAGAIN:
-			return false
-		case err != nil:
-			ss.readFailed(os.NewSyscallError("read", err))
-			return true
-		case n == 0:
-			ss.readFailed(io.EOF)
-			return true
-		case !ss.frames(ss.rbuf[:n]):
-			return true
-		case n < len(ss.rbuf):
-			return false
 		}
 	}
 }
@@ -529,9 +484,9 @@ func (ss *session) boundWrite() {
 
 // drain discards input until the connection is closed, the linger deadline
 // passes or the client closes; it runs once the session is ending.
-func (ss *session) drain() {
+func (ss *session) drain(buf []byte) {
 	for {
-		if _, err := ss.conn.Read(ss.rbuf[:]); err != nil {
+		if _, err := ss.conn.Read(buf); err != nil {
 			return
 		}
 	}
