@@ -181,7 +181,7 @@ func TestKeeperRateDoesNotRiseWithRTT(t *testing.T) {
 	// A millisecond past the minute, so that the end falls on no send.
 	const lease, runFor = 2 * time.Second, time.Minute + time.Millisecond
 	ms := time.Millisecond
-	rtts := []time.Duration{0, 1 * ms, 10 * ms, 50 * ms, 100 * ms, 200 * ms, 400 * ms, 550 * ms, 600 * ms, 700 * ms, 750 * ms}
+	rtts := []time.Duration{0, ms / 10, 1 * ms, 10 * ms, 50 * ms, 100 * ms, 200 * ms, 400 * ms, 550 * ms, 600 * ms, 700 * ms, 750 * ms}
 	maxSends := int(time.Minute / (lease / 4))
 	prev := maxSends
 	for _, rtt := range rtts {
