@@ -34,9 +34,9 @@ func (f *figures) decisionSection(d *document, all *results.Results) {
 		d.add(t)
 	}
 	if len(workloads.rows) > 0 {
-		text := "Your own workloads (each ranking holds for its file's traffic shape only), ranked by: " + analysis.WorkloadRule() + "; each workload's whole ranking is in the appendix."
+		text := "Your own workloads, each ranking for its file's traffic only: every threshold passed first, then by acquire p99 from the intended start (the rule and each whole ranking: the appendix)."
 		if oneRep {
-			text += fmt.Sprintf(" Each ranking rests on one repetition: only figures %g× apart or more are ranked apart.", float64(singleRunFactor))
+			text += fmt.Sprintf(" One repetition: only figures %g× apart are ranked apart.", float64(singleRunFactor))
 		}
 		d.p(text)
 		d.add(workloads)

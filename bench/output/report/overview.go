@@ -45,7 +45,26 @@ func (f *figures) contenderList(d *document) {
 	}
 	t.leftAligned = true
 	d.h2("Contenders")
-	d.add(t)
+	// The table is the appendix's (report.md's 40 KB): here the names by
+	// family.
+	var families []string
+	members := map[string][]string{}
+	for _, c := range f.contenders {
+		fam := f.family(c)
+		if f.isFloor(c) {
+			fam = "floors"
+		}
+		if _, ok := members[fam]; !ok {
+			families = append(families, fam)
+		}
+		members[fam] = append(members[fam], c)
+	}
+	var groups []string
+	for _, fam := range families {
+		groups = append(groups, fam+": "+strings.Join(members[fam], ", "))
+	}
+	d.p(strings.Join(groups, "; ") + ". What each one is, from its recorded settings:")
+	d.details("Contenders: what each one is", func(d *document) { d.add(t) })
 }
 
 // describe says in a line of parts what a contender is, from what the run

@@ -47,6 +47,7 @@ func sloCell(s analysis.SLOResult) cell {
 // workloadBrief).
 func (f *figures) workloadSection(d *document) error {
 	set := f.r.Parameters.Scenario[workloadScenario]
+	d.p("Each workload's contenders are ranked by: " + analysis.WorkloadRule() + ".")
 	for _, v := range f.variants(workloadScenario) {
 		d.h3("Workload " + v)
 		desc := strings.Split(set[v+".description"], "\n")
@@ -91,44 +92,21 @@ func (f *figures) workloadSection(d *document) error {
 	return nil
 }
 
-// workloadBrief writes what report.md says of workload v: its
-// description in short and its warnings one line each (their full texts
-// are in the appendix).
-func (f *figures) workloadBrief(d *document, v string) {
-	d.h3("Workload " + v)
-	desc := strings.Split(f.r.Parameters.Scenario[workloadScenario][v+".description"], "\n")
-	if short := shortDescription(v, desc); short != "" {
-		d.p(short)
-	}
+// workloadWarningLines are workload v's warnings one line each, as
+// report.md says them (their full texts, and each file's description, are
+// in the appendix: report.md's 40 KB).
+func (f *figures) workloadWarningLines(v string) []string {
 	fileWarnings, perContender := f.workloadWarnings(v)
 	var lines []string
 	for _, w := range fileWarnings {
-		lines = append(lines, "Warning: "+shortWarning(w))
+		lines = append(lines, v+": "+shortWarning(w))
 	}
 	for _, g := range perContender {
-		if short := shortWarning(g.text); strings.Contains(g.text, warningMark) && !slices.Contains(lines, "Warning: "+short) {
-			lines = append(lines, "Warning ("+g.who+"): "+short)
+		if line := v + " (" + g.who + "): " + shortWarning(g.text); strings.Contains(g.text, warningMark) && !slices.Contains(lines, line) {
+			lines = append(lines, line)
 		}
 	}
-	if len(lines) > 0 {
-		d.add(list{items: lines})
-	}
-}
-
-// shortDescription is a workload's description in one paragraph: the
-// file's own words (the first line of the description after "name: "),
-// else the first sentence-paragraph the bench wrote.
-func shortDescription(v string, desc []string) string {
-	if len(desc) == 0 {
-		return ""
-	}
-	if own, ok := strings.CutPrefix(desc[0], v+": "); ok {
-		return own
-	}
-	if len(desc) > 1 {
-		return desc[1]
-	}
-	return ""
+	return lines
 }
 
 // warningMark marks a warning (workload.Warning's form) among a record's

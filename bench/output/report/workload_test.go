@@ -181,15 +181,22 @@ func TestWorkloadReport(t *testing.T) {
 		"| cron | alpha | acquire p50 from the intended start (the p99 is not measured for every contender",
 		"| tiny | not ranked | not ranked: every contender (17 requests): fewer than the 20 measured requests a p50 needs |",
 		"| leader | not ranked | not ranked: alpha (1 request): fewer than the 20 measured requests a p50 needs; beta: no measured request |",
-		"\nAbout 300 jobs a second over 5,000 keys.\n",
-		"\n32 scheduled jobs firing every 8 s on average.\n",
-		"\n12 clients, each with its own connections, loop: acquire the key, hold it, release it, then think.\n",
-		"- Warning: hold: about 67% of the holds (uniform 1s–4s) outlast the lease (2s)\n",
-		"- Warning (delta): arrivals.rate: 300/s is above 250/s, the most this contender completed on this workload in a closed loop (its 40 clients never idle)\n",
-		"- Warning (beta): arrivals.rate: 300/s is 85.7% of 350/s, the most this contender completed on this workload in a closed loop\n",
+		"- cron: hold: about 67% of the holds (uniform 1s–4s) outlast the lease (2s)\n",
+		"- jobs (delta): arrivals.rate: 300/s is above 250/s, the most this contender completed on this workload in a closed loop (its 40 clients never idle)\n",
+		"- jobs (beta): arrivals.rate: 300/s is 85.7% of 350/s, the most this contender completed on this workload in a closed loop\n",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	// Each file's description is the appendix's (report.md's 40 KB).
+	for _, want := range []string{
+		"About 300 jobs a second over 5,000 keys.",
+		"32 scheduled jobs firing every 8 s on average.",
+		"12 clients, each with its own connections, loop: acquire the key, hold it, release it, then think.",
+	} {
+		if !strings.Contains(details, want) {
+			t.Errorf("details.md lacks %q", want)
 		}
 	}
 	for _, want := range []string{

@@ -51,7 +51,12 @@ func (f *figures) workloadSummary(d *document) {
 	}
 	d.p("Per workload file: ✓ every threshold of the file held in every repetition, or ✗ how many did not; then its acquire p99 from each request's intended start (coordinated omission corrected). Each file's thresholds, chart and ranking are in the appendix.")
 	d.add(t)
+	var warnings []string
 	for _, v := range f.variants(workloadScenario) {
-		f.workloadBrief(d, v)
+		warnings = append(warnings, f.workloadWarningLines(v)...)
+	}
+	if len(warnings) > 0 {
+		d.p("Warnings:")
+		d.add(list{items: warnings})
 	}
 }
