@@ -15,6 +15,12 @@ func (f *figures) intro(d *document) {
 	if r.Partial {
 		d.add(paragraph{text: "Partial run: " + r.PartialReason + ". Figures cover only the steps that finished; missing figures are shown as –.", strong: true})
 	}
+}
+
+// runFacts says where and how the run measured, after the decision (on a
+// phone the first screen is the decision, not the machine).
+func (f *figures) runFacts(d *document) {
+	r := f.r
 	e := r.Environment
 	d.p(fmt.Sprintf("Measured on %s (%d cores, GOMAXPROCS %d, %s/%s), backend %s, network path: %s. Run started %s, finished %s.",
 		orUnknown(e.CPUModel), e.Cores, e.GOMAXPROCS, e.OS, e.Arch, e.Backend, orUnknown(e.NetworkPath),

@@ -63,8 +63,9 @@ func render(r *results.Results, soak *soakRef) (*Report, error) {
 	claims := f.a.Claims()
 	d := &document{title: "monolock-bench report — run " + r.RunID}
 	f.intro(d)
-	top := len(d.blocks)
 	f.decisionSection(d, all)
+	f.runFacts(d)
+	top := len(d.blocks)
 	d.details("At a glance: the headline figures side by side", f.atAGlance)
 	f.contenderList(d)
 	f.claimsSection(d, claims)
