@@ -20,10 +20,10 @@ import (
 var notMetrics = map[string][]string{
 	"bench/load/engine.go":                 {"failed"},         // an outcome
 	"bench/output/report/chaos.go":         {"operations"},     // a column heading
-	"bench/output/report/openloop.go":      {"p50"},            // a column heading
+	"bench/analysis/openloop.go":           {"p50"},            // a percentile's label
+	"bench/analysis/sections.go":           {"grants"},         // a client's count
 	"bench/output/report/method.go":        {"failures"},       // a record's count
 	"bench/output/report/charts.go":        {"grants"},         // a client's count, an axis
-	"bench/output/report/sections.go":      {"grants"},         // a client's count
 	"bench/workload/parse.go":              {"workers", "p50"}, // a file's keys
 	"bench/workload/parse_distribution.go": {"max", "p50"},     // a file's keys
 }

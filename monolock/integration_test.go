@@ -440,8 +440,9 @@ func lockGoroutines() []string {
 		if len(lines) > 1 && (strings.HasSuffix(lines[0], "[runnable]:") || strings.Contains(lines[0], "[runnable, synctest bubble ")) &&
 			(strings.HasPrefix(lines[1], "github.com/monolock/monolock-bench/monolock.(*Lock).read(") ||
 				strings.HasPrefix(lines[1], "github.com/monolock/monolock-bench/monolock.(*Lock).start.func1(") ||
-				strings.HasPrefix(lines[1], "github.com/monolock/monolock-bench/monolock.(*keeper).run(")) {
-			continue // past wg.Done, returning
+				strings.HasPrefix(lines[1], "github.com/monolock/monolock-bench/monolock.(*keeper).run(") ||
+				strings.HasPrefix(lines[1], "runtime.goexit1(")) {
+			continue // past wg.Done, returning (or already returned and exiting)
 		}
 		found = append(found, g)
 	}
