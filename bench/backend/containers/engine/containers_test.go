@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http/httptrace"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"sync"
@@ -26,6 +28,10 @@ var openSessions struct {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(orphanChildEnv) == "1" {
+		orphanChild()
+		return
+	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
@@ -341,5 +347,83 @@ func TestLifecycleCallsKeepConnections(t *testing.T) {
 	t.Logf("%d of %d inspections after Logs reused a connection", reused, rounds)
 	if reused < rounds/2 {
 		t.Errorf("%d of %d inspections after Logs reused a connection; want most: Logs closed the session's connections", reused, rounds)
+	}
+}
+
+// orphanChildEnv makes the test binary a process that opens a session,
+// starts one container, prints the session's ID and waits to be killed.
+const orphanChildEnv = "ENGINE_TEST_ORPHAN_CHILD"
+
+func orphanChild() {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	img, err := BuildGoImage(ctx, "./bench/backend/containers/engine/testdata/echo", "containers-test-echo")
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	s, err := NewSession(ctx)
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	if _, err := s.Start(ctx, Spec{Name: "orphan", Image: img, Port: 8080}); err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	fmt.Println("session:", s.ID)
+	<-ctx.Done()
+}
+
+// TestKilledProcessSessionIsRemoved: a process killed before it closes
+// its session (a test binary stopped by its timeout, kill -9) leaves its
+// containers and network running; the next session on the host removes
+// them, and leaves alone a session whose process still runs.
+func TestKilledProcessSessionIsRemoved(t *testing.T) {
+	live := newSession(t)
+	echoImage(t) // built before the child, which reuses it
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), orphanChildEnv+"=1")
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	_ = child.Process.Kill() // SIGKILL: no cleanup runs
+	_ = child.Wait()
+	id, ok := strings.CutPrefix(strings.TrimSpace(line), "session: ")
+	if err != nil || !ok {
+		t.Fatalf("child said %q (%v); want its session", line, err)
+	}
+	ctx := testContext(t)
+	p, err := newProvider()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	count := func(session string) (containers, networks int) {
+		filter := make(client.Filters).Add("label", LabelSession+"="+session)
+		c, err := p.Client().ContainerList(ctx, client.ContainerListOptions{All: true, Filters: filter})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := p.Client().NetworkList(ctx, client.NetworkListOptions{Filters: filter})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(c.Items), len(n.Items)
+	}
+	if c, n := count(id); c != 1 || n != 1 {
+		t.Fatalf("the killed child's session %s has %d containers and %d networks; want 1 and 1", id, c, n)
+	}
+	newSession(t)
+	if c, n := count(id); c != 0 || n != 0 {
+		t.Errorf("after a new session, the killed child's session %s still has %d containers and %d networks", id, c, n)
+	}
+	if _, n := count(live.ID); n != 1 {
+		t.Errorf("a live session's network was removed (%d left)", n)
 	}
 }

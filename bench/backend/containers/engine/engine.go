@@ -38,6 +38,10 @@ const (
 	LabelName = "org.monolock-bench.name"
 	// LabelSource holds an image's Source.
 	LabelSource = "org.monolock-bench.source"
+	// LabelOwner, on a session's networks, names the process that made
+	// the session (owner.go), so that a later session removes it if that
+	// process ended without closing it.
+	LabelOwner = "org.monolock-bench.owner"
 )
 
 // ryukEnv is the testcontainers switch for its reaper container.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/netip"
 	"os"
@@ -69,6 +70,10 @@ func NewSession(ctx context.Context) (*Session, error) {
 	// called"). The provider gets a client whose Close does nothing;
 	// the session closes the real one.
 	p.SetClient(openClient{s.api})
+	removed, err := removeOrphans(ctx, s.api)
+	if len(removed) > 0 || err != nil {
+		slog.Warn("bench: removed the containers of sessions whose process ended without closing them", "sessions", removed, "error", err)
+	}
 	s.Network = "monolock-bench-" + s.ID
 	if err := s.createNetwork(ctx); err != nil {
 		s.api.Close()
@@ -91,7 +96,7 @@ func NewSession(ctx context.Context) (*Session, error) {
 // between, hence the retries.
 func (s *Session) createNetwork(ctx context.Context) error {
 	api := s.api
-	labels := map[string]string{LabelProject: "1", LabelSession: s.ID}
+	labels := s.networkLabels()
 	var lastErr error
 	for range 3 {
 		probe, err := api.NetworkCreate(ctx, s.Network, client.NetworkCreateOptions{Driver: "bridge", Labels: labels})
@@ -141,6 +146,16 @@ func (s *Session) EngineVersion(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("bench: docker version: %w", err)
 	}
 	return fmt.Sprintf("%s (API %s)", v.Version, v.APIVersion), nil
+}
+
+// networkLabels are the labels of the session's networks: the project's,
+// the session's and, where /proc tells, its owner process's.
+func (s *Session) networkLabels() map[string]string {
+	labels := map[string]string{LabelProject: "1", LabelSession: s.ID}
+	if o, ok := processOwner(os.Getpid()); ok {
+		labels[LabelOwner] = o.String()
+	}
+	return labels
 }
 
 func (s *Session) isClosed() bool {
@@ -257,8 +272,7 @@ func (s *Session) ExtraAddr(ctx context.Context, c *Container) (netip.Addr, erro
 	s.extra++
 	name := fmt.Sprintf("%s-x%d", s.Network, s.extra)
 	s.mu.Unlock()
-	labels := map[string]string{LabelProject: "1", LabelSession: s.ID}
-	if _, err := api.NetworkCreate(ctx, name, client.NetworkCreateOptions{Driver: "bridge", Labels: labels}); err != nil {
+	if _, err := api.NetworkCreate(ctx, name, client.NetworkCreateOptions{Driver: "bridge", Labels: s.networkLabels()}); err != nil {
 		return netip.Addr{}, fmt.Errorf("bench: create network %s: %w", name, err)
 	}
 	if _, err := api.NetworkConnect(ctx, name, client.NetworkConnectOptions{Container: c.ID}); err != nil {
