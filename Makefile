@@ -56,7 +56,7 @@ bench-quick: redis-server postgresql zookeeper cc
 ## bench-network: latency, throughput, handover and fairness under the network
 ## profiles NETWORKS (each server on an emulated host; needs root), one report
 NETWORKS ?= loopback,rtt=0,rack,az,az-lossy,region
-NETWORK_CONTENDERS ?= monolock,monolock-warm,monolock-tfo,redis,redlock,etcd
+NETWORK_CONTENDERS ?= monolock,monolock-warm,monolock-tfo,redis,redlock,etcd,zookeeper
 bench-network: redis-server postgresql zookeeper cc
 	$(GO) run ./cmd/monolock-bench run --quick --backend local --networks $(NETWORKS) \
 		--scenarios latency,throughput,handover,fairness --contenders $(NETWORK_CONTENDERS) $(BENCH_ARGS)
