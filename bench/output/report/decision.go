@@ -101,9 +101,9 @@ const decisionShown = 3
 // topOf keeps the first decisionShown entries of a ranking, and the
 // entries tied with the last of them up to twice as many; more(es) says
 // how many it left out.
-func topOf(es []entry) []entry {
+func topOf(es []analysis.Entry) []analysis.Entry {
 	n := min(decisionShown, len(es))
-	for n < min(len(es), 2*decisionShown) && es[n].place == es[n-1].place {
+	for n < min(len(es), 2*decisionShown) && es[n].Place == es[n-1].Place {
 		n++
 	}
 	return es[:n]

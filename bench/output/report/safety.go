@@ -42,7 +42,7 @@ func (f *figures) safetySection(d *document) error {
 		if line := quotedList(rd.DoubleGrants); line != "" {
 			parts = append(parts, "grants while the old holder still believed it held the lock: "+line)
 		}
-		if line := rankingLine(fromAnalysis(rd.Margins)); line != "" {
+		if line := rankingLine(rd.Margins); line != "" {
 			parts = append(parts, "smallest learn-first margin, largest first: "+line)
 		}
 		if len(parts) > 0 {

@@ -113,7 +113,7 @@ func (f *figures) latencySection(d *document) error {
 			}
 			drawn++
 		}
-		line := rankingLine(fromAnalysis(rd.Ranking))
+		line := rankingLine(rd.Ranking)
 		if line == "" {
 			continue
 		}
@@ -157,7 +157,7 @@ func (f *figures) throughputSection(d *document) error {
 		d.add(chart{name: "throughput", caption: "Completed acquire+release cycles per second against workers on distinct keys (hold 0); error bars span the repetitions; floors dashed.", svg: svg})
 	}
 	if rd := f.a.ThroughputAtMostWorkers(); rd.Variant != "" {
-		if line := rankingLine(fromAnalysis(rd.Ranking)); line != "" {
+		if line := rankingLine(rd.Ranking); line != "" {
 			v := rd.Variant
 			s := fmt.Sprintf("Reading: at %d workers, most cycles first: %s.", rd.Workers, line)
 			if fl := f.listFigures("throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, f.floors("throughput")); fl != "" {

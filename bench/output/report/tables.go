@@ -204,7 +204,7 @@ func quotedList(qs []analysis.Quoted) string {
 // rankingLine prints a ranking of the analysis (analysis.Run.RankFigure)
 // from best to worst, figures inside each other's noise tied, failed
 // ones last: its top (rankText) and how many it leaves out; "" for none.
-func rankingLine(es []entry) string {
+func rankingLine(es []analysis.Entry) string {
 	if len(es) == 0 {
 		return ""
 	}
@@ -224,7 +224,7 @@ func (f *figures) metricLabel(scenario, metric string) string {
 
 // more says how many ranked locks topOf left out of a reading; the
 // section's table in details.md has them all.
-func more(es []entry) string {
+func more(es []analysis.Entry) string {
 	if n := len(es) - len(topOf(es)); n > 0 {
 		return fmt.Sprintf(", and %d more", n)
 	}
