@@ -101,6 +101,10 @@ func (run *Run) variants(scenario string) []string {
 	return out
 }
 
+// Variants lists the variants of a scenario in order of first
+// appearance in the summary.
+func (run *Run) Variants(scenario string) []string { return run.variants(scenario) }
+
 // params returns the recorded parameters of a scenario's variant.
 func (run *Run) params(scenario, variant string) results.VariantParams {
 	s, _ := run.r.Scenario(scenario)

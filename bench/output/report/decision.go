@@ -50,7 +50,7 @@ func (f *figures) decisionSection(d *document, all *results.Results) {
 func (f *figures) workloadRows() (t table, oneRep bool) {
 	t = table{head: []string{"workload", "this run supports", "ranking"}, leftAligned: true}
 	oneRep = true
-	for _, v := range f.variants(workloadScenario) {
+	for _, v := range f.a.Variants(workloadScenario) {
 		wr := f.a.RankWorkload(workloadScenario, v)
 		if row, ok := workloadRow(v, wr); ok {
 			t.rows = append(t.rows, row)

@@ -185,8 +185,7 @@ func spread(x results.Row, d results.Display) string {
 // reads as how many said yes ("1 of 2"), never as a median of 0.500.
 func (f *figures) spread(x results.Row, d results.Display) string {
 	if x.Unit == "bool" {
-		vals, _ := f.values(x.Scenario, x.Contender, x.Variant, x.Metric)
-		return results.Span(vals, x.Unit)
+		return results.Span(f.a.Repetitions(x), x.Unit)
 	}
 	return spread(x, d)
 }
@@ -209,19 +208,6 @@ func rowDisplay(xs ...results.Row) results.Display {
 		vs = append(vs, x.Median, x.Min, x.Max)
 	}
 	return results.DisplayFor(unit, vs...)
-}
-
-// values returns a figure of one contender and variant, one value per
-// repetition.
-func (f *figures) values(scenario, contender, variant, metric string) ([]float64, string) {
-	var vals []float64
-	unit := ""
-	for _, x := range f.raws(scenario, contender, variant) {
-		if m, ok := x.Metric(metric); ok {
-			vals, unit = append(vals, m.Value), m.Unit
-		}
-	}
-	return vals, unit
 }
 
 // duration returns a duration parameter (e.g. "lease") of a contender from

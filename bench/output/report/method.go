@@ -89,7 +89,7 @@ func (f *figures) noiseText() string {
 		if x.N < 2 || x.Median == 0 {
 			continue
 		}
-		all = append(all, noisy{fmt.Sprintf("%s/%s/%s %s", x.Scenario, x.Variant, x.Contender, f.metricLabel(x.Scenario, x.Metric)), (x.Max - x.Min) / math.Abs(x.Median)})
+		all = append(all, noisy{fmt.Sprintf("%s/%s/%s %s", x.Scenario, x.Variant, x.Contender, f.a.MetricLabel(x.Scenario, x.Metric)), (x.Max - x.Min) / math.Abs(x.Median)})
 	}
 	if len(all) == 0 {
 		return "Each figure comes from a single repetition, so this run says nothing about its own noise: run with --repetitions 3 or more before trusting small differences, and use monolock-bench compare for significance."

@@ -90,7 +90,7 @@ func (f *figures) safetyTable(d *document, readings []analysis.SafetyReading) {
 			}})
 		}
 		if rd.MarginMeasured {
-			cols = append(cols, f.figureColumn(rd.Variant+": smallest learn-first margin", s, rd.Variant, results.SafetyMetrics.LearnFirstMarginMin.Name))
+			cols = append(cols, f.figureColumn(rd.Variant+": smallest learn-first margin", f.a.Column(s, rd.Variant, results.SafetyMetrics.LearnFirstMarginMin.Name)))
 		}
 	}
 	for _, part := range chunks(cols) {

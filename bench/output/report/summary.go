@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -22,7 +23,7 @@ func Summary(w io.Writer, r *results.Results) error {
 		d.add(paragraph{text: "Partial run: " + r.PartialReason, strong: true})
 	}
 	d.add(list{items: environmentItems(r)})
-	f := &figures{r: r}
+	f := &figures{r: r, a: analysis.New(r)}
 	for _, scenario := range r.Parameters.Scenarios {
 		var rows []results.Row
 		var contenders []string
@@ -53,7 +54,7 @@ func Summary(w io.Writer, r *results.Results) error {
 		}
 		for _, k := range order {
 			show := rowDisplay(slices.Collect(maps.Values(cells[k]))...)
-			row := []cell{{text: k.variant}, {text: f.metricLabel(scenario, k.metric)}, {text: show.Unit}}
+			row := []cell{{text: k.variant}, {text: f.a.MetricLabel(scenario, k.metric)}, {text: show.Unit}}
 			for _, c := range contenders {
 				text := "–"
 				if x, ok := cells[k][c]; ok {

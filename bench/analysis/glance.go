@@ -1,0 +1,38 @@
+package analysis
+
+import "github.com/monolock/monolock-bench/bench/results"
+
+// OneWorkerLatency is the uncontended latency at one worker, the
+// figures a lock on every request's path is chosen by.
+type OneWorkerLatency struct {
+	AcquireP50, AcquireP99, CycleP50 FigureColumn
+}
+
+// OneWorker reads the latency scenario's one-worker variant.
+func (run *Run) OneWorker() OneWorkerLatency {
+	lm := results.LatencyMetrics
+	return OneWorkerLatency{
+		AcquireP50: run.Column("latency", uncontended, lm.AcquireP50.Name),
+		AcquireP99: run.Column("latency", uncontended, lm.AcquireP99.Name),
+		CycleP50:   run.Column("latency", uncontended, lm.CycleP50.Name),
+	}
+}
+
+// A ThroughputVariant is a variant of the throughput scenario and its
+// worker count.
+type ThroughputVariant struct {
+	Variant string
+	Workers int
+}
+
+// Contended lists the throughput variants on shared keys, in order of
+// first appearance.
+func (run *Run) Contended() []ThroughputVariant {
+	var out []ThroughputVariant
+	for _, v := range run.variants("throughput") {
+		if p := run.params("throughput", v); p.Contended {
+			out = append(out, ThroughputVariant{v, p.Workers})
+		}
+	}
+	return out
+}
