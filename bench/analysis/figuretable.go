@@ -91,10 +91,3 @@ func (run *Run) MetricLabel(scenario, metric string) string {
 	}
 	return metric
 }
-
-// Repetitions returns a summary row's figure one value per repetition,
-// in repetition order: a yes/no figure reads as how many said yes.
-func (run *Run) Repetitions(x results.Row) []float64 {
-	vals, _ := run.values(x.Scenario, x.Contender, x.Variant, x.Metric)
-	return vals
-}

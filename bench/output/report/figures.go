@@ -89,23 +89,6 @@ func (f *figures) variants(scenario string) []string {
 	return out
 }
 
-// scenarios lists the scenarios in the run's order, then any scenario only
-// the data names.
-func (f *figures) scenarios() []string {
-	var out []string
-	for _, s := range f.r.Parameters.Scenarios {
-		if !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	for _, x := range f.r.Summary {
-		if !slices.Contains(out, x.Scenario) {
-			out = append(out, x.Scenario)
-		}
-	}
-	return out
-}
-
 // raws returns the raw records of one scenario variant and contender in
 // repetition order.
 func (f *figures) raws(scenario, contender, variant string) []results.Raw {
@@ -185,7 +168,7 @@ func spread(x results.Row, d results.Display) string {
 // reads as how many said yes ("1 of 2"), never as a median of 0.500.
 func (f *figures) spread(x results.Row, d results.Display) string {
 	if x.Unit == "bool" {
-		return results.Span(f.a.Repetitions(x), x.Unit)
+		return results.Span(f.a.PerRepetition(x), x.Unit)
 	}
 	return spread(x, d)
 }
@@ -220,23 +203,11 @@ func (f *figures) duration(contender, name string) (time.Duration, bool) {
 // rest on, read from the data: "latency n=3, scale n=1, handover n=2–3".
 func (f *figures) repetitionsText() string {
 	var parts []string
-	for _, s := range f.scenarios() {
-		lo, hi := 0, 0
-		for _, x := range f.r.Summary {
-			if x.Scenario != s || x.N == 0 {
-				continue
-			}
-			if lo == 0 || x.N < lo {
-				lo = x.N
-			}
-			hi = max(hi, x.N)
-		}
-		switch {
-		case hi == 0:
-		case lo == hi:
-			parts = append(parts, fmt.Sprintf("%s n=%d", s, lo))
-		default:
-			parts = append(parts, fmt.Sprintf("%s n=%d–%d", s, lo, hi))
+	for _, sr := range f.a.RepetitionsPerScenario() {
+		if sr.Fewest == sr.Most {
+			parts = append(parts, fmt.Sprintf("%s n=%d", sr.Scenario, sr.Fewest))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s n=%d–%d", sr.Scenario, sr.Fewest, sr.Most))
 		}
 	}
 	if len(parts) == 0 {
