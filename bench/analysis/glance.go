@@ -6,15 +6,18 @@ import "github.com/monolock/monolock-bench/bench/results"
 // figures a lock on every request's path is chosen by.
 type OneWorkerLatency struct {
 	AcquireP50, AcquireP99, CycleP50 FigureColumn
+	// Failures are the acquires that failed.
+	Failures FigureColumn
 }
 
 // OneWorker reads the latency scenario's one-worker variant.
 func (run *Run) OneWorker() OneWorkerLatency {
 	lm := results.LatencyMetrics
 	return OneWorkerLatency{
-		AcquireP50: run.Column("latency", uncontended, lm.AcquireP50.Name),
-		AcquireP99: run.Column("latency", uncontended, lm.AcquireP99.Name),
-		CycleP50:   run.Column("latency", uncontended, lm.CycleP50.Name),
+		AcquireP50: run.Column("latency", Uncontended, lm.AcquireP50.Name),
+		AcquireP99: run.Column("latency", Uncontended, lm.AcquireP99.Name),
+		CycleP50:   run.Column("latency", Uncontended, lm.CycleP50.Name),
+		Failures:   run.Column("latency", Uncontended, lm.Failures.Name),
 	}
 }
 
@@ -35,4 +38,9 @@ func (run *Run) Contended() []ThroughputVariant {
 		}
 	}
 	return out
+}
+
+// ThroughputWorkers returns the worker count of a throughput variant.
+func (run *Run) ThroughputWorkers(variant string) int {
+	return run.params("throughput", variant).Workers
 }

@@ -52,6 +52,16 @@ type ProfileRun struct {
 	RTTUS float64
 }
 
+// Profiles reads r under each of its network profiles, in the run's
+// order.
+func Profiles(r *results.Results) []ProfileRun {
+	var out []ProfileRun
+	for _, nr := range r.Networks {
+		out = append(out, ProfileRun{Network: nr, Run: New(r.UnderNetwork(nr.Label())), RTTUS: nr.MeasuredRTTUS()})
+	}
+	return out
+}
+
 // NetworkTargets checks the targets of r against its runs under each of
 // its network profiles, in the run's order.
 func NetworkTargets(r *results.Results, runs []ProfileRun) []Target {

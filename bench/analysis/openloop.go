@@ -126,14 +126,14 @@ type BlockNoise struct {
 func (run *Run) UncontendedNoise() []BlockNoise {
 	var out []BlockNoise
 	for _, c := range run.ContendersIn("latency") {
-		p50, ok := run.row("latency", c, uncontended, results.LatencyMetrics.AcquireP50.Name)
-		lo, ok1 := run.row("latency", c, uncontended, results.LatencyMetrics.AcquireP50CILo.Name)
-		hi, ok2 := run.row("latency", c, uncontended, results.LatencyMetrics.AcquireP50CIHi.Name)
+		p50, ok := run.row("latency", c, Uncontended, results.LatencyMetrics.AcquireP50.Name)
+		lo, ok1 := run.row("latency", c, Uncontended, results.LatencyMetrics.AcquireP50CILo.Name)
+		hi, ok2 := run.row("latency", c, Uncontended, results.LatencyMetrics.AcquireP50CIHi.Name)
 		if !ok || !ok1 || !ok2 {
 			continue
 		}
 		n := BlockNoise{Contender: c, P50: p50.Median, Lo: lo.Median, Hi: hi.Median}
-		for _, x := range run.raws[rawKey{"latency", c, uncontended}] {
+		for _, x := range run.raws[rawKey{"latency", c, Uncontended}] {
 			for _, s := range x.Series {
 				if s.Name == "acquire_p50_blocks" {
 					n.Blocks = append(n.Blocks, s.Values...)
@@ -145,5 +145,6 @@ func (run *Run) UncontendedNoise() []BlockNoise {
 	return out
 }
 
-// uncontended is the latency scenario's variant with one worker.
-const uncontended = "w1"
+// Uncontended is the latency scenario's variant with one worker: one
+// client's round trips, no waiting.
+const Uncontended = "w1"

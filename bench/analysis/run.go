@@ -74,6 +74,9 @@ func New(r *results.Results) *Run {
 	return run
 }
 
+// Results returns the run the analysis reads.
+func (run *Run) Results() *results.Results { return run.r }
+
 // Locks lists the contenders that lock (floors left out), grouped by
 // family.
 func (run *Run) Locks() []string { return slices.Clone(run.locks) }
@@ -112,8 +115,8 @@ func (run *Run) params(scenario, variant string) results.VariantParams {
 	return p
 }
 
-// title names a scenario for readers.
-func (run *Run) title(scenario string) string {
+// Title names a scenario for readers.
+func (run *Run) Title(scenario string) string {
 	if s, ok := run.r.Scenario(scenario); ok && s.Title != "" {
 		return s.Title
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 func (f *figures) scenarioSection(d *document, s string) error {
-	d.h2(f.title(s))
+	d.h2(f.a.Title(s))
 	body := &document{}
 	f.findings(body, s, f.claims)
 	full := func(d *document) {
@@ -65,10 +65,10 @@ func (f *figures) withAppendix(d *document, s string, body *document) {
 			d.add(b)
 			continue
 		}
-		appendix = append(appendix, heading{3, x.summary, anchor(f.title(s) + " " + x.summary)})
+		appendix = append(appendix, heading{3, x.summary, anchor(f.a.Title(s) + " " + x.summary)})
 		appendix = append(appendix, x.blocks...)
 	}
-	d.details(f.title(s)+": the appendix", func(d *document) { d.blocks = appendix })
+	d.details(f.a.Title(s)+": the appendix", func(d *document) { d.blocks = appendix })
 }
 
 // settingsText prints settings as "key value" pairs in key order. A
