@@ -9,23 +9,6 @@ import (
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
-// Scenarios lists the scenarios in the run's order, then any scenario
-// only the data names.
-func (run *Run) Scenarios() []string {
-	var out []string
-	for _, s := range run.r.Parameters.Scenarios {
-		if !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	for _, x := range run.r.Summary {
-		if !slices.Contains(out, x.Scenario) {
-			out = append(out, x.Scenario)
-		}
-	}
-	return out
-}
-
 // ScenarioRepetitions is the fewest and most repetitions behind the
 // figures of one scenario.
 type ScenarioRepetitions struct {

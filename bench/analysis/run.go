@@ -104,6 +104,23 @@ func (run *Run) variants(scenario string) []string {
 	return out
 }
 
+// Scenarios lists the scenarios in the run's order, then any scenario
+// only the data names.
+func (run *Run) Scenarios() []string {
+	var out []string
+	for _, s := range run.r.Parameters.Scenarios {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	for _, x := range run.r.Summary {
+		if !slices.Contains(out, x.Scenario) {
+			out = append(out, x.Scenario)
+		}
+	}
+	return out
+}
+
 // Variants lists the variants of a scenario in order of first
 // appearance in the summary.
 func (run *Run) Variants(scenario string) []string { return run.variants(scenario) }
