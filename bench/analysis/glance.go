@@ -2,6 +2,9 @@ package analysis
 
 import "github.com/monolock/monolock-bench/bench/results"
 
+// The figures a reader decides on first: the report's at-a-glance tables
+// and the network profiles lay them out.
+
 // OneWorkerLatency is the uncontended latency at one worker, the
 // figures a lock on every request's path is chosen by.
 type OneWorkerLatency struct {
@@ -43,4 +46,22 @@ func (run *Run) Contended() []ThroughputVariant {
 // ThroughputWorkers returns the worker count of a throughput variant.
 func (run *Run) ThroughputWorkers(variant string) int {
 	return run.params("throughput", variant).Workers
+}
+
+// HandoverLatency is the waiter's grant after the holder stops: after
+// a release, a crash (p50 and the slowest) and a freeze.
+type HandoverLatency struct {
+	AfterRelease, AfterCrash, SlowestAfterCrash, AfterFreeze FigureColumn
+}
+
+// Handover reads the handover scenario's release, crash and freeze
+// variants.
+func (run *Run) Handover() HandoverLatency {
+	hm := results.HandoverMetrics
+	return HandoverLatency{
+		AfterRelease:      run.Column("handover", "graceful", hm.P50.Name),
+		AfterCrash:        run.Column("handover", "crash", hm.P50.Name),
+		SlowestAfterCrash: run.Column("handover", "crash", hm.Max.Name),
+		AfterFreeze:       run.Column("handover", "freeze", hm.P50.Name),
+	}
 }

@@ -61,7 +61,7 @@ func networkSection(d *document, r *results.Results) error {
 		return err
 	}
 	throughputPerProfile(d, runs)
-	perProfileTable(d, runs, "Handover after a graceful release", "handover", "graceful", results.HandoverMetrics.P50.Name,
+	perProfileTable(d, runs, "Handover after a graceful release", "handover", func(pr profileRun) analysis.FigureColumn { return pr.Handover().AfterRelease },
 		"Median handover after release, the holder's release to the waiter's grant; a release and a grant each cross the path.")
 	failuresPerProfile(d, runs)
 	claimsPerProfile(d, r, runs)
@@ -324,12 +324,12 @@ func throughputPerProfile(d *document, runs []profileRun) {
 	d.add(profileTable(runs, rows))
 }
 
-// perProfileTable shows one figure per contender, a column per profile,
-// each cell with its unit.
-func perProfileTable(d *document, runs []profileRun, title, scenario, variant, metric, text string) {
+// perProfileTable shows one figure of a scenario per contender, a column
+// per profile (column reads a profile's), each cell with its unit.
+func perProfileTable(d *document, runs []profileRun, title, scenario string, column func(profileRun) analysis.FigureColumn, text string) {
 	figures := make([]map[string]results.Row, len(runs))
 	for i, pr := range runs {
-		figures[i] = measured(pr.Column(scenario, variant, metric))
+		figures[i] = measured(column(pr))
 	}
 	rows := perProfileRows(runs, scenario, func(i int, c string) (string, bool) {
 		x, ok := figures[i][c]

@@ -180,14 +180,14 @@ func (f *figures) glanceGroups() []glanceGroup {
 	if cv := f.a.Contended(); len(cv) > 0 {
 		speed = append(speed, col(fmt.Sprintf("short locks, %d workers, shared keys", cv[0].Workers), f.a.Column("throughput", cv[0].Variant, tm.CyclesPerSec.Name), "locks/s"))
 	}
-	hm := results.HandoverMetrics
+	ho := f.a.Handover()
 	groups := []glanceGroup{
 		{"Speed", speed},
 		{"Handover (the waiter's grant after the holder stops)", []column{
-			col("after release, p50", f.a.Column("handover", "graceful", hm.P50.Name), "ms"),
-			col("after crash, p50", f.a.Column("handover", "crash", hm.P50.Name), "ms"),
-			col("after crash, max", f.a.Column("handover", "crash", hm.Max.Name), "ms"),
-			col("after freeze, p50", f.a.Column("handover", "freeze", hm.P50.Name), "ms"),
+			col("after release, p50", ho.AfterRelease, "ms"),
+			col("after crash, p50", ho.AfterCrash, "ms"),
+			col("after crash, max", ho.SlowestAfterCrash, "ms"),
+			col("after freeze, p50", ho.AfterFreeze, "ms"),
 		}},
 	}
 	if v := f.a.FirstLockVariant("fairness"); v != "" {
