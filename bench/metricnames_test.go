@@ -22,7 +22,7 @@ var notMetrics = map[string][]string{
 	"bench/output/report/chaos.go":         {"operations"},     // a column heading
 	"bench/analysis/openloop.go":           {"p50"},            // a percentile's label
 	"bench/analysis/sections.go":           {"grants"},         // a client's count
-	"bench/output/report/method.go":        {"failures"},       // a record's count
+	"bench/analysis/troubles.go":           {"failures"},       // a record's count
 	"bench/output/report/charts.go":        {"grants"},         // a client's count, an axis
 	"bench/workload/parse.go":              {"workers", "p50"}, // a file's keys
 	"bench/workload/parse_distribution.go": {"max", "p50"},     // a file's keys

@@ -213,26 +213,12 @@ const shownInRanking = 3
 // rankingSentences states one ranking: the medians at its condition,
 // then each lock measured under another condition, not ranked.
 func (run *Run) rankingSentences(rk Ranking) []string {
-	var b strings.Builder
 	es := rk.Entries
 	n := min(shownInRanking, len(es))
 	for n < min(len(es), 2*shownInRanking) && es[n].Place == es[n-1].Place {
 		n++ // a tie is shown whole
 	}
-	for i, e := range es[:n] {
-		switch {
-		case i == 0:
-		case e.Noise && !es[i-1].Noise:
-			b.WriteString("; noise, not ranked: ")
-		case e.Noise:
-			b.WriteString(", ")
-		case e.Place == es[i-1].Place:
-			b.WriteString(" ~ ")
-		default:
-			b.WriteString(", then ")
-		}
-		b.WriteString(e.Contender + " " + entryText(e))
-	}
+	joined := JoinRanking(es[:n], entryText)
 	// The best of each family not shown yet: a chooser's alternatives.
 	shown := map[string]bool{}
 	for _, e := range es[:n] {
@@ -245,7 +231,7 @@ func (run *Run) rankingSentences(rk Ranking) []string {
 			best = append(best, e.Contender+" "+entryText(e))
 		}
 	}
-	text := fmt.Sprintf("%s, medians %s: %s", rk.Text, conditionText(rk.Condition), b.String())
+	text := fmt.Sprintf("%s, medians %s: %s", rk.Text, conditionText(rk.Condition), joined)
 	if len(best) > 0 {
 		text += "; best of the other families: " + strings.Join(best, ", ")
 	}

@@ -298,7 +298,7 @@ func (run *Run) judge(c string, d decl) Verdict {
 func (run *Run) notMeasured(c string, d decl) Verdict {
 	for _, v := range run.candidates(d) {
 		if why := run.skipped(d.scenario, c, v); why != "" {
-			return Verdict{Mark: NotMeasured, Detail: fmt.Sprintf("%s %s: %s", run.title(d.scenario), v, why)}
+			return Verdict{Mark: NotMeasured, Detail: fmt.Sprintf("%s %s: %s", run.Title(d.scenario), v, why)}
 		}
 	}
 	return Verdict{Mark: NotMeasured, Detail: "not measured in this run"}
@@ -306,7 +306,7 @@ func (run *Run) notMeasured(c string, d decl) Verdict {
 
 // judgeAt judges one declaration for one contender at variant v.
 func (run *Run) judgeAt(c string, d decl, v string) Verdict {
-	where := fmt.Sprintf("%s %s", run.title(d.scenario), v)
+	where := fmt.Sprintf("%s %s", run.Title(d.scenario), v)
 	vals, unit := run.values(d.scenario, c, v, d.Metric)
 	cond := run.conditionOf(d.scenario, v, len(vals))
 	if label, ev := run.GuardHit(d.scenario, c, v, d.Void); label != "" {

@@ -70,6 +70,28 @@ func (run *Run) Chaos() []ChaosRow {
 	return out
 }
 
+// A ChaosRecord is one contender's record of the chaos soak: the
+// schedule, the checkers' verdict, the timeline and the histories.
+type ChaosRecord struct {
+	Contender string
+	Chaos     *results.Chaos
+}
+
+// ChaosRecords returns the chaos soak's records, locks first then
+// floors; the first record of a contender counts.
+func (run *Run) ChaosRecords() []ChaosRecord {
+	var out []ChaosRecord
+	for _, c := range append(run.Locks(), run.floors...) {
+		for _, x := range run.raws[rawKey{"chaos", c, "soak"}] {
+			if x.Chaos != nil {
+				out = append(out, ChaosRecord{c, x.Chaos})
+				break
+			}
+		}
+	}
+	return out
+}
+
 func chaosRow(c string, x results.Raw) ChaosRow {
 	ch, v := x.Chaos, x.Chaos.Verdict
 	row := ChaosRow{Contender: c}

@@ -28,7 +28,7 @@ type situation struct {
 
 // situations lists the decisions this run has figures for.
 func (run *Run) situations() []situation {
-	out := []situation{{"Single uncontended acquisitions (acquire p50, 1 worker)", "latency", uncontended, results.LatencyMetrics.AcquireP50}}
+	out := []situation{{"Single uncontended acquisitions (acquire p50, 1 worker)", "latency", Uncontended, results.LatencyMetrics.AcquireP50}}
 	if v, w := run.MostWorkers(); v != "" {
 		out = append(out, situation{fmt.Sprintf("Very many very short locks (hold 0, %d workers on distinct keys, cycles/s)", w), "throughput", v, results.ThroughputMetrics.CyclesPerSec})
 	}

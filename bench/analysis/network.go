@@ -52,6 +52,16 @@ type ProfileRun struct {
 	RTTUS float64
 }
 
+// Profiles reads r under each of its network profiles, in the run's
+// order.
+func Profiles(r *results.Results) []ProfileRun {
+	var out []ProfileRun
+	for _, nr := range r.Networks {
+		out = append(out, ProfileRun{Network: nr, Run: New(r.UnderNetwork(nr.Label())), RTTUS: nr.MeasuredRTTUS()})
+	}
+	return out
+}
+
 // NetworkTargets checks the targets of r against its runs under each of
 // its network profiles, in the run's order.
 func NetworkTargets(r *results.Results, runs []ProfileRun) []Target {
@@ -109,9 +119,9 @@ func (run *Run) row(scenario, contender, variant, metric string) (results.Row, b
 	return run.r.Summary[i], true
 }
 
-// contendersIn lists the contenders with figures in a scenario: the locks
+// ContendersIn lists the contenders with figures in a scenario: the locks
 // in the order of Locks, then the floors.
-func (run *Run) contendersIn(scenario string) []string {
+func (run *Run) ContendersIn(scenario string) []string {
 	var out []string
 	for _, c := range append(run.Locks(), run.floors...) {
 		if slices.ContainsFunc(run.r.Summary, func(x results.Row) bool { return x.Scenario == scenario && x.Contender == c }) {
@@ -159,7 +169,7 @@ func zeroLineTargets(runs []ProfileRun) []Target {
 			continue
 		}
 		var ks []float64
-		for _, c := range pr.contendersIn("throughput") {
+		for _, c := range pr.ContendersIn("throughput") {
 			z, okz := pr.row("throughput", c, most, results.ThroughputMetrics.CyclesPerSec.Name)
 			d, okd := runs[direct].row("throughput", c, most, results.ThroughputMetrics.CyclesPerSec.Name)
 			if okz && okd && d.Median > 0 {
@@ -268,7 +278,7 @@ func (pr ProfileRun) LineLoads() (variant string, loads []LineLoad) {
 		return "", nil
 	}
 	workers := float64(pr.params("throughput", most).Workers) / float64(pr.params("throughput", fewest).Workers)
-	for _, c := range pr.contendersIn("throughput") {
+	for _, c := range pr.ContendersIn("throughput") {
 		alone, ok := pr.row("throughput", c, fewest, results.ThroughputMetrics.CyclesPerSec.Name)
 		if !ok || alone.Median <= 0 {
 			continue

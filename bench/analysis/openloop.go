@@ -13,7 +13,7 @@ type OpenLoop struct {
 	// Curves are the acquire p50, p99 and p99.9, in that order.
 	Curves []OpenLoopCurve
 	// P99 is each contender's acquire p99 by offered rate, contenders in
-	// the order of contendersIn, left out when none was measured.
+	// the order of ContendersIn, left out when none was measured.
 	P99 []OpenLoopReading
 }
 
@@ -77,7 +77,7 @@ func (run *Run) OpenLoop() OpenLoop {
 		return ol
 	}
 	offered := results.LatencyMetrics.OfferedPerSec.Name
-	cs := run.contendersIn("latency")
+	cs := run.ContendersIn("latency")
 	for _, q := range openLoopQuantiles {
 		curve := OpenLoopCurve{Label: q.label}
 		for _, c := range cs {
@@ -125,15 +125,15 @@ type BlockNoise struct {
 // one worker, for the contenders that recorded its interval.
 func (run *Run) UncontendedNoise() []BlockNoise {
 	var out []BlockNoise
-	for _, c := range run.contendersIn("latency") {
-		p50, ok := run.row("latency", c, uncontended, results.LatencyMetrics.AcquireP50.Name)
-		lo, ok1 := run.row("latency", c, uncontended, results.LatencyMetrics.AcquireP50CILo.Name)
-		hi, ok2 := run.row("latency", c, uncontended, results.LatencyMetrics.AcquireP50CIHi.Name)
+	for _, c := range run.ContendersIn("latency") {
+		p50, ok := run.row("latency", c, Uncontended, results.LatencyMetrics.AcquireP50.Name)
+		lo, ok1 := run.row("latency", c, Uncontended, results.LatencyMetrics.AcquireP50CILo.Name)
+		hi, ok2 := run.row("latency", c, Uncontended, results.LatencyMetrics.AcquireP50CIHi.Name)
 		if !ok || !ok1 || !ok2 {
 			continue
 		}
 		n := BlockNoise{Contender: c, P50: p50.Median, Lo: lo.Median, Hi: hi.Median}
-		for _, x := range run.raws[rawKey{"latency", c, uncontended}] {
+		for _, x := range run.raws[rawKey{"latency", c, Uncontended}] {
 			for _, s := range x.Series {
 				if s.Name == "acquire_p50_blocks" {
 					n.Blocks = append(n.Blocks, s.Values...)
@@ -145,5 +145,6 @@ func (run *Run) UncontendedNoise() []BlockNoise {
 	return out
 }
 
-// uncontended is the latency scenario's variant with one worker.
-const uncontended = "w1"
+// Uncontended is the latency scenario's variant with one worker: one
+// client's round trips, no waiting.
+const Uncontended = "w1"

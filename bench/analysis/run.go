@@ -74,6 +74,9 @@ func New(r *results.Results) *Run {
 	return run
 }
 
+// Results returns the run the analysis reads.
+func (run *Run) Results() *results.Results { return run.r }
+
 // Locks lists the contenders that lock (floors left out), grouped by
 // family.
 func (run *Run) Locks() []string { return slices.Clone(run.locks) }
@@ -101,6 +104,27 @@ func (run *Run) variants(scenario string) []string {
 	return out
 }
 
+// Scenarios lists the scenarios in the run's order, then any scenario
+// only the data names.
+func (run *Run) Scenarios() []string {
+	var out []string
+	for _, s := range run.r.Parameters.Scenarios {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	for _, x := range run.r.Summary {
+		if !slices.Contains(out, x.Scenario) {
+			out = append(out, x.Scenario)
+		}
+	}
+	return out
+}
+
+// Variants lists the variants of a scenario in order of first
+// appearance in the summary.
+func (run *Run) Variants(scenario string) []string { return run.variants(scenario) }
+
 // params returns the recorded parameters of a scenario's variant.
 func (run *Run) params(scenario, variant string) results.VariantParams {
 	s, _ := run.r.Scenario(scenario)
@@ -108,8 +132,8 @@ func (run *Run) params(scenario, variant string) results.VariantParams {
 	return p
 }
 
-// title names a scenario for readers.
-func (run *Run) title(scenario string) string {
+// Title names a scenario for readers.
+func (run *Run) Title(scenario string) string {
 	if s, ok := run.r.Scenario(scenario); ok && s.Title != "" {
 		return s.Title
 	}

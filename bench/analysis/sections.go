@@ -55,10 +55,10 @@ type Peak struct {
 }
 
 // ThroughputPeaks gives each contender's peak, contenders in the order
-// of contendersIn, left out when none has a positive figure.
+// of ContendersIn, left out when none has a positive figure.
 func (run *Run) ThroughputPeaks() []Peak {
 	var out []Peak
-	for _, c := range run.contendersIn("throughput") {
+	for _, c := range run.ContendersIn("throughput") {
 		p := Peak{Contender: c}
 		for _, v := range run.variants("throughput") {
 			params := run.params("throughput", v)
@@ -146,7 +146,7 @@ type ClientGrants struct {
 // over every contender with figures in the scenario.
 func (run *Run) FairnessGrants(variant string) ClientGrants {
 	g := ClientGrants{Grants: map[string]map[string]int64{}, Totals: map[string]int64{}}
-	for _, c := range run.contendersIn("fairness") {
+	for _, c := range run.ContendersIn("fairness") {
 		for _, raw := range run.raws[rawKey{"fairness", c, variant}] {
 			for _, cl := range raw.Clients {
 				n, ok := cl.Counts["grants"]

@@ -18,34 +18,14 @@ import (
 // visualisations. Everything is read from the raw records' chaos data
 // (results.Chaos); the figure tables follow (figureTables).
 
-// chaosRun is one contender's chaos record.
-type chaosRun struct {
-	contender string
-	c         *results.Chaos
-}
-
-// chaosRuns returns the chaos records in display order.
-func (f *figures) chaosRuns() []chaosRun {
-	var out []chaosRun
-	for _, name := range f.contenders {
-		for _, x := range f.raws("chaos", name, "soak") {
-			if x.Chaos != nil {
-				out = append(out, chaosRun{name, x.Chaos})
-				break
-			}
-		}
-	}
-	return out
-}
-
 func (f *figures) chaosSection(d *document) error {
-	runs := f.chaosRuns()
+	runs := f.a.ChaosRecords()
 	if len(runs) == 0 {
 		return nil
 	}
 	seeds := map[uint64]bool{}
 	for _, r := range runs {
-		seeds[r.c.Seed] = true
+		seeds[r.Chaos.Seed] = true
 	}
 	seedText := "seed " + strings.Join(slicesMap(slices.Sorted(maps.Keys(seeds)), func(s uint64) string { return fmt.Sprint(s) }), ", ")
 	d.p("Every lock ran the same seeded schedule of faults (" + seedText + "). " + chaosSchedule(runs) + " Each row rests on one run; its faults applied are its trials. " +
@@ -55,7 +35,7 @@ func (f *figures) chaosSection(d *document) error {
 	d.add(f.chaosTable())
 	f.soakBounds(d, runs)
 	d.details("Chaos: the faults and violation rates, the stores, the faults on holders, the first violation of each kind, the histories", func(d *document) {
-		d.p(fmt.Sprint(len(runs[0].c.Timeline.Lanes)) + " client processes contended for one lock and, under it, read and wrote a register and incremented a counter in a fenced and an unfenced store. " +
+		d.p(fmt.Sprint(len(runs[0].Chaos.Timeline.Lanes)) + " client processes contended for one lock and, under it, read and wrote a register and incremented a counter in a fenced and an unfenced store. " +
 			"A client fault strikes the client that holds the lock at the fault's start. Double holders are counted by the earlier holder.")
 		d.add(f.chaosChecks(runs))
 		d.p("Per kind: faults with a violation blamed on them (faults on the clients involved or on a server only), of the faults applied (Wilson 95% interval).")
@@ -81,8 +61,8 @@ func (f *figures) chaosSection(d *document) error {
 		}
 		var notes []string
 		for _, r := range runs {
-			for _, n := range r.c.Notes {
-				notes = append(notes, r.contender+": "+n)
+			for _, n := range r.Chaos.Notes {
+				notes = append(notes, r.Contender+": "+n)
 			}
 		}
 		if len(notes) > 0 {
@@ -94,8 +74,8 @@ func (f *figures) chaosSection(d *document) error {
 		d.p("One lane per client; light bars are acquires (from the request to the grant or the failure), dark bars holds (to the release), orange holds ended by the lost notice; shaded spans are the faults (labelled by their number and kind; a client fault also outlines its client's lane).")
 		for _, r := range runs {
 			d.add(chart{
-				name:    "chaos-timeline-" + r.contender,
-				caption: r.contender + ": the chaos run's timeline.",
+				name:    "chaos-timeline-" + r.Contender,
+				caption: r.Contender + ": the chaos run's timeline.",
 				svg:     f.chaosTimeline(r),
 			})
 		}
@@ -157,22 +137,22 @@ func tallyCell(t analysis.Tally) cell {
 
 // chaosChecks are the run's size and its overlaps in time, per lock, for
 // the appendix.
-func (f *figures) chaosChecks(runs []chaosRun) table {
+func (f *figures) chaosChecks(runs []analysis.ChaosRecord) table {
 	t := table{head: []string{"contender", "operations", "holds", "double holders", "time with two holders", "longest gap between grants"}}
 	for _, r := range runs {
-		v := r.c.Verdict
-		t.rows = append(t.rows, []cell{{text: r.contender}, {text: results.Num(float64(v.Operations))}, {text: results.Num(float64(v.Holds))},
+		v := r.Chaos.Verdict
+		t.rows = append(t.rows, []cell{{text: r.Contender}, {text: results.Num(float64(v.Operations))}, {text: results.Num(float64(v.Holds))},
 			{text: results.Num(float64(v.Exclusion.Count))}, {text: results.Format(v.OverlapMS, "ms")}, {text: results.Format(v.GrantGapMaxMS, "ms")}})
 	}
 	return t
 }
 
-func (f *figures) chaosStores(runs []chaosRun) table {
+func (f *figures) chaosStores(runs []analysis.ChaosRecord) table {
 	t := table{head: []string{"contender", "store", ":valid?", "register linearizable", "stale writes accepted", "stale writes rejected", "unknown outcome", "writes accepted", "lost increments", "acknowledged", "final counter"}, labels: 2}
 	for _, r := range runs {
-		for _, s := range r.c.Verdict.Stores {
-			if s.Fenced && !r.c.Tokens {
-				t.rows = append(t.rows, []cell{{text: r.contender}, {text: s.Store}, {text: "no token"}, {text: "—"}, {text: "—"},
+		for _, s := range r.Chaos.Verdict.Stores {
+			if s.Fenced && !r.Chaos.Tokens {
+				t.rows = append(t.rows, []cell{{text: r.Contender}, {text: s.Store}, {text: "no token"}, {text: "—"}, {text: "—"},
 					{text: fmt.Sprint(s.Rejected)}, {text: fmt.Sprint(s.UnknownOutcome)}, {text: fmt.Sprintf("%d of %d", s.Accepted, s.Writes)}, {text: "—"}, {text: "—"}, {text: "—"}})
 				continue
 			}
@@ -180,7 +160,7 @@ func (f *figures) chaosStores(runs []chaosRun) table {
 			if s.Final != nil {
 				final = fmt.Sprint(*s.Final)
 			}
-			t.rows = append(t.rows, []cell{{text: r.contender}, {text: s.Store}, validCell(s.Valid), validCell(s.Linearizable.Valid),
+			t.rows = append(t.rows, []cell{{text: r.Contender}, {text: s.Store}, validCell(s.Valid), validCell(s.Linearizable.Valid),
 				{text: fmt.Sprint(s.StaleWrites.Count)}, {text: fmt.Sprint(s.Rejected)}, {text: fmt.Sprint(s.UnknownOutcome)},
 				{text: fmt.Sprintf("%d of %d", s.Accepted, s.Writes)}, {text: fmt.Sprint(s.LostUpdates.Count)}, {text: fmt.Sprint(s.Acknowledged)}, {text: final}})
 		}
@@ -202,13 +182,13 @@ func rateText(r results.ChaosRate) string {
 
 // chaosKindsOf returns the fault kinds the runs name, in chaosKinds'
 // order, others after.
-func chaosKindsOf(runs []chaosRun) []string {
+func chaosKindsOf(runs []analysis.ChaosRecord) []string {
 	seen := map[string]bool{}
 	for _, r := range runs {
-		for k := range r.c.Verdict.Faults {
+		for k := range r.Chaos.Verdict.Faults {
 			seen[k] = true
 		}
-		for k := range r.c.Verdict.Skipped {
+		for k := range r.Chaos.Verdict.Skipped {
 			seen[k] = true
 		}
 	}
@@ -222,17 +202,17 @@ func chaosKindsOf(runs []chaosRun) []string {
 	return append(kinds, slices.Sorted(maps.Keys(seen))...)
 }
 
-func (f *figures) chaosFaults(runs []chaosRun) table {
+func (f *figures) chaosFaults(runs []analysis.ChaosRecord) table {
 	kinds := chaosKindsOf(runs)
 	t := table{head: append([]string{"contender", "faults applied", "any violation"}, kinds...)}
 	t.head = append(t.head, "failed to apply")
 	for _, r := range runs {
-		v := r.c.Verdict
+		v := r.Chaos.Verdict
 		applied := 0
 		for _, n := range v.Faults {
 			applied += n
 		}
-		row := []cell{{text: r.contender}, {text: fmt.Sprint(applied)}, {text: rateText(v.Rate)}}
+		row := []cell{{text: r.Contender}, {text: fmt.Sprint(applied)}, {text: rateText(v.Rate)}}
 		for _, k := range kinds {
 			rate, ok := v.RateByKind[k]
 			switch {
@@ -251,11 +231,11 @@ func (f *figures) chaosFaults(runs []chaosRun) table {
 }
 
 // chaosSkips lists why kinds were skipped, once per contender and kind.
-func chaosSkips(runs []chaosRun) []string {
+func chaosSkips(runs []analysis.ChaosRecord) []string {
 	var out []string
 	for _, r := range runs {
-		for _, k := range slices.Sorted(maps.Keys(r.c.Verdict.SkipReasons)) {
-			out = append(out, fmt.Sprintf("%s, %s skipped: %s", r.contender, k, r.c.Verdict.SkipReasons[k]))
+		for _, k := range slices.Sorted(maps.Keys(r.Chaos.Verdict.SkipReasons)) {
+			out = append(out, fmt.Sprintf("%s, %s skipped: %s", r.Contender, k, r.Chaos.Verdict.SkipReasons[k]))
 		}
 	}
 	return out
@@ -263,21 +243,21 @@ func chaosSkips(runs []chaosRun) []string {
 
 // chaosViolations shows a contender's first violation of each kind with
 // its excerpt of history.
-func (f *figures) chaosViolations(d *document, r chaosRun) {
+func (f *figures) chaosViolations(d *document, r analysis.ChaosRecord) {
 	type found struct {
 		kind string
 		v    *results.ChaosViolation
 	}
 	var all []found
-	first := r.c.Verdict.Exclusion.First
+	first := r.Chaos.Verdict.Exclusion.First
 	if first != nil {
 		all = append(all, found{"double holders", first})
 	}
-	if v := r.c.Verdict.FirstRunning; v != nil && (first == nil || v.AtMS != first.AtMS) {
+	if v := r.Chaos.Verdict.FirstRunning; v != nil && (first == nil || v.AtMS != first.AtMS) {
 		all = append(all, found{"double holders, the earlier holder running", v})
 	}
-	for _, s := range r.c.Verdict.Stores {
-		if s.Fenced && !r.c.Tokens {
+	for _, s := range r.Chaos.Verdict.Stores {
+		if s.Fenced && !r.Chaos.Tokens {
 			continue
 		}
 		if v := s.StaleWrites.First; v != nil {
@@ -293,11 +273,11 @@ func (f *figures) chaosViolations(d *document, r chaosRun) {
 	if len(all) == 0 {
 		return
 	}
-	d.h3(r.contender + ": first violation of each kind")
+	d.h3(r.Contender + ": first violation of each kind")
 	for _, x := range all {
 		text := fmt.Sprintf("%s, at %.1f s: %s.", x.kind, x.v.AtMS/1000, x.v.What)
 		if len(x.v.Faults) > 0 {
-			text += " Blamed on: " + strings.Join(slicesMap(x.v.Faults, func(id int64) string { return fmt.Sprintf("#%d %s", id, faultKind(r.c, id)) }), ", ") + "."
+			text += " Blamed on: " + strings.Join(slicesMap(x.v.Faults, func(id int64) string { return fmt.Sprintf("#%d %s", id, faultKind(r.Chaos, id)) }), ", ") + "."
 		} else {
 			text += " No fault on a server or on the clients involved was active in its cause window."
 		}
@@ -331,15 +311,15 @@ func faultKind(c *results.Chaos, id int64) string {
 	return "?"
 }
 
-func chaosLinks(runs []chaosRun) []link {
+func chaosLinks(runs []analysis.ChaosRecord) []link {
 	var out []link
 	for _, r := range runs {
-		if r.c.History != "" {
-			out = append(out, link{text: r.contender + ": history", href: r.c.History})
+		if r.Chaos.History != "" {
+			out = append(out, link{text: r.Contender + ": history", href: r.Chaos.History})
 		}
-		for _, s := range r.c.Verdict.Stores {
+		for _, s := range r.Chaos.Verdict.Stores {
 			if s.Visualization != "" {
-				out = append(out, link{text: r.contender + ": " + s.Store + " register, porcupine visualisation", href: s.Visualization})
+				out = append(out, link{text: r.Contender + ": " + s.Store + " register, porcupine visualisation", href: s.Visualization})
 			}
 		}
 	}
@@ -376,11 +356,11 @@ var faultFill = map[string]string{
 // chaosHolderFaults tabulates, per contender and client-fault kind, the
 // faults that struck the holder: how many, how many kept the lock through
 // the fault, and the time to the next grant (median and largest).
-func chaosHolderFaults(runs []chaosRun) (table, bool) {
+func chaosHolderFaults(runs []analysis.ChaosRecord) (table, bool) {
 	t := table{head: []string{"contender", "fault", "on the holder", "lock kept through the fault", "next grant after (median)", "next grant after (max)"}, labels: 2}
 	for _, r := range runs {
 		byKind := map[string][]results.ChaosHolderFault{}
-		for _, hf := range r.c.Verdict.HolderFaults {
+		for _, hf := range r.Chaos.Verdict.HolderFaults {
 			byKind[hf.Kind] = append(byKind[hf.Kind], hf)
 		}
 		for _, k := range analysis.ChaosKinds {
@@ -410,7 +390,7 @@ func chaosHolderFaults(runs []chaosRun) (table, bool) {
 			if never > 0 {
 				most += fmt.Sprintf(" (%d never)", never)
 			}
-			t.rows = append(t.rows, []cell{{text: r.contender}, {text: k}, {text: fmt.Sprint(len(hfs))}, {text: fmt.Sprint(kept)}, {text: median}, {text: most}})
+			t.rows = append(t.rows, []cell{{text: r.Contender}, {text: k}, {text: fmt.Sprint(len(hfs))}, {text: fmt.Sprint(kept)}, {text: median}, {text: most}})
 		}
 	}
 	return t, len(t.rows) > 0

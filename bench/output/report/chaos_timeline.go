@@ -23,8 +23,8 @@ func faultText(ft results.ChaosFaultSpan) string {
 // chaosTimeline draws a contender's timeline as an SVG document: written
 // by hand so that it is small (hundreds of bars) and byte-identical for
 // the same data.
-func (f *figures) chaosTimeline(r chaosRun) []byte {
-	tl := r.c.Timeline
+func (f *figures) chaosTimeline(r analysis.ChaosRecord) []byte {
+	tl := r.Chaos.Timeline
 	span := max(tl.SpanMS, 1)
 	plotW := tlWidth - tlLeft - tlRight
 	x := func(ms float64) float64 { return tlLeft + plotW*min(max(ms, 0), span)/span }
@@ -46,7 +46,7 @@ func (f *figures) chaosTimeline(r chaosRun) []byte {
 	for i, l := range tl.Lanes {
 		laneOf[l.Client] = i
 	}
-	cr, cg, cb, _ := f.lineStyle(r.contender).Color.RGBA()
+	cr, cg, cb, _ := f.lineStyle(r.Contender).Color.RGBA()
 	hold := fmt.Sprintf("#%02x%02x%02x", cr>>8, cg>>8, cb>>8)
 
 	var b strings.Builder

@@ -212,15 +212,13 @@ func (f *figures) percentileChart(title, scenario, variant, hist, what, out stri
 	maxNines := 0
 	lines := 0
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, c := range f.scenarioContenders(scenario) {
-		h, unit, err := f.histogram(scenario, c, variant, hist)
-		if err != nil {
-			return nil, err
-		}
-		if h == nil || h.TotalCount() == 0 {
-			continue
-		}
-		xys, nines := percentileLine(h, unit, out)
+	merged, err := f.a.Histograms(scenario, variant, hist)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	for _, m := range merged {
+		c, h := m.Contender, m.Histogram
+		xys, nines := percentileLine(h, m.Unit, out)
 		for _, p := range xys {
 			lo, hi = math.Min(lo, p.Y), math.Max(hi, p.Y)
 		}
@@ -251,23 +249,17 @@ func (f *figures) throughputChart() ([]byte, error) {
 	p.X.Scale = plot.LogScale{}
 	var ticks plot.ConstantTicks
 	lines := 0
-	for _, c := range f.scenarioContenders("throughput") {
+	for _, tc := range f.a.ThroughputCurves() {
+		c := tc.Contender
 		var xys plotter.XYs
 		var errs plotter.YErrors
-		for _, v := range f.variantsWhere("throughput", analysis.ClosedDistinct) {
-			w := f.params("throughput", v).Workers
-			x, ok := f.row("throughput", c, v, results.ThroughputMetrics.CyclesPerSec.Name)
-			if !ok {
-				continue
-			}
+		for _, pt := range tc.Points {
+			w, x := pt.Workers, pt.Row
 			xys = append(xys, plotter.XY{X: float64(w), Y: x.Median})
 			errs = append(errs, struct{ Low, High float64 }{x.Median - x.Min, x.Max - x.Median})
 			if !hasTick(ticks, float64(w)) {
 				ticks = append(ticks, plot.Tick{Value: float64(w), Label: strconv.Itoa(w)})
 			}
-		}
-		if len(xys) == 0 {
-			continue
 		}
 		l, pts, err := plotter.NewLinePoints(xys)
 		if err != nil {
@@ -306,8 +298,8 @@ func hasTick(ts plot.ConstantTicks, v float64) bool {
 // handoverChart draws, per handover mode, one bar per contender: the
 // median of the per-repetition p50, with a whisker to the median max.
 func (f *figures) handoverChart() ([]byte, error) {
-	modes := f.variants("handover")
-	contenders := f.scenarioContenders("handover")
+	modes := f.a.Variants("handover")
+	contenders := f.a.ContendersIn("handover")
 	if len(modes) == 0 || len(contenders) == 0 {
 		return nil, nil
 	}
@@ -322,6 +314,11 @@ func (f *figures) handoverChart() ([]byte, error) {
 	never := neverLabels{style: p.X.Tick.Label}
 	never.style.Font.Size = vg.Points(8)
 	never.style.XAlign, never.style.YAlign = draw.XCenter, draw.YBottom
+	// the p50 and the max of each mode, by contender
+	p50, slowest := map[string]map[string]results.Row{}, map[string]map[string]results.Row{}
+	for _, m := range modes {
+		p50[m], slowest[m] = measured(f.a.Column("handover", m, results.HandoverMetrics.P50.Name)), measured(f.a.Column("handover", m, results.HandoverMetrics.Max.Name))
+	}
 	for i, c := range contenders {
 		b := &logBars{groups: len(modes), index: i, series: len(contenders), fill: f.lineStyle(c).Color}
 		never.bars = append(never.bars, b)
@@ -330,10 +327,10 @@ func (f *figures) handoverChart() ([]byte, error) {
 		}
 		for _, m := range modes {
 			v, w := math.NaN(), math.NaN()
-			if x, ok := f.row("handover", c, m, results.HandoverMetrics.P50.Name); ok {
+			if x, ok := p50[m][c]; ok {
 				v = math.Max(x.Median, 1e-3)
 			}
-			if x, ok := f.row("handover", c, m, results.HandoverMetrics.Max.Name); ok {
+			if x, ok := slowest[m][c]; ok {
 				w = math.Max(x.Median, 1e-3)
 			}
 			at, capped := f.a.NeverAt("handover", c, m, results.HandoverMetrics.P50.Name)
@@ -361,23 +358,22 @@ func (f *figures) handoverChart() ([]byte, error) {
 	return svgOf(p)
 }
 
+// measured keeps a column's measured figures, by contender.
+func measured(col analysis.FigureColumn) map[string]results.Row {
+	out := map[string]results.Row{}
+	for _, x := range col.Figures {
+		if x.Measured {
+			out[x.Contender] = x.Row
+		}
+	}
+	return out
+}
+
 // grantsChart draws the grants each fairness client got, summed over the
 // repetitions, one bar series per contender.
 func (f *figures) grantsChart(variant string) ([]byte, error) {
-	contenders := f.scenarioContenders("fairness")
-	var clients []string
-	grants := map[string]map[string]float64{}
-	for _, c := range contenders {
-		grants[c] = map[string]float64{}
-		for _, raw := range f.raws("fairness", c, variant) {
-			for _, cl := range raw.Clients {
-				if !slices.Contains(clients, cl.ID) {
-					clients = append(clients, cl.ID)
-				}
-				grants[c][cl.ID] += float64(cl.Counts["grants"])
-			}
-		}
-	}
+	g := f.a.FairnessGrants(variant)
+	contenders, clients := f.a.ContendersIn("fairness"), g.Clients
 	if len(clients) == 0 {
 		return nil, nil
 	}
@@ -386,8 +382,8 @@ func (f *figures) grantsChart(variant string) ([]byte, error) {
 	top := 0.0
 	for _, c := range contenders {
 		for _, id := range clients {
-			if g := grants[c][id]; g > 0 {
-				top = math.Max(top, g)
+			if n := float64(g.Grants[c][id]); n > 0 {
+				top = math.Max(top, n)
 				if !slices.Contains(shown, c) {
 					shown = append(shown, c)
 				}
@@ -401,7 +397,7 @@ func (f *figures) grantsChart(variant string) ([]byte, error) {
 	for series, c := range shown {
 		vals := make(plotter.Values, len(clients))
 		for i, id := range clients {
-			vals[i] = grants[c][id]
+			vals[i] = float64(g.Grants[c][id])
 		}
 		bc, err := plotter.NewBarChart(vals, width)
 		if err != nil {

@@ -50,7 +50,7 @@ func (f *figures) decisionSection(d *document, all *results.Results) {
 func (f *figures) workloadRows() (t table, oneRep bool) {
 	t = table{head: []string{"workload", "this run supports", "ranking"}, leftAligned: true}
 	oneRep = true
-	for _, v := range f.variants(workloadScenario) {
+	for _, v := range f.a.Variants(workloadScenario) {
 		wr := f.a.RankWorkload(workloadScenario, v)
 		if row, ok := workloadRow(v, wr); ok {
 			t.rows = append(t.rows, row)
@@ -101,9 +101,9 @@ const decisionShown = 3
 // topOf keeps the first decisionShown entries of a ranking, and the
 // entries tied with the last of them up to twice as many; more(es) says
 // how many it left out.
-func topOf(es []entry) []entry {
+func topOf(es []analysis.Entry) []analysis.Entry {
 	n := min(decisionShown, len(es))
-	for n < min(len(es), 2*decisionShown) && es[n].place == es[n-1].place {
+	for n < min(len(es), 2*decisionShown) && es[n].Place == es[n-1].Place {
 		n++
 	}
 	return es[:n]

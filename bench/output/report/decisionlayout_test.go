@@ -14,14 +14,13 @@ import (
 // variants, the rankings, the noise) are decided by bench/analysis; the files that lay them out only lay out. They name
 // no ranking or judging helper of this package, no decision-figure
 // declaration (what a capability is judged by), no claim rule (what a
-// claim is checked by), no claim verdict of their own and no raw figure
-// lookup, and import neither benchmath nor anything else that compares.
+// claim is checked by) and no claim verdict of their own, and import
+// neither benchmath nor anything else that compares. That no file of the
+// package looks a figure up is TestReportLooksNoFigureUp's.
 func TestDecisionRowsAreLaidOutNotDecided(t *testing.T) {
 	forbidden := map[string]string{
 		"rank": "ranks", "ranked": "ranks", "noisy": "judges noise", "separable": "compares figures",
 		"Decides": "reads the capability declarations", "DecisionFigure": "reads a capability declaration",
-		"values": "looks figures up", "raws": "looks figures up", "row": "looks figures up",
-		"Summary": "reads the summary", "Raw": "reads raw records",
 		"ClaimRule": "reads a claim rule", "Evaluate": "checks a claim",
 		"ClaimHolds": "gives a claim its verdict", "ClaimFails": "gives a claim its verdict", "ClaimInconclusive": "gives a claim its verdict",
 	}

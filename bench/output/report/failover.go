@@ -227,7 +227,7 @@ func failoverReading(fvs []analysis.FailoverVariant) string {
 			}
 			continue
 		}
-		if line := rankingLine(fromAnalysis(fv.Unavailable)); line != "" {
+		if line := rankingLine(fv.Unavailable); line != "" {
 			parts = append(parts, fmt.Sprintf("the longest stretch without a grant in %s, shortest first: %s", v, line))
 		}
 		if line := quotedList(fv.DoubleGrants); line != "" {

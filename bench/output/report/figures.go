@@ -2,21 +2,18 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
-// figures indexes one run's summary and raw records for lookups by
-// scenario, contender, variant and metric.
+// figures lays out one run as bench/analysis reads it (a): the
+// contenders in display order, their families, the claims and the soak
+// beside the run. It looks no figure up.
 type figures struct {
-	r    *results.Results
-	rows map[figureKey]results.Row
+	r *results.Results
 	// info describes each contender (results.Results.Contenders).
 	info map[string]results.ContenderInfo
 	// contenders in display order: the locks grouped by family (families
@@ -31,15 +28,14 @@ type figures struct {
 	soak *soakRef
 }
 
-type figureKey struct{ scenario, contender, variant, metric string }
+func newFigures(r *results.Results) *figures { return figuresOf(analysis.New(r)) }
 
-func newFigures(r *results.Results) *figures {
-	f := &figures{r: r, rows: map[figureKey]results.Row{}, info: map[string]results.ContenderInfo{}, a: analysis.New(r)}
+// figuresOf lays out the run a reads.
+func figuresOf(a *analysis.Run) *figures {
+	r := a.Results()
+	f := &figures{r: r, info: map[string]results.ContenderInfo{}, a: a}
 	for _, c := range r.Contenders {
 		f.info[c.Name] = c
-	}
-	for _, x := range r.Summary {
-		f.rows[figureKey{x.Scenario, x.Contender, x.Variant, x.Metric}] = x
 	}
 	// The analysis orders the locks by family; the floors follow.
 	f.contenders = append(f.a.Locks(), f.a.Floors()...)
@@ -57,120 +53,6 @@ func (f *figures) family(c string) string {
 	return c
 }
 
-// row returns the summary row of one figure.
-func (f *figures) row(scenario, contender, variant, metric string) (results.Row, bool) {
-	x, ok := f.rows[figureKey{scenario, contender, variant, metric}]
-	return x, ok
-}
-
-// scenarioContenders lists the contenders with data in a scenario, in
-// display order.
-func (f *figures) scenarioContenders(scenario string) []string {
-	var out []string
-	for _, c := range f.contenders {
-		for _, x := range f.r.Summary {
-			if x.Scenario == scenario && x.Contender == c {
-				out = append(out, c)
-				break
-			}
-		}
-	}
-	return out
-}
-
-// variants lists the variants of a scenario in order of first appearance.
-func (f *figures) variants(scenario string) []string {
-	var out []string
-	for _, x := range f.r.Summary {
-		if x.Scenario == scenario && !slices.Contains(out, x.Variant) {
-			out = append(out, x.Variant)
-		}
-	}
-	return out
-}
-
-// scenarios lists the scenarios in the run's order, then any scenario only
-// the data names.
-func (f *figures) scenarios() []string {
-	var out []string
-	for _, s := range f.r.Parameters.Scenarios {
-		if !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	for _, x := range f.r.Summary {
-		if !slices.Contains(out, x.Scenario) {
-			out = append(out, x.Scenario)
-		}
-	}
-	return out
-}
-
-// raws returns the raw records of one scenario variant and contender in
-// repetition order.
-func (f *figures) raws(scenario, contender, variant string) []results.Raw {
-	var out []results.Raw
-	for _, x := range f.r.Raw {
-		if x.Scenario == scenario && x.Contender == contender && x.Variant == variant {
-			out = append(out, x)
-		}
-	}
-	slices.SortFunc(out, func(a, b results.Raw) int { return a.Repetition - b.Repetition })
-	return out
-}
-
-// histogram merges the histograms named name of every repetition of one
-// variant and contender; nil when there is none.
-func (f *figures) histogram(scenario, contender, variant, name string) (*hdrhistogram.Histogram, string, error) {
-	var merged *hdrhistogram.Histogram
-	unit := ""
-	for _, x := range f.raws(scenario, contender, variant) {
-		for _, h := range x.Histograms {
-			if h.Name != name {
-				continue
-			}
-			d, err := h.Decode()
-			if err != nil {
-				return nil, "", fmt.Errorf("report: %w", err)
-			}
-			if merged == nil {
-				merged, unit = d, h.Unit
-				continue
-			}
-			merged.Merge(d)
-		}
-	}
-	return merged, unit, nil
-}
-
-// params returns the recorded parameters of a scenario's variant (zero
-// when the run declares none).
-func (f *figures) params(scenario, variant string) results.VariantParams {
-	s, _ := f.r.Scenario(scenario)
-	p, _ := s.Variant(variant)
-	return p
-}
-
-// variantsWhere lists the variants of a scenario, in order of first
-// appearance, whose parameters keep accepts.
-func (f *figures) variantsWhere(scenario string, keep func(results.VariantParams) bool) []string {
-	var out []string
-	for _, v := range f.variants(scenario) {
-		if keep(f.params(scenario, v)) {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// title names a scenario for readers.
-func (f *figures) title(scenario string) string {
-	if s, ok := f.r.Scenario(scenario); ok && s.Title != "" {
-		return s.Title
-	}
-	return scenario
-}
-
 // spread prints a row as "median (min–max)" in display d, or the median
 // alone when there is one repetition or no spread at the printed
 // precision.
@@ -185,8 +67,7 @@ func spread(x results.Row, d results.Display) string {
 // reads as how many said yes ("1 of 2"), never as a median of 0.500.
 func (f *figures) spread(x results.Row, d results.Display) string {
 	if x.Unit == "bool" {
-		vals, _ := f.values(x.Scenario, x.Contender, x.Variant, x.Metric)
-		return results.Span(vals, x.Unit)
+		return results.Span(f.a.PerRepetition(x), x.Unit)
 	}
 	return spread(x, d)
 }
@@ -211,19 +92,6 @@ func rowDisplay(xs ...results.Row) results.Display {
 	return results.DisplayFor(unit, vs...)
 }
 
-// values returns a figure of one contender and variant, one value per
-// repetition.
-func (f *figures) values(scenario, contender, variant, metric string) ([]float64, string) {
-	var vals []float64
-	unit := ""
-	for _, x := range f.raws(scenario, contender, variant) {
-		if m, ok := x.Metric(metric); ok {
-			vals, unit = append(vals, m.Value), m.Unit
-		}
-	}
-	return vals, unit
-}
-
 // duration returns a duration parameter (e.g. "lease") of a contender from
 // its recorded settings, as the analysis reads it.
 func (f *figures) duration(contender, name string) (time.Duration, bool) {
@@ -234,23 +102,11 @@ func (f *figures) duration(contender, name string) (time.Duration, bool) {
 // rest on, read from the data: "latency n=3, scale n=1, handover n=2–3".
 func (f *figures) repetitionsText() string {
 	var parts []string
-	for _, s := range f.scenarios() {
-		lo, hi := 0, 0
-		for _, x := range f.r.Summary {
-			if x.Scenario != s || x.N == 0 {
-				continue
-			}
-			if lo == 0 || x.N < lo {
-				lo = x.N
-			}
-			hi = max(hi, x.N)
-		}
-		switch {
-		case hi == 0:
-		case lo == hi:
-			parts = append(parts, fmt.Sprintf("%s n=%d", s, lo))
-		default:
-			parts = append(parts, fmt.Sprintf("%s n=%d–%d", s, lo, hi))
+	for _, sr := range f.a.RepetitionsPerScenario() {
+		if sr.Fewest == sr.Most {
+			parts = append(parts, fmt.Sprintf("%s n=%d", sr.Scenario, sr.Fewest))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s n=%d–%d", sr.Scenario, sr.Fewest, sr.Most))
 		}
 	}
 	if len(parts) == 0 {

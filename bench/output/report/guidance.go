@@ -15,7 +15,7 @@ func (f *figures) guidance(d *document, claims []analysis.Claim) {
 	d.h2("Which lock when")
 	var measured []string
 	for _, b := range f.a.Leaderboards() {
-		es := fromAnalysis(b.Entries)
+		es := b.Entries
 		measured = append(measured, fmt.Sprintf("%s, best first: %s%s.", b.Situation, rankText(topOf(es)), more(es)))
 	}
 	measured = append(measured, f.workloadAdvice()...)

@@ -2,9 +2,7 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/monolock/monolock-bench/bench/results"
@@ -80,56 +78,31 @@ func orNone(s string) string {
 // spread (max−min)/median over every figure with more than one repetition,
 // and the noisiest figures.
 func (f *figures) noiseText() string {
-	type noisy struct {
-		name   string
-		spread float64
-	}
-	var all []noisy
-	for _, x := range f.r.Summary {
-		if x.N < 2 || x.Median == 0 {
-			continue
-		}
-		all = append(all, noisy{fmt.Sprintf("%s/%s/%s %s", x.Scenario, x.Variant, x.Contender, f.metricLabel(x.Scenario, x.Metric)), (x.Max - x.Min) / math.Abs(x.Median)})
-	}
-	if len(all) == 0 {
+	n := f.a.Noise()
+	if n.Figures == 0 {
 		return "Each figure comes from a single repetition, so this run says nothing about its own noise: run with --repetitions 3 or more before trusting small differences, and use monolock-bench compare for significance."
 	}
-	slices.SortStableFunc(all, func(a, b noisy) int {
-		switch {
-		case a.spread > b.spread:
-			return -1
-		case a.spread < b.spread:
-			return 1
-		}
-		return strings.Compare(a.name, b.name)
-	})
-	spreads := make([]float64, len(all))
-	for i, n := range all {
-		spreads[i] = n.spread
-	}
-	slices.Sort(spreads)
-	med := results.Median(spreads)
 	var worst []string
-	for _, n := range all[:min(3, len(all))] {
-		worst = append(worst, fmt.Sprintf("%s ±%.0f%%", n.name, 50*n.spread))
+	for _, x := range n.Noisiest {
+		worst = append(worst, fmt.Sprintf("%s ±%.0f%%", x.Name, 50*x.Spread))
 	}
 	return fmt.Sprintf("Across repetitions the figures spread by a median of %.0f%% of their value (max−min over median, %d figures). The noisiest: %s. Differences smaller than the spread are not findings; the claims above take the spread into account.",
-		100*med, len(all), strings.Join(worst, "; "))
+		100*n.Median, n.Figures, strings.Join(worst, "; "))
 }
 
 // overheadText states what the floors measured, so every lock's figure can
 // be read against the cost of the bench and the network path.
 func (f *figures) overheadText() string {
 	var parts []string
-	for _, fl := range f.floors("latency") {
-		if x, ok := f.row("latency", fl, "w1", results.LatencyMetrics.AcquireP50.Name); ok {
-			parts = append(parts, fmt.Sprintf("%s %s per acquire (p50, 1 worker)", fl, results.Format(x.Median, x.Unit)))
+	for _, x := range f.a.OneWorker().AcquireP50.Figures {
+		if x.Measured && f.isFloor(x.Contender) {
+			parts = append(parts, fmt.Sprintf("%s %s per acquire (p50, 1 worker)", x.Contender, results.Format(x.Row.Median, x.Row.Unit)))
 		}
 	}
 	if v, w := f.a.MostWorkers(); v != "" {
-		for _, fl := range f.floors("throughput") {
-			if x, ok := f.row("throughput", fl, v, results.ThroughputMetrics.CyclesPerSec.Name); ok {
-				parts = append(parts, fmt.Sprintf("%s %s cycles/s at %d workers", fl, results.Num(x.Median), w))
+		for _, x := range f.a.Column("throughput", v, results.ThroughputMetrics.CyclesPerSec.Name).Figures {
+			if x.Measured && f.isFloor(x.Contender) {
+				parts = append(parts, fmt.Sprintf("%s %s cycles/s at %d workers", x.Contender, results.Num(x.Row.Median), w))
 			}
 		}
 	}
@@ -144,18 +117,13 @@ func (f *figures) overheadText() string {
 // scenario, variant and contender, from the raw counts.
 func (f *figures) failureLines() []string {
 	var out []string
-	for _, x := range f.r.Raw {
-		var parts []string
-		for _, k := range []string{"failures", "gave_up", "lost"} {
-			if n := x.Counts[k]; n > 0 {
-				parts = append(parts, fmt.Sprintf("%s %d", k, n))
-			}
-		}
-		if len(parts) == 0 && len(x.Errors) == 0 {
-			continue
-		}
+	for _, x := range f.a.Troubles() {
 		line := fmt.Sprintf("%s/%s/%s repetition %d:", x.Scenario, x.Variant, x.Contender, x.Repetition)
-		if len(parts) > 0 {
+		if len(x.Counts) > 0 {
+			var parts []string
+			for _, c := range x.Counts {
+				parts = append(parts, fmt.Sprintf("%s %d", c.Name, c.N))
+			}
 			line += " " + strings.Join(parts, ", ") + "."
 		}
 		if len(x.Errors) > 0 {

@@ -19,23 +19,17 @@ import (
 // round trip each profile measured; the other sections read the first
 // profile only (Results.FirstNetwork).
 
-// profileRun is one profile of the run: its record and the run as if it
-// had run under it alone.
+// profileRun is one profile of the run as the analysis reads it, and
+// its figures laid out as if it had run under it alone.
 type profileRun struct {
-	nr  results.NetworkRun
-	f   *figures
-	rtt float64 // measured bench-to-server round trip, µs (0: unmeasured)
-}
-
-// analysed is the profile run as the analysis reads it.
-func (pr profileRun) analysed() analysis.ProfileRun {
-	return analysis.ProfileRun{Network: pr.nr, Run: pr.f.a, RTTUS: pr.rtt}
+	analysis.ProfileRun
+	f *figures
 }
 
 func networkRuns(r *results.Results) []profileRun {
 	var out []profileRun
-	for _, nr := range r.Networks {
-		out = append(out, profileRun{nr: nr, f: newFigures(r.UnderNetwork(nr.Label())), rtt: nr.MeasuredRTTUS()})
+	for _, pr := range analysis.Profiles(r) {
+		out = append(out, profileRun{pr, figuresOf(pr.Run)})
 	}
 	return out
 }
@@ -52,13 +46,13 @@ func networkSection(d *document, r *results.Results) error {
 	d.h2("Network profiles")
 	names := make([]string, len(runs))
 	for i, pr := range runs {
-		names[i] = pr.nr.Profile
+		names[i] = pr.Network.Profile
 	}
 	d.p(fmt.Sprintf("Measured under %s. Under a profile other than loopback every server ran on an emulated host of its own, a network namespace joined to the bench's clients (on a host of their own) through a userspace delay line that holds every packet, SYN and FIN included, for the profile's one-way delay; cluster members reach each other through it too. The other sections show the first profile (%s); variants under a profile are named variant@profile in results.json.",
 		strings.Join(names, ", "), names[0]))
 	as := make([]analysis.ProfileRun, len(runs))
 	for i, pr := range runs {
-		as[i] = pr.analysed()
+		as[i] = pr.ProfileRun
 	}
 	targetsTable(d, analysis.NetworkTargets(r, as))
 	roundTrips(d, runs)
@@ -67,7 +61,7 @@ func networkSection(d *document, r *results.Results) error {
 		return err
 	}
 	throughputPerProfile(d, runs)
-	perProfileTable(d, runs, "Handover after a graceful release", "handover", "graceful", results.HandoverMetrics.P50.Name,
+	perProfileTable(d, runs, "Handover after a graceful release", "handover", func(pr profileRun) analysis.FigureColumn { return pr.Handover().AfterRelease },
 		"Median handover after release, the holder's release to the waiter's grant; a release and a grant each cross the path.")
 	failuresPerProfile(d, runs)
 	claimsPerProfile(d, r, runs)
@@ -82,7 +76,7 @@ func usText(v float64) string { return results.Format(v, "us") }
 func roundTrips(d *document, runs []profileRun) {
 	t := table{head: []string{"profile", "asked RTT", "measured RTT p50 (paths' median, range)", "measured / asked", "connect p50", "subtracted (rounds; uncompensated RTT p50)", "line at 0 ms (direct)"}}
 	for _, pr := range runs {
-		nr := pr.nr
+		nr := pr.Network
 		var rtts, connects []float64
 		for _, p := range nr.Paths {
 			if p.RTT.N > 0 {
@@ -131,7 +125,7 @@ func roundTrips(d *document, runs []profileRun) {
 func askedVsMeasured(d *document, runs []profileRun) {
 	t := table{head: []string{"profile", "path", "asked RTT", "measured RTT p50 (p90; min–max)", "measured/asked", "TCP connect p50 (p90)", "failed samples"}, labels: 2}
 	for _, pr := range runs {
-		for _, p := range pr.nr.Paths {
+		for _, p := range pr.Network.Paths {
 			path := "bench → " + p.Server
 			if p.From != "" {
 				path = p.From + " → " + p.Server
@@ -145,11 +139,11 @@ func askedVsMeasured(d *document, runs []profileRun) {
 				}
 			}
 			asked := "none (loopback)"
-			if pr.nr.Label() != "" {
+			if pr.Network.Label() != "" {
 				asked = usText(p.AskedRTTUS)
 			}
 			cd := results.DisplayFor("us", p.Connect.P50, p.Connect.P90)
-			t.rows = append(t.rows, []cell{{text: pr.nr.Profile}, {text: path}, {text: asked}, {text: rtt}, {text: share},
+			t.rows = append(t.rows, []cell{{text: pr.Network.Profile}, {text: path}, {text: asked}, {text: rtt}, {text: share},
 				{text: fmt.Sprintf("%s (%s), n=%d", cd.Format(p.Connect.P50), cd.Num(p.Connect.P90), p.Connect.N)}, {text: results.Num(float64(p.Failed))}})
 		}
 	}
@@ -164,22 +158,22 @@ func lineCost(d *document, r *results.Results, runs []profileRun) {
 	t := table{head: []string{"profile", "packets/s", "line CPU (cores)", "late p50 / p99", "most held", "dropped (loss)", "kernel drops", "at the most workers: cores busy / line / line's share"}}
 	var loadRows [][]cell
 	for _, pr := range runs {
-		l := pr.nr.Line
+		l := pr.Network.Line
 		if l == nil {
 			continue
 		}
 		atMost := "–"
-		if most, loads := pr.analysed().LineLoads(); len(loads) > 0 {
+		if most, loads := pr.LineLoads(); len(loads) > 0 {
 			var busy, line, share []float64
 			for _, x := range loads {
 				busy, line, share = append(busy, x.Busy), append(line, x.Line), append(share, x.Share())
-				loadRows = append(loadRows, []cell{{text: pr.nr.Profile}, {text: x.Contender}, {text: results.Num(x.LocksPerSec)}, {text: fmt.Sprintf("%.0f%%", 100*x.Scaling)},
+				loadRows = append(loadRows, []cell{{text: pr.Network.Profile}, {text: x.Contender}, {text: results.Num(x.LocksPerSec)}, {text: fmt.Sprintf("%.0f%%", 100*x.Scaling)},
 					{text: results.Num(x.PacketsPerSec)}, {text: results.Num(x.Busy)}, {text: results.Num(x.Line)}, {text: fmt.Sprintf("%.0f%%", 100*x.Share())},
 					{text: fmt.Sprintf("%s / %s", results.Num(x.LineMsPer1k), results.Num(x.ClientServerPer1k))}, {text: usText(x.LateP99US)}})
 			}
 			atMost = fmt.Sprintf("%s / %s / %.0f%% (%s)", results.Num(median(busy)), results.Num(median(line)), 100*median(share), most)
 		}
-		t.rows = append(t.rows, []cell{{text: pr.nr.Profile}, {text: results.Num(l.PacketsPerSec)},
+		t.rows = append(t.rows, []cell{{text: pr.Network.Profile}, {text: results.Num(l.PacketsPerSec)},
 			{text: results.Num(l.CPUCores)}, {text: usText(l.LateP50US) + " / " + usText(l.LateP99US)}, {text: results.Num(float64(l.MaxQueued))},
 			{text: fmt.Sprintf("%d (%d)", l.Dropped, l.LossDrops)}, {text: results.Num(float64(l.KernelDrops))}, {text: atMost}})
 	}
@@ -200,7 +194,7 @@ func lineCost(d *document, r *results.Results, runs []profileRun) {
 
 // acquireVariant is the latency variant the RTT chart reads: one worker,
 // so that the figure is one client's round trips.
-const acquireVariant = "w1"
+const acquireVariant = analysis.Uncontended
 
 // acquireAgainstRTT charts the median acquire of every contender against
 // the measured RTT of each profile, with one and two round trips drawn as
@@ -209,7 +203,7 @@ const acquireVariant = "w1"
 func acquireAgainstRTT(d *document, runs []profileRun) error {
 	var contenders []string
 	for _, pr := range runs {
-		for _, c := range pr.f.scenarioContenders("latency") {
+		for _, c := range pr.ContendersIn("latency") {
 			if !slices.Contains(contenders, c) {
 				contenders = append(contenders, c)
 			}
@@ -221,10 +215,10 @@ func acquireAgainstRTT(d *document, runs []profileRun) error {
 	t := table{head: []string{"contender"}}
 	for _, pr := range runs {
 		what := "RTT"
-		if pr.nr.Label() == "" {
+		if pr.Network.Label() == "" {
 			what = "connect" // loopback measures connects only
 		}
-		t.head = append(t.head, fmt.Sprintf("%s (%s %s)", pr.nr.Profile, what, usText(pr.rtt)))
+		t.head = append(t.head, fmt.Sprintf("%s (%s %s)", pr.Network.Profile, what, usText(pr.RTTUS)))
 	}
 	p := newPlot("Acquire p50 ("+acquireVariant+") against the measured round trip", "measured RTT, "+axisUnit("us")+" (log scale)", "acquire p50, "+axisUnit("us")+" (log scale)")
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
@@ -232,20 +226,24 @@ func acquireAgainstRTT(d *document, runs []profileRun) error {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	ylo, yhi := math.Inf(1), math.Inf(-1)
 	style := runs[0].f
+	p50 := make([]map[string]results.Row, len(runs))
+	for i, pr := range runs {
+		p50[i] = measured(pr.OneWorker().AcquireP50)
+	}
 	for _, c := range contenders {
 		row := []cell{{text: c}}
 		var xys plotter.XYs
-		for _, pr := range runs {
-			x, ok := pr.f.row("latency", c, acquireVariant, results.LatencyMetrics.AcquireP50.Name)
+		for i, pr := range runs {
+			x, ok := p50[i][c]
 			if !ok {
 				row = append(row, cell{text: "–"})
 				continue
 			}
 			text := withUnit(x)
-			if pr.rtt > 0 {
-				text += " (" + results.Ratio(x.Median, pr.rtt) + " RTT)"
-				xys = append(xys, plotter.XY{X: pr.rtt, Y: x.Median})
-				lo, hi = math.Min(lo, pr.rtt), math.Max(hi, pr.rtt)
+			if pr.RTTUS > 0 {
+				text += " (" + results.Ratio(x.Median, pr.RTTUS) + " RTT)"
+				xys = append(xys, plotter.XY{X: pr.RTTUS, Y: x.Median})
+				lo, hi = math.Min(lo, pr.RTTUS), math.Max(hi, pr.RTTUS)
 				ylo, yhi = math.Min(ylo, x.Median), math.Max(yhi, x.Median)
 			}
 			row = append(row, cell{text: text})
@@ -293,15 +291,20 @@ func acquireAgainstRTT(d *document, runs []profileRun) error {
 // throughputPerProfile lists locks/s at the fewest and the most workers
 // on distinct keys per profile, both in one cell.
 func throughputPerProfile(d *document, runs []profileRun) {
-	f := runs[0].f
-	fewest, most := f.a.ThroughputRange()
+	first := runs[0]
+	fewest, most := first.ThroughputRange()
 	if fewest == "" {
 		return
 	}
-	wf, wm := f.params("throughput", fewest).Workers, f.params("throughput", most).Workers
-	rows := perProfileRows(runs, "throughput", func(pr profileRun, c string) (string, bool) {
-		a, oka := pr.f.row("throughput", c, fewest, results.ThroughputMetrics.CyclesPerSec.Name)
-		b, okb := pr.f.row("throughput", c, most, results.ThroughputMetrics.CyclesPerSec.Name)
+	wf, wm := first.ThroughputWorkers(fewest), first.ThroughputWorkers(most)
+	atFewest, atMost := make([]map[string]results.Row, len(runs)), make([]map[string]results.Row, len(runs))
+	for i, pr := range runs {
+		atFewest[i] = measured(pr.Column("throughput", fewest, results.ThroughputMetrics.CyclesPerSec.Name))
+		atMost[i] = measured(pr.Column("throughput", most, results.ThroughputMetrics.CyclesPerSec.Name))
+	}
+	rows := perProfileRows(runs, "throughput", func(i int, c string) (string, bool) {
+		a, oka := atFewest[i][c]
+		b, okb := atMost[i][c]
 		if !oka && !okb {
 			return "", false
 		}
@@ -321,11 +324,15 @@ func throughputPerProfile(d *document, runs []profileRun) {
 	d.add(profileTable(runs, rows))
 }
 
-// perProfileTable shows one figure per contender, a column per profile,
-// each cell with its unit.
-func perProfileTable(d *document, runs []profileRun, title, scenario, variant, metric, text string) {
-	rows := perProfileRows(runs, scenario, func(pr profileRun, c string) (string, bool) {
-		x, ok := pr.f.row(scenario, c, variant, metric)
+// perProfileTable shows one figure of a scenario per contender, a column
+// per profile (column reads a profile's), each cell with its unit.
+func perProfileTable(d *document, runs []profileRun, title, scenario string, column func(profileRun) analysis.FigureColumn, text string) {
+	figures := make([]map[string]results.Row, len(runs))
+	for i, pr := range runs {
+		figures[i] = measured(column(pr))
+	}
+	rows := perProfileRows(runs, scenario, func(i int, c string) (string, bool) {
+		x, ok := figures[i][c]
 		if !ok {
 			return "", false
 		}
@@ -340,16 +347,17 @@ func perProfileTable(d *document, runs []profileRun, title, scenario, variant, m
 }
 
 // perProfileRows gives a row per contender of the scenario that has a
-// figure under some profile, a cell per profile ("–" where it has none);
+// figure under some profile (figure reads the i-th profile's), a cell
+// per profile ("–" where it has none);
 // none when fewer than two profiles have a figure: there is nothing to
 // compare, and the scenario's own section shows the one profile.
-func perProfileRows(runs []profileRun, scenario string, figure func(profileRun, string) (string, bool)) [][]cell {
+func perProfileRows(runs []profileRun, scenario string, figure func(int, string) (string, bool)) [][]cell {
 	var contenders []string
 	profiles := 0
-	for _, pr := range runs {
+	for i, pr := range runs {
 		measured := false
-		for _, c := range pr.f.scenarioContenders(scenario) {
-			if _, ok := figure(pr, c); ok {
+		for _, c := range pr.ContendersIn(scenario) {
+			if _, ok := figure(i, c); ok {
 				measured = true
 				if !slices.Contains(contenders, c) {
 					contenders = append(contenders, c)
@@ -366,8 +374,8 @@ func perProfileRows(runs []profileRun, scenario string, figure func(profileRun, 
 	var rows [][]cell
 	for _, c := range contenders {
 		row := []cell{{text: c}}
-		for _, pr := range runs {
-			text, ok := figure(pr, c)
+		for i := range runs {
+			text, ok := figure(i, c)
 			if !ok {
 				text = "–"
 			}
@@ -381,7 +389,7 @@ func perProfileRows(runs []profileRun, scenario string, figure func(profileRun, 
 func profileTable(runs []profileRun, rows [][]cell) table {
 	t := table{head: []string{"contender"}, rows: rows}
 	for _, pr := range runs {
-		t.head = append(t.head, pr.nr.Profile)
+		t.head = append(t.head, pr.Network.Profile)
 	}
 	return t
 }
@@ -402,11 +410,14 @@ func withUnit(x results.Row) string {
 func failuresPerProfile(d *document, runs []profileRun) {
 	t := table{head: []string{"contender"}}
 	for _, pr := range runs {
-		t.head = append(t.head, pr.nr.Profile+" p99 / failed")
+		t.head = append(t.head, pr.Network.Profile+" p99 / failed")
 	}
 	var contenders []string
-	for _, pr := range runs {
-		for _, c := range pr.f.scenarioContenders("latency") {
+	p99s, fails := make([]map[string]results.Row, len(runs)), make([]map[string]results.Row, len(runs))
+	for i, pr := range runs {
+		one := pr.OneWorker()
+		p99s[i], fails[i] = measured(one.AcquireP99), measured(one.Failures)
+		for _, c := range pr.ContendersIn("latency") {
 			if !slices.Contains(contenders, c) {
 				contenders = append(contenders, c)
 			}
@@ -414,9 +425,9 @@ func failuresPerProfile(d *document, runs []profileRun) {
 	}
 	for _, c := range contenders {
 		row := []cell{{text: c}}
-		for _, pr := range runs {
-			p99, ok := pr.f.row("latency", c, acquireVariant, results.LatencyMetrics.AcquireP99.Name)
-			failed, fok := pr.f.row("latency", c, acquireVariant, results.LatencyMetrics.Failures.Name)
+		for i := range runs {
+			p99, ok := p99s[i][c]
+			failed, fok := fails[i][c]
 			switch {
 			case ok && fok:
 				row = append(row, cell{text: usText(p99.Median) + " / " + results.Num(failed.Median)})
@@ -433,8 +444,8 @@ func failuresPerProfile(d *document, runs []profileRun) {
 	}
 	var shaped []string
 	for _, pr := range runs {
-		if pr.nr.JitterUS > 0 || pr.nr.Loss > 0 {
-			shaped = append(shaped, fmt.Sprintf("%s (jitter ±%s, loss %s%%)", pr.nr.Profile, usText(pr.nr.JitterUS), results.Num(100*pr.nr.Loss)))
+		if pr.Network.JitterUS > 0 || pr.Network.Loss > 0 {
+			shaped = append(shaped, fmt.Sprintf("%s (jitter ±%s, loss %s%%)", pr.Network.Profile, usText(pr.Network.JitterUS), results.Num(100*pr.Network.Loss)))
 		}
 	}
 	d.h3("Acquire tail and failures under jitter and loss")

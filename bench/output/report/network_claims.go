@@ -17,8 +17,8 @@ func claimsPerProfile(d *document, r *results.Results, runs []profileRun) {
 	as := make([]*analysis.Run, len(runs))
 	head := []string{"claim"}
 	for i, pr := range runs {
-		as[i] = pr.f.a
-		head = append(head, pr.nr.Profile)
+		as[i] = pr.Run
+		head = append(head, pr.Network.Profile)
 	}
 	differ, all := table{head: head}, table{head: head}
 	open, same := 0, 0

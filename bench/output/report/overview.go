@@ -152,8 +152,8 @@ type glanceGroup struct {
 func (f *figures) glanceGroups() []glanceGroup {
 	// unit names what a rate counts ("locks/s"); times and sizes take
 	// the unit that suits the column's figures.
-	col := func(head, scenario, variant, metric, unit string) column {
-		c := f.figureColumn(head, scenario, variant, metric)
+	col := func(head string, fc analysis.FigureColumn, unit string) column {
+		c := f.figureColumn(head, fc)
 		if strings.HasSuffix(unit, "/s") {
 			if h, ok := strings.CutSuffix(c.head, " (/s)"); ok {
 				c.head = h + " (" + unit + ")"
@@ -161,40 +161,42 @@ func (f *figures) glanceGroups() []glanceGroup {
 		}
 		return c
 	}
+	one := f.a.OneWorker()
 	speed := []column{
-		col("acquire p50, 1 worker", "latency", "w1", results.LatencyMetrics.AcquireP50.Name, "us"),
-		col("acquire p99, 1 worker", "latency", "w1", results.LatencyMetrics.AcquireP99.Name, "us"),
-		col("acquire + release p50, 1 worker", "latency", "w1", results.LatencyMetrics.CycleP50.Name, "us"),
+		col("acquire p50, 1 worker", one.AcquireP50, "us"),
+		col("acquire p99, 1 worker", one.AcquireP99, "us"),
+		col("acquire + release p50, 1 worker", one.CycleP50, "us"),
 	}
+	tm := results.ThroughputMetrics
 	var cpu []column
 	if v, w := f.a.MostWorkers(); v != "" {
 		speed = append(speed,
-			col(fmt.Sprintf("short locks, %d workers, distinct keys", w), "throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, "locks/s"),
-			col(fmt.Sprintf("cycle p99, %d workers", w), "throughput", v, results.ThroughputMetrics.CycleP99.Name, "us"))
+			col(fmt.Sprintf("short locks, %d workers, distinct keys", w), f.a.Column("throughput", v, tm.CyclesPerSec.Name), "locks/s"),
+			col(fmt.Sprintf("cycle p99, %d workers", w), f.a.Column("throughput", v, tm.CycleP99.Name), "us"))
 		cpu = append(cpu,
-			col(fmt.Sprintf("coordinator CPU per 1,000 locks, %d workers", w), "throughput", v, results.ThroughputMetrics.ServerCPUMsPer1k.Name, "ms"),
-			col(fmt.Sprintf("client CPU per 1,000 locks, %d workers", w), "throughput", v, results.ThroughputMetrics.ClientCPUMsPer1k.Name, "ms"))
+			col(fmt.Sprintf("coordinator CPU per 1,000 locks, %d workers", w), f.a.Column("throughput", v, tm.ServerCPUMsPer1k.Name), "ms"),
+			col(fmt.Sprintf("client CPU per 1,000 locks, %d workers", w), f.a.Column("throughput", v, tm.ClientCPUMsPer1k.Name), "ms"))
 	}
-	for _, v := range f.variantsWhere("throughput", func(p results.VariantParams) bool { return p.Contended }) {
-		w := f.params("throughput", v).Workers
-		speed = append(speed, col(fmt.Sprintf("short locks, %d workers, shared keys", w), "throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, "locks/s"))
-		break
+	if cv := f.a.Contended(); len(cv) > 0 {
+		speed = append(speed, col(fmt.Sprintf("short locks, %d workers, shared keys", cv[0].Workers), f.a.Column("throughput", cv[0].Variant, tm.CyclesPerSec.Name), "locks/s"))
 	}
+	ho := f.a.Handover()
 	groups := []glanceGroup{
 		{"Speed", speed},
 		{"Handover (the waiter's grant after the holder stops)", []column{
-			col("after release, p50", "handover", "graceful", results.HandoverMetrics.P50.Name, "ms"),
-			col("after crash, p50", "handover", "crash", results.HandoverMetrics.P50.Name, "ms"),
-			col("after crash, max", "handover", "crash", results.HandoverMetrics.Max.Name, "ms"),
-			col("after freeze, p50", "handover", "freeze", results.HandoverMetrics.P50.Name, "ms"),
+			col("after release, p50", ho.AfterRelease, "ms"),
+			col("after crash, p50", ho.AfterCrash, "ms"),
+			col("after crash, max", ho.SlowestAfterCrash, "ms"),
+			col("after freeze, p50", ho.AfterFreeze, "ms"),
 		}},
 	}
 	if v := f.a.FirstLockVariant("fairness"); v != "" {
+		fm := results.FairnessMetrics
 		groups = append(groups, glanceGroup{"Contention (" + v + ")", []column{
-			col("Jain index (1 = equal shares)", "fairness", v, results.FairnessMetrics.JainIndex.Name, ""),
-			col("FIFO inversions per 1,000 grants", "fairness", v, results.FairnessMetrics.FIFOInversionsPer1k.Name, ""),
-			col("wait p99", "fairness", v, results.FairnessMetrics.WaitP99.Name, "ms"),
-			col("coordinator load", "fairness", v, results.FairnessMetrics.ServerOpsPerSec.Name, "commands/s"),
+			col("Jain index (1 = equal shares)", f.a.Column("fairness", v, fm.JainIndex.Name), ""),
+			col("FIFO inversions per 1,000 grants", f.a.Column("fairness", v, fm.FIFOInversionsPer1k.Name), ""),
+			col("wait p99", f.a.Column("fairness", v, fm.WaitP99.Name), "ms"),
+			col("coordinator load", f.a.Column("fairness", v, fm.ServerOpsPerSec.Name), "commands/s"),
 		}})
 	}
 	return append(groups, glanceGroup{"CPU", cpu})

@@ -45,10 +45,10 @@ func TestRankTies(t *testing.T) {
 		{"failed ranks last and ties with failed", []analysis.Entry{{Contender: "f", Failed: "never (> 5s)"}, e("a", 1900, 1950), {Contender: "g", Failed: "did not grant"}}, false, []int{1, 2, 2}, []string{"a 1.93 s (n=2), then f never (> 5s) ~ g did not grant"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := fromAnalysis(analysis.Rank(tc.es, tc.higher))
+			got := analysis.Rank(tc.es, tc.higher)
 			for i, p := range tc.places {
-				if got[i].place != p {
-					t.Errorf("place of %s = %d, want %d", got[i].contender, got[i].place, p)
+				if got[i].Place != p {
+					t.Errorf("place of %s = %d, want %d", got[i].Contender, got[i].Place, p)
 				}
 			}
 			text := rankText(got)

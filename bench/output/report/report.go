@@ -74,7 +74,7 @@ func render(r *results.Results, soak *soakRef) (*Report, error) {
 	// wants every ranking.
 	d.details("Which lock when: a leaderboard per figure, and the trade-offs the contenders state", func(d *document) { f.guidance(d, claims) })
 	f.claims = claims
-	for _, s := range f.scenarios() {
+	for _, s := range f.a.Scenarios() {
 		if err := f.scenarioSection(d, s); err != nil {
 			return nil, err
 		}

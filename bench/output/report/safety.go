@@ -42,7 +42,7 @@ func (f *figures) safetySection(d *document) error {
 		if line := quotedList(rd.DoubleGrants); line != "" {
 			parts = append(parts, "grants while the old holder still believed it held the lock: "+line)
 		}
-		if line := rankingLine(fromAnalysis(rd.Margins)); line != "" {
+		if line := rankingLine(rd.Margins); line != "" {
 			parts = append(parts, "smallest learn-first margin, largest first: "+line)
 		}
 		if len(parts) > 0 {
@@ -90,7 +90,7 @@ func (f *figures) safetyTable(d *document, readings []analysis.SafetyReading) {
 			}})
 		}
 		if rd.MarginMeasured {
-			cols = append(cols, f.figureColumn(rd.Variant+": smallest learn-first margin", s, rd.Variant, results.SafetyMetrics.LearnFirstMarginMin.Name))
+			cols = append(cols, f.figureColumn(rd.Variant+": smallest learn-first margin", f.a.Column(s, rd.Variant, results.SafetyMetrics.LearnFirstMarginMin.Name)))
 		}
 	}
 	for _, part := range chunks(cols) {

@@ -182,7 +182,7 @@ func (f *figures) scaleLoad(d *document) {
 		return
 	}
 	s := fmt.Sprintf("Reading (%s, %s waiters on one lock): commands/s beyond keep-alives while they wait: %s.", q.Variant, results.Num(q.Depth), quotedList(q.Waiting))
-	if line := rankingLine(fromAnalysis(q.Promotion)); line != "" {
+	if line := rankingLine(q.Promotion); line != "" {
 		s += " Promotion p50, fastest first: " + line + "."
 	}
 	var ratios []string

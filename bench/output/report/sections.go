@@ -9,7 +9,7 @@ import (
 )
 
 func (f *figures) scenarioSection(d *document, s string) error {
-	d.h2(f.title(s))
+	d.h2(f.a.Title(s))
 	body := &document{}
 	f.findings(body, s, f.claims)
 	full := func(d *document) {
@@ -18,7 +18,7 @@ func (f *figures) scenarioSection(d *document, s string) error {
 		}
 		f.figureTables(d, s)
 	}
-	if len(f.scenarioContenders(s)) == 0 {
+	if len(f.a.ContendersIn(s)) == 0 {
 		body.p("No figures: this scenario did not run to completion for any contender.")
 		body.details("Parameters and why it was not measured", full)
 		f.withAppendix(d, s, body)
@@ -65,10 +65,10 @@ func (f *figures) withAppendix(d *document, s string, body *document) {
 			d.add(b)
 			continue
 		}
-		appendix = append(appendix, heading{3, x.summary, anchor(f.title(s) + " " + x.summary)})
+		appendix = append(appendix, heading{3, x.summary, anchor(f.a.Title(s) + " " + x.summary)})
 		appendix = append(appendix, x.blocks...)
 	}
-	d.details(f.title(s)+": the appendix", func(d *document) { d.blocks = appendix })
+	d.details(f.a.Title(s)+": the appendix", func(d *document) { d.blocks = appendix })
 }
 
 // settingsText prints settings as "key value" pairs in key order. A
@@ -113,7 +113,7 @@ func (f *figures) latencySection(d *document) error {
 			}
 			drawn++
 		}
-		line := rankingLine(fromAnalysis(rd.Ranking))
+		line := rankingLine(rd.Ranking)
 		if line == "" {
 			continue
 		}
@@ -157,7 +157,7 @@ func (f *figures) throughputSection(d *document) error {
 		d.add(chart{name: "throughput", caption: "Completed acquire+release cycles per second against workers on distinct keys (hold 0); error bars span the repetitions; floors dashed.", svg: svg})
 	}
 	if rd := f.a.ThroughputAtMostWorkers(); rd.Variant != "" {
-		if line := rankingLine(fromAnalysis(rd.Ranking)); line != "" {
+		if line := rankingLine(rd.Ranking); line != "" {
 			v := rd.Variant
 			s := fmt.Sprintf("Reading: at %d workers, most cycles first: %s.", rd.Workers, line)
 			if fl := f.listFigures("throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, f.floors("throughput")); fl != "" {
@@ -188,9 +188,9 @@ func (f *figures) throughputReading(d *document) {
 			s += " Coordinator CPU per 1,000 locks: " + cpu + "."
 		}
 	}
-	for _, v := range f.variantsWhere("throughput", func(p results.VariantParams) bool { return p.Contended }) {
-		if line := f.listFigures("throughput", v, results.ThroughputMetrics.CyclesPerSec.Name, f.locks("throughput")); line != "" {
-			s += fmt.Sprintf(" On a small shared key set (%s), where claims wait for each other: %s.", v, line)
+	for _, cv := range f.a.Contended() {
+		if line := f.listFigures("throughput", cv.Variant, results.ThroughputMetrics.CyclesPerSec.Name, f.locks("throughput")); line != "" {
+			s += fmt.Sprintf(" On a small shared key set (%s), where claims wait for each other: %s.", cv.Variant, line)
 		}
 	}
 	d.p(s)
@@ -205,8 +205,8 @@ func (f *figures) handoverSection(d *document) error {
 		d.add(chart{name: "handover", caption: "Time from the holder's stop (release, SIGKILL, SIGSTOP) to the waiter's grant: bars are the p50 of the trials, whiskers the slowest trial (medians across repetitions), log scale. A dashed outline without fill, labelled never (> bound), is a failure, not a figure: the waiter never got the lock within the trial's bound, and the bar is drawn at it.", svg: svg})
 	}
 	var cols []column
-	for _, mode := range f.variants("handover") {
-		cols = append(cols, f.figureColumn(mode, "handover", mode, results.HandoverMetrics.P50.Name))
+	for _, mode := range f.a.Variants("handover") {
+		cols = append(cols, f.figureColumn(mode, f.a.Column("handover", mode, results.HandoverMetrics.P50.Name)))
 	}
 	t, ok := f.contenderTable(f.locks("handover"), cols)
 	if !ok {
@@ -232,7 +232,7 @@ func (f *figures) handoverSection(d *document) error {
 }
 
 func (f *figures) fairnessSection(d *document) error {
-	for _, v := range f.variants("fairness") {
+	for _, v := range f.a.Variants("fairness") {
 		svg, err := f.grantsChart(v)
 		if err != nil {
 			return err
@@ -265,7 +265,7 @@ func (f *figures) fairnessTable(d *document, v string) {
 		{"wait p99", results.FairnessMetrics.WaitP99.Name},
 		{"coordinator commands", results.FairnessMetrics.ServerOpsPerSec.Name},
 	} {
-		cols = append(cols, f.figureColumn(m.head, "fairness", v, m.metric))
+		cols = append(cols, f.figureColumn(m.head, f.a.Column("fairness", v, m.metric)))
 	}
 	if t, ok := f.contenderTable(f.locks("fairness"), cols); ok {
 		d.p(fmt.Sprintf("Contention on one hot lock (%s): a Jain index of 1 means every client got the same number of grants; an inversion is a grant that overtook an earlier pending request; the coordinator's commands are counted while clients waited.", v))
@@ -327,7 +327,7 @@ func (f *figures) clientTable(d *document, variant string) {
 	d.p(fmt.Sprintf("Grants per client (%s, all repetitions) and each client's share; with %d clients an equal share is %.1f%%.", variant, len(clients), 100/float64(len(clients))))
 	for len(cols) > 0 {
 		n := min(len(cols), maxClientColumns)
-		if t, ok := f.contenderTable(f.scenarioContenders("fairness"), cols[:n]); ok {
+		if t, ok := f.contenderTable(f.a.ContendersIn("fairness"), cols[:n]); ok {
 			d.add(t)
 		}
 		cols = cols[n:]

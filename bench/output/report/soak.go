@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -73,19 +74,19 @@ func (f *figures) soakLink(d *document) {
 // faults applied of each kind, to every contender alike or to some (the
 // others skipped the kind, or took another count). The schedule is the
 // same; what a contender can take of it is not.
-func chaosSchedule(runs []chaosRun) string {
+func chaosSchedule(runs []analysis.ChaosRecord) string {
 	var groups []string            // "for every contender", "for redis only (skipped by …)"
 	kinds := map[string][]string{} // group → "kind n" in kind order
 	for _, k := range chaosKindsOf(runs) {
 		byCount := map[int][]string{}
 		var skipped []string
 		for _, r := range runs {
-			v := r.c.Verdict
+			v := r.Chaos.Verdict
 			if v.Skipped[k] > 0 && v.Faults[k] == 0 {
-				skipped = append(skipped, r.contender)
+				skipped = append(skipped, r.Contender)
 				continue
 			}
-			byCount[v.Faults[k]] = append(byCount[v.Faults[k]], r.contender)
+			byCount[v.Faults[k]] = append(byCount[v.Faults[k]], r.Contender)
 		}
 		for _, n := range slices.Sorted(maps.Keys(byCount)) {
 			who := everyContender
@@ -121,7 +122,7 @@ func chaosSchedule(runs []chaosRun) string {
 const everyContender = "for every contender"
 
 // soakBounds is the soak's own part of the chaos section.
-func (f *figures) soakBounds(d *document, runs []chaosRun) {
+func (f *figures) soakBounds(d *document, runs []analysis.ChaosRecord) {
 	if !isSoak(f.r) {
 		return
 	}
@@ -132,8 +133,8 @@ func (f *figures) soakBounds(d *document, runs []chaosRun) {
 		"A running double holder is an overlap whose earlier holder was not frozen by a pause (the lock's failure, not the lease's); a stale write behind the fence is one the fenced store accepted after another client's newer grant. " +
 		"The last column counts the violations in all: one blamed on no fault is counted there and in no rate.")
 	d.p("Running double holders per applied fault:")
-	d.add(soakTable(runs, kinds, func(r chaosRun) (*results.ChaosRate, map[string]results.ChaosRate, int, string) {
-		v := r.c.Verdict
+	d.add(soakTable(runs, kinds, func(r analysis.ChaosRecord) (*results.ChaosRate, map[string]results.ChaosRate, int, string) {
+		v := r.Chaos.Verdict
 		running := 0
 		if v.Running != nil {
 			running = *v.Running
@@ -141,15 +142,15 @@ func (f *figures) soakBounds(d *document, runs []chaosRun) {
 		return v.RunningRate, v.RunningRateByKind, running, ""
 	}))
 	d.p("Stale writes accepted by the fenced store per applied fault:")
-	d.add(soakTable(runs, kinds, func(r chaosRun) (*results.ChaosRate, map[string]results.ChaosRate, int, string) {
-		i := slices.IndexFunc(r.c.Verdict.Stores, func(s results.ChaosStore) bool { return s.Fenced })
+	d.add(soakTable(runs, kinds, func(r analysis.ChaosRecord) (*results.ChaosRate, map[string]results.ChaosRate, int, string) {
+		i := slices.IndexFunc(r.Chaos.Verdict.Stores, func(s results.ChaosStore) bool { return s.Fenced })
 		switch {
 		case i < 0:
 			return nil, nil, 0, "—"
-		case !r.c.Tokens:
+		case !r.Chaos.Tokens:
 			return nil, nil, 0, "no tokens: the fenced store rejects every write"
 		}
-		s := r.c.Verdict.Stores[i]
+		s := r.Chaos.Verdict.Stores[i]
 		return s.StaleRate, s.StaleRateByKind, s.StaleWrites.Count, ""
 	}))
 	if t, sources, ok := f.soakCPU(runs); ok {
@@ -165,11 +166,11 @@ func (f *figures) soakBounds(d *document, runs []chaosRun) {
 // soakTable is one violation's rates per lock and kind; of returns the
 // rate, its split by kind and the violations in all, or why there are
 // none.
-func soakTable(runs []chaosRun, kinds []string, of func(chaosRun) (*results.ChaosRate, map[string]results.ChaosRate, int, string)) table {
+func soakTable(runs []analysis.ChaosRecord, kinds []string, of func(analysis.ChaosRecord) (*results.ChaosRate, map[string]results.ChaosRate, int, string)) table {
 	t := table{head: append(append([]string{"lock", "all faults"}, kinds...), "violations in all")}
 	for _, r := range runs {
 		rate, byKind, count, why := of(r)
-		row := []cell{{text: r.contender}}
+		row := []cell{{text: r.Contender}}
 		if why != "" || rate == nil {
 			if why == "" {
 				why = "not recorded (an older run)"
@@ -183,7 +184,7 @@ func soakTable(runs []chaosRun, kinds []string, of func(chaosRun) (*results.Chao
 		}
 		row = append(row, cell{text: rateText(*rate)})
 		for _, k := range kinds {
-			v := r.c.Verdict
+			v := r.Chaos.Verdict
 			kr, ok := byKind[k]
 			switch {
 			case ok:
@@ -202,11 +203,11 @@ func soakTable(runs []chaosRun, kinds []string, of func(chaosRun) (*results.Chao
 
 // soakCPU is the CPU of each step's clients and servers, as a share of
 // one core over the step, and how the servers' was read.
-func (f *figures) soakCPU(runs []chaosRun) (table, []string, bool) {
+func (f *figures) soakCPU(runs []analysis.ChaosRecord) (table, []string, bool) {
 	sources := map[string]bool{}
 	t := table{head: []string{"lock", "step (s)", "clients' CPU (% of a core)", "servers' CPU (% of a core)"}}
 	for _, r := range runs {
-		c := r.c.CPU
+		c := r.Chaos.CPU
 		if c == nil || c.Seconds <= 0 {
 			continue
 		}
@@ -215,7 +216,7 @@ func (f *figures) soakCPU(runs []chaosRun) (table, []string, bool) {
 			server = fmt.Sprintf("%.1f", c.ServerMS/c.Seconds/10)
 			sources[c.ServerSource] = true
 		}
-		t.rows = append(t.rows, []cell{{text: r.contender}, {text: fmt.Sprintf("%.0f", c.Seconds)},
+		t.rows = append(t.rows, []cell{{text: r.Contender}, {text: fmt.Sprintf("%.0f", c.Seconds)},
 			{text: fmt.Sprintf("%.1f", c.ClientsMS/c.Seconds/10)}, {text: server}})
 	}
 	return t, slices.Sorted(maps.Keys(sources)), len(t.rows) > 0

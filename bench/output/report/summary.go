@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/monolock/monolock-bench/bench/analysis"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -22,42 +23,22 @@ func Summary(w io.Writer, r *results.Results) error {
 		d.add(paragraph{text: "Partial run: " + r.PartialReason, strong: true})
 	}
 	d.add(list{items: environmentItems(r)})
-	f := &figures{r: r}
+	f := &figures{r: r, a: analysis.New(r)}
 	for _, scenario := range r.Parameters.Scenarios {
-		var rows []results.Row
-		var contenders []string
-		for _, x := range r.Summary {
-			if x.Scenario == scenario {
-				rows = append(rows, x)
-				if !slices.Contains(contenders, x.Contender) {
-					contenders = append(contenders, x.Contender)
-				}
-			}
-		}
-		if len(rows) == 0 {
+		sf := f.a.ScenarioFigures(scenario)
+		if len(sf.Figures) == 0 {
 			continue
 		}
 		d.h2(scenario)
 		d.p("Median across repetitions (min–max).")
-		t := table{head: append([]string{"variant", "metric", "unit"}, contenders...), labels: 3}
-		type figure struct{ variant, metric string }
-		var order []figure
-		cells := map[figure]map[string]results.Row{}
-		for _, x := range rows {
-			k := figure{x.Variant, x.Metric}
-			if cells[k] == nil {
-				order = append(order, k)
-				cells[k] = map[string]results.Row{}
-			}
-			cells[k][x.Contender] = x
-		}
-		for _, k := range order {
-			show := rowDisplay(slices.Collect(maps.Values(cells[k]))...)
-			row := []cell{{text: k.variant}, {text: f.metricLabel(scenario, k.metric)}, {text: show.Unit}}
-			for _, c := range contenders {
+		t := table{head: append([]string{"variant", "metric", "unit"}, sf.Contenders...), labels: 3}
+		for _, x := range sf.Figures {
+			show := rowDisplay(slices.Collect(maps.Values(x.ByContender))...)
+			row := []cell{{text: x.Variant}, {text: x.Label}, {text: show.Unit}}
+			for _, c := range sf.Contenders {
 				text := "–"
-				if x, ok := cells[k][c]; ok {
-					text = f.spread(x, show)
+				if r, ok := x.ByContender[c]; ok {
+					text = f.spread(r, show)
 				}
 				row = append(row, cell{text: text})
 			}

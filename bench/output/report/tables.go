@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/monolock/monolock-bench/bench/analysis"
@@ -19,25 +18,28 @@ type column struct {
 	value func(contender string) (string, bool)
 }
 
-// figureColumn shows one summary figure as "median (min–max)", in the
-// one unit that suits every contender's figure; head gets that unit.
-func (f *figures) figureColumn(head, scenario, variant, metric string) column {
+// figureColumn shows one column of the analysis as "median (min–max)"
+// in the one unit that suits every contender's figure, or why a figure
+// failed; head gets that unit.
+func (f *figures) figureColumn(head string, col analysis.FigureColumn) column {
 	var rows []results.Row
-	for _, c := range f.scenarioContenders(scenario) {
-		if x, ok := f.row(scenario, c, variant, metric); ok {
-			rows = append(rows, x)
+	byContender := map[string]analysis.Figure{}
+	for _, x := range col.Figures {
+		byContender[x.Contender] = x
+		if x.Measured {
+			rows = append(rows, x.Row)
 		}
 	}
 	show := rowDisplay(rows...)
 	return column{head: withDisplayUnit(head, show), value: func(c string) (string, bool) {
-		x, ok := f.row(scenario, c, variant, metric)
-		if why := f.a.FailedFigure(scenario, c, variant, metric, ok); why != "" {
-			return why, true
-		}
-		if !ok {
+		x, ok := byContender[c]
+		switch {
+		case !ok:
 			return "", false
+		case x.Failed != "":
+			return x.Failed, true
 		}
-		return f.spread(x, show), true
+		return f.spread(x.Row, show), true
 	}}
 }
 
@@ -110,61 +112,36 @@ func chunks(cols []column) [][]column {
 	return out
 }
 
-// figureTables lists every figure of a scenario: per variant, a row per
-// contender and a column per metric, then the contenders the variant was
-// not measured for, and why (results.Raw.Skipped).
+// figureTables lists every figure of a scenario (analysis.Run.FigureTables):
+// per variant, a row per contender and a column per metric, then the
+// contenders the variant was not measured for, and why.
 func (f *figures) figureTables(d *document, s string) {
-	variants := f.variants(s)
-	for _, x := range f.r.Raw {
-		if x.Scenario == s && x.Skipped != "" && !slices.Contains(variants, x.Variant) {
-			variants = append(variants, x.Variant)
-		}
-	}
-	for _, v := range variants {
+	for _, ft := range f.a.FigureTables(s) {
 		var cols []column
-		var metrics []string
-		for _, x := range f.r.Summary {
-			if x.Scenario != s || x.Variant != v || x.Metric == results.ThroughputMetrics.Workers.Name || slices.Contains(metrics, x.Metric) {
-				continue // workers (throughput's, latency's alike) is a parameter, in the variant name
-			}
-			metrics = append(metrics, x.Metric)
-			cols = append(cols, f.figureColumn(f.metricLabel(s, x.Metric), s, v, x.Metric))
+		for _, col := range ft.Columns {
+			cols = append(cols, f.figureColumn(col.Label, col))
 		}
 		for i, part := range chunks(cols) {
-			t, ok := f.contenderTable(f.scenarioContenders(s), part)
+			t, ok := f.contenderTable(f.a.ContendersIn(s), part)
 			if !ok {
 				continue
 			}
 			if i == 0 {
-				d.p("All figures of " + v + ":")
+				d.p("All figures of " + ft.Variant + ":")
 			}
 			d.add(t)
 		}
-		if why := f.notMeasured(s, v); len(why) > 0 {
-			d.p("Not measured in " + v + ":")
-			d.add(list{items: why})
+		if len(ft.NotMeasured) > 0 {
+			d.p("Not measured in " + ft.Variant + ":")
+			d.add(list{items: ft.NotMeasured})
 		}
 	}
-}
-
-// notMeasured lists, once each, "contender: reason" for the records of
-// scenario s, variant v that say why they were not measured.
-func (f *figures) notMeasured(s, v string) []string {
-	var out []string
-	for _, x := range f.r.Raw {
-		if x.Scenario == s && x.Variant == v && x.Skipped != "" {
-			if line := x.Contender + ": " + x.Skipped; !slices.Contains(out, line) {
-				out = append(out, line)
-			}
-		}
-	}
-	return out
 }
 
 // locks lists the non-floor contenders of a scenario.
 func (f *figures) locks(s string) []string {
 	var out []string
-	for _, c := range f.scenarioContenders(s) {
+	for _, c := range f.a.ContendersIn(s) {
 		if !f.isFloor(c) {
 			out = append(out, c)
 		}
@@ -175,7 +152,7 @@ func (f *figures) locks(s string) []string {
 // floors lists the floor contenders of a scenario.
 func (f *figures) floors(s string) []string {
 	var out []string
-	for _, c := range f.scenarioContenders(s) {
+	for _, c := range f.a.ContendersIn(s) {
 		if f.isFloor(c) {
 			out = append(out, c)
 		}
@@ -204,27 +181,16 @@ func quotedList(qs []analysis.Quoted) string {
 // rankingLine prints a ranking of the analysis (analysis.Run.RankFigure)
 // from best to worst, figures inside each other's noise tied, failed
 // ones last: its top (rankText) and how many it leaves out; "" for none.
-func rankingLine(es []entry) string {
+func rankingLine(es []analysis.Entry) string {
 	if len(es) == 0 {
 		return ""
 	}
 	return rankText(topOf(es)) + more(es)
 }
 
-// metricLabel names a metric for readers: its declared label, or its
-// name in an old run that declared none.
-func (f *figures) metricLabel(scenario, metric string) string {
-	if info, ok := f.r.Scenario(scenario); ok {
-		if m, ok := info.Metric(metric); ok && m.Label != "" {
-			return m.Label
-		}
-	}
-	return metric
-}
-
 // more says how many ranked locks topOf left out of a reading; the
 // section's table in details.md has them all.
-func more(es []entry) string {
+func more(es []analysis.Entry) string {
 	if n := len(es) - len(topOf(es)); n > 0 {
 		return fmt.Sprintf(", and %d more", n)
 	}

@@ -48,7 +48,7 @@ func sloCell(s analysis.SLOResult) cell {
 func (f *figures) workloadSection(d *document) error {
 	set := f.r.Parameters.Scenario[workloadScenario]
 	d.p("Each workload's contenders are ranked by: " + analysis.WorkloadRule() + ".")
-	for _, v := range f.variants(workloadScenario) {
+	for _, v := range f.a.Variants(workloadScenario) {
 		d.h3("Workload " + v)
 		desc := strings.Split(set[v+".description"], "\n")
 		fileWarnings, perContender := f.workloadWarnings(v)
@@ -141,21 +141,15 @@ func (f *figures) workloadWarnings(v string) ([]string, []sharedNote) {
 	}
 	var g textGroups
 	ran := 0
-	for _, c := range f.locks(workloadScenario) {
-		seen := false
-		for _, raw := range f.raws(workloadScenario, c, v) {
-			if raw.Skipped != "" {
-				continue
-			}
-			seen = true
-			for _, w := range raw.Warnings {
-				if !slices.Contains(file, w) {
-					g.add(w, c)
-				}
-			}
+	for _, rec := range f.a.WorkloadRecords(v) {
+		if !rec.Ran {
+			continue
 		}
-		if seen {
-			ran++
+		ran++
+		for _, w := range rec.Warnings {
+			if !slices.Contains(file, w) {
+				g.add(w, rec.Contender)
+			}
 		}
 	}
 	return file, g.notes(ran)
@@ -233,17 +227,12 @@ func (f *figures) sloTable(d *document, v string) {
 func (f *figures) censoredText(v string) []string {
 	var g textGroups
 	ran := 0
-	for _, c := range f.locks(workloadScenario) {
-		var cut, n int64
-		for _, raw := range f.raws(workloadScenario, c, v) {
-			cut += raw.Counts["censored"] + raw.Counts["unstarted"]
-			n += raw.Counts["requests"]
-		}
-		if n > 0 {
+	for _, rec := range f.a.WorkloadRecords(v) {
+		if rec.Requests > 0 {
 			ran++
 		}
-		if cut > 0 && n > 0 {
-			g.add(fmt.Sprintf("%d of %d measured requests: percentiles from p%s up are lower bounds", cut, n, results.Num(100*(1-float64(cut)/float64(n)))), c)
+		if rec.Cut > 0 && rec.Requests > 0 {
+			g.add(fmt.Sprintf("%d of %d measured requests: percentiles from p%s up are lower bounds", rec.Cut, rec.Requests, results.Num(100*(1-float64(rec.Cut)/float64(rec.Requests)))), rec.Contender)
 		}
 	}
 	var out []string
@@ -290,7 +279,7 @@ func (g textGroups) notes(total int) []sharedNote {
 // a ranking of two contenders or more.
 func (f *figures) workloadAdvice() []string {
 	var out []string
-	for _, v := range f.variants(workloadScenario) {
+	for _, v := range f.a.Variants(workloadScenario) {
 		if wr := f.a.RankWorkload(workloadScenario, v); wr.Ranked() && len(wr.Ranks) > 1 {
 			out = append(out, fmt.Sprintf("Your workload %s (every SLO passed first, then by %s): %s.", v, wr.Label, workloadText(wr)))
 		}

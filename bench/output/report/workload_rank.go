@@ -14,11 +14,11 @@ import (
 
 // workloadEntries returns the ranked contenders of one threshold group
 // as ranking entries with their places, for rankText.
-func workloadEntries(w analysis.WorkloadRanking, failed int) []entry {
-	var es []entry
+func workloadEntries(w analysis.WorkloadRanking, failed int) []analysis.Entry {
+	var es []analysis.Entry
 	for _, rk := range w.Ranks {
 		if rk.Place > 0 && rk.Failed == failed {
-			es = append(es, entry{contender: rk.Contender, vals: rk.Values, unit: rk.Unit, place: rk.Place})
+			es = append(es, analysis.Entry{Contender: rk.Contender, Values: rk.Values, Unit: rk.Unit, Place: rk.Place})
 		}
 	}
 	return es
@@ -58,7 +58,7 @@ func workloadBrief(w analysis.WorkloadRanking) string {
 	}
 	es := workloadEntries(w, w.Ranks[0].Failed)
 	lead := 1
-	for lead < len(es) && es[lead].place == es[0].place {
+	for lead < len(es) && es[lead].Place == es[0].Place {
 		lead++
 	}
 	text := groupHead(w.Ranks[0].Failed) + ": "
@@ -66,12 +66,12 @@ func workloadBrief(w analysis.WorkloadRanking) string {
 	if lead == 1 {
 		text += rankText(es[:shown])
 	} else {
-		lo, hi := es[0].span(), es[lead-1].span()
-		show := results.DisplayFor(es[0].unit, lo.median, hi.median)
+		lo, hi := spanOf(es[0].Values), spanOf(es[lead-1].Values)
+		show := results.DisplayFor(es[0].Unit, lo.median, hi.median)
 		text += fmt.Sprintf("%s–%s across the %d tied (n=%d)", show.Num(lo.median), show.Format(hi.median), lead, lo.n)
 		if lead < len(es) {
-			next := es[lead].span()
-			text += fmt.Sprintf(", then %s %s (n=%d, %s)", es[lead].contender, results.Format(next.median, es[lead].unit), next.n, results.Ratio(next.median, lo.median))
+			next := spanOf(es[lead].Values)
+			text += fmt.Sprintf(", then %s %s (n=%d, %s)", es[lead].Contender, results.Format(next.median, es[lead].Unit), next.n, results.Ratio(next.median, lo.median))
 		}
 	}
 	ranked, behind := 0, 0

@@ -15,17 +15,19 @@ import (
 // (workloadSection).
 func (f *figures) workloadSummary(d *document) {
 	var cols []column
-	for _, v := range f.variants(workloadScenario) {
+	for _, v := range f.a.Variants(workloadScenario) {
+		p99 := map[string]results.Row{}
 		var rows []results.Row
-		for _, c := range f.locks(workloadScenario) {
-			if x, ok := f.row(workloadScenario, c, v, results.WorkloadMetrics.AcquireP99.Name); ok {
-				rows = append(rows, x)
+		for _, x := range f.a.Column(workloadScenario, v, results.WorkloadMetrics.AcquireP99.Name).Figures {
+			if x.Measured && !f.isFloor(x.Contender) {
+				p99[x.Contender] = x.Row
+				rows = append(rows, x.Row)
 			}
 		}
 		show := rowDisplay(rows...)
 		cols = append(cols, column{head: withDisplayUnit(v+": acquire p99", show), value: func(c string) (string, bool) {
 			slos := f.a.SLOResults(workloadScenario, c, v)
-			x, ok := f.row(workloadScenario, c, v, results.WorkloadMetrics.AcquireP99.Name)
+			x, ok := p99[c]
 			if len(slos) == 0 && !ok {
 				return "", false
 			}
@@ -52,7 +54,7 @@ func (f *figures) workloadSummary(d *document) {
 	d.p("Per workload file: ✓ every threshold of the file held in every repetition, or ✗ how many did not; then its acquire p99 from each request's intended start (coordinated omission corrected). Each file's thresholds, chart and ranking are in the appendix.")
 	d.add(t)
 	var warnings []string
-	for _, v := range f.variants(workloadScenario) {
+	for _, v := range f.a.Variants(workloadScenario) {
 		warnings = append(warnings, f.workloadWarningLines(v)...)
 	}
 	if len(warnings) > 0 {
