@@ -203,6 +203,8 @@ func (cfg ChaosConfig) Scenario() bench.Scenario {
 			}
 			v := bench.Variant{
 				Name: ChaosSoak, Contended: true, Estimate: est, MaxRepetitions: 1, Skip: skip,
+				// A soak (make bench-chaos) has its own budget, not the suite's.
+				OwnBudget: cfg.Faults > 0,
 				Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return cfg.run(ctx, env, quick)
 				},
