@@ -71,6 +71,13 @@ type Contender struct {
 	// contender's servers; nil when it has none. It returns an error
 	// wrapping ErrNoCounters when the servers cannot be read.
 	Counters func(servers []Server) (Coordinator, error)
+	// HeldOnServer, when set, returns those of keys whose locks the
+	// servers still hold by their own record, whichever connection or
+	// session took them: the safety scenario asks once every client of
+	// its pause trials has closed, to find a lock that outlived its
+	// holders. Nil: the servers keep no such record apart from the
+	// clients' sessions.
+	HeldOnServer func(ctx context.Context, servers []Server, keys []string) ([]string, error)
 	// Claims are the claims made about this contender, as rules whose
 	// Subject is Name; the runner records them in results.json and the
 	// report judges them against the run's figures.

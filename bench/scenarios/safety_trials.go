@@ -37,6 +37,9 @@ func (s *safetyRun) pause(ctx context.Context, cmd holder.Command, trials int) e
 
 func (s *safetyRun) pauseTrial(ctx context.Context, cmd holder.Command, b bench.Locker) error {
 	key := "safety-pause-" + randomHex()
+	s.mu.Lock()
+	s.keys = append(s.keys, key)
+	s.mu.Unlock()
 	rctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	a, err := holder.Start(rctx, cmd, holder.Spec{Contender: s.env.Contender.Name, Addrs: s.env.Addrs, Lease: s.env.Lease, Key: key})
