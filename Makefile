@@ -78,8 +78,10 @@ chaos: redis-server postgresql zookeeper cc
 ## a step its span plus 1-3 s (35 faults: 87-88 s; 89 faults: 233-234 s), so
 ## 177 faults take about 7.7 min a step. SOAK_PARALLEL lanes run side by
 ## side, locks sharing a server role in one lane: the Redis lane (redis,
-## redisson, redisson-fair) is the longest, 3 steps, and 3 lanes fit the
-## other 6 locks beside it: about 24-27 min in all (more lanes gain nothing).
+## redisson, redisson-fair) is the longest, 3 steps, then the PgBouncer lane
+## (postgres-pgbouncer, postgres-pgbouncer-xact: their pair is one server),
+## 2 steps, beside 6 locks of their own: 11 steps, 4 on the busiest of 3
+## lanes, about 31 min planned (TestSoakPlanBudget; 9 locks took 23m46s).
 ## Side by side the clients used 0.7-1.4% of a core per lock and the servers
 ## 0-2.6% (the report's CPU table), so the lanes do not starve each other.
 SOAK_FAULTS   ?= 150

@@ -71,6 +71,13 @@ type Contender struct {
 	// contender's servers; nil when it has none. It returns an error
 	// wrapping ErrNoCounters when the servers cannot be read.
 	Counters func(servers []Server) (Coordinator, error)
+	// HeldOnServer, when set, returns those of keys whose locks the
+	// servers still hold by their own record, whichever connection or
+	// session took them: the safety scenario asks once every client of
+	// its pause trials has closed, to find a lock that outlived its
+	// holders. Nil: the servers keep no such record apart from the
+	// clients' sessions.
+	HeldOnServer func(ctx context.Context, servers []Server, keys []string) ([]string, error)
 	// Claims are the claims made about this contender, as rules whose
 	// Subject is Name; the runner records them in results.json and the
 	// report judges them against the run's figures.
@@ -106,19 +113,23 @@ type Cap struct {
 	Scenario, Variant string
 	// QuickOnly limits the cap to quick runs.
 	QuickOnly bool
+	// SuiteOnly limits the cap to the suite's runs, full and quick, whose
+	// budget it keeps: a variant run on a budget of its own
+	// (Variant.OwnBudget) runs the contender anyway.
+	SuiteOnly bool
 	// Reason is recorded as the skip reason ("capped: " + Reason).
 	Reason string
 }
 
-// CapOf returns why c does not run scenario/variant in a run (quick or
-// full), "" when it runs it.
-func (c Contender) CapOf(scenario, variant string, quick bool) string {
+// CapOf returns why c does not run scenario's variant v in a run (quick
+// or full), "" when it runs it.
+func (c Contender) CapOf(scenario string, v Variant, quick bool) string {
 	for _, k := range c.Caps {
-		if k.QuickOnly && !quick {
+		if k.QuickOnly && !quick || k.SuiteOnly && v.OwnBudget {
 			continue
 		}
 		s, _ := path.Match(k.Scenario, scenario)
-		if v, _ := path.Match(k.Variant, variant); s && v {
+		if vm, _ := path.Match(k.Variant, v.Name); s && vm {
 			return "capped: " + k.Reason
 		}
 	}
@@ -130,6 +141,9 @@ func (k Cap) String() string {
 	s := k.Scenario + "/" + k.Variant
 	if k.QuickOnly {
 		s += " (quick)"
+	}
+	if k.SuiteOnly {
+		s += " (suite runs)"
 	}
 	return s + ": " + k.Reason
 }

@@ -180,3 +180,27 @@ func TestCoreDependsOnNoContenderClient(t *testing.T) {
 		}
 	}
 }
+
+// A cap kept for the suite's budget does not apply to a variant run on a
+// budget of its own; the others do.
+func TestCapSuiteOnly(t *testing.T) {
+	c := Contender{Caps: []Cap{
+		{Scenario: "chaos", Variant: "*", SuiteOnly: true, Reason: "budget"},
+		{Scenario: "safety", Variant: "clock-jump*", Reason: "no lease"},
+	}}
+	for _, tt := range []struct {
+		scenario string
+		v        Variant
+		quick    bool
+		want     string
+	}{
+		{"chaos", Variant{Name: "soak"}, false, "capped: budget"},
+		{"chaos", Variant{Name: "soak"}, true, "capped: budget"},
+		{"chaos", Variant{Name: "soak", OwnBudget: true}, false, ""},
+		{"safety", Variant{Name: "clock-jump", OwnBudget: true}, false, "capped: no lease"},
+	} {
+		if got := c.CapOf(tt.scenario, tt.v, tt.quick); got != tt.want {
+			t.Errorf("CapOf(%s, %+v, quick %v) = %q, want %q", tt.scenario, tt.v.Name, tt.quick, got, tt.want)
+		}
+	}
+}

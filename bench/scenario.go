@@ -97,6 +97,11 @@ type Variant struct {
 	// below the run's (for variants that take minutes per contender); the
 	// report counts the records it has.
 	MaxRepetitions int
+	// OwnBudget marks a run of the variant on a time budget of its own,
+	// apart from the suite's (a soak the user runs alone): the
+	// contenders' caps marked SuiteOnly keep the suite's budget and do
+	// not apply to it. Default false.
+	OwnBudget bool
 	// Run measures one contender once. It returns the repetition's record
 	// with Metrics, Counts, Histograms and CPU filled in; the runner fills
 	// scenario, contender, variant, repetition and StartedAt. When the

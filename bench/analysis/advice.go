@@ -21,7 +21,8 @@ type Advice struct {
 	// Next is the first lock ranked after them, nil when none is.
 	Next *Next
 	// Avoid are the best lock of each other family that failed a
-	// required capability, with its first failure.
+	// required capability, then each pitfall that did, with its first
+	// failure.
 	Avoid []Avoid
 	// Closest is, when no lock qualified, the lock closest to qualifying
 	// and what it lacks: the line names it only with what it fails.
@@ -61,6 +62,9 @@ func (run *Run) Advise(p Pick) Advice {
 		if len(s.Failed) > 0 {
 			a.Avoid = append(a.Avoid, Avoid{Contender: s.Contender, Failure: s.Failed[0]})
 		}
+	}
+	for _, s := range p.Pitfalls {
+		a.Avoid = append(a.Avoid, Avoid{Contender: s.Contender, Failure: s.Failed[0]})
 	}
 	if len(a.Use) == 0 && len(p.Others) > 0 {
 		c := p.Others[0]

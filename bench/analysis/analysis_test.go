@@ -203,8 +203,9 @@ func TestPitfallNeverPicked(t *testing.T) {
 }
 
 // holderRecs are a lock's handover and safety records: a freeze and a host
-// loss freed within one lease, its holder learning first, and crash
-// handovers of the given p50s.
+// loss freed within one lease, no second holder before the frozen
+// holder's lease ran out, its holder learning first, and crash handovers
+// of the given p50s.
 func holderRecs(c string, crash ...float64) []results.Raw {
 	var raw []results.Raw
 	zero := make([]float64, len(crash))
@@ -212,6 +213,7 @@ func holderRecs(c string, crash ...float64) []results.Raw {
 	raw = append(raw, rec("handover", c, "crash", ms("p50", "ms", crash...), ms("max", "ms", crash...), ms("failed", "count", zero...))...)
 	raw = append(raw, rec("handover", c, "freeze", ms("p50", "ms", slices.Repeat([]float64{1700}, len(crash))...), ms("max", "ms", slices.Repeat([]float64{1900}, len(crash))...), ms("failed", "count", zero...))...)
 	raw = append(raw, rec("handover", c, "host-loss", ms("p50", "ms", slices.Repeat([]float64{1800}, len(crash))...), ms("max", "ms", slices.Repeat([]float64{1950}, len(crash))...), ms("failed", "count", zero...))...)
+	raw = append(raw, rec("safety", c, "pause", ms("trials", "count", twos...), ms("not_granted", "count", zero...), ms("early_grants", "count", zero...), ms("double_grants", "count", twos...))...)
 	raw = append(raw, rec("safety", c, "host-loss", ms("trials", "count", twos...), ms("not_granted", "count", zero...), ms("never_learned", "count", zero...), ms("learn_first_margin_min", "ms", slices.Repeat([]float64{400}, len(crash))...))...)
 	return raw
 }
@@ -314,5 +316,65 @@ func TestSweepDecisionPerProfile(t *testing.T) {
 	one.Environment.NetworkPath = "container IP on bridge network"
 	if got := Verdicts(one).Scope; !strings.HasPrefix(got, "Verdicts for one network path, container IP on bridge network;") {
 		t.Errorf("single-path scope %q", got)
+	}
+}
+
+// A second holder granted while the frozen holder's lease still ran fails
+// no-early-grant with its count out of the trials; a lease lock that
+// hands over once the lease ran out (a double grant the fenced store is
+// for) and a lock that never grants a second holder pass. The pitfall
+// that fails is named to avoid in every row that requires it, never
+// picked.
+func TestEarlyGrantFailsThePitfall(t *testing.T) {
+	raw := holderRecs("lease", 10, 10)
+	raw = append(raw, holderRecs("pool", 5, 5)...)
+	raw = slices.DeleteFunc(raw, func(x results.Raw) bool { return x.Contender == "pool" && x.Variant == "pause" })
+	raw = append(raw, rec("safety", "pool", "pause", ms("trials", "count", 2, 2), ms("not_granted", "count", 0, 0), ms("early_grants", "count", 1, 2), ms("double_grants", "count", 2, 2))...)
+	raw = append(raw, rec("failover", "lease", "minority-down", ms("unavailable_ms", "ms", 30, 40), ms("grants_while_down", "count", 900, 1000))...)
+	raw = append(raw, rec("safety", "session", "pause", ms("trials", "count", 2, 2), ms("not_granted", "count", 2, 2), ms("early_grants", "count", 0, 0), ms("double_grants", "count", 0, 0))...)
+	run := declaredRun(raw, results.ContenderInfo{Name: "lease", Family: "x"},
+		results.ContenderInfo{Name: "session", Family: "pg"}, results.ContenderInfo{Name: "pool", Family: "pg", Pitfall: true})
+	for c, want := range map[string]struct {
+		mark Mark
+		cell string
+	}{
+		"lease":   {Holds, "0 of 2 trials: a second holder within half a lease"},
+		"session": {Holds, "0 of 2 trials: a second holder within half a lease"},
+		"pool":    {Fails, "2 of 2 trials: a second holder within half a lease"},
+	} {
+		if v := run.Capability(c, "no-early-grant"); v.Mark != want.mark || v.Cell != want.cell {
+			t.Errorf("%s: %v %q, want %v %q", c, v.Mark, v.Cell, want.mark, want.cell)
+		}
+	}
+	if !slices.Contains(run.MatrixIDs(), "no-early-grant") {
+		t.Errorf("the matrix %v lacks no-early-grant", run.MatrixIDs())
+	}
+	avoid := "pool (✗ " + run.Ref("no-early-grant") + ": worst of 2: 2 trials with a second holder granted within half a lease of the freeze)"
+	for _, prefix := range []string{"Batch jobs", "Leader election", "Holders"} {
+		p, ok := run.Decide(useCase(prefix))
+		if !ok {
+			t.Fatalf("no pick for %s", prefix)
+		}
+		a := run.Advise(p)
+		if slices.Contains(a.Use, "pool") || !strings.Contains(a.Line, "avoid "+avoid) && !strings.Contains(a.Line, ", "+avoid) {
+			t.Errorf("%s: %q does not avoid the pitfall with its early grants", prefix, a.Line)
+		}
+		if !slices.Contains(p.Required, "no-early-grant") {
+			t.Errorf("%s requires %v, not no-early-grant", prefix, p.Required)
+		}
+	}
+}
+
+// A run recorded before the suite counted early grants is decided on
+// the requirements it declares: its rows stay.
+func TestRunWithoutEarlyGrantsStillDecides(t *testing.T) {
+	r := declared(holderRecs("a", 10, 10), results.ContenderInfo{Name: "a", Family: "x"})
+	for i, s := range r.Scenarios {
+		r.Scenarios[i].Decides = slices.DeleteFunc(slices.Clone(s.Decides), func(d results.DecisionFigure) bool { return d.ID == "no-early-grant" })
+	}
+	run := New(r)
+	p, ok := run.Decide(useCase("Holders"))
+	if !ok || strings.Join(p.Supports, ",") != "a" || slices.Contains(p.Required, "no-early-grant") {
+		t.Errorf("pick %+v (%v): want a, on the declared requirements", p.Supports, ok)
 	}
 }

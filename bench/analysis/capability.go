@@ -341,6 +341,9 @@ func (run *Run) judgeAt(c string, d decl, v string) Verdict {
 	j.Short = results.Format(worst, unit)
 	j.Figure, j.Worst = j.Short, len(vals)
 	j.Cell = cellText(d, worst, bound, unit)
+	if of, _ := run.values(d.scenario, c, v, d.Of); len(of) > 0 {
+		j.Cell = fmt.Sprintf("%s of %s %s: %s", j.Short, results.Num(slices.Max(of)), run.metricLabel(d.scenario, d.Of), d.Counts)
+	}
 	info, _ := run.r.Scenario(d.scenario)
 	if m, ok := info.Metric(d.Metric); ok && m.Label != "" {
 		j.Figure += " " + m.Label
@@ -358,7 +361,8 @@ func (run *Run) judgeAt(c string, d decl, v string) Verdict {
 // what it counts (DecisionFigure.Counts): a duration after the words ("no
 // grant for 2.11 s"), a count before them ("0 stale writes accepted"), a
 // count judged against another figure with that figure ("19,734 of
-// 19,734 held").
+// 19,734 held"). A count out of trials (DecisionFigure.Of) is said by
+// judgeAt, which has the trials: "2 of 2 trials: a second holder ...".
 func cellText(d decl, worst, bound float64, unit string) string {
 	figure := results.Format(worst, unit)
 	switch {

@@ -15,8 +15,12 @@ import (
 type UseCase struct {
 	Title    string
 	Requires []string
-	Rank     []string
-	Caveat   string
+	// IfDeclared are further requirements of a run whose scenarios declare
+	// them: a run recorded before the suite measured one is decided on
+	// Requires alone, and its line names only those.
+	IfDeclared []string
+	Rank       []string
+	Caveat     string
 }
 
 // A Ranking is one figure's ranking of some locks, at one condition:
@@ -85,6 +89,9 @@ type Pick struct {
 	// Others is, for every family without a qualified lock, its lock
 	// closest to qualifying (see closer).
 	Others []Standing
+	// Pitfalls are the deployments run to show a misuse that failed a
+	// required capability: never picked, named to avoid.
+	Pitfalls []Standing
 }
 
 // Requirements expands a use case's required ids into the run's
@@ -101,6 +108,11 @@ func (run *Run) Requirements(u UseCase) []string {
 		}
 		if len(out) == n {
 			out = append(out, r)
+		}
+	}
+	for _, id := range u.IfDeclared {
+		if run.Declared(id) {
+			out = append(out, id)
 		}
 	}
 	return out
@@ -133,9 +145,6 @@ func (run *Run) Decide(u UseCase) (Pick, bool) {
 	measured := false
 	var stands []Standing
 	for _, c := range run.locks {
-		if run.info[c].Pitfall {
-			continue // shown in the matrix, never a pick nor a family's best
-		}
 		s := Standing{Contender: c}
 		for _, id := range p.Required {
 			switch j := run.Capability(c, id); j.Mark {
@@ -150,6 +159,13 @@ func (run *Run) Decide(u UseCase) (Pick, bool) {
 			default:
 				s.Unknown = append(s.Unknown, id)
 			}
+		}
+		if run.info[c].Pitfall {
+			// shown in the matrix, never a pick nor a family's best
+			if len(s.Failed) > 0 {
+				p.Pitfalls = append(p.Pitfalls, s)
+			}
+			continue
 		}
 		stands = append(stands, s)
 	}
@@ -312,18 +328,20 @@ func closer(a, b Standing) bool {
 // UseCases are the questions the decision answers.
 var UseCases = []UseCase{
 	{
-		Title:    "Batch jobs (cron, deploys): a stale write is damage",
-		Requires: []string{"fenced-store", "learns-first", "frozen-freed"},
-		Rank:     []string{"learn-first-margin", "handover-freeze"},
-		Caveat:   "Fencing protects only a resource that checks the token: with one that does not, a holder paused past its lease wrote after the next grant with every lock here that granted (safety pause, unfenced store).",
+		Title:      "Batch jobs (cron, deploys): a stale write is damage",
+		Requires:   []string{"fenced-store", "learns-first", "frozen-freed"},
+		IfDeclared: []string{"no-early-grant"},
+		Rank:       []string{"learn-first-margin", "handover-freeze"},
+		Caveat:     "Fencing protects only a resource that checks the token: with one that does not, a holder paused past its lease wrote after the next grant with every lock here that granted (safety pause, unfenced store).",
 	},
 	{
 		// A leader is elected again only while the coordinator grants:
 		// its availability is a requirement here, not a ranking figure.
-		Title:    "Leader election: one leader at a time, and a new one soon after the leader or a coordinator server fails",
-		Requires: []string{"learns-first", "frozen-freed", "host-loss-freed", "granting-server-down"},
-		Rank:     []string{"handover-crash", "handover-freeze"},
-		Caveat:   "A leader that writes to a shared store needs fencing as batch jobs do; a single coordinator elects no leader while it is down.",
+		Title:      "Leader election: one leader at a time, and a new one soon after the leader or a coordinator server fails",
+		Requires:   []string{"learns-first", "frozen-freed", "host-loss-freed", "granting-server-down"},
+		IfDeclared: []string{"no-early-grant"},
+		Rank:       []string{"handover-crash", "handover-freeze"},
+		Caveat:     "A leader that writes to a shared store needs fencing as batch jobs do; a single coordinator elects no leader while it is down.",
 	},
 	{
 		// The tail decides: a lossy link stalls a fresh connection's
@@ -344,10 +362,11 @@ var UseCases = []UseCase{
 		Caveat:   "The coordinator load is that of the few clients of the fairness scenario; a polling lock's load grows with its waiters (Scale, queue).",
 	},
 	{
-		Title:    "Holders that may crash, freeze or lose their host",
-		Requires: []string{"frozen-freed", "host-loss-freed", "learns-first"},
-		Rank:     []string{"handover-crash", "handover-freeze"},
-		Caveat:   "After a freeze or a host loss the lock is free only once the lease expired: a shorter lease frees it sooner and costs more keep-alives.",
+		Title:      "Holders that may crash, freeze or lose their host",
+		Requires:   []string{"frozen-freed", "host-loss-freed", "learns-first"},
+		IfDeclared: []string{"no-early-grant"},
+		Rank:       []string{"handover-crash", "handover-freeze"},
+		Caveat:     "After a freeze or a host loss the lock is free only once the lease expired: a shorter lease frees it sooner and costs more keep-alives.",
 	},
 	{
 		Title:    "The coordinator itself may fail",

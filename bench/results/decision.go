@@ -38,6 +38,9 @@ type DecisionFigure struct {
 	// "19,734 of 19,734 held"), before it for a duration ("no grant for":
 	// "no grant for 2.11 s"), so that no cell is a bare number.
 	Counts string `json:"counts,omitempty"`
+	// Of names the figure a count is out of in a matrix cell, the trials
+	// it was counted over: "2 of 2 trials: ..." (Counts after the colon).
+	Of string `json:"of,omitempty"`
 	// Op is AtMost or AtLeast (a capability) or empty (a ranking
 	// figure). A capability judges the worst repetition: its max for
 	// AtMost, its min for AtLeast.

@@ -24,6 +24,8 @@ var ChaosMetrics = chaosMetrics{
 	GrantGapMax:                 MetricSpec{Name: "grant_gap_max", Unit: "ms", Better: BetterLower, Label: "longest time without a grant", Kind: KindLatency},
 	FaultsOnHolder:              MetricSpec{Name: "faults_on_holder", Unit: "count", Label: "client faults that struck the holder", Kind: KindCount},
 	LockKeptThroughFault:        MetricSpec{Name: "lock_kept_through_fault", Unit: "count", Label: "holder faults through which no other client was granted", Kind: KindCount},
+	StrandedLock:                MetricSpec{Name: "stranded_lock", Unit: "count", Better: BetterLower, Label: "the step's lock still held on the server when the stranded wait ran out, every client closed (1: held)", Kind: KindCount},
+	StrandedMs:                  MetricSpec{Name: "stranded_ms", Unit: "ms", Better: BetterLower, Label: "how long the step's lock stayed held on the server after every client closed (capped at the stranded wait)", Kind: KindLatency},
 	NoHandoverDuringHolderFault: MetricSpec{Name: "no_handover_during_holder_fault", Unit: "bool", Label: "no other client was granted the lock during any client fault on its holder (1: the checkers never saw a handover under a fault)", Kind: KindVerdict},
 }
 
@@ -49,6 +51,8 @@ type chaosMetrics struct {
 	GrantGapMax                 MetricSpec
 	FaultsOnHolder              MetricSpec
 	LockKeptThroughFault        MetricSpec
+	StrandedLock                MetricSpec
+	StrandedMs                  MetricSpec
 	NoHandoverDuringHolderFault MetricSpec
 }
 

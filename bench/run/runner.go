@@ -358,7 +358,7 @@ func (r *Runner) plan(reps int) []plannedStep {
 			last := vreps
 			for _, c := range r.Contenders {
 				creps[c.Name] = vreps
-				if c.CapOf(s.Name, v.Name, r.Quick) == "" {
+				if c.CapOf(s.Name, v, r.Quick) == "" {
 					creps[c.Name] = c.RepetitionsOf(s.Name, v.Name, r.Quick, vreps)
 				}
 				last = max(last, creps[c.Name])
@@ -370,7 +370,7 @@ func (r *Runner) plan(reps int) []plannedStep {
 						(len(c.Scenarios) > 0 && !slices.Contains(c.Scenarios, s.Name)) || rep > creps[c.Name] {
 						continue
 					}
-					capped := c.CapOf(s.Name, v.Name, r.Quick)
+					capped := c.CapOf(s.Name, v, r.Quick)
 					if v.Interleaved != nil && capped == "" {
 						together = append(together, c)
 						continue

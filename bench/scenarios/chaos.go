@@ -163,7 +163,8 @@ var chaosNoHandover = []results.ClaimGuard{{Metric: results.ChaosMetrics.NoHando
 // granted), no_handover_during_holder_fault (1 when that was every one:
 // the lock was never handed over under a fault, so zero stale writes and
 // double holders say nothing good), and per fault kind faults_<kind> and
-// violation_rate_hi_<kind>. Floors
+// violation_rate_hi_<kind>; for a contender with HeldOnServer,
+// stranded_lock (count) and stranded_ms (ms). Floors
 // do not take part; the waiting-strategy variants (ContendedOnly) are
 // skipped with the reason. One repetition at most.
 func (cfg ChaosConfig) Scenario() bench.Scenario {
@@ -203,6 +204,8 @@ func (cfg ChaosConfig) Scenario() bench.Scenario {
 			}
 			v := bench.Variant{
 				Name: ChaosSoak, Contended: true, Estimate: est, MaxRepetitions: 1, Skip: skip,
+				// A soak (make bench-chaos) has its own budget, not the suite's.
+				OwnBudget: cfg.Faults > 0,
 				Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
 					return cfg.run(ctx, env, quick)
 				},
@@ -241,6 +244,7 @@ func (cfg ChaosConfig) settings(quick bool) results.Settings {
 		"history":     "every invocation and completion on CLOCK_MONOTONIC, one file per client, merged into histories/<contender>.jsonl in the run folder (format in bench/README.md); a timeout is info (unknown outcome), a refusal fail",
 		"checkers":    "mutual exclusion (holds from grant to release invocation or lost notice; an overlap whose earlier holder was frozen by a client pause through it, give or take " + check.ResumeGrace.String() + " to run again, is inherent to a lease, the others are double_holders_running), porcupine linearizability of each register against its store's model, stale writes accepted (after another client's newer grant: grants ordered by real time, one newer than another when its acquire was invoked after the other's completed; only concurrent acquires ordered by token, and not across a server kill, else by completion), grants whose token is not above that of a grant released before they were asked for (" + results.ChaosMetrics.TokenOrderViolations.Name + "), the current holder's writes the fenced store refused (" + results.ChaosMetrics.HolderWritesRefusedFenced.Name + "), writes that left after the writer's lost notice (" + results.ChaosMetrics.WritesAfterLost.Name + "), lost acknowledged increments; violations attributed to the faults active in their cause window on the clients involved or on a server (an overlap under a frozen holder to the pause alone); rates: faults with a violation of all applied faults, Wilson 95%",
 		"tail":        strconv.Itoa(chaosTailLeases) + " lease after the last fault healed, then the clients are stopped (SIGCONT, EOF on stdin, SIGKILL after " + holder.DefaultCloseGrace.String() + ") and the harness reads each counter",
+		"stranded":    "contenders whose servers keep their own record of held locks (HeldOnServer): once every client stopped, the step's lock is read on the servers every " + strandedPoll.String() + " for up to " + strandedWait.String() + "; stranded_lock = 1 when it was still held then, stranded_ms = when it went (the wait when it stayed)",
 		"clock_steps": "contenders whose servers expire leases on a wall clock read through libc run the whole step on servers started under the clockshift interposer; the others skip clock steps",
 		"repetitions": "1 (each step runs a whole schedule; a longer run is a longer schedule: --chaos-duration, make chaos DURATION=30m)",
 		"contenders":  "every lock; the waiting-strategy variants (-spin) are skipped: their lock and its safety are their base contender's, and each step costs a schedule",
@@ -374,6 +378,15 @@ func (cfg ChaosConfig) run(ctx context.Context, env *bench.Env, quick bool) (res
 	raw, err := s.record(h, sched, outcomes)
 	if err != nil {
 		return results.Raw{}, err
+	}
+	if held := env.Contender.HeldOnServer; held != nil {
+		// The clients have stopped: does the lock outlive them?
+		n, watched, err := watchStranded(ctx, held, targets.running, []string{s.key})
+		if err != nil {
+			return results.Raw{}, err
+		}
+		cm := results.ChaosMetrics
+		raw.Metrics = append(raw.Metrics, cm.StrandedLock.Of(float64(n)), cm.StrandedMs.Of(float64(watched)/float64(time.Millisecond)))
 	}
 	raw.Seconds = time.Since(begin).Seconds()
 	return raw, nil

@@ -386,3 +386,53 @@ func TestChaosFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestChaosPgBouncerPitfall runs a short soak of the pitfall
+// (pg_advisory_lock through PgBouncer's transaction pooling) on the local
+// backend: the step completes as any lock's does, its double holders are
+// the checkers' figures (the finding, logged, not asserted), and the
+// stranded watch reads the lock on the server once the clients stopped.
+func TestChaosPgBouncerPitfall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a fault schedule on PostgreSQL behind PgBouncer")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := holder.Command{Path: exe, Env: append(os.Environ(), childEnv+"=1")}
+	cs := pgbouncerLocks()[:1]
+	specs, err := bench.Specs(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := benchtest.Start(t, specs...)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	const lease = 600 * time.Millisecond
+	// A soak (Faults set) of one fault of each kind the lock takes: the
+	// suite's runs cap the PgBouncer rows' chaos step, the soak does not.
+	r := run.Runner{Scenarios: []bench.Scenario{ChaosConfig{Holder: cmd, Seed: 24, Faults: 5}.Scenario()}, Contenders: cs, Deployment: d, Lease: lease, OutDir: t.TempDir()}
+	res := &results.Results{SchemaVersion: results.SchemaVersion, RunID: "chaos-pgbouncer", StartedAt: time.Now()}
+	d.Describe(&res.Environment)
+	if err := r.Run(ctx, res); err != nil {
+		t.Fatalf("the step failed (a harness failure, not the pitfall's finding): %v", err)
+	}
+	if len(res.Raw) != 1 || res.Raw[0].Chaos == nil {
+		t.Fatalf("records %+v: want the pitfall's chaos record", res.Raw)
+	}
+	raw := res.Raw[0]
+	fig := map[string]float64{}
+	for _, m := range raw.Metrics {
+		fig[m.Name] = m.Value
+	}
+	t.Logf("errors %v; verdict %s; exclusion %+v; figures %v", raw.Errors, raw.Chaos.Verdict.Valid, raw.Chaos.Verdict.Exclusion, fig)
+	for _, m := range []string{"double_holders", "double_holders_running", "stranded_lock", "stranded_ms"} {
+		if _, ok := fig[m]; !ok {
+			t.Errorf("no %s figure", m)
+		}
+	}
+	if fig["operations"] == 0 {
+		t.Error("no operation recorded")
+	}
+}

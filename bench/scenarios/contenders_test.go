@@ -36,8 +36,14 @@ func safetyLocks() []bench.Contender {
 	}
 }
 
+// pgbouncerLocks are both PgBouncer rows: the session lock through
+// transaction pooling (the pitfall) and the transaction lock.
+func pgbouncerLocks() []bench.Contender {
+	return []bench.Contender{postgres.PgBouncerContender(), postgres.PgBouncerXactContender()}
+}
+
 // holderContenders are the contenders a holder child of these tests can
 // be asked to open.
 func holderContenders() []bench.Contender {
-	return append(baseLocks(), redisbench.RedisIncrContender())
+	return append(append(baseLocks(), redisbench.RedisIncrContender()), pgbouncerLocks()...)
 }

@@ -88,7 +88,7 @@ func TestDecisionFiguresAreDeclared(t *testing.T) {
 			continue
 		}
 		for _, d := range info.Decides {
-			names := []string{d.Metric, d.Than.Metric}
+			names := []string{d.Metric, d.Than.Metric, d.Of}
 			for _, g := range append(append([]results.ClaimGuard{}, d.Fail...), d.Void...) {
 				names = append(names, g.Metric)
 			}

@@ -15,7 +15,10 @@ package scenarios
 //   - pause: A is a separate OS process (package holder); after its first
 //     write it is frozen (SIGSTOP), B acquires (once the lease ran out) and
 //     writes, then A is resumed and writes at once — it checked its lock
-//     before the pause (Kleppmann's GC-pause story).
+//     before the pause (Kleppmann's GC-pause story). A grant to B within
+//     half a lease of the freeze is early: no lease ran out. Where the
+//     servers keep their own record of held locks, the trials' locks are
+//     watched there once every client closed (stranded).
 //   - host-loss: A runs in the bench but reaches the lock servers only
 //     through its own fault-proxy links (bench/faults/faultproxy), which are
 //     blackholed: its packets are dropped, nothing is reset. A keeps
@@ -107,7 +110,9 @@ func (c SafetyConfig) trials(quick bool) int {
 // Scenario returns the safety scenario with variants pause, host-loss,
 // clock-jump and clock-jump-redlock and metrics trials, double_grants,
 // unsafe_writes_unfenced, unsafe_writes_fenced, fenced_rejections
-// (counts); host-loss also learn_first_margin_p50/min (ms) and
+// (counts); pause also early_grants and, for a contender with
+// HeldOnServer, stranded_locks (counts) and stranded_ms (ms); host-loss
+// also learn_first_margin_p50/min (ms) and
 // proxy_overhead_p50 (us, what one proxy link adds to a round trip).
 // Floors and waiting-strategy variants do not take part.
 func (cfg SafetyConfig) Scenario() bench.Scenario {
@@ -119,6 +124,12 @@ func (cfg SafetyConfig) Scenario() bench.Scenario {
 		Metrics: sm.List(),
 		Decides: []results.DecisionFigure{
 			{ID: "fenced-store", Text: "fenced store rejected every stale write (a holder paused past its lease, then wrote)", Variant: Pause, Metric: sm.UnsafeWritesFenced.Name, Counts: "stale writes accepted", Op: results.AtMost, Void: notGranted, Without: &results.ClaimGuard{Metric: sm.UnsafeWritesUnfenced.Name, Label: "no fencing tokens"}},
+			// A lease lock hands the frozen holder's lock on once its lease
+			// ran out, which the fenced store is there for; a grant within
+			// half a lease of the freeze is no expiry: every lock here
+			// renews at least every third of a lease (the handover's freeze
+			// trials never freed one in under 0.7 lease).
+			{ID: "no-early-grant", Text: "no second holder while a frozen holder's lease still ran (pause: no grant within half a lease of the freeze)", Variant: Pause, Metric: sm.EarlyGrants.Name, Counts: "a second holder within half a lease", Of: sm.Trials.Name, Op: results.AtMost},
 			{ID: "learns-first", Text: "holder learns it lost the lock before the next grant (its host vanished; by 1 ms at least, beyond clock resolution)", Variant: HostLoss, Metric: sm.LearnFirstMarginMin.Name, Counts: "learn-first margin", Op: results.AtLeast, Than: results.ClaimBound{Value: 1}, Void: notGranted, Fail: []results.ClaimGuard{{Metric: sm.NeverLearned.Name, Label: "trials where the old holder never learned"}}},
 			{ID: "learn-first-margin", Text: "smallest learn-first margin after a host loss", Variant: HostLoss, Metric: sm.LearnFirstMarginMin.Name, Void: notGranted},
 		},
@@ -132,6 +143,8 @@ func (cfg SafetyConfig) Scenario() bench.Scenario {
 				"clock-jump":         "A and B on a separate single server started under the clockshift LD_PRELOAD interposer (wall clock only); while A holds, the server's clock steps +" + strconv.Itoa(jumpLeases) + " leases; B acquires and writes; A writes if its Lost is still open; a step that lands inside one of A's extensions is absorbed (the extension re-arms the TTL on the stepped clock) and the trial counts in not_granted",
 				"clock-jump-redlock": "masters started under the interposer; A reaches masters 1-3 only and acquires; master 3's clock steps +" + strconv.Itoa(jumpLeases) + " leases; B reaches masters 3-5 only and acquires; B writes; A writes if its Lost is still open",
 				"grant_bound":        "B waits at most 2 leases + 1s (at least " + minGrantBound.String() + ") for its grant, else not_granted; A as long to learn after B's grant, else never_learned",
+				"early_grants":       "pause trials where B was granted less than half a lease after A's SIGSTOP: a second holder while A's lease still ran, not an expiry (A's lease is renewed at least every third of a lease, so two thirds of it remain at the freeze)",
+				"stranded":           "contenders whose servers keep their own record of held locks (HeldOnServer): once every client of the pause trials closed (A released at its Close, B's client closed), the trials' locks are read on the servers every " + strandedPoll.String() + " for up to " + strandedWait.String() + "; stranded_locks = those still held then, stranded_ms = when the last went (the wait when one stayed)",
 				"double_grants":      "B granted while A still believed it held the lock (A's belief ends at Lost, or after its last write when it never learned)",
 				"unsafe_writes":      "accepted writes from A after B's grant of the same key",
 				"skips":              "clock-jump variants need a server that expires leases on a wall clock read through libc (ServerSpec.WallClockExpiry) and a backend that can start servers under the interposer; the reason is in the run's notes",
@@ -181,7 +194,8 @@ type safetyRun struct {
 
 	mu      sync.Mutex // guards the fields below: A's writer runs on its own
 	grants  []guardedstore.Grant
-	counts  map[string]int // not_granted, never_learned
+	counts  map[string]int // not_granted, never_learned, early_grants
+	keys    []string       // the pause trials' keys, for the stranded watch
 	margins []float64
 	errs    []string
 }
@@ -210,7 +224,13 @@ func runSafety(ctx context.Context, env *bench.Env, cmd holder.Command, variant 
 	begin := time.Now()
 	switch variant {
 	case Pause:
-		err = s.pause(ctx, cmd, trials)
+		if err = s.pause(ctx, cmd, trials); err == nil && env.Contender.HeldOnServer != nil {
+			var held int
+			var longest time.Duration
+			if held, longest, err = watchStranded(ctx, env.Contender.HeldOnServer, env.Servers, s.keys); err == nil {
+				raw.Metrics = append(raw.Metrics, sm.StrandedLocks.Of(float64(held)), sm.StrandedMs.Of(float64(longest)/float64(time.Millisecond)))
+			}
+		}
 	case HostLoss:
 		var o faultproxy.Overhead
 		if o, err = faultproxy.MeasureOverhead(ctx, overheadSamples); err != nil {
@@ -237,6 +257,9 @@ func runSafety(ctx context.Context, env *bench.Env, cmd holder.Command, variant 
 	count(sm.NotGranted, s.counts[sm.NotGranted.Name])
 	count(sm.NeverLearned, s.counts[sm.NeverLearned.Name])
 	count(sm.DoubleGrants, len(unf.DoubleGrants))
+	if variant == Pause {
+		count(sm.EarlyGrants, s.counts[sm.EarlyGrants.Name])
+	}
 	count(sm.UnsafeWritesUnfenced, len(unf.Unsafe))
 	raw.Counts = map[string]int64{"trials": int64(trials), "writes_unfenced": int64(unf.Writes)}
 	if s.hasTokens() {

@@ -103,6 +103,11 @@ func TestSafetySmoke(t *testing.T) {
 				if fig[p+"trials"] != 2 || fig[p+"unsafe_writes_unfenced"] != 2 || fig[p+"double_grants"] != 2 {
 					t.Errorf("%s: trials %v, unsafe unfenced %v, double grants %v; want 2 each", c.Name, fig[p+"trials"], fig[p+"unsafe_writes_unfenced"], fig[p+"double_grants"])
 				}
+				// ... but only once A's lease ran out: no second holder
+				// within half a lease of the freeze.
+				if n, ok := fig[p+"early_grants"]; !ok || n != 0 {
+					t.Errorf("%s pause: early grants %v (recorded %v), want 0", c.Name, n, ok)
+				}
 				if tokens[c.Name] && (fig[p+"unsafe_writes_fenced"] != 0 || fig[p+"fenced_rejections"] != 2) {
 					t.Errorf("%s pause fenced: unsafe %v, rejected %v; want 0 and 2", c.Name, fig[p+"unsafe_writes_fenced"], fig[p+"fenced_rejections"])
 				}

@@ -37,6 +37,9 @@ func (s *safetyRun) pause(ctx context.Context, cmd holder.Command, trials int) e
 
 func (s *safetyRun) pauseTrial(ctx context.Context, cmd holder.Command, b bench.Locker) error {
 	key := "safety-pause-" + randomHex()
+	s.mu.Lock()
+	s.keys = append(s.keys, key)
+	s.mu.Unlock()
 	rctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	a, err := holder.Start(rctx, cmd, holder.Spec{Contender: s.env.Contender.Name, Addrs: s.env.Addrs, Lease: s.env.Lease, Key: key})
@@ -52,6 +55,7 @@ func (s *safetyRun) pauseTrial(ctx context.Context, cmd holder.Command, b bench.
 	if err := a.Wrote(rctx); err != nil {
 		return err
 	}
+	frozenAt := check.Now()
 	if err := a.Freeze(); err != nil {
 		return err
 	}
@@ -64,6 +68,9 @@ func (s *safetyRun) pauseTrial(ctx context.Context, cmd holder.Command, b bench.
 	}
 	if err != nil {
 		return err
+	}
+	if earlyGrant(frozenAt, bAt, s.env.Lease) {
+		s.count(results.SafetyMetrics.EarlyGrants)
 	}
 	gb := guardedstore.Grant{Client: "B", Lock: key, Token: tokenOf(hb.Token()), At: bAt}
 	s.write(ctx, "B", key, gb.Token)
@@ -85,6 +92,13 @@ func (s *safetyRun) pauseTrial(ctx context.Context, cmd holder.Command, b bench.
 	gb.End = check.Now()
 	s.addGrants(ga, gb)
 	return nil
+}
+
+// earlyGrant reports whether B's grant at bAt came within half a lease of
+// A's freeze at frozenAt: while A's lease, renewed at least every third
+// of a lease, still ran.
+func earlyGrant(frozenAt, bAt check.Mono, lease time.Duration) bool {
+	return time.Duration(bAt-frozenAt) < lease/2
 }
 
 // hostLoss runs the host-loss trials: A's lock traffic goes through its own

@@ -127,6 +127,7 @@ func contender(name, label, colour string, spec *bench.ServerSpec, tuned []strin
 		MaxSessions:       DefaultPoolSize,
 		MaxSessionsReason: "each session holds one pooled connection, served by a backend process of its own: pool_size " + strconv.Itoa(DefaultPoolSize) + ", below PostgreSQL's default max_connections (100)",
 		Counters:          newCounters,
+		HeldOnServer:      heldOnServer(false),
 		Claims:            results.OfKind(results.ClaimOther, Claims(name)),
 		Notes:             Notes(),
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/results"
 )
 
@@ -87,6 +88,44 @@ func (p *Probe) Waiters(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("postgres: pg_locks: %w", err)
 	}
 	return n, nil
+}
+
+// Held returns those of keys whose advisory locks (KeyID(prefix + key),
+// the bigint form) are granted on the server, by whichever session: a
+// lock left on a pooled server connection shows here after its client
+// has gone.
+func (p *Probe) Held(ctx context.Context, prefix string, keys []string) ([]string, error) {
+	var held []string
+	for _, key := range keys {
+		id := KeyID(prefix + key)
+		var n int64
+		err := p.conn.QueryRow(ctx, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND classid::bigint = $1 AND objid::bigint = $2",
+			int64(uint32(uint64(id)>>32)), int64(uint32(id))).Scan(&n)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: pg_locks: %w", err)
+		}
+		if n > 0 {
+			held = append(held, key)
+		}
+	}
+	return held, nil
+}
+
+// heldOnServer is a row's bench.Contender.HeldOnServer: its keys'
+// advisory locks in pg_locks, read on a connection of its own (through
+// PgBouncer with simple, where every server connection sees pg_locks).
+func heldOnServer(simple bool) func(ctx context.Context, servers []bench.Server, keys []string) ([]string, error) {
+	return func(ctx context.Context, servers []bench.Server, keys []string) ([]string, error) {
+		if len(servers) != 1 {
+			return nil, fmt.Errorf("postgres: want one server, got %d", len(servers))
+		}
+		p, err := dialProbe(ctx, servers[0].Addr(), simple)
+		if err != nil {
+			return nil, err
+		}
+		defer p.Close(context.WithoutCancel(ctx))
+		return p.Held(ctx, DefaultKeyPrefix, keys)
+	}
 }
 
 // Settings reads RecordedSettings with SHOW, for results.json (keys

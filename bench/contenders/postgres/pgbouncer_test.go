@@ -75,7 +75,6 @@ func advisoryLocks(t *testing.T, addr string) int64 {
 // went) and whether it went.
 func heldFor(t *testing.T, addr, key string, window time.Duration) (time.Duration, bool) {
 	t.Helper()
-	id := KeyID(DefaultKeyPrefix + key)
 	p, err := dialProbe(t.Context(), addr, true)
 	if err != nil {
 		t.Fatal(err)
@@ -83,13 +82,11 @@ func heldFor(t *testing.T, addr, key string, window time.Duration) (time.Duratio
 	defer p.Close(context.Background())
 	start := time.Now()
 	for {
-		var n int64
-		err := p.conn.QueryRow(t.Context(), "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND classid::bigint = $1 AND objid::bigint = $2",
-			int64(uint32(uint64(id)>>32)), int64(uint32(id))).Scan(&n)
+		held, err := p.Held(t.Context(), DefaultKeyPrefix, []string{key})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n == 0 {
+		if len(held) == 0 {
 			return time.Since(start), true
 		}
 		if time.Since(start) >= window {

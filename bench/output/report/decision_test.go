@@ -38,7 +38,7 @@ func decisionFixture() *results.Results {
 		add("handover", "beta", "graceful", rep, m("p50", "ms", 0.5+d/100), m("max", "ms", 1), m("failed", "count", 0))
 		add("handover", "beta", "freeze", rep, m("failed", "count", 2))
 		safety := func(c string, fenced bool, notGranted float64) {
-			ms := []results.Metric{m("trials", "count", 2), m("not_granted", "count", notGranted), m("unsafe_writes_unfenced", "count", 2)}
+			ms := []results.Metric{m("trials", "count", 2), m("not_granted", "count", notGranted), m("early_grants", "count", 0), m("unsafe_writes_unfenced", "count", 2)}
 			if fenced {
 				ms = append(ms, m("unsafe_writes_fenced", "count", 0))
 			}
@@ -109,9 +109,11 @@ func TestDecisionGolden(t *testing.T) {
 	}
 	// What the golden file must say, whatever else changes in it.
 	for _, w := range []string{
-		"| beta | ✗ never (&gt; 5s) |",                                                               // a freeze trial without a grant is a failure, in the matrix
-		"| beta | 0.515 (0.510–0.520) | never (&gt; 5s) |",                                           // and in the handover table
-		"| delta | ✓ freed after 1.90 s | no evidence: did not grant | no evidence: did not grant |", // zero stale writes without a second grant is neither a pass nor a failure
+		"| beta | ✗ never (&gt; 5s) |",                     // a freeze trial without a grant is a failure, in the matrix
+		"| beta | 0.515 (0.510–0.520) | never (&gt; 5s) |", // and in the handover table
+		// zero stale writes without a second grant is neither a pass nor a
+		// failure; no second holder at all is no early one
+		"| delta | ✓ freed after 1.90 s | no evidence: did not grant | ✓ 0 of 2 trials: a second holder within half a lease | no evidence: did not grant |",
 		"| gamma | ✓ freed after 1.90 s | ✗ no fencing tokens |",
 	} {
 		if !strings.Contains(string(got), w) {
