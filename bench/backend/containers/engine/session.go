@@ -72,7 +72,7 @@ func NewSession(ctx context.Context) (*Session, error) {
 	p.SetClient(openClient{s.api})
 	removed, err := removeOrphans(ctx, s.api)
 	if len(removed) > 0 || err != nil {
-		slog.Warn("bench: removed the containers of sessions whose process ended without closing them", "sessions", removed, "error", err)
+		slog.Warn("bench: removed the containers of sessions whose process ended without closing them", "removed", removed, "error", err)
 	}
 	s.Network = "monolock-bench-" + s.ID
 	if err := s.createNetwork(ctx); err != nil {
