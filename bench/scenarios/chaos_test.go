@@ -385,4 +385,18 @@ func TestChaosFigures(t *testing.T) {
 			t.Errorf("without tokens: %s", f.Name)
 		}
 	}
+
+	// With the servers' view recorded, the running overlaps by class.
+	v.Blame = check.Blames{Recorded: true, ServerEarly: 2, ClientLate: 3, Both: 1, Unclassified: 4}
+	figures, _ = chaosFigures(v, true)
+	got = map[string]float64{}
+	for _, f := range figures {
+		got[f.Name] = f.Value
+	}
+	cm := results.ChaosMetrics
+	for m, n := range map[results.MetricSpec]float64{cm.OverlapsServerEarly: 2, cm.OverlapsClientLate: 3, cm.OverlapsBoth: 1, cm.OverlapsUnclassified: 4} {
+		if got[m.Name] != n {
+			t.Errorf("%s = %v, want %v", m.Name, got[m.Name], n)
+		}
+	}
 }

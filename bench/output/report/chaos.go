@@ -53,6 +53,7 @@ func (f *figures) chaosSection(d *document) error {
 	f.soakLink(d)
 	d.h3("Figures")
 	d.add(f.chaosTable())
+	d.p(serverRecordNote(f.a.Chaos()))
 	f.soakBounds(d, runs)
 	d.details("Chaos: the faults and violation rates, the stores, the faults on holders, the first violation of each kind, the histories", func(d *document) {
 		d.p(fmt.Sprint(len(runs[0].c.Timeline.Lanes)) + " client processes contended for one lock and, under it, read and wrote a register and incremented a counter in a fenced and an unfenced store. " +
@@ -127,7 +128,8 @@ func validCell(v string) cell {
 // the checkers count, then the faults applied by kind.
 func (f *figures) chaosTable() table {
 	t := table{head: []string{"lock", "running double holders", "frozen-holder overlaps", "stale writes accepted behind the fence",
-		"lock not freed during a fault on its holder", "holder writes refused by the fence", "token-order violations", "writes after the loss notice", "faults applied"},
+		"lock not freed during a fault on its holder", "holder writes refused by the fence", "token-order violations", "writes after the loss notice",
+		"running double holders by the servers' record: server granted early / client learned late / both / unclassified", "faults applied"},
 		leftAligned: true} // words in most cells: they wrap
 	for _, r := range f.a.Chaos() {
 		kept := "no fault on the holder"
@@ -142,9 +144,41 @@ func (f *figures) chaosTable() table {
 			faults += ": " + strings.Join(slicesMap(r.Faults, func(k analysis.KindCount) string { return fmt.Sprintf("%d %s", k.N, faultLabel[k.Kind]) }), ", ")
 		}
 		t.rows = append(t.rows, []cell{{text: r.Contender}, tallyCell(r.Running), tallyCell(r.Frozen), tallyCell(r.StaleFenced),
-			{text: kept}, tallyCell(r.RefusedHolder), tallyCell(r.TokenOrder), tallyCell(r.AfterLost), {text: faults}})
+			{text: kept}, tallyCell(r.RefusedHolder), tallyCell(r.TokenOrder), tallyCell(r.AfterLost), blameCell(r), {text: faults}})
 	}
 	return t
+}
+
+// blameCell is the running double holders by class, or why there are no
+// classes.
+func blameCell(r analysis.ChaosRow) cell {
+	if r.ServerEarly.Missing != "" {
+		return cell{text: r.ServerEarly.Missing}
+	}
+	return cell{text: strings.Join(slicesMap([]analysis.Tally{r.ServerEarly, r.ClientLate, r.Both, r.Unclassified}, func(t analysis.Tally) string { return results.Num(float64(t.N)) }), " / ")}
+}
+
+// serverRecordNote names the locks whose overlaps the servers' record
+// could classify, and says why the others' could not.
+func serverRecordNote(rows []analysis.ChaosRow) string {
+	var with, without []string
+	for _, r := range rows {
+		if r.NoServerRecord == "" {
+			with = append(with, r.Contender)
+		} else {
+			without = append(without, r.Contender+" ("+r.NoServerRecord+")")
+		}
+	}
+	text := "Running double holders are classified by the servers' own record of their grants and lease ends (server events in the history) for: "
+	if len(with) == 0 {
+		text += "no lock"
+	} else {
+		text += strings.Join(with, ", ")
+	}
+	if len(without) > 0 {
+		text += ". Not classified: " + strings.Join(without, "; ")
+	}
+	return text + "."
 }
 
 // tallyCell is a count, or why there is none.
