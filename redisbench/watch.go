@@ -38,7 +38,12 @@ func LockWatch(prefix string) bench.LockWatch {
 					if ctx.Err() != nil {
 						return
 					}
-					report(bench.LockChange{Server: w.server, Kind: bench.WatchBroken, Err: err})
+					// Once per break: retries against a server that is down
+					// add nothing.
+					if w.watching {
+						w.watching = false
+						report(bench.LockChange{Server: w.server, Kind: bench.WatchBroken, Err: err})
+					}
 					_ = bench.Sleep(ctx, watchRetry)
 				}
 			})
@@ -51,6 +56,7 @@ func LockWatch(prefix string) bench.LockWatch {
 type keyWatch struct {
 	server, addr, key string
 	report            func(bench.LockChange)
+	watching          bool // WatchStarted was reported since the last break
 }
 
 // watch subscribes to the key's notifications and reports them until the
@@ -77,6 +83,7 @@ func (w *keyWatch) watch(ctx context.Context) error {
 		return fmt.Errorf("redisbench: EXISTS: %w", err)
 	}
 	w.report(bench.LockChange{Server: w.server, Kind: bench.WatchStarted})
+	w.watching = true
 	present := held == 1
 	for {
 		msg, err := sub.ReceiveMessage(ctx)

@@ -35,7 +35,11 @@ func WatchLock(ctx context.Context, servers []bench.Server, key string, report f
 		if ctx.Err() != nil {
 			return
 		}
-		broken(err)
+		// Once per break: retries while no member answers add nothing.
+		if w.watching {
+			w.watching = false
+			broken(err)
+		}
 		_ = bench.Sleep(ctx, watchRetry)
 	}
 }
@@ -47,6 +51,8 @@ type ownerWatch struct {
 	report func(bench.LockChange)
 	live   map[string]int64 // key → create revision
 	owner  string
+	// watching says WatchStarted was reported since the last break.
+	watching bool
 }
 
 // watch reads the prefix, then watches it from the next revision until
@@ -64,6 +70,7 @@ func (w *ownerWatch) watch(ctx context.Context, c *clientv3.Client) error {
 	defer cancel()
 	ch := c.Watch(wctx, w.prefix, clientv3.WithPrefix(), clientv3.WithRev(get.Header.Revision+1))
 	w.report(bench.LockChange{Server: Server.Name, Kind: bench.WatchStarted, Revision: get.Header.Revision})
+	w.watching = true
 	w.follow(get.Header.Revision)
 	for resp := range ch {
 		if err := resp.Err(); err != nil {
