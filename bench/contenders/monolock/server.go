@@ -28,7 +28,7 @@ var Server = &bench.ServerSpec{
 
 // NoLockWatch is why the chaos history has no server record of
 // monolock's grants and expiries, although the server keeps one.
-const NoLockWatch = "not recorded: monolock's audit log has every grant and release with its token and reason (expired among them), but the bench runs the server without -audit-log, the log goes to a file or stdout that no backend hands back to the bench, and its times are wall-clock UTC, not the history's CLOCK_MONOTONIC; the admin API (GET /api/locks) is a third listener bench.ServerSpec has no port for, and polling it would miss a short hold's grant and end; reaching either is a change to the server spec and the backends"
+const NoLockWatch = "not recorded: its audit log (every grant and release, with the reason expired) goes to a file or stdout no backend hands back, on wall-clock time, and its admin API is a listener the server spec has no port for: reaching either changes the spec and the backends"
 
 // readyTimeout bounds one readiness check.
 const readyTimeout = time.Second

@@ -101,7 +101,7 @@ var KeepaliveCaps = []bench.Cap{
 
 // noLockWatch is why the chaos history has no server record of an
 // advisory lock's grants and ends.
-const noLockWatch = "not recorded: PostgreSQL tells no one when an advisory lock is granted or ends (pg_locks can only be polled, which misses short holds), and a session lock has no lease to expire early: it ends with its backend"
+const noLockWatch = "not recorded: PostgreSQL announces no advisory lock's grant or end (pg_locks can only be polled, missing short holds), and a session lock has no lease to expire early"
 
 // contender is a postgres row on spec. It always fences (Config.Fence):
 // the sequence's nextval rides in the same round trip as

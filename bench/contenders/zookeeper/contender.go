@@ -48,7 +48,7 @@ func Contender() bench.Contender {
 	return bench.Contender{
 		Name: "zookeeper", Label: "ZooKeeper lock recipe (3 members)", Family: "zookeeper", Colour: "#8e44ad",
 		Server:         Server,
-		NoLockWatch:    "not recorded: a children watch on the lock's node (a grant when a sequential node becomes the lowest, its czxid; an end when it is deleted, with the session's expiry told by no client delete) would do it, left for later",
+		NoLockWatch:    "not recorded: a children watch on the lock node (a grant when a node becomes the lowest, with its czxid; an end on its delete) would do it, not built yet",
 		Settings:       set,
 		ServerSettings: grantedTimeout,
 		Dials:          true,

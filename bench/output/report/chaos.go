@@ -159,14 +159,20 @@ func blameCell(r analysis.ChaosRow) cell {
 }
 
 // serverRecordNote names the locks whose overlaps the servers' record
-// could classify, and says why the others' could not.
+// could classify, and says why the others' could not, each reason once.
 func serverRecordNote(rows []analysis.ChaosRow) string {
-	var with, without []string
+	var with []string
+	var reasons []string
+	without := map[string][]string{}
 	for _, r := range rows {
-		if r.NoServerRecord == "" {
+		switch {
+		case r.NoServerRecord == "":
 			with = append(with, r.Contender)
-		} else {
-			without = append(without, r.Contender+" ("+r.NoServerRecord+")")
+		case without[r.NoServerRecord] == nil:
+			reasons = append(reasons, r.NoServerRecord)
+			fallthrough
+		default:
+			without[r.NoServerRecord] = append(without[r.NoServerRecord], r.Contender)
 		}
 	}
 	text := "Running double holders are classified by the servers' own record of their grants and lease ends (server events in the history) for: "
@@ -175,8 +181,8 @@ func serverRecordNote(rows []analysis.ChaosRow) string {
 	} else {
 		text += strings.Join(with, ", ")
 	}
-	if len(without) > 0 {
-		text += ". Not classified: " + strings.Join(without, "; ")
+	if len(reasons) > 0 {
+		text += ". Not classified: " + strings.Join(slicesMap(reasons, func(why string) string { return strings.Join(without[why], ", ") + " (" + why + ")" }), "; ")
 	}
 	return text + "."
 }
