@@ -112,9 +112,9 @@ func ClassifyOverlaps(h *History, x Exclusion) Blames {
 
 // rank orders the classes one server may give so that a server's fault
 // found on any server wins.
-func rank(b Blame) int {
-	return map[Blame]int{BlameUnclassified: 0, BlameClient: 1, BlameServer: 2, BlameBoth: 3}[b]
-}
+func rank(b Blame) int { return blameRank[b] }
+
+var blameRank = map[Blame]int{BlameUnclassified: 0, BlameClient: 1, BlameServer: 2, BlameBoth: 3}
 
 // serverRecord is the server events of one server, in its order.
 type serverRecord struct {

@@ -44,6 +44,13 @@ func (s *chaosStep) soak(ctx context.Context, cfg ChaosConfig, sched nemesis.Sch
 		wg.Wait()
 	}
 	defer stopClients()
+	// The watcher starts before the clients, so that their first grants
+	// are in the servers' record.
+	stopWatch, err := s.watchLock(ctx, t.running)
+	if err != nil {
+		return nil, err
+	}
+	defer stopWatch()
 	var clients []nemesis.Client
 	holders := &holderTracker{held: map[int]int64{}}
 	for i := range cfg.clients() {
@@ -71,11 +78,6 @@ func (s *chaosStep) soak(ctx context.Context, cfg ChaosConfig, sched nemesis.Sch
 		clients = append(clients, &nemesis.ProcessClient{ClientName: name, Pid: p.Pid(), Links: links})
 	}
 
-	stopWatch, err := s.watchLock(ctx, t.running)
-	if err != nil {
-		return nil, err
-	}
-	defer stopWatch()
 	cpu := s.cpuWindow(ctx, procs, t.running)
 	rec, err := check.Create(filepath.Join(s.dir, "nemesis.jsonl"))
 	if err != nil {
