@@ -60,12 +60,14 @@
 //	                  absent when not seen within a second, for other
 //	                  faults, and in histories recorded before it existed
 //	key       string  server grant, renew, end: the server's key (etcd: the
-//	                  holder's own key under the lock's prefix; Redis: the
-//	                  lock's key)
+//	                  holder's own key under the lock's prefix; ZooKeeper:
+//	                  its sequential node; Redis: the lock's key)
 //	rev       int64   server events of etcd: the revision of the change
-//	                  (grant: the revision that made the key the owner)
-//	token     uint64  (also) server grant and end of etcd: the key's
-//	                  create revision, the holder's fencing token
+//	                  (grant: the revision that made the key the owner);
+//	                  of ZooKeeper: the lock node's pzxid when listed
+//	token     uint64  (also) server grant and end of etcd and ZooKeeper:
+//	                  the key's create revision (the node's czxid), the
+//	                  holder's fencing token
 //	ttl_ms    int64   server grant, renew of Redis: the key's PTTL read
 //	                  back right after the change was seen
 //	cause     string  server end of Redis: "del" (a client deleted the
@@ -97,8 +99,9 @@
 //     end. fault-failed: applying failed, the fault did not happen. skip:
 //     the contender or backend cannot do the kind (error says why).
 //   - server: the lock server's own record, from a watcher in the bench
-//     (an etcd watch on the lock's prefix; a subscriber to Redis's
-//     keyspace notifications on the lock's key, one per master), stamped
+//     (an etcd watch on the lock's prefix; a ZooKeeper children watch on
+//     the lock's node; a subscriber to Redis's keyspace notifications on
+//     the lock's key, one per master), stamped
 //     when the watcher received it (Redis: after the TTL read-back), in
 //     the server's order. grant: the key's holder became the owner (etcd:
 //     its key became the lowest create revision under the prefix; Redis:

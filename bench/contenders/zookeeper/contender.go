@@ -47,11 +47,12 @@ func Contender() bench.Contender {
 	set["counters"] = "none: the members' mntr counts packets (pings included) and watches, not lock attempts or keep-alives apart; the figures that need counters are left out"
 	return bench.Contender{
 		Name: "zookeeper", Label: "ZooKeeper lock recipe (3 members)", Family: "zookeeper", Colour: "#8e44ad",
-		Server:         Server,
-		NoLockWatch:    "not recorded: a children watch on the lock node (a grant when a node becomes the lowest, with its czxid; an end on its delete) would do it, not built yet",
-		Settings:       set,
-		ServerSettings: grantedTimeout,
-		Dials:          true,
+		Server:          Server,
+		WatchLock:       WatchLock,
+		WatchLockSource: WatchSource,
+		Settings:        set,
+		ServerSettings:  grantedTimeout,
+		Dials:           true,
 		New: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
 			return New(Config{Servers: addrs, Lease: lease, Dialer: o.Dialer})
 		},
