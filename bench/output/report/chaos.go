@@ -69,6 +69,10 @@ func (f *figures) chaosSection(d *document) error {
 		if skips := chaosSkips(runs); len(skips) > 0 {
 			d.add(list{items: skips})
 		}
+		if items := chaosBlamed(runs); len(items) > 0 {
+			d.p("Each running double holder, by whom the servers' own record lays it on, and what the record showed (times from the start of the lock's history):")
+			d.add(list{items: items})
+		}
 		if t, ok := chaosHolderFaults(runs); ok {
 			d.p("Client faults that struck the client holding the lock, and what became of the lock: kept through the fault means no other client was granted it before the fault ended (safe, but every waiter waited); the time to the next grant runs from the fault's start.")
 			d.add(t)
@@ -185,6 +189,19 @@ func serverRecordNote(rows []analysis.ChaosRow) string {
 		text += ". Not classified: " + strings.Join(slicesMap(reasons, func(why string) string { return strings.Join(without[why], ", ") + " (" + why + ")" }), "; ")
 	}
 	return text + "."
+}
+
+// chaosBlamed lists each classified running overlap of every lock.
+func chaosBlamed(runs []chaosRun) []string {
+	var items []string
+	for _, r := range runs {
+		if b := r.c.Verdict.Blame; b != nil {
+			for _, o := range b.Overlaps {
+				items = append(items, fmt.Sprintf("%s, %s ms: %s granted while %s ran: %s (%s)", r.contender, results.Num(o.AtMS), o.Second, o.First, o.Blame, o.Why))
+			}
+		}
+	}
+	return items
 }
 
 // tallyCell is a count, or why there is none.
