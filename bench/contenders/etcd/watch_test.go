@@ -65,7 +65,8 @@ func TestWatchLockRecordsExpiry(t *testing.T) {
 	if err := m.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	first := uint64(m.Header().Revision)
+	owner := m.IsOwner()
+	first := uint64(owner.GetCompare().GetCreateRevision())
 	g1 := next(bench.LockGranted)
 	if g1.Token == nil || *g1.Token != first {
 		t.Fatalf("first grant %+v, want token %d", g1, first)
