@@ -149,13 +149,16 @@ func (r *serverRecord) grantOf(hold Hold) int {
 			return e.F == ServerGrant && e.Token != nil && *e.Token == *hold.Token
 		})
 	}
-	best := -1
+	// Nearest either side: the watcher may see the grant just after the
+	// client's reply, and other clients' grants fall inside a long wait.
+	best, bestGap := -1, Mono(0)
 	for i, e := range r.events {
 		if e.F != ServerGrant || e.T < hold.asked || e.T > hold.From+Mono(GrantMatchSlack) {
 			continue
 		}
-		if best < 0 || e.T <= hold.From || r.events[best].T > hold.From && e.T < r.events[best].T {
-			best = i
+		gap := max(e.T-hold.From, hold.From-e.T)
+		if best < 0 || gap < bestGap {
+			best, bestGap = i, gap
 		}
 	}
 	return best
