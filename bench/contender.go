@@ -104,6 +104,13 @@ type Contender struct {
 	// its verdicts flipped between two full runs, the repetitions say
 	// whether it holds. The runner lists them in the contender's settings.
 	Repeats []Repeat
+	// WatchLock, when set, records the servers' own grants, renewals and
+	// ends of a lock key (the chaos scenario puts them in its history, so
+	// that an overlap can be laid on the server or the client), and
+	// WatchLockSource says how, for the settings. Nil: NoLockWatch says
+	// why the servers' view is not recorded.
+	WatchLock                    LockWatch
+	WatchLockSource, NoLockWatch string
 }
 
 // Cap is one variant a contender does not run, and why.

@@ -107,9 +107,11 @@ func redisContender(name string, wait Wait, token string, contendedOnly bool, co
 		New: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
 			return NewRedis(Config{Addr: addrs[0], TTL: lease, Wait: wait, Token: token, Dialer: o.Dialer})
 		},
-		Dials:    true,
-		Counters: NewCounters,
-		Claims:   results.OfKind(results.ClaimOther, claimsAbout(name)),
+		Dials:           true,
+		Counters:        NewCounters,
+		WatchLock:       LockWatch(DefaultKeyPrefix),
+		WatchLockSource: WatchSource,
+		Claims:          results.OfKind(results.ClaimOther, claimsAbout(name)),
 	}
 }
 
@@ -121,9 +123,11 @@ func redlockContender(name string, wait Wait, timeouts Timeouts, contendedOnly b
 		New: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
 			return NewRedlock(RedlockConfig{Addrs: addrs, TTL: lease, Wait: wait, Timeouts: timeouts, Dialer: o.Dialer})
 		},
-		Dials:    true,
-		Counters: NewCounters,
-		Claims:   results.OfKind(results.ClaimOther, claimsAbout(name)),
+		Dials:           true,
+		Counters:        NewCounters,
+		WatchLock:       LockWatch(DefaultKeyPrefix),
+		WatchLockSource: WatchSource,
+		Claims:          results.OfKind(results.ClaimOther, claimsAbout(name)),
 	}
 }
 

@@ -30,6 +30,13 @@ type ChaosRow struct {
 	// grant's; AfterLost the writes sent after the writer's own loss
 	// notice.
 	RefusedHolder, TokenOrder, AfterLost Tally
+	// ServerEarly, ClientLate, Both and Unclassified are the running
+	// double holders by whom the servers' own record lays them on (the
+	// server granted early, the client learned late, both, no record
+	// covers it); missing "no server record" where the contender records
+	// none, and NoServerRecord then says why.
+	ServerEarly, ClientLate, Both, Unclassified Tally
+	NoServerRecord                              string
 	// Faults are the faults applied by kind, in the nemesis's order, and
 	// Skipped the kinds the lock or its backend cannot take.
 	Faults  []KindCount
@@ -133,6 +140,16 @@ func chaosRow(c string, x results.Raw) ChaosRow {
 	row.RefusedHolder = tokens(figure(cm.HolderWritesRefusedFenced))
 	row.TokenOrder = tokens(figure(cm.TokenOrderViolations))
 	row.AfterLost = figure(cm.WritesAfterLost)
+	if b := v.Blame; b != nil {
+		row.ServerEarly, row.ClientLate, row.Both, row.Unclassified = Tally{N: b.ServerEarly}, Tally{N: b.ClientLate}, Tally{N: b.Both}, Tally{N: b.Unclassified}
+	} else {
+		none := Tally{Missing: "no server record"}
+		row.ServerEarly, row.ClientLate, row.Both, row.Unclassified = none, none, none, none
+		row.NoServerRecord = ch.NoServerRecord
+		if row.NoServerRecord == "" {
+			row.NoServerRecord = "recorded before the servers' view was"
+		}
+	}
 	row.Faults, row.Skipped = byKind(v.Faults), byKind(v.Skipped)
 	return row
 }

@@ -19,6 +19,7 @@ func TestChaosRows(t *testing.T) {
 			Metrics: []results.Metric{m(cm.TokenOrderViolations.Name, "count", 3), m(cm.HolderWritesRefusedFenced.Name, "count", 15), m(cm.WritesAfterLost.Name, "count", 1)},
 			Chaos: &results.Chaos{Tokens: true, Verdict: results.ChaosVerdict{
 				Exclusion: results.ChaosCheck{Count: 7}, Running: &two,
+				Blame:   &results.ChaosBlame{ServerEarly: 1, ClientLate: 1},
 				Faults:  map[string]int{"server-kill": 4, "client-pause": 5, "odd-kind": 1},
 				Skipped: map[string]int{"clock-step": 4},
 				Stores:  []results.ChaosStore{{Store: "fenced", Fenced: true, StaleWrites: results.ChaosCheck{Count: 1}}, {Store: "unfenced", StaleWrites: results.ChaosCheck{Count: 9}}},
@@ -39,6 +40,7 @@ func TestChaosRows(t *testing.T) {
 	a, b := rows[0], rows[1]
 	want := ChaosRow{Contender: "a", Running: Tally{N: 2}, Frozen: Tally{N: 5}, StaleFenced: Tally{N: 1},
 		HolderFaults: 3, Kept: 2, Never: 1, RefusedHolder: Tally{N: 15}, TokenOrder: Tally{N: 3}, AfterLost: Tally{N: 1},
+		ServerEarly: Tally{N: 1}, ClientLate: Tally{N: 1},
 		Faults:  []KindCount{{"client-pause", 5}, {"server-kill", 4}, {"odd-kind", 1}},
 		Skipped: []KindCount{{"clock-step", 4}}}
 	if !reflect.DeepEqual(a, want) {
@@ -50,5 +52,8 @@ func TestChaosRows(t *testing.T) {
 	noTokens, old := Tally{Missing: "no fencing tokens"}, Tally{Missing: "not recorded"}
 	if b.Running != old || b.Frozen != old || b.StaleFenced != noTokens || b.TokenOrder != noTokens || b.RefusedHolder != noTokens || b.AfterLost != old {
 		t.Errorf("b: a missing figure must say why, got %+v", b)
+	}
+	if none := (Tally{Missing: "no server record"}); b.ServerEarly != none || b.Unclassified != none || b.NoServerRecord == "" {
+		t.Errorf("b: without a server record the classes must say so, and why: %+v", b)
 	}
 }

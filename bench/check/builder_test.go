@@ -128,3 +128,16 @@ func (b *builder) history(t *testing.T) *History {
 	}
 	return h
 }
+
+// server adds a server event of server at t on key; ttl (ms) is the TTL
+// read back, 0 for none; token 0 means none.
+func (b *builder) server(server string, f Func, t Mono, key string, token uint64, ttl int64, cause string) {
+	e := Event{T: t * ms, Process: server, Type: Server, F: f, Key: key, Cause: cause}
+	if token > 0 {
+		e.Token = Ptr(token)
+	}
+	if ttl > 0 {
+		e.TTLMS = Ptr(ttl)
+	}
+	b.events = append(b.events, e)
+}

@@ -15,11 +15,14 @@
 //	                  clock_gettime(CLOCK_MONOTONIC) in each process: one
 //	                  timeline for all processes on the host
 //	process   string  every event: the client process ("c1" …), "nemesis"
-//	                  for faults, "final" for the harness's closing reads
+//	                  for faults, "final" for the harness's closing reads,
+//	                  the server's name ("redis", "redis-2", "etcd") for
+//	                  server events
 //	type      string  invoke | ok | fail | info (operations); notice;
-//	                  start | end | fault-failed | skip (faults)
+//	                  start | end | fault-failed | skip (faults); server
 //	f         string  acquire | release | write | read | increment |
-//	                  read-counter (operations); lost (notice); fault
+//	                  read-counter (operations); lost (notice); fault;
+//	                  grant | renew | end | watching | unwatched (server)
 //	id        int64   operations: numbered from 1 per process, shared by an
 //	                  invocation and its completion; faults: the number in
 //	                  the schedule; notices: 0
@@ -56,6 +59,21 @@
 //	                  after SIGCONT; t is then when the signal was sent;
 //	                  absent when not seen within a second, for other
 //	                  faults, and in histories recorded before it existed
+//	key       string  server grant, renew, end: the server's key (etcd: the
+//	                  holder's own key under the lock's prefix; ZooKeeper:
+//	                  its sequential node; Redis: the lock's key)
+//	rev       int64   server events of etcd: the revision of the change
+//	                  (grant: the revision that made the key the owner);
+//	                  of ZooKeeper: the lock node's pzxid when listed
+//	token     uint64  (also) server grant and end of etcd and ZooKeeper:
+//	                  the key's create revision (the node's czxid), the
+//	                  holder's fencing token
+//	ttl_ms    int64   server grant, renew of Redis: the key's PTTL read
+//	                  back right after the change was seen
+//	cause     string  server end of Redis: "del" (a client deleted the
+//	                  key) or "expired" (its TTL ran out); absent where the
+//	                  server does not tell (etcd: a delete whose revision
+//	                  follows no release of the holder is a lease expiry)
 //
 // Meaning of the types:
 //
@@ -80,6 +98,17 @@
 //     to the end's t. A start with no end lasts to the history's
 //     end. fault-failed: applying failed, the fault did not happen. skip:
 //     the contender or backend cannot do the kind (error says why).
+//   - server: the lock server's own record, from a watcher in the bench
+//     (an etcd watch on the lock's prefix; a ZooKeeper children watch on
+//     the lock's node; a subscriber to Redis's keyspace notifications on
+//     the lock's key, one per master), stamped
+//     when the watcher received it (Redis: after the TTL read-back), in
+//     the server's order. grant: the key's holder became the owner (etcd:
+//     its key became the lowest create revision under the prefix; Redis:
+//     the key was created); renew: its lease was extended; end: its hold
+//     ended (release or expiry); watching: the watch is confirmed, every
+//     change until unwatched (the watch broke; error says why) is seen.
+//     Histories of contenders that record no server events have none.
 //
 // A completion needs only its results; the checkers take the arguments
 // from the invocation. Unknown fields are an error when a history is read.
@@ -122,6 +151,13 @@
 //     left after the writer's own lost notice.
 //   - CheckTokenOrder: grants whose token is not above the token of a
 //     grant released before their acquire was invoked.
+//   - ClassifyOverlaps: each running overlap by the server events: server
+//     granted early (no end of the first hold before the second grant in
+//     the server's order, or an expiry before the last renewal's TTL
+//     read back ran out), client learned late (the server ended the first
+//     hold in time), both (early, and the first holder believed past the
+//     time its lease was due), or unclassified (no server record covers
+//     it).
 //
 // Each violation is attributed to the faults active during its cause
 // window that act on a client it involves or on a server (a fault on

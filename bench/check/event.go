@@ -49,6 +49,10 @@ const (
 	FaultFailed Type = "fault-failed"
 	// Skip: the contender or backend cannot do the fault's kind.
 	Skip Type = "skip"
+	// Server: what a lock server did with the lock's key, as a watcher of
+	// the server saw it (ServerGrant, ServerRenew, ServerEnd), or the
+	// watch itself starting or breaking (Watching, Unwatched).
+	Server Type = "server"
 )
 
 // Func is what an operation or event does.
@@ -78,6 +82,20 @@ const (
 	Lost Func = "lost"
 	// FuncFault: a fault of the nemesis; the event carries Fault.
 	FuncFault Func = "fault"
+	// ServerGrant: the server made Key's holder the owner of the lock.
+	ServerGrant Func = "grant"
+	// ServerRenew: the server extended the owner's lease (TTLMS is what
+	// it has left).
+	ServerRenew Func = "renew"
+	// ServerEnd: the server ended the owner's hold: a release or a lease
+	// expiry (Cause says which, where the server tells).
+	ServerEnd Func = "end"
+	// Watching: the watcher's subscription is confirmed; from here on it
+	// sees every change of the key on the server until Unwatched.
+	Watching Func = "watching"
+	// Unwatched: the watch broke (Error says why); changes until the next
+	// Watching are not seen.
+	Unwatched Func = "unwatched"
 )
 
 // NemesisProcess is the process name of fault events.
@@ -129,6 +147,19 @@ type Event struct {
 	// for other faults, when it was not seen, and in histories recorded
 	// before it existed.
 	AckT *Mono `json:"ack_t,omitempty"`
+	// Key is the server's key of a server event (etcd: the holder's own
+	// key under the lock's prefix; Redis: the lock's key).
+	Key string `json:"key,omitempty"`
+	// Rev is the server's revision of a server event (etcd), the server's
+	// own order of its changes; 0 when it has none.
+	Rev int64 `json:"rev,omitempty"`
+	// TTLMS is, on a server grant or renewal, the lease's remaining time
+	// read back from the server right after the change was seen (Redis
+	// PTTL); absent when not read.
+	TTLMS *int64 `json:"ttl_ms,omitempty"`
+	// Cause is why a server end happened, where the server tells
+	// ("del": deleted by a client, "expired": the TTL ran out).
+	Cause string `json:"cause,omitempty"`
 }
 
 // Fault describes one fault in a history.
@@ -149,6 +180,9 @@ var ErrBadEvent = errors.New("check: bad event")
 
 // clientFuncs are the functions of client operations.
 var clientFuncs = map[Func]bool{Acquire: true, Release: true, Write: true, Read: true, Increment: true, ReadCounter: true}
+
+// serverFuncs are the functions of server events.
+var serverFuncs = map[Func]bool{ServerGrant: true, ServerRenew: true, ServerEnd: true, Watching: true, Unwatched: true}
 
 // storeFuncs are the operations on a store.
 var storeFuncs = map[Func]bool{Write: true, Read: true, Increment: true, ReadCounter: true}
@@ -184,6 +218,13 @@ func (e Event) validate() error {
 		if e.F != FuncFault || e.Fault == nil || e.Fault.Kind == "" {
 			return bad("%s without a fault and its kind", e.Type)
 		}
+	case Server:
+		if !serverFuncs[e.F] {
+			return bad("server event of %q, want grant, renew, end, watching or unwatched", e.F)
+		}
+		if e.Key == "" && e.F != Watching && e.F != Unwatched {
+			return bad("server %s without a key", e.F)
+		}
 	default:
 		return bad("unknown type %q", e.Type)
 	}
@@ -200,6 +241,8 @@ func (e Event) validate() error {
 		return bad("increment ok without read and wrote")
 	case e.WriteT != nil && (e.F != Increment || e.Type != OK && e.Type != Info):
 		return bad("write_t on %s %s, want an increment's ok or info", e.F, e.Type)
+	case e.Type != Server && (e.Key != "" || e.Rev != 0 || e.TTLMS != nil || e.Cause != ""):
+		return bad("key, rev, ttl_ms or cause on a %s event, want a server event", e.Type)
 	case e.AckT != nil && (e.Type != Start && e.Type != End || *e.AckT < e.T):
 		return bad("ack_t %d on %s at %d, want a fault's start or end, not before it", *e.AckT, e.Type, e.T)
 	}

@@ -77,6 +77,9 @@ type History struct {
 	Ops []Operation
 	// Notices are the Lost notices, in time order, as indexes into Events.
 	Notices []int
+	// ServerEvents are the server events (Type Server), in time order, as
+	// indexes into Events.
+	ServerEvents []int
 	// Faults are the applied faults in order of start; Skipped and
 	// Failed the fault events of faults that were not applied.
 	Faults          []FaultSpan
@@ -144,6 +147,8 @@ func NewHistory(events []Event) (*History, error) {
 			h.Ops[j].Done, h.Ops[j].DoneIndex = &done, i
 		case Notice:
 			h.Notices = append(h.Notices, i)
+		case Server:
+			h.ServerEvents = append(h.ServerEvents, i)
 		case Start:
 			if _, dup := faults[e.ID]; dup {
 				return nil, fmt.Errorf("%w: fault %d started twice", ErrBadEvent, e.ID)

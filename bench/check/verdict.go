@@ -100,9 +100,12 @@ type Verdict struct {
 	Valid Validity `json:"valid"`
 	// Operations counts the client operations invoked (the harness's
 	// final reads not included).
-	Operations int            `json:"operations"`
-	Faults     FaultCounts    `json:"faults"`
-	Exclusion  Exclusion      `json:"exclusion"`
+	Operations int         `json:"operations"`
+	Faults     FaultCounts `json:"faults"`
+	Exclusion  Exclusion   `json:"exclusion"`
+	// Blame classifies Exclusion's running overlaps by the server's own
+	// record of its grants and lease ends.
+	Blame      Blames         `json:"blame"`
 	TokenOrder TokenOrder     `json:"token_order"`
 	Stores     []StoreVerdict `json:"stores"`
 	// Rate is of the applied faults with any violation attributed to them
@@ -134,6 +137,7 @@ func Check(h *History, o Options) Verdict {
 			v.Operations++
 		}
 	}
+	v.Blame = ClassifyOverlaps(h, v.Exclusion)
 	all := []Findings{v.Exclusion.Findings, v.TokenOrder.Findings}
 	validities := []Validity{v.Exclusion.Valid, v.TokenOrder.Valid}
 	for _, store := range h.Stores() {

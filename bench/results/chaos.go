@@ -40,6 +40,11 @@ type Chaos struct {
 	// spent from the clients' start to their stop; nil when not measured
 	// (results written before it was).
 	CPU *ChaosCPU `json:"cpu,omitempty"`
+	// ServerRecord says how the servers' own grants and lease ends were
+	// recorded into the history, or, with NoServerRecord, why they were
+	// not; both "" in results written before they were recorded.
+	ServerRecord   string `json:"server_record,omitempty"`
+	NoServerRecord string `json:"no_server_record,omitempty"`
 }
 
 // ChaosCPU is the CPU time of one contender's chaos step: its load
@@ -99,6 +104,31 @@ type ChaosVerdict struct {
 	// HolderFaults are the client faults that struck a client while it
 	// held the lock, with what became of the lock.
 	HolderFaults []ChaosHolderFault `json:"holder_faults,omitempty"`
+	// Blame classifies the running overlaps by the servers' own record;
+	// nil when the history has none.
+	Blame *ChaosBlame `json:"blame,omitempty"`
+}
+
+// ChaosBlame counts the running overlaps by whom the servers' record
+// lays them on, and gives each one's reason.
+type ChaosBlame struct {
+	ServerEarly  int `json:"server_early"`
+	ClientLate   int `json:"client_late"`
+	Both         int `json:"both"`
+	Unclassified int `json:"unclassified"`
+	// Overlaps say, per running overlap in order, its class and why.
+	Overlaps []ChaosBlamed `json:"overlaps,omitempty"`
+}
+
+// ChaosBlamed is one running overlap's class.
+type ChaosBlamed struct {
+	// AtMS is the overlap's start, in ms from the history's start.
+	AtMS   float64 `json:"at_ms"`
+	First  string  `json:"first"`
+	Second string  `json:"second"`
+	Blame  string  `json:"blame"`
+	Server string  `json:"server,omitempty"`
+	Why    string  `json:"why"`
 }
 
 // ChaosHolderFault is a client fault (pause, host loss, partition) that

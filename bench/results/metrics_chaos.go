@@ -8,6 +8,10 @@ var ChaosMetrics = chaosMetrics{
 	DoubleHolders:               MetricSpec{Name: "double_holders", Unit: "count", Better: BetterLower, Label: "overlapping holds (two clients believed they held the lock)", Kind: KindCount, Key: true},
 	DoubleHoldersRunning:        MetricSpec{Name: "double_holders_running", Unit: "count", Better: BetterLower, Label: "overlapping holds whose earlier holder was running (not frozen by a pause through the overlap)", Kind: KindCount, Key: true},
 	DoubleHolderMs:              MetricSpec{Name: "double_holder_ms", Unit: "ms", Better: BetterLower, Label: "total time of overlapping holds", Kind: KindLatency},
+	OverlapsServerEarly:         MetricSpec{Name: "overlaps_server_early", Unit: "count", Better: BetterLower, Label: "running overlaps the servers' own record lays on the server (granted before it ended the first hold, or expired a lease before its TTL ran out)", Kind: KindCount},
+	OverlapsClientLate:          MetricSpec{Name: "overlaps_client_late", Unit: "count", Better: BetterLower, Label: "running overlaps the servers' own record lays on the client (the server ended the first hold on time; its holder learned after the next grant)", Kind: KindCount},
+	OverlapsBoth:                MetricSpec{Name: "overlaps_server_and_client", Unit: "count", Better: BetterLower, Label: "running overlaps laid on both (a lease expired early, and its holder believed past its due time)", Kind: KindCount},
+	OverlapsUnclassified:        MetricSpec{Name: "overlaps_unclassified", Unit: "count", Better: BetterLower, Label: "running overlaps no server record covers", Kind: KindCount},
 	TokenOrderViolations:        MetricSpec{Name: "token_order_violations", Unit: "count", Better: BetterLower, Label: "grants whose token was not above that of a grant released before they were asked for", Kind: KindCount},
 	StaleWritesFenced:           MetricSpec{Name: "stale_writes_fenced", Unit: "count", Better: BetterLower, Label: "stale writes accepted by the fenced store", Kind: KindCount, Key: true},
 	StaleWritesUnfenced:         MetricSpec{Name: "stale_writes_unfenced", Unit: "count", Better: BetterLower, Label: "stale writes accepted by the unfenced store", Kind: KindCount, Key: true},
@@ -35,6 +39,10 @@ type chaosMetrics struct {
 	DoubleHolders               MetricSpec
 	DoubleHoldersRunning        MetricSpec
 	DoubleHolderMs              MetricSpec
+	OverlapsServerEarly         MetricSpec
+	OverlapsClientLate          MetricSpec
+	OverlapsBoth                MetricSpec
+	OverlapsUnclassified        MetricSpec
 	TokenOrderViolations        MetricSpec
 	StaleWritesFenced           MetricSpec
 	StaleWritesUnfenced         MetricSpec

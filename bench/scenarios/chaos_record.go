@@ -54,6 +54,7 @@ func (s *chaosStep) record(h *check.History, sched nemesis.Schedule, outcomes []
 	c.Tokens = hasTokens(h)
 	c.Verdict = s.verdict(h, v)
 	c.Timeline = chaosTimeline(h)
+	c.ServerRecord, c.NoServerRecord = serverRecordOf(s.env.Contender.WatchLockSource, s.env.Contender.NoLockWatch, v.Blame.Recorded)
 
 	raw := results.Raw{Chaos: c, Errors: s.errs}
 	raw.Metrics, c.Notes = chaosFigures(v, c.Tokens)
@@ -96,8 +97,23 @@ func (s *chaosStep) record(h *check.History, sched nemesis.Schedule, outcomes []
 	return raw, nil
 }
 
+// serverRecordOf says how the servers' view was recorded, or why not: a
+// watcher that recorded nothing at all (not even its start) is said so.
+func serverRecordOf(source, missing string, recorded bool) (string, string) {
+	switch {
+	case source != "" && recorded:
+		return source, ""
+	case source != "":
+		return "", "the watcher (" + source + ") recorded nothing"
+	case missing != "":
+		return "", missing
+	}
+	return "", "the contender records no server view"
+}
+
 // chaosFigures are the checkers' verdict as the chaos scenario's metrics:
-// faults, operations, double holders, overlap time, writes after the
+// faults, operations, double holders, overlap time, the running overlaps
+// by class where the servers' view was recorded, writes after the
 // writer's lost notice, lost updates and the violation rate over all
 // stores, grants out of token order, then each store's stale writes,
 // lost updates, the holder's writes the fenced store refused,
@@ -120,6 +136,10 @@ func chaosFigures(v check.Verdict, tokens bool) (figures []results.Metric, notes
 		cm.WritesAfterLost.Of(float64(afterLost)),
 		cm.LostUpdates.Of(float64(lost)),
 		cm.ViolationRateHi.Of(v.Rate.Hi),
+	}
+	if b := v.Blame; b.Recorded {
+		figures = append(figures, cm.OverlapsServerEarly.Of(float64(b.ServerEarly)), cm.OverlapsClientLate.Of(float64(b.ClientLate)),
+			cm.OverlapsBoth.Of(float64(b.Both)), cm.OverlapsUnclassified.Of(float64(b.Unclassified)))
 	}
 	if tokens {
 		figures = append(figures, cm.TokenOrderViolations.Of(float64(v.TokenOrder.Count)))
@@ -217,6 +237,13 @@ func (s *chaosStep) verdict(h *check.History, v check.Verdict) results.ChaosVerd
 			}
 		}
 		out.Stores = append(out.Stores, cs)
+	}
+	if v.Blame.Recorded {
+		out.Blame = &results.ChaosBlame{ServerEarly: v.Blame.ServerEarly, ClientLate: v.Blame.ClientLate, Both: v.Blame.Both, Unclassified: v.Blame.Unclassified}
+		for _, o := range v.Blame.Overlaps {
+			out.Blame.Overlaps = append(out.Blame.Overlaps, results.ChaosBlamed{
+				AtMS: msOf(h, o.From), First: o.First.Process, Second: o.Second.Process, Blame: string(o.Blame), Server: o.Server, Why: o.Why})
+		}
 	}
 	out.GrantGapMaxMS = grantGapMax(h)
 	out.HolderFaults = holderFaults(h)

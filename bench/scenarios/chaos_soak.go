@@ -44,6 +44,13 @@ func (s *chaosStep) soak(ctx context.Context, cfg ChaosConfig, sched nemesis.Sch
 		wg.Wait()
 	}
 	defer stopClients()
+	// The watcher starts before the clients, so that their first grants
+	// are in the servers' record.
+	stopWatch, err := s.watchLock(ctx, t.running)
+	if err != nil {
+		return nil, err
+	}
+	defer stopWatch()
 	var clients []nemesis.Client
 	holders := &holderTracker{held: map[int]int64{}}
 	for i := range cfg.clients() {
@@ -99,12 +106,56 @@ func (s *chaosStep) soak(ctx context.Context, cfg ChaosConfig, sched nemesis.Sch
 	}
 	s.cpu = cpu()
 	stopClients()
+	stopWatch()
 	for i, p := range procs {
 		if err := p.ExitErr(); err != nil {
 			s.note(fmt.Errorf("client c%d: %w", i+1, err))
 		}
 	}
 	return outcomes, s.finalReads()
+}
+
+// watchLock starts the contender's watcher of the lock key on servers,
+// recording what it reports into the step's server history file until
+// the returned stop is called (stop is idempotent). Without a watcher it
+// records nothing.
+func (s *chaosStep) watchLock(ctx context.Context, servers []bench.Server) (stop func(), err error) {
+	watch := s.env.Contender.WatchLock
+	if watch == nil {
+		return func() {}, nil
+	}
+	rec, err := check.Create(filepath.Join(s.dir, "server.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		watch(wctx, servers, s.key, func(c bench.LockChange) { _, _ = rec.Record(serverEvent(c)) })
+	})
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			cancel()
+			wg.Wait()
+			if err := rec.Close(); err != nil {
+				s.note(fmt.Errorf("recording the server's view: %w", err))
+			}
+		})
+	}, nil
+}
+
+// serverEvent is a watcher's report as a history event, stamped now: when
+// it was received.
+func serverEvent(c bench.LockChange) check.Event {
+	e := check.Event{Process: c.Server, Type: check.Server, F: check.Func(c.Kind), Key: c.Key, Token: c.Token, Rev: c.Revision, Cause: c.Cause}
+	if c.TTL != nil {
+		e.TTLMS = check.Ptr(c.TTL.Milliseconds())
+	}
+	if c.Err != nil {
+		e.Error = c.Err.Error()
+	}
+	return e
 }
 
 // cpuWindow reads the CPU time of the clients and servers now and

@@ -2,7 +2,9 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -131,6 +133,28 @@ func TestChaosSoak(t *testing.T) {
 			}
 			if len(h.Failed) > 0 {
 				t.Errorf("faults failed to apply: %+v", h.Failed)
+			}
+
+			// The servers' own view: redis's watcher recorded its grants
+			// (the lock changed hands below) and every running overlap is
+			// classified or counted unclassified; monolock says why it has
+			// none.
+			if raw.Contender == "redis" {
+				grants := 0
+				for _, i := range h.ServerEvents {
+					if h.Events[i].F == check.ServerGrant {
+						grants++
+					}
+				}
+				b := c.Verdict.Blame
+				if c.ServerRecord == "" || b == nil || grants == 0 {
+					t.Errorf("redis: server record %q, %d server grants recorded, blame %+v", c.ServerRecord, grants, b)
+				} else if n := b.ServerEarly + b.ClientLate + b.Both + b.Unclassified; n != *c.Verdict.Running {
+					t.Errorf("redis: %d overlaps classified, %d running", n, *c.Verdict.Running)
+				}
+				t.Logf("redis: %d server grants recorded; running overlaps by class %+v", grants, b)
+			} else if c.NoServerRecord == "" || len(h.ServerEvents) > 0 {
+				t.Errorf("monolock: no_server_record %q with %d server events", c.NoServerRecord, len(h.ServerEvents))
 			}
 
 			// Every client took part (asked for the lock), and the lock
@@ -384,6 +408,47 @@ func TestChaosFigures(t *testing.T) {
 		if strings.HasSuffix(f.Name, "_fenced") || f.Name == results.ChaosMetrics.TokenOrderViolations.Name {
 			t.Errorf("without tokens: %s", f.Name)
 		}
+	}
+
+	// With the servers' view recorded, the running overlaps by class.
+	v.Blame = check.Blames{Recorded: true, ServerEarly: 2, ClientLate: 3, Both: 1, Unclassified: 4}
+	figures, _ = chaosFigures(v, true)
+	got = map[string]float64{}
+	for _, f := range figures {
+		got[f.Name] = f.Value
+	}
+	cm := results.ChaosMetrics
+	for m, n := range map[results.MetricSpec]float64{cm.OverlapsServerEarly: 2, cm.OverlapsClientLate: 3, cm.OverlapsBoth: 1, cm.OverlapsUnclassified: 4} {
+		if got[m.Name] != n {
+			t.Errorf("%s = %v, want %v", m.Name, got[m.Name], n)
+		}
+	}
+}
+
+// TestServerEvent: every kind a contender's watcher reports is a valid
+// history event carrying what the watcher saw.
+func TestServerEvent(t *testing.T) {
+	ttl, token := 1500*time.Millisecond, uint64(7)
+	for _, c := range []bench.LockChange{
+		{Server: "etcd", Kind: bench.WatchStarted, Revision: 3},
+		{Server: "etcd", Kind: bench.LockGranted, Key: "/k/1", Token: &token, Revision: 7},
+		{Server: "redis", Kind: bench.LockRenewed, Key: "k", TTL: &ttl},
+		{Server: "redis", Kind: bench.LockEnded, Key: "k", Cause: "expired"},
+		{Server: "redis", Kind: bench.WatchBroken, Err: errors.New("connection reset")},
+	} {
+		rec := check.NewRecorder(io.Discard)
+		e, err := rec.Record(serverEvent(c))
+		if err != nil {
+			t.Errorf("%+v: %v", c, err)
+			continue
+		}
+		if e.Type != check.Server || string(e.F) != string(c.Kind) || e.Process != c.Server || e.Key != c.Key || e.Rev != c.Revision || e.Cause != c.Cause {
+			t.Errorf("%+v became %+v", c, e)
+		}
+	}
+	e := serverEvent(bench.LockChange{Server: "redis", Kind: bench.LockGranted, Key: "k", TTL: &ttl})
+	if e.TTLMS == nil || *e.TTLMS != 1500 {
+		t.Errorf("ttl_ms %v, want 1500", e.TTLMS)
 	}
 }
 

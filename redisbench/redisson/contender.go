@@ -23,12 +23,16 @@ func Contender() bench.Contender {
 		New: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
 			return New(Config{Addr: addrs[0], TTL: lease, Dialer: o.Dialer, SeparateClients: o.SeparateClients})
 		},
-		Dials:     true,
-		Counters:  redissonlock.NewCounters,
-		Claims:    results.OfKind(results.ClaimOther, Claims()),
-		Notes:     Notes(),
-		Caps:      redissonlock.Caps,
-		WaitRetry: redissonlock.WaitRetry,
+		Dials:    true,
+		Counters: redissonlock.NewCounters,
+		// The lock is the hash at the prefix + the key, as the lock's
+		// scripts name it; the queue and timeouts beside it are not watched.
+		WatchLock:       redisbench.LockWatch(DefaultKeyPrefix),
+		WatchLockSource: redisbench.WatchSource,
+		Claims:          results.OfKind(results.ClaimOther, Claims()),
+		Notes:           Notes(),
+		Caps:            redissonlock.Caps,
+		WaitRetry:       redissonlock.WaitRetry,
 	}
 }
 

@@ -97,10 +97,12 @@ func Contender() bench.Contender {
 		New: func(_ context.Context, addrs []string, lease time.Duration, _ bench.OpenOptions) (bench.Locker, error) {
 			return New(Config{Endpoints: addrs, Lease: lease})
 		},
-		Counters: newCounters,
-		Claims:   results.OfKind(results.ClaimOther, Claims()),
-		Notes:    Notes(),
-		Caps:     Caps,
+		Counters:        newCounters,
+		WatchLock:       WatchLock,
+		WatchLockSource: WatchSource,
+		Claims:          results.OfKind(results.ClaimOther, Claims()),
+		Notes:           Notes(),
+		Caps:            Caps,
 	}
 }
 

@@ -99,6 +99,10 @@ var KeepaliveCaps = []bench.Cap{
 	{Scenario: "failover", Variant: "*", QuickOnly: true, Reason: "quick: a server restart ends every session as it does postgres's (the full run measures it)"},
 }
 
+// noLockWatch is why the chaos history has no server record of an
+// advisory lock's grants and ends.
+const noLockWatch = "not recorded: PostgreSQL announces no advisory lock's grant or end (pg_locks can only be polled, missing short holds), and a session lock has no lease to expire early"
+
 // contender is a postgres row on spec. It always fences (Config.Fence):
 // the sequence's nextval rides in the same round trip as
 // pg_advisory_lock, so the token costs no extra round trip and every
@@ -116,6 +120,7 @@ func contender(name, label, colour string, spec *bench.ServerSpec, tuned []strin
 	return bench.Contender{
 		Name: name, Label: label, Family: "postgres", Colour: colour,
 		Server:         spec,
+		NoLockWatch:    noLockWatch,
 		Settings:       set,
 		ServerSettings: serverSettings,
 		New: func(ctx context.Context, addrs []string, lease time.Duration, _ bench.OpenOptions) (bench.Locker, error) {

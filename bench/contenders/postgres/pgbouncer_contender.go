@@ -91,9 +91,10 @@ func pgbouncerContender(name, label, colour string, xact bool) bench.Contender {
 	}
 	return bench.Contender{
 		Name: name, Label: label, Family: "postgres", Colour: colour,
-		Server:   PgBouncerServer,
-		Settings: set,
-		Caps:     PgBouncerCaps,
+		Server:      PgBouncerServer,
+		NoLockWatch: noLockWatch,
+		Settings:    set,
+		Caps:        PgBouncerCaps,
 		ServerSettings: func(ctx context.Context, servers []bench.Server, _ time.Duration) (results.Settings, error) {
 			if len(servers) != 1 {
 				return nil, fmt.Errorf("postgres: want one server, got %d", len(servers))

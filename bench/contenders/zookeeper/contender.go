@@ -47,10 +47,12 @@ func Contender() bench.Contender {
 	set["counters"] = "none: the members' mntr counts packets (pings included) and watches, not lock attempts or keep-alives apart; the figures that need counters are left out"
 	return bench.Contender{
 		Name: "zookeeper", Label: "ZooKeeper lock recipe (3 members)", Family: "zookeeper", Colour: "#8e44ad",
-		Server:         Server,
-		Settings:       set,
-		ServerSettings: grantedTimeout,
-		Dials:          true,
+		Server:          Server,
+		WatchLock:       WatchLock,
+		WatchLockSource: WatchSource,
+		Settings:        set,
+		ServerSettings:  grantedTimeout,
+		Dials:           true,
 		New: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
 			return New(Config{Servers: addrs, Lease: lease, Dialer: o.Dialer})
 		},

@@ -33,6 +33,7 @@ func (f *figures) chaosSection(d *document) error {
 	f.soakLink(d)
 	d.h3("Figures")
 	d.add(f.chaosTable())
+	d.p(serverRecordNote(f.a.Chaos()))
 	f.soakBounds(d, runs)
 	d.details("Chaos: the faults and violation rates, the stores, the faults on holders, the first violation of each kind, the histories", func(d *document) {
 		d.p(fmt.Sprint(len(runs[0].Chaos.Timeline.Lanes)) + " client processes contended for one lock and, under it, read and wrote a register and incremented a counter in a fenced and an unfenced store. " +
@@ -47,6 +48,10 @@ func (f *figures) chaosSection(d *document) error {
 		d.p("A kind the contender or its backend cannot do is skipped, with the reason. A violation is blamed on the faults active in its cause window that act on a server or on a client it involves (an overlap under a frozen holder: the pause alone; another overlap: up to the later grant, faults on a server from the earlier grant and on either holder from its acquire; a stale write: up to the write, on a server from the writer's grant, on the writer and the newer grant's holder from their acquires; a lost increment: from the first of the two increments to the second's completion, on either client or a server); a fault on another client is never blamed. Faults that overlap share a violation. An increment is judged stale when its write left (write_t), in histories recorded before that field at its invocation: there a paused read-then-write can lose an increment with no stale write counted.")
 		if skips := chaosSkips(runs); len(skips) > 0 {
 			d.add(list{items: skips})
+		}
+		if items := chaosBlamed(runs); len(items) > 0 {
+			d.p("Each running double holder, by whom the servers' own record lays it on, and what the record showed (times from the start of the lock's history):")
+			d.add(list{items: items})
 		}
 		if t, ok := chaosHolderFaults(runs); ok {
 			d.p("Client faults that struck the client holding the lock, and what became of the lock: kept through the fault means no other client was granted it before the fault ended (safe, but every waiter waited); the time to the next grant runs from the fault's start.")
@@ -107,7 +112,8 @@ func validCell(v string) cell {
 // the checkers count, then the faults applied by kind.
 func (f *figures) chaosTable() table {
 	t := table{head: []string{"lock", "running double holders", "frozen-holder overlaps", "stale writes accepted behind the fence",
-		"lock not freed during a fault on its holder", "holder writes refused by the fence", "token-order violations", "writes after the loss notice", "faults applied"},
+		"lock not freed during a fault on its holder", "holder writes refused by the fence", "token-order violations", "writes after the loss notice",
+		"running double holders by the servers' record: server granted early / client learned late / both / unclassified", "faults applied"},
 		leftAligned: true} // words in most cells: they wrap
 	for _, r := range f.a.Chaos() {
 		kept := "no fault on the holder"
@@ -122,9 +128,60 @@ func (f *figures) chaosTable() table {
 			faults += ": " + strings.Join(slicesMap(r.Faults, func(k analysis.KindCount) string { return fmt.Sprintf("%d %s", k.N, faultLabel[k.Kind]) }), ", ")
 		}
 		t.rows = append(t.rows, []cell{{text: r.Contender}, tallyCell(r.Running), tallyCell(r.Frozen), tallyCell(r.StaleFenced),
-			{text: kept}, tallyCell(r.RefusedHolder), tallyCell(r.TokenOrder), tallyCell(r.AfterLost), {text: faults}})
+			{text: kept}, tallyCell(r.RefusedHolder), tallyCell(r.TokenOrder), tallyCell(r.AfterLost), blameCell(r), {text: faults}})
 	}
 	return t
+}
+
+// blameCell is the running double holders by class, or why there are no
+// classes.
+func blameCell(r analysis.ChaosRow) cell {
+	if r.ServerEarly.Missing != "" {
+		return cell{text: r.ServerEarly.Missing}
+	}
+	return cell{text: strings.Join(slicesMap([]analysis.Tally{r.ServerEarly, r.ClientLate, r.Both, r.Unclassified}, func(t analysis.Tally) string { return results.Num(float64(t.N)) }), " / ")}
+}
+
+// serverRecordNote names the locks whose overlaps the servers' record
+// could classify, and says why the others' could not, each reason once.
+func serverRecordNote(rows []analysis.ChaosRow) string {
+	var with []string
+	var reasons []string
+	without := map[string][]string{}
+	for _, r := range rows {
+		switch {
+		case r.NoServerRecord == "":
+			with = append(with, r.Contender)
+		case without[r.NoServerRecord] == nil:
+			reasons = append(reasons, r.NoServerRecord)
+			fallthrough
+		default:
+			without[r.NoServerRecord] = append(without[r.NoServerRecord], r.Contender)
+		}
+	}
+	text := "Running double holders are classified by the servers' own record of their grants and lease ends (server events in the history) for: "
+	if len(with) == 0 {
+		text += "no lock"
+	} else {
+		text += strings.Join(with, ", ")
+	}
+	if len(reasons) > 0 {
+		text += ". Not classified: " + strings.Join(slicesMap(reasons, func(why string) string { return strings.Join(without[why], ", ") + " (" + why + ")" }), "; ")
+	}
+	return text + "."
+}
+
+// chaosBlamed lists each classified running overlap of every lock.
+func chaosBlamed(runs []analysis.ChaosRecord) []string {
+	var items []string
+	for _, r := range runs {
+		if b := r.Chaos.Verdict.Blame; b != nil {
+			for _, o := range b.Overlaps {
+				items = append(items, fmt.Sprintf("%s, %s ms: %s granted while %s ran: %s (%s)", r.Contender, results.Num(o.AtMS), o.Second, o.First, o.Blame, o.Why))
+			}
+		}
+	}
+	return items
 }
 
 // tallyCell is a count, or why there is none.

@@ -34,6 +34,7 @@ func chaosFixture(t *testing.T) *results.Results {
 	}
 	good := &results.Chaos{
 		Seed: 24, History: "histories/alpha.jsonl", Tokens: true, Timeline: timeline,
+		NoServerRecord: "its servers offer no watch of a lock",
 		Verdict: results.ChaosVerdict{
 			Valid: "valid", Operations: 600, Holds: 80, Faults: map[string]int{"client-pause": 1, "server-kill": 1},
 			Skipped: map[string]int{"clock-step": 1}, SkipReasons: map[string]string{"clock-step": "monotonic leases"},
@@ -56,6 +57,8 @@ func chaosFixture(t *testing.T) *results.Results {
 				Excerpt: []results.ChaosLine{line(5999, "c2", `{"t":1,"process":"c2","type":"ok","f":"acquire","id":9}`, true)}}},
 			OverlapMS: 100,
 			Running:   &one,
+			Blame: &results.ChaosBlame{ServerEarly: 1, Overlaps: []results.ChaosBlamed{
+				{AtMS: 9000, First: "c2", Second: "c1", Blame: "server granted early", Server: "srv", Why: "srv granted c1 before its record ended c2's hold"}}},
 			FirstRunning: &results.ChaosViolation{AtMS: 9000, What: "c1 was granted the lock while c2 still believed it held it, for 50ms (c2 was running)", Faults: []int64{2},
 				Excerpt: []results.ChaosLine{line(8999, "c1", `{"t":4,"process":"c1","type":"ok","f":"acquire","id":12}`, true)}},
 			Rate: rate(1, 2, 0.095, 0.905), RateByKind: map[string]results.ChaosRate{"client-pause": rate(1, 1, 0.207, 1), "server-kill": rate(0, 1, 0, 0.793)},
@@ -124,9 +127,11 @@ func TestChaosSection(t *testing.T) {
 	for _, want := range []string{
 		"## Chaos: random faults, recorded histories, checkers",
 		"seed 24",
-		"| lock | running double holders | frozen-holder overlaps | stale writes accepted behind the fence | lock not freed during a fault on its holder | holder writes refused by the fence | token-order violations | writes after the loss notice | faults applied |",
-		"| alpha | 0 | 0 | 0 | no fault on the holder | 0 | 0 | 0 | 2: 1 pause, 1 kill |",
-		"| beta | 1 | 1 | no fencing tokens | 1 of 2 | no fencing tokens | no fencing tokens | 1 | 2: 1 pause, 1 kill |",
+		"| lock | running double holders | frozen-holder overlaps | stale writes accepted behind the fence | lock not freed during a fault on its holder | holder writes refused by the fence | token-order violations | writes after the loss notice | running double holders by the servers' record: server granted early / client learned late / both / unclassified | faults applied |",
+		"| alpha | 0 | 0 | 0 | no fault on the holder | 0 | 0 | 0 | no server record | 2: 1 pause, 1 kill |",
+		"| beta | 1 | 1 | no fencing tokens | 1 of 2 | no fencing tokens | no fencing tokens | 1 | 1 / 0 / 0 / 0 | 2: 1 pause, 1 kill |",
+		"classified by the servers' own record of their grants and lease ends (server events in the history) for: beta. Not classified: alpha (its servers offer no watch of a lock).",
+		"- beta, 9,000 ms: c1 granted while c2 ran: server granted early (srv granted c1 before its record ended c2's hold)",
 		"| alpha | 600 | 80 | 0 | 0 ms | 2.10 s |",
 		"alpha, clock-step skipped: monotonic leases",
 		"0/1 (≤ 79.3%)", "1/1 (20.7–100.0%)",
