@@ -11,7 +11,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -138,7 +137,8 @@ func raiseOpenFileLimit(b *testing.B, need uint64) {
 	}
 }
 
-// serverChild is the child process of BenchmarkClientKeepAlives.
+// serverChild is the child process of BenchmarkClientKeepAlives and
+// BenchmarkWarmAcquire.
 type serverChild struct {
 	cmd  *exec.Cmd
 	addr string
@@ -216,53 +216,4 @@ func runServerChild() int {
 	}
 	srv.Close()
 	return 0
-}
-
-// BenchmarkWarmAcquire is BenchmarkAcquireLatency/tcp/warm against a
-// server in a child process, as redisbench's BenchmarkAcquireLatency runs
-// redis-server: one uncontended Acquire on a spare (Config.Spares 8, the
-// suite's monolock-warm; the Release is not timed), claims spaced by an
-// untimed 2ms pause. It reports the median and p99 of the Acquire calls,
-// to be compared with Redis's SET NX in the same minutes.
-func BenchmarkWarmAcquire(b *testing.B) {
-	srv := startServerChild(b)
-	defer srv.stop(b)
-	c := New(Config{Address: srv.addr, Spares: 8})
-	defer c.Close()
-	names := make([]string, 64)
-	for i := range names {
-		names[i] = fmt.Sprintf("bench/%d", i)
-	}
-	// Spaced claims, as one process's claims usually are, and back to
-	// back, as the suite's latency scenario makes them (w1).
-	for _, gap := range []time.Duration{2 * time.Millisecond, 0} {
-		b.Run("gap="+gap.String(), func(b *testing.B) {
-			missed := c.spares.missed.Load()
-			cycle := func(i int) time.Duration {
-				t0 := time.Now()
-				l, err := c.Acquire(b.Context(), names[i%len(names)], 5*time.Second)
-				d := time.Since(t0)
-				if err != nil {
-					b.Fatal(err)
-				}
-				l.Release()
-				time.Sleep(gap)
-				return d
-			}
-			for i := range 20 { // spares dialled
-				cycle(i)
-			}
-			b.ResetTimer()
-			var ds []time.Duration
-			i := 0
-			for b.Loop() {
-				ds = append(ds, cycle(i))
-				i++
-			}
-			slices.Sort(ds)
-			b.ReportMetric(float64(ds[len(ds)/2].Microseconds()), "acquire-p50-µs")
-			b.ReportMetric(float64(ds[len(ds)*99/100].Microseconds()), "acquire-p99-µs")
-			b.ReportMetric(100*float64(c.spares.missed.Load()-missed)/float64(i+20), "spare-miss-%")
-		})
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -101,6 +102,43 @@ func TestSparesRefresh(t *testing.T) {
 		check("after Close", 6, 6)
 		c.Close() // harmless
 	})
+}
+
+// TestSpareDialersLast: the spares' dials, a refill at every SpareMaxAge,
+// are made on as many goroutines as there are spares, the same ones each
+// time: a goroutine started per dial grew its stack through the dial
+// every time.
+func TestSpareDialersLast(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := &scriptDialer{}
+		var mu sync.Mutex
+		goroutines := map[string]bool{} // the dialling goroutines' headers
+		c := New(Config{Address: "pipe", Spares: 2, SpareMaxAge: time.Second, Dialer: dialerFunc(func(ctx context.Context, network, addr string) (net.Conn, error) {
+			buf := make([]byte, 64)
+			header, _, _ := strings.Cut(string(buf[:runtime.Stack(buf, false)]), " [")
+			mu.Lock()
+			goroutines[header] = true
+			mu.Unlock()
+			return d.DialContext(ctx, network, addr)
+		})})
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		c.Close()
+		dials, _ := d.counts()
+		if dials != 12 {
+			t.Fatalf("%d dials in 5s, want 12 (2 at New, 2 at each max age)", dials)
+		}
+		if len(goroutines) > 2 {
+			t.Errorf("%d dials made on %d goroutines, want at most 2 (Spares)", dials, len(goroutines))
+		}
+	})
+}
+
+// dialerFunc is a Dialer made of a function.
+type dialerFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+func (f dialerFunc) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	return f(ctx, network, addr)
 }
 
 // TestSpareDefaultMaxAge: without SpareMaxAge spares live 3s, below the
