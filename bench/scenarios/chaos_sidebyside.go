@@ -9,8 +9,10 @@ package scenarios
 import (
 	"cmp"
 	"context"
+	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/monolock/monolock-bench/bench"
 	"github.com/monolock/monolock-bench/bench/results"
@@ -27,6 +29,13 @@ func (cfg ChaosConfig) sideBySide(ctx context.Context, envs []*bench.Env, skip f
 		}
 		return true
 	})
+	// A soak's step lasts half an hour: each lock's end is logged, so a
+	// user sees it advance.
+	total, done, start := 0, 0, time.Now()
+	for _, l := range lanes {
+		total += len(l)
+	}
+	var mu sync.Mutex
 	queue := make(chan []int, len(lanes))
 	for _, l := range lanes {
 		queue <- l
@@ -42,6 +51,11 @@ func (cfg ChaosConfig) sideBySide(ctx context.Context, envs []*bench.Env, skip f
 						continue
 					}
 					raws[i], errs[i] = cfg.run(ctx, envs[i], quick)
+					mu.Lock()
+					done++
+					slog.Info("chaos: a lock's schedule ended", "contender", envs[i].Contender.Name, "done", done, "of", total,
+						"elapsed", time.Since(start).Round(time.Second), "error", errs[i])
+					mu.Unlock()
 				}
 			}
 		})
