@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/monolock/monolock-bench/monolock/protocol"
 )
 
 // An idle plain-socket session waits in one epoll instance shared by the
@@ -14,18 +16,22 @@ import (
 // were two thirds of an idle session's memory. The poller's one goroutine
 // waits in Go's own poller (an epoll instance is itself pollable: no
 // thread blocks in epoll_wait; one that did cost about 1 µs more per
-// keep-alive); for each session with bytes to read it starts a short-lived
-// goroutine (event.serve) that reads them once, answers as the reading
-// goroutine would, and parks the session again. The answer is written off
-// the poller, so that a peer that does not read stalls its own session
-// only.
+// keep-alive); a session with bytes to read it serves itself (poller.serve)
+// as long as that cannot block: a non-blocking read of heartbeats, their
+// answers written by one non-blocking write that completes, and the session
+// parked again, which costs no system call. Anything else (another frame,
+// the peer's close, a push holding the writer, a write that does not
+// complete at once, the session's end) goes on in a short-lived goroutine
+// (event.serve) that answers as the reading goroutine would, so that a
+// peer that does not read stalls its own session only.
 //
-// Each registration is one-shot and keyed by the session's id, never its
-// socket's number: a number is reused by the next connection once closed.
-// Registering and reading happen inside the socket's RawConn (Control,
-// Read), which holds the socket open meanwhile, so that neither can reach
-// another connection that took its number; a read is one non-blocking
-// system call, so a Close waits for no more than that.
+// Each socket is registered once, edge-triggered, and keyed by the
+// session's id, never its socket's number: a number is reused by the next
+// connection once closed (closing the socket removes it from the epoll
+// instance). Registering, reading and the poller's writes happen inside the
+// socket's RawConn (Control, Read), which holds the socket open meanwhile,
+// so that none can reach another connection that took its number; each is
+// one non-blocking system call, so a Close waits for no more than that.
 //
 // TLS sessions keep a reading goroutine: crypto/tls buffers decrypted
 // records of its own, which the socket's readiness does not show.
@@ -122,8 +128,9 @@ func (p *poller) run(raw syscall.RawConn) {
 	}
 }
 
-// dispatch takes the ready sessions without waiting, starts a goroutine
-// for each, and reports false (wait for more) once none is left.
+// dispatch serves the ready sessions without waiting (serve), every event
+// of one epoll_wait before the next, and reports false (wait for more) once
+// none is left.
 func (p *poller) dispatch(epfd uintptr) bool {
 	for {
 		n, err := syscall.EpollWait(int(epfd), p.ready, 0)
@@ -137,7 +144,7 @@ func (p *poller) dispatch(epfd uintptr) bool {
 		for _, ev := range p.ready[:n] {
 			id := uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32
 			if ss := p.srv.session(id); ss != nil && ss.unpark() {
-				go p.event(ss).serveFunc()
+				p.serve(ss)
 			}
 		}
 		if n < len(p.ready) {
@@ -150,6 +157,12 @@ func (p *poller) dispatch(epfd uintptr) bool {
 // a reading goroutine where the poller cannot serve it (TLS, a connection
 // without a socket, no epoll). It reports false when the session ended
 // first, for the caller to finish it.
+//
+// The socket is registered once, edge-triggered (EPOLLET): an event means
+// bytes arrived (or the peer closed) since the last one, and nothing re-arms
+// it. An event for a session that is being served is not lost: it sets
+// pending, and whoever serves the session reads once more before parking
+// it (repark).
 func (ss *session) wait() bool {
 	sc, ok := ss.conn.(syscall.Conn) // a *tls.Conn is not one
 	var p *poller
@@ -165,40 +178,70 @@ func (ss *session) wait() bool {
 		ss.readFailed(err)
 		return false
 	}
-	ss.raw = raw // before the session is parked: read by the poller's goroutines after
+	ss.raw = raw // before the session is parked: read by the poller after
 	e := p.event(ss)
 	defer e.release()
-	return e.park(syscall.EPOLL_CTL_ADD)
+	return e.register()
 }
 
-// unpark takes the session from the poller for the goroutine that serves
-// its event. It reports false for an event that lost the race with the
-// session's end (finishParked took it).
+// unpark takes the session from the poller to serve its event. It reports
+// false for an event of a session that is not parked: one being served,
+// which then reads once more before parking (pending), or one that ended
+// (finishParked took it).
 func (ss *session) unpark() bool {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if !ss.parked {
+		ss.pending = true
 		return false
 	}
 	ss.parked = false
 	return true
 }
 
-// event is the work on one session between two parks: its read, its
-// answer and its re-arming. Events are reused with their callbacks bound
-// once, so that a keep-alive allocates nothing.
+// Outcomes of repark.
+const (
+	parkedAgain = iota // idle in the poller
+	readAgain          // an event came meanwhile: read once more
+	parkEnding         // the session is ending: the caller finishes it
+)
+
+// repark parks the session again after a read that left no bytes behind,
+// unless an event came meanwhile (read again) or the session is ending.
+func (ss *session) repark() int {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	switch {
+	case ss.ending:
+		return parkEnding
+	case ss.pending:
+		ss.pending = false
+		return readAgain
+	}
+	ss.parked = true
+	return parkedAgain
+}
+
+// event is the work on one session between two parks: its reads and its
+// answers. Events are reused with their callbacks bound once, so that a
+// keep-alive allocates nothing.
 type event struct {
-	p     *poller
-	ss    *session
-	buf   [readBufSize]byte
-	n     int
-	errno error // of the system call in read or register
-	op    int   // register's epoll_ctl operation
-	reg   syscall.EpollEvent
+	p        *poller
+	ss       *session
+	buf      [readBufSize]byte
+	n        int   // bytes in buf
+	err      error // of the read that filled buf
+	handled  bool  // buf's frames are handled and their answers queued
+	mustRead bool  // serve reads first: buf is done with
+	errno    error // of the system call in a callback
+	out      []byte
+	written  int
+	reg      syscall.EpollEvent
 
 	serveFunc    func()
 	readFunc     func(fd uintptr) bool
 	registerFunc func(fd uintptr)
+	writeFunc    func(fd uintptr)
 }
 
 // event returns an event for ss, a free one if there is one: there are
@@ -212,34 +255,33 @@ func (p *poller) event(ss *session) *event {
 	p.mu.Unlock()
 	if e == nil {
 		e = &event{p: p}
-		e.serveFunc, e.readFunc, e.registerFunc = e.serve, e.read, e.register
+		e.serveFunc, e.readFunc, e.registerFunc, e.writeFunc = e.serve, e.read, e.registerFd, e.write
 	}
 	e.ss = ss
 	return e
 }
 
 func (e *event) release() {
-	e.ss = nil
+	e.ss, e.out = nil, nil
 	e.p.mu.Lock()
 	e.p.free = append(e.p.free, e)
 	e.p.mu.Unlock()
 }
 
-// park registers (op EPOLL_CTL_ADD) or re-arms (EPOLL_CTL_MOD) the
-// session's socket for its next bytes, or the peer's close, once. It
-// reports false when the session is ending (or its socket is gone), for
-// the caller to finish it: an ending session is never parked, so that
-// finishParked and park cannot both miss it.
-func (e *event) park(op int) bool {
+// register adds the session's socket to the epoll instance, edge-triggered,
+// and parks the session. It reports false when the session is ending (or
+// its socket is gone), for the caller to finish it: an ending session is
+// never parked, so that finishParked and park cannot both miss it.
+func (e *event) register() bool {
 	ss := e.ss
 	ss.mu.Lock()
 	if ss.ending {
 		ss.mu.Unlock()
 		return false
 	}
-	e.op, e.errno = op, nil
+	e.errno = nil
 	e.reg = syscall.EpollEvent{
-		Events: syscall.EPOLLIN | syscall.EPOLLRDHUP | syscall.EPOLLONESHOT,
+		Events: syscall.EPOLLIN | syscall.EPOLLRDHUP | epollET,
 		Fd:     int32(uint32(ss.id)),
 		Pad:    int32(uint32(ss.id >> 32)),
 	}
@@ -259,14 +301,122 @@ func (e *event) park(op int) bool {
 	return true
 }
 
-// register runs inside the socket's Control: its number is still its own.
-func (e *event) register(fd uintptr) {
-	e.errno = syscall.EpollCtl(e.p.epfd, e.op, int(fd), &e.reg)
+// registerFd runs inside the socket's Control: its number is still its own.
+func (e *event) registerFd(fd uintptr) {
+	e.errno = syscall.EpollCtl(e.p.epfd, syscall.EPOLL_CTL_ADD, int(fd), &e.reg)
 }
 
-// serve is the session's goroutine for one event: it reads once, answers
-// (frames, as the reading goroutine does), and parks the session again,
-// or finishes it.
+// inlineReads bounds the reads the poller does for one session's event
+// before it hands the session to a goroutine.
+const inlineReads = 4
+
+// serve serves the session the poller unparked on the poller's goroutine,
+// as long as that cannot block: non-blocking reads of heartbeats only, and
+// each answer written by one non-blocking write that completes. Anything
+// else (another frame, the peer's close, wmu held by a push, a write that
+// does not complete at once, the session ending) goes on in a goroutine of
+// its own (event.serve), so that a peer that stops reading stalls its own
+// session only. This saves the common keep-alive a goroutine start.
+func (p *poller) serve(ss *session) {
+	e := p.event(ss)
+	inline := true
+	defer func() {
+		if inline {
+			if r := recover(); r != nil {
+				go ss.finish(r)
+				e.release()
+			}
+		}
+	}()
+	for range inlineReads {
+		e.readOnce()
+		e.mustRead, e.handled = false, false
+		if e.err != nil || !heartbeatsOnly(e.buf[:e.n]) {
+			break
+		}
+		for range e.n {
+			ss.frame(protocol.TypeHeartbeat)
+		}
+		e.handled = true
+		if !e.tryFlush() {
+			break
+		}
+		if e.n == len(e.buf) {
+			e.mustRead = true // there may be more
+			continue
+		}
+		switch ss.repark() {
+		case parkedAgain:
+			e.release()
+			return
+		case readAgain:
+			e.mustRead = true
+			continue
+		}
+		break // ending
+	}
+	inline = false
+	go e.serveFunc()
+}
+
+func heartbeatsOnly(b []byte) bool {
+	for _, t := range b {
+		if protocol.Type(t) != protocol.TypeHeartbeat {
+			return false
+		}
+	}
+	return true
+}
+
+// tryFlush writes the queued answers on the poller, if it can without
+// blocking: wmu free, the session not ending, and one non-blocking write
+// (inside the socket's Control: no deadline applies) that writes them all.
+// It reports false otherwise, with what is left queued first, for flush.
+func (e *event) tryFlush() bool {
+	ss := e.ss
+	if !ss.wmu.TryLock() {
+		return false
+	}
+	defer ss.wmu.Unlock()
+	ss.mu.Lock()
+	if ss.ending || ss.finished {
+		ss.mu.Unlock()
+		return false
+	}
+	buf := ss.out
+	ss.out, ss.spare = ss.spare[:0], nil
+	ss.mu.Unlock()
+	if len(buf) == 0 {
+		ss.spare = buf
+		return true
+	}
+	e.out, e.written, e.errno = buf, 0, nil
+	err := ss.raw.Control(e.writeFunc)
+	n := e.written
+	e.out = nil
+	if err == nil && e.errno == nil && n == len(buf) {
+		ss.spare = buf
+		return true
+	}
+	// Not all written: the rest goes first, ahead of what was queued
+	// meanwhile, for flush to write (or fail on) with its deadline.
+	ss.mu.Lock()
+	queued := ss.out
+	buf = append(buf[:copy(buf, buf[n:])], queued...)
+	ss.out, ss.spare = buf, queued[:0]
+	ss.mu.Unlock()
+	return false
+}
+
+// write runs inside the socket's Control: one non-blocking write(2).
+func (e *event) write(fd uintptr) {
+	n, err := syscall.Write(int(fd), e.out)
+	e.written, e.errno = max(n, 0), err
+}
+
+// serve is the session's goroutine when the poller cannot serve it without
+// blocking: it handles (or flushes) what the poller read, reads on until
+// the socket has nothing left, parks the session again, or finishes it.
 func (e *event) serve() {
 	ss := e.ss
 	parked := false
@@ -276,34 +426,51 @@ func (e *event) serve() {
 		}
 	}()
 	defer e.release()
-	n, err := e.readOnce()
-	if !ss.frames(e.buf[:n]) {
-		return
+	for {
+		if e.mustRead {
+			e.readOnce()
+			e.handled = false
+		}
+		e.mustRead = true
+		if e.handled {
+			ss.flush()
+		} else if !ss.frames(e.buf[:e.n]) {
+			return
+		}
+		if e.err != nil {
+			ss.readFailed(e.err)
+			return
+		}
+		if e.n == len(e.buf) {
+			continue // there may be more
+		}
+		switch ss.repark() {
+		case parkedAgain:
+			parked = true
+			return
+		case parkEnding:
+			return
+		}
 	}
-	if err != nil {
-		ss.readFailed(err)
-		return
-	}
-	parked = e.park(syscall.EPOLL_CTL_MOD)
 }
 
-// readOnce reads into e.buf with one non-blocking system call: no bytes
-// and no error when there are none (a spurious wake-up), io.EOF when the
-// peer has closed.
-func (e *event) readOnce() (int, error) {
-	e.n, e.errno = 0, nil
+// readOnce reads into e.buf with one non-blocking system call: e.n is 0
+// and e.err nil when there are no bytes (a spurious wake-up), e.err is
+// io.EOF when the peer has closed.
+func (e *event) readOnce() {
+	e.n, e.err, e.errno = 0, nil, nil
 	if err := e.ss.raw.Read(e.readFunc); err != nil {
-		return 0, err // closed by the session's end
+		e.n, e.err = 0, err // closed by the session's end
+		return
 	}
 	switch {
 	case e.errno == syscall.EAGAIN || e.errno == syscall.EINTR:
-		return 0, nil
+		e.n = 0
 	case e.errno != nil:
-		return 0, os.NewSyscallError("read", e.errno)
+		e.n, e.err = 0, os.NewSyscallError("read", e.errno)
 	case e.n == 0:
-		return 0, io.EOF
+		e.err = io.EOF
 	}
-	return e.n, nil
 }
 
 // read runs inside the socket's RawConn.Read: one system call, done, so
@@ -312,3 +479,7 @@ func (e *event) read(fd uintptr) bool {
 	e.n, e.errno = syscall.Read(int(fd), e.buf[:])
 	return true
 }
+
+// epollET is EPOLLET as the uint32 the event's field is (syscall's constant
+// is negative).
+const epollET = 1 << 31

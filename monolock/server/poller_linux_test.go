@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -224,4 +225,46 @@ func TestParkedSessionsOverTCP(t *testing.T) {
 			t.Errorf("after Close: %+v", st)
 		}
 	})
+}
+
+// A peer that sends heartbeats and never reads its answers fills its
+// socket's send buffer; the answers the poller cannot write at once go on
+// in the session's own goroutine, so every other session is still served.
+func TestPollerIsNotStalledByAPeerThatDoesNotRead(t *testing.T) {
+	ts := monolocktest.NewServer(t)
+	stuck := dial(t, ts.Addr)
+	stuck.acquire("stuck", time.Minute)
+	stuck.expect(protocol.TypeAcquired)
+	// Heartbeats a few at a time, so that the poller reads each batch
+	// whole and would write its answers itself.
+	batch := bytes.Repeat([]byte{byte(protocol.TypeHeartbeat)}, 8)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		stuck.conn.SetWriteDeadline(time.Now().Add(wait))
+		for { // until the server stops reading it, and the deadline or the close
+			if _, err := stuck.conn.Write(batch); err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { stuck.conn.Close(); <-done })
+	// Wait until the stuck session's answers wait for the socket to drain.
+	for deadline := time.Now().Add(wait); ; time.Sleep(time.Millisecond) {
+		if g := sessionGoroutines(); len(g) == 1 && strings.Contains(g[0], "[IO wait") && strings.Contains(g[0], "(*session).flush") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stuck session's answers never waited in a goroutine: %q", sessionGoroutines())
+		}
+	}
+
+	c := dial(t, ts.Addr)
+	c.acquire("other", time.Minute)
+	c.expect(protocol.TypeAcquired)
+	for range 100 {
+		c.conn.SetReadDeadline(time.Now().Add(wait))
+		c.heartbeat()
+		c.expect(protocol.TypeAcquired)
+	}
 }

@@ -30,8 +30,8 @@ const handshakeBufSize = 1 + 1 + 4 + 2 + protocol.MaxNameLen
 var handshakeBufs = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, handshakeBufSize) }}
 
 // session is one connection, served by one goroutine at a time: serve for
-// the handshake; then, for a plain socket on Linux, a short-lived goroutine
-// per batch of bytes the poller sees arrive (poller_linux.go), and none
+// the handshake; then, for a plain socket on Linux, the poller itself or a
+// short-lived goroutine when bytes arrive (poller_linux.go), and none
 // while the session is idle (parked); otherwise read until the end. Frames
 // are queued in out under mu, in the order the session's state changes,
 // and written by flush under wmu, so there is one writer at a time: the
@@ -58,6 +58,7 @@ type session struct {
 	ending    bool             // no more frames are queued; the next flush closes
 	lingering bool             // an ERROR was queued: half-close and drain rather than close
 	parked    bool             // idle in the poller, with no goroutine: whoever unparks it serves or finishes it
+	pending   bool             // the poller saw bytes arrive while the session was not parked: read again before parking
 	reason    locktable.Reason // why the session ended
 
 	// Last, with the flags above, so that an idle session's struct fits a
