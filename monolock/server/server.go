@@ -5,9 +5,10 @@
 //
 // A request's path: Serve accepts a connection and starts its session
 // (session.go); the session reads the ACQUIRE (package protocol), enters a
-// claim in the lock table (internal/locktable), and answers; the table calls
-// the session back when the claim is promoted or ended, and the session's
-// writer pushes the frame.
+// claim in the lock table (internal/locktable), and answers; an idle
+// plain-TCP session then waits in the poller (poller_linux.go) without a
+// goroutine until its next frame; the table calls the session back when the
+// claim is promoted or ended, and the session's writer pushes the frame.
 //
 // The package imports the standard library only.
 package server
@@ -153,8 +154,9 @@ type Server struct {
 	mu        sync.Mutex
 	closing   chan struct{} // closed when shutdown begins; wakes accept back-off
 	listeners map[net.Listener]struct{}
-	sessions  map[*session]struct{}
-	active    sync.WaitGroup // session goroutines: readers and pushes
+	sessions  map[uint64]*session // by id: the poller's key
+	idle      idleSessions        // the poller of idle plain-TCP sessions (Linux)
+	active    sync.WaitGroup      // sessions (each counted once, parked or not) and pushes
 }
 
 // New returns a Server that is not yet serving.
@@ -178,7 +180,7 @@ func New(cfg Config) (*Server, error) {
 		log:       cfg.Logger,
 		closing:   make(chan struct{}),
 		listeners: make(map[net.Listener]struct{}),
-		sessions:  make(map[*session]struct{}),
+		sessions:  make(map[uint64]*session),
 	}
 	s.table = locktable.New(locktable.Config{OnGrant: s.onGrant, OnRelease: s.onRelease})
 	return s, nil
@@ -279,7 +281,7 @@ func (s *Server) trackSession(sess *session) bool {
 	if s.shuttingDown.Load() {
 		return false
 	}
-	s.sessions[sess] = struct{}{}
+	s.sessions[sess.id] = sess
 	s.active.Add(1)
 	s.metrics.connections.Add(1)
 	return true
@@ -287,7 +289,7 @@ func (s *Server) trackSession(sess *session) bool {
 
 func (s *Server) untrackSession(sess *session) {
 	s.mu.Lock()
-	delete(s.sessions, sess)
+	delete(s.sessions, sess.id)
 	s.mu.Unlock()
 	s.metrics.connections.Add(-1)
 }
@@ -305,10 +307,17 @@ func (s *Server) beginShutdown() []*session {
 	}
 	s.table.Close()
 	sessions := make([]*session, 0, len(s.sessions))
-	for sess := range s.sessions {
+	for _, sess := range s.sessions {
 		sessions = append(sessions, sess)
 	}
 	return sessions
+}
+
+// session returns the live session with id, or nil.
+func (s *Server) session(id uint64) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessions[id]
 }
 
 // Shutdown stops the server gracefully: /healthz answers 503 at once, the
@@ -329,10 +338,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}()
 	select {
 	case <-done:
+		s.stopPoller()
 		s.closeOps(ctx)
 		return ctx.Err()
 	case <-ctx.Done():
-		s.closeAll()
+		s.closeAll() // ends every session: none parks again
+		s.stopPoller()
 		s.closeOps(ctx)
 		return ctx.Err()
 	}
@@ -346,6 +357,7 @@ func (s *Server) Close() error {
 	s.beginShutdown()
 	s.closeAll()
 	s.active.Wait()
+	s.stopPoller()
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.IOTimeout)
 	defer cancel()
 	s.closeOps(ctx)
@@ -355,13 +367,14 @@ func (s *Server) Close() error {
 func (s *Server) closeAll() {
 	s.mu.Lock()
 	sessions := make([]*session, 0, len(s.sessions))
-	for sess := range s.sessions {
+	for _, sess := range s.sessions {
 		sessions = append(sessions, sess)
 	}
 	s.mu.Unlock()
 	for _, sess := range sessions {
 		sess.end(locktable.Shutdown, nil)
 		sess.conn.Close()
+		sess.finishParked()
 	}
 }
 

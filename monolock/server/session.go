@@ -11,6 +11,7 @@ import (
 	"net"
 	"runtime/debug"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/monolock/monolock-bench/monolock/internal/locktable"
@@ -29,14 +30,18 @@ const handshakeBufSize = 1 + 1 + 4 + 2 + protocol.MaxNameLen
 var handshakeBufs = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, handshakeBufSize) }}
 
 // session is one connection, served by one goroutine at a time: serve for
-// the handshake, then read until the end. Frames are queued in out under
-// mu, in the order the session's state changes, and written by flush under
-// wmu, so there is one writer at a time: the reader itself for answers (no
-// hand-off on the hot path), or a short-lived goroutine for a push (promotion, admin, shutdown), since the
+// the handshake; then, for a plain socket on Linux, the poller itself or a
+// short-lived goroutine when bytes arrive (poller_linux.go), and none
+// while the session is idle (parked); otherwise read until the end. Frames
+// are queued in out under mu, in the order the session's state changes,
+// and written by flush under wmu, so there is one writer at a time: the
+// reader itself for answers (no hand-off on the hot path), or a
+// short-lived goroutine for a push (promotion, admin, shutdown), since the
 // table notifies under its lock and must not block.
 type session struct {
 	srv    *Server
-	conn   net.Conn // the TLS connection when TLS is on
+	conn   net.Conn        // the TLS connection when TLS is on
+	raw    syscall.RawConn // conn's socket while the poller serves it; else nil
 	id     uint64
 	remote string
 
@@ -52,10 +57,12 @@ type session struct {
 	answered  bool             // the ACQUIRE was answered: promotions are pushed from now on
 	ending    bool             // no more frames are queued; the next flush closes
 	lingering bool             // an ERROR was queued: half-close and drain rather than close
+	parked    bool             // idle in the poller, with no goroutine: whoever unparks it serves or finishes it
+	pending   bool             // the poller saw bytes arrive while the session was not parked: read again before parking
 	reason    locktable.Reason // why the session ended
 
 	// Last, with the flags above, so that an idle session's struct fits a
-	// smaller allocation class (160 bytes, not 176).
+	// smaller allocation class (176 bytes, not 192).
 	finished bool // the final close step was taken; guarded by wmu
 }
 
@@ -74,33 +81,31 @@ func newSession(s *Server, conn net.Conn) *session {
 	}
 }
 
-// serve is the session's goroutine: it owns the connection's life. It
-// completes the handshake, then hands the session to a fresh goroutine that
-// reads until the end (read): the handshake's calls (TLS, the lock table,
-// the audit log) grow a goroutine's stack to 4-8 KiB, which the runtime
-// keeps for as long as the goroutine lives, while the read loop fits the
-// 2 KiB a new goroutine starts with. The two never run at once, so the
-// session has one goroutine and one reader at any time.
+// serve is the session's first goroutine: it completes the handshake, then
+// hands the idle session on (wait) and exits: the handshake's calls (TLS,
+// the lock table, the audit log) grow a goroutine's stack to 4-8 KiB, which
+// the runtime keeps for as long as the goroutine lives. Whoever holds the
+// session next is its only reader.
 func (ss *session) serve() {
 	handedOff := false
 	defer func() {
 		if !handedOff {
-			ss.finish(recover(), make([]byte, readBufSize))
+			ss.finish(recover())
 		}
 	}()
 	if !ss.handshake() {
 		return
 	}
-	handedOff = true
-	go ss.read()
+	handedOff = ss.wait()
 }
 
-// read is the session's goroutine after the handshake: it reads frames
-// until the session ends, then finishes it.
+// read is the session's goroutine after the handshake where no poller
+// serves it (TLS, other systems): it reads frames until the session ends,
+// then finishes it. The read loop fits the 2 KiB a new goroutine starts
+// with.
 func (ss *session) read() {
-	buf := make([]byte, readBufSize) // reads, then the drain: one allocation for both
-	defer func() { ss.finish(recover(), buf) }()
-	ss.readLoop(buf)
+	defer func() { ss.finish(recover()) }()
+	ss.readLoop(make([]byte, readBufSize))
 }
 
 // readBufSize is one read of frames after the ACQUIRE, each one byte: a
@@ -109,9 +114,9 @@ func (ss *session) read() {
 const readBufSize = 16
 
 // finish is the session's last step, on its goroutine, after a panic p
-// (nil: none): it writes what is queued, closes or half-closes and drains
-// into buf, and releases the claim.
-func (ss *session) finish(p any, buf []byte) {
+// (nil: none): it writes what is queued, closes or half-closes and drains,
+// and releases the claim.
+func (ss *session) finish(p any) {
 	s := ss.srv
 	defer s.active.Done()
 	defer s.untrackSession(ss)
@@ -120,7 +125,7 @@ func (ss *session) finish(p any, buf []byte) {
 		ss.end(locktable.Graceful, nil)
 	}
 	ss.flush() // the final step: write what is queued, then close or half-close
-	ss.drain(buf)
+	ss.drain()
 	ss.conn.Close()
 	// The session's own release, in case the claim entered the table
 	// after another goroutine ended the session; otherwise a no-op.
@@ -413,21 +418,39 @@ func (ss *session) setReadDeadline(t time.Time) {
 }
 
 // push flushes from a new goroutine, for callers that must not block: the
-// table's notifications and the server's shutdown. It is counted in
-// Server.active; the session's reader is still alive whenever push is
-// called, so the count is positive.
+// table's notifications and the server's shutdown; a session it ends while
+// parked, it finishes. It is counted in Server.active; the session is
+// still counted whenever push is called, so the count is positive.
 func (ss *session) push() {
 	ss.srv.active.Add(1)
 	go func() {
 		defer ss.srv.active.Done()
+		defer ss.finishParked()
 		defer func() {
 			if p := recover(); p != nil {
 				ss.srv.log.Error("monolock: session push panic", "session", ss.id, "remote", ss.remote, "panic", p, "stack", string(debug.Stack()))
+				ss.end(locktable.Graceful, nil)
 				ss.conn.Close()
 			}
 		}()
 		ss.flush()
 	}()
+}
+
+// finishParked finishes the session if it has ended while parked: no
+// goroutine of its own is left to see its end (closing a socket wakes no
+// epoll waiter). A session not parked is finished by the goroutine that
+// holds it, which sees ending when it would park. Called after ending it.
+func (ss *session) finishParked() {
+	ss.mu.Lock()
+	take := ss.ending && ss.parked
+	if take {
+		ss.parked = false
+	}
+	ss.mu.Unlock()
+	if take {
+		ss.finish(nil)
+	}
 }
 
 // flush writes the queued frames, each write bounded by the io-timeout,
@@ -484,7 +507,8 @@ func (ss *session) boundWrite() {
 
 // drain discards input until the connection is closed, the linger deadline
 // passes or the client closes; it runs once the session is ending.
-func (ss *session) drain(buf []byte) {
+func (ss *session) drain() {
+	buf := make([]byte, readBufSize)
 	for {
 		if _, err := ss.conn.Read(buf); err != nil {
 			return
