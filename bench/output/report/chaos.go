@@ -33,9 +33,9 @@ func (f *figures) chaosSection(d *document) error {
 	f.soakLink(d)
 	d.h3("Figures")
 	d.add(f.chaosTable())
-	d.p(serverRecordNote(f.a.Chaos()))
 	f.soakBounds(d, runs)
 	d.details("Chaos: the faults and violation rates, the stores, the faults on holders, the first violation of each kind, the histories", func(d *document) {
+		d.p(serverRecordNote(f.a.Chaos()))
 		d.p(fmt.Sprint(len(runs[0].Chaos.Timeline.Lanes)) + " client processes contended for one lock and, under it, read and wrote a register and incremented a counter in a fenced and an unfenced store. " +
 			"A client fault strikes the client that holds the lock at the fault's start. Double holders are counted by the earlier holder.")
 		d.add(f.chaosChecks(runs))
