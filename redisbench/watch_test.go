@@ -19,33 +19,7 @@ func TestLockWatchRecordsExpiry(t *testing.T) {
 	defer cancel()
 	const key = "watched"
 
-	changes := make(chan bench.LockChange, 64)
-	wctx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		LockWatch(DefaultKeyPrefix)(wctx, s, key, func(c bench.LockChange) { changes <- c })
-	}()
-	defer func() { stop(); <-done }()
-	// next returns the next change other than a renewal (the contender's
-	// watchdog renews at its own pace).
-	next := func(want bench.LockChangeKind) bench.LockChange {
-		t.Helper()
-		for {
-			select {
-			case c := <-changes:
-				if c.Kind == bench.LockRenewed {
-					continue
-				}
-				if c.Kind != want {
-					t.Fatalf("got %+v, want a %s", c, want)
-				}
-				return c
-			case <-ctx.Done():
-				t.Fatalf("no %s reported", want)
-			}
-		}
-	}
+	next, stop := benchtest.WatchLock(t, ctx, LockWatch(DefaultKeyPrefix), s, key)
 	next(bench.WatchStarted)
 
 	raw := NewClientDialer(s[0].Addr(), 1, Timeouts{}, nil)
@@ -81,7 +55,6 @@ func TestLockWatchRecordsExpiry(t *testing.T) {
 	}
 	// The watcher ends when its context does, not at the test's deadline.
 	stop()
-	<-done
 	if ctx.Err() != nil {
 		t.Error("the watcher outlived its context until the test's deadline")
 	}

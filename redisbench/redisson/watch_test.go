@@ -19,30 +19,8 @@ func TestWatchLockSeesTheHash(t *testing.T) {
 	defer cancel()
 	const key = "watched"
 
-	changes := make(chan bench.LockChange, 16)
-	wctx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		c.WatchLock(wctx, servers, key, func(ch bench.LockChange) { changes <- ch })
-	}()
-	defer func() { stop(); <-done }()
-	next := func() bench.LockChange {
-		t.Helper()
-		for {
-			select {
-			case ch := <-changes:
-				if ch.Kind != bench.LockRenewed {
-					return ch
-				}
-			case <-ctx.Done():
-				t.Fatal("no change reported")
-			}
-		}
-	}
-	if ch := next(); ch.Kind != bench.WatchStarted {
-		t.Fatalf("first report %+v, want the watch's start", ch)
-	}
+	next, _ := benchtest.WatchLock(t, ctx, c.WatchLock, servers, key)
+	next(bench.WatchStarted)
 	l, err := c.Open(ctx, bench.Addrs(servers), time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -52,13 +30,13 @@ func TestWatchLockSeesTheHash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := next(); g.Kind != bench.LockGranted || g.Key != DefaultKeyPrefix+key || g.TTL == nil {
+	if g := next(bench.LockGranted); g.Key != DefaultKeyPrefix+key || g.TTL == nil {
 		t.Errorf("after the acquire %+v, want a grant of %s with its TTL", g, DefaultKeyPrefix+key)
 	}
 	if err := h.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if e := next(); e.Kind != bench.LockEnded || e.Cause != "del" {
+	if e := next(bench.LockEnded); e.Cause != "del" {
 		t.Errorf("after the release %+v, want an end by del", e)
 	}
 }

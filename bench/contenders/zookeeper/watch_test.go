@@ -21,27 +21,7 @@ func TestWatchLockRecordsHandover(t *testing.T) {
 	defer cancel()
 	const key = "watched"
 
-	changes := make(chan bench.LockChange, 16)
-	wctx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		WatchLock(wctx, servers, key, func(c bench.LockChange) { changes <- c })
-	}()
-	defer func() { stop(); <-done }()
-	next := func(want bench.LockChangeKind) bench.LockChange {
-		t.Helper()
-		select {
-		case c := <-changes:
-			if c.Kind != want {
-				t.Fatalf("got %+v, want a %s", c, want)
-			}
-			return c
-		case <-ctx.Done():
-			t.Fatalf("no %s reported", want)
-		}
-		return bench.LockChange{}
-	}
+	next, stop := benchtest.WatchLock(t, ctx, WatchLock, servers, key)
 	next(bench.WatchStarted)
 
 	l, err := New(Config{Servers: bench.Addrs(servers), Lease: 2 * time.Second})
@@ -86,7 +66,6 @@ func TestWatchLockRecordsHandover(t *testing.T) {
 	}
 	// The watcher ends when its context does, not at the test's deadline.
 	stop()
-	<-done
 	if ctx.Err() != nil {
 		t.Error("the watcher outlived its context until the test's deadline")
 	}
