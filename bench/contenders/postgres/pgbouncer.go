@@ -112,17 +112,38 @@ log_disconnections = 0
 // shQuote quotes s for sh.
 func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
+// oldPostmaster says what the pair script does with a postmaster.pid
+// left in the data directory by the previous pair.
+type oldPostmaster int
+
+const (
+	// waitForOldPostmaster waits (up to 10s) for it to go, as a local
+	// restart's previous pair shuts down beside the new one.
+	waitForOldPostmaster oldPostmaster = iota
+	// removeOldPostmaster deletes it and the socket's lock file: in a
+	// container every process died with the previous start, so both are
+	// stale, and the PID they name may now be one of PgBouncer's threads,
+	// which PostgreSQL takes for a running postmaster and refuses to
+	// start (the soak 20261207T140711Z: after a kill, PgBouncer said
+	// "server down" until the run gave up).
+	removeOldPostmaster
+)
+
 // pairScript is the sh script that runs the pair: PostgreSQL in the
 // background on its Unix socket only (through pgPrefix, e.g. setpriv
 // --pdeathsig, so that it shuts down when PgBouncer exits), then exec
 // PgBouncer, which keeps the shell's process id: the server's signals
-// reach PgBouncer. With waitOld it first waits (up to 10s) for a previous
-// postmaster's postmaster.pid to go, as a restart's previous pair shuts
-// down.
-func pairScript(pgPrefix, pgBin, data, socketDir, pgbouncerBin, ini string, waitOld bool) string {
+// reach PgBouncer. old says what happens first to a previous
+// postmaster's postmaster.pid.
+func pairScript(pgPrefix, pgBin, data, socketDir, pgbouncerBin, ini string, old oldPostmaster) string {
 	var b strings.Builder
-	if waitOld {
-		fmt.Fprintf(&b, "i=0; while [ -e %s ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; ", shQuote(filepath.Join(data, "postmaster.pid")))
+	pidFile := shQuote(filepath.Join(data, "postmaster.pid"))
+	switch old {
+	case waitForOldPostmaster:
+		fmt.Fprintf(&b, "i=0; while [ -e %s ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; ", pidFile)
+	case removeOldPostmaster:
+		socketLock := shQuote(filepath.Join(socketDir, fmt.Sprintf(".s.PGSQL.%d.lock", Port)))
+		fmt.Fprintf(&b, "rm -f %s %s; ", pidFile, socketLock)
 	}
 	fmt.Fprintf(&b, "%s%s -D %s -c listen_addresses= -c unix_socket_directories=%s -c port=%d & exec %s %s",
 		pgPrefix, pgBin, shQuote(data), shQuote(socketDir), Port, pgbouncerBin, shQuote(ini))
@@ -184,14 +205,14 @@ func pgbouncerLocalCommand(ctx context.Context, a bench.ServerArgs) ([]string, e
 	if err := os.WriteFile(ini, []byte(pgbouncerIni(host, p, a.Dir)), 0o644); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	script := pairScript(shQuote(setpriv)+" --pdeathsig=INT -- ", shQuote(filepath.Join(inst.BinDir, "postgres")), data, a.Dir, shQuote(pgb), ini, true)
+	script := pairScript(shQuote(setpriv)+" --pdeathsig=INT -- ", shQuote(filepath.Join(inst.BinDir, "postgres")), data, a.Dir, shQuote(pgb), ini, waitForOldPostmaster)
 	argv, _, err := asServerUser([]string{"/bin/sh", "-c", script})
 	return argv, err
 }
 
 // PgBouncerImage builds (or reuses) monolock-bench/postgres-pgbouncer:<tag>:
 // Image's PostgreSQL files and data directory plus the host's pgbouncer,
-// sh (dash) with their shared libraries, and pgbouncer.ini
+// sh (dash), rm with their shared libraries, and pgbouncer.ini
 // (docker/postgres-pgbouncer.Dockerfile). The container's entrypoint runs
 // the pair script with sh -c as 65534; arguments are not used.
 func PgBouncerImage(ctx context.Context) (bench.Image, error) {
@@ -211,7 +232,15 @@ func PgBouncerImage(ctx context.Context) (bench.Image, error) {
 	if err != nil {
 		return bench.Image{}, fmt.Errorf("postgres: %w", err)
 	}
-	bins := []string{pgb, sh}
+	// rm, for the stale postmaster.pid a killed container leaves.
+	rm, err := exec.LookPath("rm")
+	if err != nil {
+		return bench.Image{}, fmt.Errorf("postgres: the pgbouncer image needs rm: %w", err)
+	}
+	if rm, err = filepath.EvalSymlinks(rm); err != nil {
+		return bench.Image{}, fmt.Errorf("postgres: %w", err)
+	}
+	bins := []string{pgb, sh, rm}
 	libs, err := engine.HostLibraries(ctx, bins...)
 	if err != nil {
 		return bench.Image{}, err
@@ -233,7 +262,7 @@ func PgBouncerImage(ctx context.Context) (bench.Image, error) {
 	}
 	var dockerfile strings.Builder
 	tmpl := template.Must(template.New("Dockerfile").Parse(docker.PostgresPgBouncer))
-	script, err := json.Marshal(pairScript("", filepath.Join(inst.BinDir, "postgres"), dataInImage, socketInImage, pgb, pgbouncerIniInImage, false))
+	script, err := json.Marshal(pairScript("", filepath.Join(inst.BinDir, "postgres"), dataInImage, socketInImage, pgb, pgbouncerIniInImage, removeOldPostmaster))
 	if err != nil {
 		return bench.Image{}, fmt.Errorf("postgres: %w", err)
 	}

@@ -39,7 +39,31 @@ func TestPgBouncer(t *testing.T) {
 				}
 			})
 			t.Run("session-pitfall", func(t *testing.T) { observePitfall(t, addr) })
+			t.Run("killed", func(t *testing.T) { killAndRestart(t, d.Servers(PgBouncerServer.Name)[0]) })
 		})
+	}
+}
+
+// killAndRestart kills the pair (SIGKILL, as the chaos nemesis does) and
+// restarts it, a few times: each time PostgreSQL must come back behind
+// PgBouncer. A killed container leaves a stale postmaster.pid whose PID
+// may be taken by one of PgBouncer's threads in the next start; PostgreSQL
+// then refused to start, and PgBouncer said "server down" (the soak
+// 20261207T140711Z). Which PID the file names varies from start to
+// start, so the test restarts more than once.
+func killAndRestart(t *testing.T, s bench.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for i := range 4 {
+		if err := s.Kill(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Restart(ctx); err != nil {
+			t.Fatalf("restart %d after a kill: %v", i+1, err)
+		}
+		if n := advisoryLocks(t, s.Addr()); n != 0 {
+			t.Errorf("restart %d: %d advisory locks held, want 0", i+1, n)
+		}
 	}
 }
 
