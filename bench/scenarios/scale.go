@@ -71,7 +71,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 					if n == MaxSessions {
 						held = min(most, slices.Max(c.Idle))
 					}
-					est := lease/3 + c.window(lease) + c.stepOverhead() + openCost(held, lease)
+					est := lease/3 + c.window(lease) + c.stepOverhead() + openCost(held)
 					vs = append(vs, bench.Variant{
 						Name: "idle-" + countName(n) + c.leaseSuffix(lease), Sessions: held, MaxRepetitions: scaleRepetitions,
 						Params:   results.VariantParams{Load: results.LoadIdle, Sessions: n, SessionsMax: n == MaxSessions, Keys: n, Lease: lease.String()},
@@ -84,7 +84,7 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 			}
 			for _, n := range c.Queue {
 				est := func(ct bench.Contender) time.Duration {
-					return planEstimate(n+1, most, c.queueWindow(ct)+c.stepOverhead()+c.PromotionTime/2+openCost(n, c.QueueLease))
+					return planEstimate(n+1, most, c.queueWindow(ct)+c.stepOverhead()+c.PromotionTime/2+openCost(n))
 				}
 				vs = append(vs, bench.Variant{
 					Name: "queue-" + countName(n), Contended: true, Sessions: n + 1, MaxRepetitions: scaleRepetitions,

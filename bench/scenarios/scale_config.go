@@ -219,14 +219,14 @@ func (c ScaleConfig) queueWindow(ct bench.Contender) time.Duration {
 	return w
 }
 
-// openCost is the ETA's cost of opening n sessions at a lease: ~0.5ms per
-// session on 2 cores averaged over the contenders (the full run
-// 20261201T002715Z: 10k took monolock and redis under a second beyond the
-// window, redlock 3s, etcd 34s), more at a short lease whose keep-alives
-// compete with the opening (~1.5ms per session at 2s).
-func openCost(n int, lease time.Duration) time.Duration {
-	f := max(1, int(DefaultScaleLongLease/lease)/4)
-	return time.Duration(n*f) * time.Millisecond / 2
+// openCost is the ETA's cost of opening n sessions: ~0.5ms per session
+// on 2 cores averaged over the contenders (the full run 20261201T002715Z:
+// 10k took monolock and redis under a second beyond the window, redlock
+// 3s, etcd 34s). A short lease no longer costs more: in the full run
+// 20261207T145127Z idle-max-lease2s (19,734 sessions) took 4.4–7.3 s a
+// step in all, and idle-10k-lease2s 4.2–6.7 s, waits included.
+func openCost(n int) time.Duration {
+	return time.Duration(n) * time.Millisecond / 2
 }
 
 // stepOverhead is the ETA's cost of a scale step besides its waits and

@@ -164,12 +164,12 @@ func flipped(capability, from, to string) string {
 // package; adding a contender is its package and one line here.
 func contenderTable() []bench.Contender {
 	return []bench.Contender{
-		repeated(monolock.Contender(), bench.Repeat{Scenario: "scale", Variant: "idle-max-lease2s", Times: 2,
+		repeated(monolock.Contender(), bench.Repeat{Scenario: "scale", Variant: "idle-max-lease2s", Times: 3,
 			Reason: flipped("holds every session at the largest count, lease 2s", "19,734 held, n=1", "5,251, n=1")}),
 		monolock.WarmContender(),
 		monolock.FastOpenContender(),
 		monolockstandby.Contender(),
-		repeated(redisbench.RedisContender(), bench.Repeat{Scenario: "scale", Variant: "idle-max-lease2s", Times: 2,
+		repeated(redisbench.RedisContender(), bench.Repeat{Scenario: "scale", Variant: "idle-max-lease2s", Times: 3,
 			Reason: flipped("holds every session at the largest count, lease 2s", "19,734 held, n=1", "612, n=1")}),
 		redisbench.RedlockContender(),
 		repeated(redisbench.RedlockFastContender(), bench.Repeat{Scenario: "failover", Variant: scenarios.FailoverUnsafe, Times: 3,

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -35,10 +34,6 @@ func PgBouncerContender() bench.Contender {
 		Spread: results.SpreadRange,
 		Quote:  []results.ClaimQuote{{Contender: "postgres-pgbouncer-xact"}, {Contender: "postgres"}},
 	}})
-	c.Caps = append(slices.Clone(PgBouncerCaps),
-		bench.Cap{Scenario: "fairness", Variant: "*", Reason: "budget: the session lock's grants are re-entrant on whichever server connection a client gets, so grant order says nothing of the lock; safety's pause variant counts the pitfall's early grants (a second holder within half a lease of the freeze)"},
-		bench.Cap{Scenario: "handover", Variant: "*", Reason: "budget (the full run was 12 s over 60 min with this step): a waiter is granted at once when PgBouncer gives it the holder's server connection and never when the holder's lock is left on another one, so the figure is PgBouncer's choice of connection; TestPgBouncer shows both on both backends (a second holder granted at once; a lock still held 5 s after its holder released and every client closed), and safety's pause variant counts the early grants and the locks still held on the server 3 s after every client closed"},
-	)
 	return c
 }
 
@@ -61,9 +56,6 @@ func PgBouncerXactContender() bench.Contender {
 		Spread: results.SpreadRange,
 		Quote:  []results.ClaimQuote{{Contender: "postgres-pgbouncer"}, {Contender: "postgres"}},
 	}})
-	c.Caps = append(slices.Clone(PgBouncerCaps),
-		bench.Cap{Scenario: "handover", Variant: "crash", Reason: "budget (the full run was 12 s over 60 min with the pitfall's handover step): a crashed holder's connection to PgBouncer closes inside its transaction, and a server connection left mid-transaction is closed rather than pooled, so PostgreSQL ends the session and frees the lock as in postgres's crash handover (postgres measures that; not measured through PgBouncer); graceful runs"},
-	)
 	return c
 }
 
@@ -132,14 +124,14 @@ func pgbouncerContender(name, label, colour string, xact bool) bench.Contender {
 }
 
 // PgBouncerCaps are the caps of both PgBouncer rows, for the suite's time
-// budget (the full run had under a minute of slack before them: 57m17s to
-// 59m9s of 60 min in TestPlanBudget). They run what separates the two
-// forms of the lock: who is granted and when (the xact row: fairness,
-// handover after a graceful release, safety under a paused holder; the
-// pitfall: safety's pause, where its early grants and stranded locks
-// show). Chaos does not fit the suite (83 s a step); the soak, on its own
-// budget, runs it. The rest is postgres's server behind one more hop,
-// which the postgres rows measure.
+// budget (TestPlanBudget: 57m19s to 59m14s of 60 min with both rows).
+// They run what separates the two forms of the lock: who is granted and
+// when (fairness; handover after a graceful release and a crash), and
+// what a paused or lost holder leaves behind (safety's pause and host
+// loss, where the pitfall's early grants and stranded locks show). Chaos
+// does not fit the suite (83 s a step); the soak, on its own budget, runs
+// it. The rest is postgres's server behind one more hop, which the
+// postgres rows measure.
 var PgBouncerCaps = []bench.Cap{
 	{Scenario: "latency", Variant: "*", Reason: "budget: an uncontended claim is postgres's plus PgBouncer's hop on loopback; not measured in the suite (the postgres rows measure the lock's own latency)"},
 	{Scenario: "throughput", Variant: "*", Reason: "budget: distinct keys measure PgBouncer's queueing for its 4 server connections rather than the lock; not measured in the suite"},
@@ -149,6 +141,5 @@ var PgBouncerCaps = []bench.Cap{
 	{Scenario: "handover", Variant: "freeze", Reason: "budget: a frozen holder's kernel answers TCP keep-alives and PgBouncer keeps its server connection, as postgres keeps the session (no grant within the bound for postgres in the full run 20261203T151155Z)"},
 	{Scenario: "handover", Variant: "host-loss", Reason: "budget: a lost holder's client connection to PgBouncer ends on TCP's timers as postgres's does (postgres and postgres-keepalive measure them); safety host-loss runs it"},
 	{Scenario: "chaos", Variant: "*", SuiteOnly: true, Reason: "budget: a chaos step is 83 s per contender, and the full run had under a minute of slack before these rows (TestPlanBudget: 57m17s–59m9s of 60 min); the soak (make bench-chaos), on a budget of its own, runs both rows, one after the other in a lane of their own (PgBouncer and its PostgreSQL are one server); safety's pause variant counts the pitfall's early grants and stranded locks"},
-	{Scenario: "safety", Variant: "host-loss", Reason: "budget: a lost holder's client connection to PgBouncer ends on TCP's timers, as its connection to postgres does (postgres and postgres-keepalive measure them); the pause variant runs"},
 	{Scenario: "safety", Variant: "clock-jump*", Reason: "PostgreSQL has no lease: a clock jump changes nothing of the pair"},
 }
