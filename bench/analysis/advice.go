@@ -277,16 +277,27 @@ func fewestRepetitions(es []Entry, use []string) int {
 	return n
 }
 
-// requires names what a use case requires.
+// requires names what a use case requires: the capabilities the matrix
+// shows by their ids, then those this run measured for no lock (a quick
+// run leaves out host loss) by their labels, apart, so that a reader
+// does not look for them in the matrix.
 func (run *Run) requires(p Pick) string {
 	if len(p.Required) == 0 {
 		return ""
 	}
-	var refs []string
+	var shown, unmeasured []string
 	for _, id := range p.Required {
-		refs = append(refs, run.Ref(id))
+		if run.matrixIndex(id) >= 0 {
+			shown = append(shown, run.Ref(id))
+		} else {
+			unmeasured = append(unmeasured, run.Ref(id))
+		}
 	}
-	return "requires ✓ on " + strings.Join(refs, ", ")
+	text := "requires ✓ on " + strings.Join(append(shown, unmeasured...), ", ")
+	if len(shown) > 0 && len(unmeasured) > 0 {
+		text = "requires ✓ on " + strings.Join(shown, ", ") + " and, not measured in this run, " + strings.Join(unmeasured, ", ")
+	}
+	return text
 }
 
 // orList joins names with commas and a final "or".

@@ -143,6 +143,32 @@ func TestVoidTrialIsNoEvidence(t *testing.T) {
 	}
 }
 
+// A requirement no lock was measured on (a quick run leaves out host
+// loss) is named by its label after the matrix's ids, apart, never
+// mixed among them.
+func TestRequiresNamesUnmeasuredApart(t *testing.T) {
+	info := results.ScenarioInfo{
+		Name:     "safety",
+		Metrics:  []results.MetricSpec{{Name: "stale", Unit: "count"}, {Name: "margin", Unit: "ms"}},
+		Variants: []results.VariantInfo{{Name: "pause"}, {Name: "host-loss"}},
+		Decides: []results.DecisionFigure{
+			{ID: "learns-first", Text: "holder learns first (margin > 0)", Variant: "host-loss", Metric: "margin", Op: results.AtLeast},
+			{ID: "fenced", Text: "no stale write", Variant: "pause", Metric: "stale", Op: results.AtMost},
+		},
+	}
+	raw := raws("a", "pause", m("stale", "count", 0))
+	for i := range raw {
+		raw[i].Scenario = "safety"
+	}
+	run := New(&results.Results{Parameters: results.Parameters{Contenders: []string{"a"}}, Raw: raw, Summary: results.Summarize(raw), Scenarios: []results.ScenarioInfo{info}})
+	a := run.Advise(must(run.Decide(UseCase{Title: "batch", Requires: []string{"learns-first", "fenced"}})))
+	if want := "requires ✓ on C1 and, not measured in this run, holder learns first"; a.Requires != want {
+		t.Errorf("requires %q, want %q", a.Requires, want)
+	}
+}
+
+func must(p Pick, _ bool) Pick { return p }
+
 // The coordinator row ranks one fault: two clusters by their minority
 // down, never against a whole restart, and a standby pair's primary lost
 // apart, as not comparable. Figures as the reference full run's.

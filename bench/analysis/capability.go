@@ -146,14 +146,20 @@ func (run *Run) Label(id string) string {
 // Ref names a capability as the matrix does ("C4"), or by its label
 // without its parenthesised definition when the matrix does not show it.
 func (run *Run) Ref(id string) string {
+	if i := run.matrixIndex(id); i >= 0 {
+		return fmt.Sprintf("C%d", i+1)
+	}
+	return ShortLabel(run.Label(id))
+}
+
+// matrixIndex is a capability's place in the matrix, -1 when the matrix
+// does not show it.
+func (run *Run) matrixIndex(id string) int {
 	m := run
 	if run.matrix != nil {
 		m = run.matrix
 	}
-	if i := slices.Index(m.MatrixIDs(), id); i >= 0 {
-		return fmt.Sprintf("C%d", i+1)
-	}
-	return ShortLabel(run.Label(id))
+	return slices.Index(m.MatrixIDs(), id)
 }
 
 // ShortLabel is a capability's text without its parenthesised
