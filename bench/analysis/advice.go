@@ -293,11 +293,10 @@ func (run *Run) requires(p Pick) string {
 			unmeasured = append(unmeasured, run.Ref(id))
 		}
 	}
-	text := "requires ✓ on " + strings.Join(append(shown, unmeasured...), ", ")
-	if len(shown) > 0 && len(unmeasured) > 0 {
-		text = "requires ✓ on " + strings.Join(shown, ", ") + " and, not measured in this run, " + strings.Join(unmeasured, ", ")
+	if len(shown) == 0 || len(unmeasured) == 0 {
+		return "requires ✓ on " + strings.Join(append(shown, unmeasured...), ", ")
 	}
-	return text
+	return "requires ✓ on " + strings.Join(shown, ", ") + " and, not measured in this run, " + strings.Join(unmeasured, ", ")
 }
 
 // orList joins names with commas and a final "or".
