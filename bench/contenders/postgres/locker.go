@@ -9,9 +9,11 @@
 // first 8 bytes of SHA-256(prefix + name), big-endian, as a signed 64-bit
 // integer (a collision of two names would silently be one lock; at 2^-64
 // per pair it is ignored). Advisory locks have no fencing token: with
-// Config.Fence a grant also takes nextval of a sequence on the same
-// connection after the lock is held, as a careful user would, and that is
-// the token. Lost closes when a watchdog's ping on the held connection
+// Config.Fence a grant also takes nextval of a sequence after the lock is
+// held, as a careful user would, and that is the token: on the same
+// connection for the session-level lock (its statement commits, and so
+// flushes the sequence's WAL, before the token is handed out), in a
+// transaction of its own for the transaction-level lock (see Config.Xact). Lost closes when a watchdog's ping on the held connection
 // fails, or none has succeeded for a lease.
 //
 // The server is the host's PostgreSQL from Debian's packages: a child
@@ -47,8 +49,13 @@ const (
 	FenceSequence = "monolock_bench_fence"
 )
 
-// uniqueViolation is SQLSTATE unique_violation.
-const uniqueViolation = "23505"
+// SQLSTATEs of a CREATE SEQUENCE IF NOT EXISTS that lost a race with a
+// concurrent one: the catalog's unique index, or the name's check once
+// the winner committed.
+const (
+	uniqueViolation = "23505"
+	duplicateTable  = "42P07"
+)
 
 // ErrNotHeld is returned by Release when pg_advisory_unlock found the lock
 // not held by the session (it cannot happen while the connection lives).
@@ -63,9 +70,14 @@ type Config struct {
 	// one fails or none succeeded for a Lease. Required.
 	Lease time.Duration
 	// Fence makes every grant draw a token from FenceSequence (one
-	// nextval on the held connection after the lock; the sequence is
-	// created by New). Off by default: a plain claim has no token.
+	// nextval after the lock; the sequence is created by New). Off by
+	// default: a plain claim has no token.
 	Fence bool
+	// FenceDatabase is the database a fenced Xact claim draws its token
+	// through; default Database. Behind PgBouncer it names an entry with
+	// a pool of its own, so that a holder's token never waits for a
+	// server connection that its own lock's waiters pin.
+	FenceDatabase string
 	// PoolSize is the pool's maximum number of connections; default
 	// DefaultPoolSize. Each held or waiting claim takes one.
 	PoolSize int
@@ -76,6 +88,12 @@ type Config struct {
 	// connection aborts the transaction, which frees it). This is the
 	// form that stays on one server session behind a transaction-pooling
 	// PgBouncer. Off by default: the session-level pg_advisory_lock.
+	// With Fence, the token is drawn after the grant in a transaction of
+	// its own on a second connection, one more round trip: a nextval
+	// inside the held transaction is not flushed to the WAL until that
+	// transaction commits, so a server crash while the lock is held could
+	// hand the same token out again (the soak 20261207T164238Z: token
+	// 1717 granted three times across two kills).
 	Xact bool
 	// SimpleProtocol sends every statement with pgx's simple protocol (no
 	// prepared statements), as PgBouncer's transaction pooling before
@@ -89,6 +107,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.KeyPrefix == "" {
 		c.KeyPrefix = DefaultKeyPrefix
+	}
+	if c.FenceDatabase == "" {
+		c.FenceDatabase = Database
 	}
 	return c
 }
@@ -106,6 +127,9 @@ func (c Config) Settings() results.Settings {
 	token := "none (advisory locks have none)"
 	if c.Fence {
 		token = "nextval('" + FenceSequence + "') on the held connection after the grant, as a careful user would (not native)"
+	}
+	if c.Fence && c.Xact {
+		token = "nextval('" + FenceSequence + "') after the grant in a transaction of its own through database " + c.FenceDatabase + ", committed (and so flushed to the WAL) before it is handed out, as a careful user would (not native)"
 	}
 	return results.Settings{
 		"client":     "github.com/jackc/pgx/v5 pgxpool",
@@ -127,6 +151,8 @@ func (c Config) Settings() results.Settings {
 type Locker struct {
 	cfg  Config
 	pool *pgxpool.Pool
+	// fence draws the tokens of fenced Xact claims; nil otherwise.
+	fence *pgxpool.Pool
 }
 
 // New returns a Locker for the server at cfg.Addr. With cfg.Fence it
@@ -148,17 +174,26 @@ func New(ctx context.Context, cfg Config) (*Locker, error) {
 	}
 	if cfg.Fence {
 		// IF NOT EXISTS is not safe against a concurrent creation: the
-		// loser of the race gets a unique violation on pg_class, and the
-		// sequence exists all the same (Lockers opened side by side, one
+		// loser of the race gets a unique violation on pg_class or
+		// "relation already exists", and the sequence exists all the same (Lockers opened side by side, one
 		// per client of a workload).
 		var pe *pgconn.PgError
 		if _, err := pool.Exec(ctx, "CREATE SEQUENCE IF NOT EXISTS "+FenceSequence); err != nil &&
-			!(errors.As(err, &pe) && pe.Code == uniqueViolation) {
+			!(errors.As(err, &pe) && (pe.Code == uniqueViolation || pe.Code == duplicateTable)) {
 			pool.Close()
 			return nil, fmt.Errorf("postgres: create sequence: %w", err)
 		}
 	}
-	return &Locker{cfg: cfg, pool: pool}, nil
+	l := &Locker{cfg: cfg, pool: pool}
+	if cfg.Fence && cfg.Xact {
+		fc := pc.Copy()
+		fc.ConnConfig.Database = cfg.FenceDatabase
+		if l.fence, err = pgxpool.NewWithConfig(ctx, fc); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("postgres: %w", err)
+		}
+	}
+	return l, nil
 }
 
 // Acquire implements bench.Locker. When ctx ends during the wait, pgx
@@ -176,17 +211,18 @@ func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
 	id := KeyID(l.cfg.KeyPrefix + key)
 	h := &held{conn: conn, key: id, lease: l.cfg.Lease, xact: l.cfg.Xact}
 	if l.cfg.Xact {
-		// One round trip: BEGIN, the lock (it blocks inside the
-		// transaction), then nextval once the lock is held.
+		// One round trip: BEGIN, then the lock, which blocks inside the
+		// transaction. The token follows in a transaction of its own,
+		// whose commit flushes it to the WAL before it is handed out.
 		b := &pgx.Batch{}
 		b.Queue("BEGIN")
 		b.Queue("SELECT pg_advisory_xact_lock($1)", id)
-		var tok int64
-		if l.cfg.Fence {
-			b.Queue("SELECT nextval('" + FenceSequence + "')").QueryRow(func(row pgx.Row) error { return row.Scan(&tok) })
-		}
 		err = conn.SendBatch(ctx, b).Close()
-		h.token, h.fenced = uint64(tok), l.cfg.Fence
+		if err == nil && l.cfg.Fence {
+			var tok int64
+			err = l.fence.QueryRow(ctx, "SELECT nextval('"+FenceSequence+"')").Scan(&tok)
+			h.token, h.fenced = uint64(tok), true
+		}
 	} else if l.cfg.Fence {
 		// One round trip: the server runs the two statements in order,
 		// so nextval happens only once the lock is held.
@@ -215,6 +251,9 @@ func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
 // held claim is released (pgxpool returns only then).
 func (l *Locker) Close() error {
 	l.pool.Close()
+	if l.fence != nil {
+		l.fence.Close()
+	}
 	return nil
 }
 

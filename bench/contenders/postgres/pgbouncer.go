@@ -36,6 +36,14 @@ const (
 	// client. It is small, a few below the clients of the tests (6) and
 	// far below a run's, so that server connections really are shared.
 	PgBouncerPoolSize = 4
+	// PgBouncerFenceDatabase is a second entry for the same database,
+	// with a pool of its own (PgBouncerFencePoolSize), through which the
+	// xact row draws its tokens: a holder's token must not wait for a
+	// server connection that waiters on its own lock pin.
+	PgBouncerFenceDatabase = "monolock_bench_fence"
+	// PgBouncerFencePoolSize is the fence entry's pool_size: a token is
+	// one short autocommit statement.
+	PgBouncerFencePoolSize = 2
 	// PgBouncerImageName names the image: monolock-bench/postgres-pgbouncer:<tag>.
 	PgBouncerImageName = "postgres-pgbouncer"
 	// socketInImage is PostgreSQL's socket directory in the image.
@@ -81,7 +89,8 @@ var PgBouncerServer = &bench.ServerSpec{
 	},
 }
 
-// pgbouncerIni is PgBouncer's configuration: one database, reached on
+// pgbouncerIni is PgBouncer's configuration: one database (and the
+// tokens' entry for it, PgBouncerFenceDatabase), reached on
 // PostgreSQL's Unix socket in socketDir as user postgres (auth_type any:
 // the client's user name is ignored, nothing is checked, as PostgreSQL's
 // trust), transaction pooling with PgBouncerPoolSize server connections,
@@ -89,15 +98,16 @@ var PgBouncerServer = &bench.ServerSpec{
 func pgbouncerIni(listenHost string, listenPort int, socketDir string) string {
 	return fmt.Sprintf(`; monolock-bench: PgBouncer in front of PostgreSQL
 [databases]
-%s = host=%s port=%d dbname=%s user=%s
+%[1]s = host=%[2]s port=%[3]d dbname=%[1]s user=%[4]s
+%[5]s = host=%[2]s port=%[3]d dbname=%[1]s user=%[4]s pool_size=%[6]d
 
 [pgbouncer]
-listen_addr = %s
-listen_port = %d
+listen_addr = %[7]s
+listen_port = %[8]d
 unix_socket_dir =
 auth_type = any
 pool_mode = transaction
-default_pool_size = %d
+default_pool_size = %[9]d
 max_client_conn = 1000
 ; PostgreSQL starts beside PgBouncer: retry a refused login soon
 server_login_retry = 0.2
@@ -106,7 +116,7 @@ logfile =
 pidfile =
 log_connections = 0
 log_disconnections = 0
-`, Database, socketDir, Port, Database, User, listenHost, listenPort, PgBouncerPoolSize)
+`, Database, socketDir, Port, User, PgBouncerFenceDatabase, PgBouncerFencePoolSize, listenHost, listenPort, PgBouncerPoolSize)
 }
 
 // shQuote quotes s for sh.

@@ -60,22 +60,26 @@ func PgBouncerXactContender() bench.Contender {
 }
 
 // pgbouncerContender is a row on PgBouncerServer: fenced as the postgres
-// rows are (nextval in the same round trip), every statement with pgx's
+// rows are (nextval after the grant; the xact row's in a transaction of
+// its own, through a pool of its own), every statement with pgx's
 // simple protocol (PgBouncer 1.18 has no prepared statements in
 // transaction pooling).
 func pgbouncerContender(name, label, colour string, xact bool) bench.Contender {
 	cfg := Config{Fence: true, Xact: xact, SimpleProtocol: true}
+	if xact {
+		cfg.FenceDatabase = PgBouncerFenceDatabase
+	}
 	set := cfg.Settings()
 	delete(set, "lease") // the runner records it
 	set["key"] = "first 8 bytes of SHA-256(key_prefix + name), big-endian, as a signed bigint (KeyID)"
 	set["protocol"] = "pgx simple protocol (default_query_exec_mode=simple_protocol): PgBouncer 1.18's transaction pooling has no prepared statements"
-	set["pooler"] = "PgBouncer (host Debian package) pool_mode=transaction, default_pool_size=" + strconv.Itoa(PgBouncerPoolSize) + ", max_client_conn=1000, auth_type=any, to PostgreSQL on a Unix socket; the pair is one server (one process group locally, one container)"
+	set["pooler"] = "PgBouncer (host Debian package) pool_mode=transaction, default_pool_size=" + strconv.Itoa(PgBouncerPoolSize) + " (the tokens' entry " + PgBouncerFenceDatabase + ": pool_size=" + strconv.Itoa(PgBouncerFencePoolSize) + "), max_client_conn=1000, auth_type=any, to PostgreSQL on a Unix socket; the pair is one server (one process group locally, one container)"
 	set["counters"] = CountsSource + " (read through PgBouncer)"
 	set["server_settings"] = "default (Debian packages, keepalives from the operating system)"
 	if xact {
 		set["claim"] = "a pooled client connection held for the claim; BEGIN; SELECT pg_advisory_xact_lock(key) (blocks on the server inside the transaction, which pins one PgBouncer server connection)"
 		set["release"] = "COMMIT (ends the transaction, which frees the lock; a lost connection aborts it)"
-		set["token"] = "always on: nextval('" + FenceSequence + "') batched after pg_advisory_xact_lock inside the transaction, in the same round trip"
+		set["token"] = "always on: nextval('" + FenceSequence + "') once pg_advisory_xact_lock is granted, in a transaction of its own through PgBouncer's " + PgBouncerFenceDatabase + " entry (pool_size=" + strconv.Itoa(PgBouncerFencePoolSize) + "), one more round trip: its commit flushes it to the WAL before it is handed out, where a nextval inside the held transaction could be handed out again after a server crash"
 	} else {
 		set["claim"] = "a pooled client connection held for the claim; SELECT pg_advisory_lock(key) (session level: the lock belongs to whichever PgBouncer server connection ran it, which returns to PgBouncer's pool when the statement ends — the pitfall)"
 		set["release"] = "SELECT pg_advisory_unlock(key), on whichever server connection PgBouncer gives the client then (false when it is not the one holding the lock: the lock stays)"

@@ -46,18 +46,28 @@ func TestPgBouncer(t *testing.T) {
 
 // killAndRestart kills the pair (SIGKILL, as the chaos nemesis does) and
 // restarts it, a few times: each time PostgreSQL must come back behind
-// PgBouncer. A killed container leaves a stale postmaster.pid whose PID
-// may be taken by one of PgBouncer's threads in the next start; PostgreSQL
-// then refused to start, and PgBouncer said "server down" (the soak
-// 20261207T140711Z). Which PID the file names varies from start to
-// start, so the test restarts more than once.
+// PgBouncer, and a fenced xact claim must get a higher token than the
+// one held when the pair was killed. A killed container leaves a stale
+// postmaster.pid whose PID may be taken by one of PgBouncer's threads in
+// the next start; PostgreSQL then refused to start, and PgBouncer said
+// "server down" (the soak 20261207T140711Z). Which PID the file names
+// varies from start to start, so the test restarts more than once. A
+// token drawn inside the held transaction was not yet in the WAL at the
+// kill and came back after crash recovery (the soak 20261207T164238Z).
 func killAndRestart(t *testing.T, s bench.Server) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	var last uint64
 	for i := range 4 {
+		tok, release := holdXactToken(t, s.Addr())
+		if tok <= last {
+			t.Errorf("restart %d: token %d after a kill, not above %d held at the kill", i, tok, last)
+		}
+		last = tok
 		if err := s.Kill(ctx); err != nil {
 			t.Fatal(err)
 		}
+		release()
 		if err := s.Restart(ctx); err != nil {
 			t.Fatalf("restart %d after a kill: %v", i+1, err)
 		}
@@ -65,6 +75,28 @@ func killAndRestart(t *testing.T, s bench.Server) {
 			t.Errorf("restart %d: %d advisory locks held, want 0", i+1, n)
 		}
 	}
+	tok, release := holdXactToken(t, s.Addr())
+	release()
+	if tok <= last {
+		t.Errorf("token %d after the last kill, not above %d held at the kill", tok, last)
+	}
+}
+
+// holdXactToken takes a fenced xact claim as the postgres-pgbouncer-xact
+// row does and returns its token and a func that releases it (the error
+// of a release after a kill is expected).
+func holdXactToken(t *testing.T, addr string) (uint64, func()) {
+	t.Helper()
+	l := openLocker(t, Config{Addr: addr, Lease: quietLease, Fence: true, Xact: true, SimpleProtocol: true, FenceDatabase: PgBouncerFenceDatabase})
+	h, err := l.Acquire(t.Context(), "kill-token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, ok := h.Token()
+	if !ok {
+		t.Fatal("a fenced xact claim without a token")
+	}
+	return tok, func() { h.Release(context.Background()) }
 }
 
 // pitfallConfig is the session-level lock through PgBouncer, unfenced,
