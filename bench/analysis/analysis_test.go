@@ -96,6 +96,27 @@ func TestCapabilityComparesOneCondition(t *testing.T) {
 	}
 }
 
+// A repetition is judged against its own bound: every session held in
+// each repetition holds, though one repetition opened one session fewer
+// than another (the full run 20261207T191819Z said "19,733 of 19,734
+// held" for Redis); the worst repetition is the one furthest below its
+// own count, and the verdict says that repetition's pair.
+func TestCapabilityJudgesEachRepetitionAgainstItsOwnBound(t *testing.T) {
+	rep := func(c string, n int, reached, sessions float64) results.Raw {
+		return results.Raw{Scenario: "s", Contender: c, Variant: "big", Repetition: n, Metrics: []results.Metric{m("reached", "count", reached), m("sessions", "count", sessions)}}
+	}
+	run := handRun([]results.Raw{
+		rep("a", 1, 19733, 19733), rep("a", 2, 19734, 19734), rep("a", 3, 19734, 19734),
+		rep("b", 1, 19700, 19733), rep("b", 2, 19000, 19734), rep("b", 3, 19710, 19734),
+	})
+	if v := run.Capability("a", "holds-all"); v.Mark != Holds || !strings.HasSuffix(v.Detail, "worst repetition 19,733, limit 19,733") {
+		t.Errorf("a held every session it opened in each repetition: %+v, want Holds, 19,733 against 19,733", v)
+	}
+	if v := run.Capability("b", "holds-all"); v.Mark != Fails || !strings.HasSuffix(v.Detail, "worst repetition 19,000, limit 19,734") {
+		t.Errorf("b: %+v, want Fails at its worst repetition, 19,000 against 19,734", v)
+	}
+}
+
 // A ranking compares the locks of the condition most share; the others
 // are apart, with how they differ.
 func TestRankingComparesOneCondition(t *testing.T) {

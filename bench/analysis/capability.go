@@ -386,7 +386,9 @@ func cellText(d decl, worst, bound float64, unit string) string {
 var nanoseconds = map[string]float64{"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 // bound returns the worst repetition of a capability's figure (max for
-// AtMost, min for AtLeast) and its limit in the figure's unit.
+// AtMost, min for AtLeast; against another figure, the repetition
+// furthest on the wrong side of its own) and its limit in the figure's
+// unit.
 func (run *Run) bound(c string, d decl, v string, vals []float64, unit string) (worst, limit float64, ok bool) {
 	worst = slices.Max(vals)
 	if d.Op == results.AtLeast {
@@ -398,11 +400,23 @@ func (run *Run) bound(c string, d decl, v string, vals []float64, unit string) (
 	}
 	switch {
 	case d.Than.Metric != "":
-		other, _ := run.values(d.scenario, c, v, d.Than.Metric)
-		if len(other) == 0 {
+		// Each repetition against its own bound: the sessions a
+		// repetition held, against the sessions it opened, which can
+		// differ between repetitions by a descriptor or two (19,733 held
+		// of 19,733 opened is every session, not one short of another
+		// repetition's 19,734).
+		got, than := run.pairedValues(d.scenario, c, v, d.Metric, d.Than.Metric)
+		if len(than) == 0 {
 			return 0, 0, false
 		}
-		return worst, factor * slices.Max(other), true
+		i := 0
+		for j := range got {
+			margin, least := got[j]-factor*than[j], got[i]-factor*than[i]
+			if (d.Op == results.AtLeast && margin < least) || (d.Op != results.AtLeast && margin > least) {
+				i = j
+			}
+		}
+		return got[i], factor * than[i], true
 	case d.Than.Parameter != "":
 		lease, ok := run.Duration(c, d.Than.Parameter)
 		per, known := nanoseconds[unit]

@@ -156,6 +156,26 @@ func (run *Run) values(scenario, contender, variant, metric string) ([]float64, 
 	return vals, unit
 }
 
+// pairedValues returns metric's and other's values of each repetition
+// that has both, in the same order: the two figures of one trial.
+func (run *Run) pairedValues(scenario, contender, variant, metric, other string) (got, than []float64) {
+	for _, x := range run.raws[rawKey{scenario, contender, variant}] {
+		var a, b *results.Metric
+		for i := range x.Metrics {
+			switch x.Metrics[i].Name {
+			case metric:
+				a = &x.Metrics[i]
+			case other:
+				b = &x.Metrics[i]
+			}
+		}
+		if a != nil && b != nil {
+			got, than = append(got, a.Value), append(than, b.Value)
+		}
+	}
+	return got, than
+}
+
 // measures reports whether any contender has a figure of metric in a
 // variant of scenario.
 func (run *Run) measures(scenario, variant, metric string) bool {
