@@ -1,12 +1,10 @@
 package server_test
 
 import (
-	"fmt"
 	"net"
 	"runtime"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/monolock/monolock-bench/monolock/protocol"
 )
@@ -20,27 +18,10 @@ import (
 // server's cost per keep-alive is its own and how much is the kernel's
 // and the runtime's, which no server of this protocol can avoid.
 func BenchmarkKeepAliveFloor(b *testing.B) {
-	const lease = 2 * time.Second
-	sessions := *keepAliveSessions
-	b.Run(fmt.Sprintf("sessions=%d", sessions), func(b *testing.B) {
-		raiseOpenFileLimit(b, uint64(sessions)+200)
+	benchmarkKeepAlives(b, func(b *testing.B) string {
 		f := startKeepAliveFloor(b)
-		defer f.stop()
-		child := startHeartbeatClients(b, f.addr, sessions, lease)
-		defer child.stop(b)
-		b.ReportAllocs()
-		b.ResetTimer()
-		cpu := cpuClock(b)
-		start, _ := child.counts(b)
-		answered, lost := start, 0
-		for answered < start+b.N && lost < sessions {
-			time.Sleep(100 * time.Millisecond) // rarely: the polls are this process's CPU too
-			answered, lost = child.counts(b)
-		}
-		used := cpuClock(b) - cpu
-		b.StopTimer()
-		b.ReportMetric(float64(used.Nanoseconds())/float64(max(answered-start, 1)), "server-cpu-ns/heartbeat")
-		b.ReportMetric(float64(lost), "lost-sessions")
+		b.Cleanup(f.stop) // after the child's sessions closed
+		return f.addr
 	})
 }
 
