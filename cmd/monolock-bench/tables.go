@@ -153,10 +153,10 @@ func repeated(c bench.Contender, rs ...bench.Repeat) bench.Contender {
 	return c
 }
 
-// flipped says a capability verdict flipped between the two newest full
-// runs, for a Repeat's reason.
-func flipped(capability, from, to string) string {
-	return fmt.Sprintf("“%s” flipped between the full runs 20261203T120600Z (%s) and 20261203T183025Z (%s)", capability, from, to)
+// flipped says a capability verdict flipped between two full runs, for a
+// Repeat's reason.
+func flipped(capability, run1, from, run2, to string) string {
+	return fmt.Sprintf("“%s” flipped between the full runs %s (%s) and %s (%s)", capability, run1, from, run2, to)
 }
 
 // contenderTable returns every contender in run and display order: the
@@ -165,20 +165,21 @@ func flipped(capability, from, to string) string {
 func contenderTable() []bench.Contender {
 	return []bench.Contender{
 		repeated(monolock.Contender(), bench.Repeat{Scenario: "scale", Variant: "idle-max-lease2s", Times: 3,
-			Reason: flipped("holds every session at the largest count, lease 2s", "19,734 held, n=1", "5,251, n=1")}),
+			Reason: flipped("holds every session at the largest count, lease 2s", "20261203T120600Z", "19,734 held, n=1", "20261203T183025Z", "5,251, n=1")}),
 		monolock.WarmContender(),
 		monolock.FastOpenContender(),
 		monolockstandby.Contender(),
 		repeated(redisbench.RedisContender(), bench.Repeat{Scenario: "scale", Variant: "idle-max-lease2s", Times: 3,
-			Reason: flipped("holds every session at the largest count, lease 2s", "19,734 held, n=1", "612, n=1")}),
+			Reason: flipped("holds every session at the largest count, lease 2s", "20261203T120600Z", "19,734 held, n=1", "20261203T183025Z", "612, n=1")}),
 		redisbench.RedlockContender(),
 		repeated(redisbench.RedlockFastContender(), bench.Repeat{Scenario: "failover", Variant: scenarios.FailoverUnsafe, Times: 3,
-			Reason: flipped("no double grant when a server takes over without the previous grants", "2 double grants, n=2", "0, n=2")}),
+			Reason: flipped("no double grant when a server takes over without the previous grants", "20261203T120600Z", "2 double grants, n=2", "20261203T183025Z", "0, n=2")}),
 		redisson.Contender(),
 		redissonfair.Contender(),
 		repeated(etcd.Contender(), bench.Repeat{Scenario: "handover", Variant: scenarios.Freeze, Times: 3,
-			Reason: flipped("frees a frozen holder's lock within one lease", "slowest 2.36 s, n=2", "1.96 s, n=2")}),
-		zookeeper.Contender(),
+			Reason: flipped("frees a frozen holder's lock within one lease", "20261203T120600Z", "slowest 2.36 s, n=2", "20261203T183025Z", "1.96 s, n=2")}),
+		repeated(zookeeper.Contender(), bench.Repeat{Scenario: "scale", Variant: "idle-1k-lease2s", Times: 3,
+			Reason: flipped("holds every session at the largest count, lease 2s", "20261207T191819Z", "1,000 of 1,000 held, n=1", "20261207T203950Z", "948, n=1")}),
 		postgres.Contender(),
 		postgres.KeepaliveContender(),
 		postgres.PgBouncerContender(), postgres.PgBouncerXactContender(),
