@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/netip"
@@ -126,6 +127,27 @@ type LimitReader interface {
 	// FileLimits reads the server process's RLIMIT_NOFILE.
 	FileLimits(ctx context.Context) (FileLimits, error)
 }
+
+// RecordFollower is implemented by the servers of the backends that can
+// hand back a server's standard output (containers, local). Safe for
+// concurrent use.
+type RecordFollower interface {
+	// FollowRecord calls line with each line the server's current process
+	// writes to its standard output at or after since (every line of a
+	// process started later), having first called started with the time
+	// from which every line is delivered, and returns nil when that
+	// process ends, or ctx's error. line must not keep its slice. It
+	// returns ErrNotRecording at once when the deployment was not started
+	// to record or the spec has no RecordArgs, and ErrNotRunning when no
+	// process runs (killed and not yet restarted).
+	FollowRecord(ctx context.Context, since time.Time, started func(from time.Time), line func([]byte)) error
+}
+
+// Errors of RecordFollower.FollowRecord.
+var (
+	ErrNotRecording = errors.New("bench: the server was not started to record its locks (a deployment records only in a run of the chaos scenario alone)")
+	ErrNotRunning   = errors.New("bench: the server is not running")
+)
 
 // Multihomed is implemented by servers that can be reached at more
 // addresses on demand: the containers backend connects the container to

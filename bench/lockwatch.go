@@ -45,6 +45,11 @@ type LockChange struct {
 	Cause string
 	// Err is why a watch broke.
 	Err error
+	// At is when the server made the change by its own wall clock, where
+	// its record says (monolock's audit log); zero: when it was received.
+	// The wall clock is the host's for a server no clock interposer
+	// reaches.
+	At time.Time
 }
 
 // LockWatch watches the lock key on servers until ctx ends, calling

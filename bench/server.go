@@ -81,6 +81,13 @@ type ServerSpec struct {
 	// server whose SIGTERM does not shut it down promptly names the one
 	// its own tools use (PostgreSQL: SIGINT, pg_ctl's fast shutdown).
 	StopSignal syscall.Signal
+	// RecordArgs, when set, are arguments that make the server write its
+	// own record of every lock's changes (grants and ends) to its standard
+	// output, a line each (monolock: its audit log). A backend adds them
+	// only to a deployment started to record (a run of the chaos scenario
+	// alone, whose watcher reads them back, RecordFollower): writing the
+	// record costs the server work that every other figure would carry.
+	RecordArgs []string
 }
 
 // GracefulSignal returns StopSignal, or SIGTERM when it is unset.

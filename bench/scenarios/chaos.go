@@ -151,6 +151,9 @@ func randomSeed() uint64 {
 // from telling the old holder.
 var chaosNoHandover = []results.ClaimGuard{{Metric: results.ChaosMetrics.NoHandoverDuringHolderFault.Name, Label: "did not grant"}}
 
+// ChaosName is the chaos scenario's name.
+const ChaosName = "chaos"
+
 // Scenario returns the chaos scenario: variant soak, metrics faults,
 // operations, double_holders, double_holders_running (the overlaps whose
 // earlier holder was not frozen through them: a frozen holder's are
@@ -177,7 +180,7 @@ func (cfg ChaosConfig) Scenario() bench.Scenario {
 		metrics = append(metrics, cm.FaultsUnder(string(k)), cm.ViolationRateUnder(string(k)))
 	}
 	return bench.Scenario{
-		Name:    "chaos",
+		Name:    ChaosName,
 		Title:   "Chaos: random faults, recorded histories, checkers",
 		Metrics: metrics,
 		Decides: []results.DecisionFigure{

@@ -145,10 +145,15 @@ func (s *chaosStep) watchLock(ctx context.Context, servers []bench.Server) (stop
 	}, nil
 }
 
-// serverEvent is a watcher's report as a history event, stamped now: when
-// it was received.
+// serverEvent is a watcher's report as a history event, stamped when
+// the server made the change where its record tells (At, on the host's
+// wall clock, taken back to CLOCK_MONOTONIC by the time since), else
+// when it was received.
 func serverEvent(c bench.LockChange) check.Event {
 	e := check.Event{Process: c.Server, Type: check.Server, F: check.Func(c.Kind), Key: c.Key, Token: c.Token, Rev: c.Revision, Cause: c.Cause}
+	if !c.At.IsZero() {
+		e.T = check.Now() - check.Mono(time.Since(c.At))
+	}
 	if c.TTL != nil {
 		e.TTLMS = check.Ptr(c.TTL.Milliseconds())
 	}

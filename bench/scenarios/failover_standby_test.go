@@ -136,7 +136,7 @@ func standbyEnvOnHosts(t *testing.T, profile string) *bench.Env {
 	hosts := func(ctx context.Context, server string) (local.Host, error) {
 		return n.AddHost(ctx, server, network.HostOptions{})
 	}
-	d, err := local.StartOn(t.Context(), []*bench.ServerSpec{monolockstandby.Server}, nil, hosts)
+	d, err := local.StartOn(t.Context(), []*bench.ServerSpec{monolockstandby.Server}, nil, hosts, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func TestHandoverHostLossOnTheLine(t *testing.T) {
 	}
 	d, err := local.StartOn(ctx, specs, nil, func(ctx context.Context, server string) (local.Host, error) {
 		return n.AddHost(ctx, server, network.HostOptions{})
-	})
+	}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

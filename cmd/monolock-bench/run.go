@@ -246,6 +246,14 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 // workloadScenario is the name of the scenario that --workload feeds.
 const workloadScenario = "workload"
 
+// recordsServers says whether a run's servers write their own record of
+// their locks (ServerSpec.RecordArgs): only in a run of the chaos
+// scenario alone, whose watcher reads it, since writing it costs the
+// servers work that every other scenario's figures would carry.
+func recordsServers(scs []bench.Scenario) bool {
+	return len(scs) == 1 && scs[0].Name == scenarios.ChaosName
+}
+
 // loadWorkloads reads the workloads of --workload (ready names or file
 // paths), prints their warnings to stderr, and returns a usage error that
 // lists every problem of every invalid file as the package words them
@@ -396,17 +404,18 @@ func deploy(ctx context.Context, o *runOptions, hosts emulatedHosts, log *slog.L
 	for _, s := range specs {
 		need = append(need, s.Name)
 	}
-	log.Info("monolock-bench: starting servers", "backend", o.backend, "servers", need)
+	record := recordsServers(o.scenarios)
+	log.Info("monolock-bench: starting servers", "backend", o.backend, "servers", need, "record", record)
 	var d bench.Deployment
 	switch o.backend {
 	case "containers":
-		cd, err := containers.StartOn(ctx, specs, hosts.containers)
+		cd, err := containers.StartOn(ctx, specs, hosts.containers, record)
 		if err != nil {
 			return nil, fmt.Errorf("containers backend: %w", err)
 		}
 		d = cd
 	case "local":
-		ld, err := local.StartOn(ctx, specs, o.bins, hosts.local)
+		ld, err := local.StartOn(ctx, specs, o.bins, hosts.local, record)
 		if err != nil {
 			return nil, fmt.Errorf("local backend: %w", err)
 		}

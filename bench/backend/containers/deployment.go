@@ -48,7 +48,7 @@ type Deployment struct {
 // Start builds (or reuses, by content hash) the images the specs need and
 // starts their containers. On error everything started is removed again.
 func Start(ctx context.Context, specs []*bench.ServerSpec) (*Deployment, error) {
-	return StartOn(ctx, specs, nil)
+	return StartOn(ctx, specs, nil, false)
 }
 
 // StartOn is Start with every container attached, as soon as it runs, to
@@ -56,8 +56,10 @@ func Start(ctx context.Context, specs []*bench.ServerSpec) (*Deployment, error) 
 // to a delay line): the bench reaches each server at its host's address,
 // and cluster members reach each other at theirs, so every packet between
 // them, SYN included, crosses the line. The session network stays for
-// the engine's readiness checks. Nil hosts is Start.
-func StartOn(ctx context.Context, specs []*bench.ServerSpec, hosts Hosts) (_ *Deployment, err error) {
+// the engine's readiness checks. Nil hosts is Start. With record, each
+// server runs with its spec's RecordArgs and hands its record back
+// (bench.RecordFollower).
+func StartOn(ctx context.Context, specs []*bench.ServerSpec, hosts Hosts, record bool) (_ *Deployment, err error) {
 	s, err := engine.NewSession(ctx)
 	if err != nil {
 		return nil, err
@@ -87,7 +89,7 @@ func StartOn(ctx context.Context, specs []*bench.ServerSpec, hosts Hosts) (_ *De
 		srvs := make([]*server, spec.Count())
 		peers := make([]string, spec.Count())
 		for i := range srvs {
-			srvs[i] = &server{port: spec.Port, opsPort: spec.OpsPort, session: s}
+			srvs[i] = &server{port: spec.Port, opsPort: spec.OpsPort, session: s, record: record && len(spec.RecordArgs) > 0}
 			peers[i] = peerNames(s.Network, spec)[i]
 			if hosts != nil {
 				if srvs[i].host, err = hosts(ctx, spec.ServerName(i)); err != nil {
@@ -105,6 +107,9 @@ func StartOn(ctx context.Context, specs []*bench.ServerSpec, hosts Hosts) (_ *De
 			wg.Go(func() {
 				srv := srvs[i]
 				cs := containerSpec(spec, i, img, peers)
+				if srv.record {
+					cs.Cmd = append(cs.Cmd, spec.RecordArgs...)
+				}
 				if srv.host != nil {
 					cs.Ready = srv.attachOnStart(cs.Ready)
 				}
@@ -217,6 +222,7 @@ type server struct {
 	port    int
 	opsPort int
 	session *engine.Session
+	record  bool // started with its spec's RecordArgs
 
 	mu       sync.Mutex
 	host     Host         // the emulated host, nil on the session network alone
@@ -271,6 +277,19 @@ func (s *server) Destinations(ctx context.Context, n int) ([]netip.Addr, error) 
 		s.addrs = append(s.addrs, a)
 	}
 	return slices.Clone(s.addrs[:n]), nil
+}
+
+// FollowRecord implements bench.RecordFollower: the container's standard
+// output, through the engine's log stream.
+func (s *server) FollowRecord(ctx context.Context, since time.Time, started func(from time.Time), line func([]byte)) error {
+	if !s.record {
+		return bench.ErrNotRecording
+	}
+	err := s.c.FollowStdout(ctx, since, started, line)
+	if errors.Is(err, engine.ErrNotRunning) {
+		return bench.ErrNotRunning
+	}
+	return err
 }
 
 func (s *server) Name() string                      { return s.c.Name }

@@ -54,7 +54,7 @@ func TestContainerOnEmulatedHost(t *testing.T) {
 	defer n.Close()
 	d, err := StartOn(ctx, []*bench.ServerSpec{floors.TCPServer}, func(ctx context.Context, server string) (Host, error) {
 		return n.ReserveHost(ctx, server, network.HostOptions{})
-	})
+	}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestMembersTalkThroughTheLine(t *testing.T) {
 	}
 	d, err := StartOn(ctx, []*bench.ServerSpec{&spec}, func(ctx context.Context, server string) (Host, error) {
 		return n.ReserveHost(ctx, server, network.HostOptions{})
-	})
+	}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

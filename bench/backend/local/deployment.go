@@ -35,14 +35,16 @@ type Deployment struct {
 // prebuilt binary used instead of building its GoPackage. On error
 // everything started so far is stopped again.
 func Start(ctx context.Context, specs []*bench.ServerSpec, bins map[string]string) (*Deployment, error) {
-	return StartOn(ctx, specs, bins, nil)
+	return StartOn(ctx, specs, bins, nil, false)
 }
 
 // StartOn is Start with every server on a host of its own that hosts
 // gives (nil: 127.0.0.1, as Start): each runs inside its host's network
 // namespace, listening at its host's address on the spec's container
 // ports, and cluster members reach each other at their hosts' addresses.
-func StartOn(ctx context.Context, specs []*bench.ServerSpec, bins map[string]string, hosts Hosts) (_ *Deployment, err error) {
+// With record, each server runs with its spec's RecordArgs and hands its
+// record back (bench.RecordFollower).
+func StartOn(ctx context.Context, specs []*bench.ServerSpec, bins map[string]string, hosts Hosts, record bool) (_ *Deployment, err error) {
 	dir, err := os.MkdirTemp("", "monolock-bench-local-")
 	if err != nil {
 		return nil, fmt.Errorf("local: %w", err)
@@ -73,7 +75,7 @@ func StartOn(ctx context.Context, specs []*bench.ServerSpec, bins map[string]str
 				return nil, err
 			}
 		}
-		ps, err := startSpec(ctx, spec, path, dir, d.place)
+		ps, err := startSpec(ctx, spec, path, dir, d.place, record)
 		d.mu.Lock()
 		d.processes[spec.Name] = ps
 		d.mu.Unlock()
@@ -222,7 +224,7 @@ func (d *Deployment) StartClockShifted(ctx context.Context, spec *bench.ServerSp
 			stop()
 		}
 	}()
-	ps, err := specProcesses(ctx, spec, path, dir, nil) // on 127.0.0.1: the spec's servers hold its hosts' names
+	ps, err := specProcesses(ctx, spec, path, dir, nil, false) // on 127.0.0.1: the spec's servers hold its hosts' names
 	if err != nil {
 		return nil, nil, err
 	}

@@ -41,7 +41,7 @@ func TestServersOnEmulatedHosts(t *testing.T) {
 	hosts := func(ctx context.Context, server string) (Host, error) {
 		return n.AddHost(ctx, server, network.HostOptions{})
 	}
-	d, err := StartOn(ctx, []*bench.ServerSpec{echoSpec(t, 2)}, nil, hosts)
+	d, err := StartOn(ctx, []*bench.ServerSpec{echoSpec(t, 2)}, nil, hosts, false)
 	if err != nil {
 		t.Fatal(err)
 	}

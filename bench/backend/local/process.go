@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -35,6 +36,7 @@ type Process struct {
 	ready               func(ctx context.Context, addr, opsAddr string) error
 	stopSignal          syscall.Signal // of a graceful stop: the spec's GracefulSignal
 	host                Host           // the emulated host it runs on, or nil
+	record              *recordFeed    // its standard output, when started to record; else nil
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -52,10 +54,10 @@ type Process struct {
 // child gets its own process group, so a Ctrl-C on the terminal reaches
 // only the bench, which then stops its children itself. The processes
 // returned (also on error, for Close) are the started ones.
-func startSpec(ctx context.Context, spec *bench.ServerSpec, path, dir string, pl *placement) ([]bench.Server, error) {
+func startSpec(ctx context.Context, spec *bench.ServerSpec, path, dir string, pl *placement, record bool) ([]bench.Server, error) {
 	var lastErr error
 	for range 3 {
-		ps, err := specProcesses(ctx, spec, path, dir, pl)
+		ps, err := specProcesses(ctx, spec, path, dir, pl, record)
 		if err != nil {
 			return nil, err
 		}
@@ -86,8 +88,9 @@ func startSpec(ctx context.Context, spec *bench.ServerSpec, path, dir string, pl
 
 // specProcesses prepares (but does not start) the replicas of spec on
 // fresh free ports, or, with a placement, each on its host at the spec's
-// ports.
-func specProcesses(ctx context.Context, spec *bench.ServerSpec, path, dir string, pl *placement) ([]*Process, error) {
+// ports; with record, with the spec's RecordArgs and their output fed
+// back (FollowRecord).
+func specProcesses(ctx context.Context, spec *bench.ServerSpec, path, dir string, pl *placement, record bool) ([]*Process, error) {
 	n := spec.Count()
 	args := make([]bench.ServerArgs, n)
 	hosts := make([]Host, n)
@@ -144,6 +147,10 @@ func specProcesses(ctx context.Context, spec *bench.ServerSpec, path, dir string
 			}
 		}
 		ps[i] = &Process{name: spec.ServerName(i), addr: a.Listen, opsAddr: a.Ops, argv: argv, ready: spec.Ready, stopSignal: spec.GracefulSignal(), host: hosts[i]}
+		if record && len(spec.RecordArgs) > 0 {
+			ps[i].argv = append(ps[i].argv, spec.RecordArgs...)
+			ps[i].record = newRecordFeed()
+		}
 	}
 	return ps, nil
 }
@@ -175,12 +182,26 @@ func (p *Process) start(ctx context.Context) error {
 	}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	var stdout io.Reader
+	if p.record != nil {
+		cmd.Stdout = nil
+		var err error
+		if stdout, err = cmd.StdoutPipe(); err != nil {
+			return fmt.Errorf("local: starting %s: %w", p.name, err)
+		}
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("local: starting %s: %w", p.name, err)
 	}
 	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
+	go func() {
+		if stdout != nil {
+			p.record.read(stdout) // to its end, before Wait closes the pipe
+		}
+		_ = cmd.Wait()
+		close(exited)
+	}()
 	p.mu.Lock()
 	p.cmd, p.exited, p.stderr = cmd, exited, &stderr
 	p.mu.Unlock()
@@ -263,6 +284,15 @@ func (p *Process) stop() { p.signal(p.stopSignal, stopGrace) }
 func (p *Process) Restart(ctx context.Context) error {
 	p.stop()
 	return p.start(ctx)
+}
+
+// FollowRecord implements bench.RecordFollower: the lines the current
+// process wrote to its standard output.
+func (p *Process) FollowRecord(ctx context.Context, since time.Time, started func(from time.Time), line func([]byte)) error {
+	if p.record == nil {
+		return bench.ErrNotRecording
+	}
+	return p.record.follow(ctx, since, started, line)
 }
 
 // Pause implements bench.Server with SIGSTOP.
