@@ -18,9 +18,10 @@ import (
 func Contender() bench.Contender {
 	return bench.Contender{
 		Name: "monolock", Label: "monolock", Family: "monolock", Colour: "#1f5fbf",
-		Server:      Server,
-		NoLockWatch: NoLockWatch,
-		Settings:    Settings(),
+		Server:          Server,
+		WatchLock:       WatchLock,
+		WatchLockSource: WatchSource,
+		Settings:        Settings(),
 		New: func(_ context.Context, addrs []string, lease time.Duration, o bench.OpenOptions) (bench.Locker, error) {
 			// A nil o.Dialer stays nil: the client's own dialer.
 			return New(monolock.Config{Address: addrs[0], Dialer: o.Dialer}, lease), nil

@@ -24,11 +24,9 @@ var Server = &bench.ServerSpec{
 	Port:    7070,
 	OpsPort: 9090,
 	Ready:   healthy,
+	// Its audit log on standard output, for the chaos watcher (WatchLock).
+	RecordArgs: []string{"-audit-log", "-"},
 }
-
-// NoLockWatch is why the chaos history has no server record of
-// monolock's grants and expiries, although the server keeps one.
-const NoLockWatch = "not recorded: its audit log (every grant and release, with the reason expired) goes to a file or stdout no backend hands back, on wall-clock time, and its admin API is a listener the server spec has no port for: reaching either changes the spec and the backends"
 
 // readyTimeout bounds one readiness check.
 const readyTimeout = time.Second

@@ -28,11 +28,12 @@ func WarmContender() bench.Contender {
 	set["spare_max_age"] = monolock.DefaultSpareMaxAge.String() + " (default, below the server's 5s io-timeout)"
 	return bench.Contender{
 		Name: "monolock-warm", Label: "monolock-warm", Family: "monolock", Colour: "#5b8fe0",
-		Server:      Server,
-		Settings:    set,
-		Scenarios:   notScale,
-		NoLockWatch: NoLockWatch,
-		Caps:        VariantCaps,
+		Server:          Server,
+		Settings:        set,
+		Scenarios:       notScale,
+		WatchLock:       WatchLock,
+		WatchLockSource: WatchSource,
+		Caps:            VariantCaps,
 		New: func(_ context.Context, addrs []string, lease time.Duration, _ bench.OpenOptions) (bench.Locker, error) {
 			return New(monolock.Config{Address: addrs[0], Spares: WarmSpares}, lease), nil
 		},
@@ -73,10 +74,11 @@ var FastOpenServer = &bench.ServerSpec{
 	Args: func(a bench.ServerArgs) []string {
 		return append(Server.Args(a), "-tcp-fastopen")
 	},
-	Port:    Server.Port,
-	OpsPort: Server.OpsPort,
-	Ready:   healthy,
-	Sysctls: map[string]string{"net.ipv4.tcp_fastopen": "3"},
+	Port:       Server.Port,
+	OpsPort:    Server.OpsPort,
+	Ready:      healthy,
+	Sysctls:    map[string]string{"net.ipv4.tcp_fastopen": "3"},
+	RecordArgs: Server.RecordArgs,
 }
 
 // FastOpenContender returns the monolock-tfo row: the client dialling
@@ -91,11 +93,12 @@ func FastOpenContender() bench.Contender {
 	set["tfo_evidence"] = "kernel TcpExt counters of the bench's namespace during the span: TCPFastOpenActive (SYN data accepted), TCPFastOpenActiveFail"
 	return bench.Contender{
 		Name: "monolock-tfo", Label: "monolock-tfo", Family: "monolock", Colour: "#0b3a80",
-		Server:      FastOpenServer,
-		Settings:    set,
-		Scenarios:   notScale,
-		NoLockWatch: NoLockWatch,
-		Caps:        VariantCaps,
+		Server:          FastOpenServer,
+		Settings:        set,
+		Scenarios:       notScale,
+		WatchLock:       WatchLock,
+		WatchLockSource: WatchSource,
+		Caps:            VariantCaps,
 		New: func(_ context.Context, addrs []string, lease time.Duration, _ bench.OpenOptions) (bench.Locker, error) {
 			return New(monolock.Config{Address: addrs[0], TCPFastOpen: true}, lease), nil
 		},
