@@ -93,7 +93,13 @@ type Config struct {
 	// inside the held transaction is not flushed to the WAL until that
 	// transaction commits, so a server crash while the lock is held could
 	// hand the same token out again (the soak 20261207T164238Z: token
-	// 1717 granted three times across two kills).
+	// 1717 granted three times across two kills). A round trip on the held
+	// transaction then proves it outlived the draw: without it a holder
+	// cut off between its grant and its draw drew a token above that of
+	// the holder the server let in meanwhile, whose writes the fence then
+	// refused while the stale holder's went through (the soak
+	// 20261207T232337Z: 2 stale writes accepted, 7 running double holders,
+	// all under client partitions).
 	Xact bool
 	// SimpleProtocol sends every statement with pgx's simple protocol (no
 	// prepared statements), as PgBouncer's transaction pooling before
@@ -129,7 +135,7 @@ func (c Config) Settings() results.Settings {
 		token = "nextval('" + FenceSequence + "') on the held connection after the grant, as a careful user would (not native)"
 	}
 	if c.Fence && c.Xact {
-		token = "nextval('" + FenceSequence + "') after the grant in a transaction of its own through database " + c.FenceDatabase + ", committed (and so flushed to the WAL) before it is handed out, as a careful user would (not native)"
+		token = "nextval('" + FenceSequence + "') after the grant in a transaction of its own through database " + c.FenceDatabase + ", committed (and so flushed to the WAL), handed out once the held transaction answers after it, as a careful user would (not native)"
 	}
 	return results.Settings{
 		"client":     "github.com/jackc/pgx/v5 pgxpool",
@@ -213,15 +219,16 @@ func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
 	if l.cfg.Xact {
 		// One round trip: BEGIN, then the lock, which blocks inside the
 		// transaction. The token follows in a transaction of its own,
-		// whose commit flushes it to the WAL before it is handed out.
+		// whose commit flushes it to the WAL, then one more round trip on
+		// the held transaction proves it still held the lock after the
+		// draw, so that every later grant draws a higher token.
 		b := &pgx.Batch{}
 		b.Queue("BEGIN")
 		b.Queue("SELECT pg_advisory_xact_lock($1)", id)
 		err = conn.SendBatch(ctx, b).Close()
 		if err == nil && l.cfg.Fence {
-			var tok int64
-			err = l.fence.QueryRow(ctx, "SELECT nextval('"+FenceSequence+"')").Scan(&tok)
-			h.token, h.fenced = uint64(tok), true
+			h.token, err = l.xactToken(ctx, conn)
+			h.fenced = true
 		}
 	} else if l.cfg.Fence {
 		// One round trip: the server runs the two statements in order,
@@ -245,6 +252,22 @@ func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
 	}
 	h.start()
 	return h, nil
+}
+
+// xactToken draws the token of the transaction-level lock that conn's
+// transaction holds, in a transaction of its own (committed, so flushed
+// to the WAL), and hands it out only once the held transaction answers
+// after the draw: one that ended meanwhile (its client cut off) may have
+// let a later holder draw a lower token.
+func (l *Locker) xactToken(ctx context.Context, conn *pgxpool.Conn) (uint64, error) {
+	var tok int64
+	if err := l.fence.QueryRow(ctx, "SELECT nextval('"+FenceSequence+"')").Scan(&tok); err != nil {
+		return 0, err
+	}
+	if _, err := conn.Exec(ctx, "SELECT 1"); err != nil {
+		return 0, fmt.Errorf("the held transaction after the token's draw: %w", err)
+	}
+	return uint64(tok), nil
 }
 
 // Close implements bench.Locker: it closes the pool, waiting until every

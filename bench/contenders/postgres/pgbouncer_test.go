@@ -39,6 +39,7 @@ func TestPgBouncer(t *testing.T) {
 				}
 			})
 			t.Run("session-pitfall", func(t *testing.T) { observePitfall(t, addr) })
+			t.Run("token after the transaction ended", func(t *testing.T) { tokenNeedsHeldTransaction(t, addr) })
 			t.Run("killed", func(t *testing.T) { killAndRestart(t, d.Servers(PgBouncerServer.Name)[0]) })
 		})
 	}
@@ -97,6 +98,51 @@ func holdXactToken(t *testing.T, addr string) (uint64, func()) {
 		t.Fatal("a fenced xact claim without a token")
 	}
 	return tok, func() { h.Release(context.Background()) }
+}
+
+// tokenNeedsHeldTransaction: a fenced xact claim's token is handed out
+// only while the held transaction still answers after the draw. With its
+// server backend terminated between the grant and the draw (as when its
+// client is cut off and the server lets the next holder in), the draw
+// fails rather than hand out a token drawn after that holder's; with
+// the transaction alive it gives a token.
+func tokenNeedsHeldTransaction(t *testing.T, addr string) {
+	ctx := t.Context()
+	l := openLocker(t, Config{Addr: addr, Lease: quietLease, Fence: true, Xact: true, SimpleProtocol: true, FenceDatabase: PgBouncerFenceDatabase})
+	for _, end := range []bool{false, true} {
+		conn, err := l.pool.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pid int32
+		if _, err := conn.Exec(ctx, "BEGIN"); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.QueryRow(ctx, "SELECT pg_backend_pid() FROM (SELECT pg_advisory_xact_lock($1)) AS locked", KeyID("ended")).Scan(&pid); err != nil {
+			t.Fatal(err)
+		}
+		if end {
+			p, err := dialProbe(ctx, addr, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var done bool
+			err = p.conn.QueryRow(ctx, "SELECT pg_terminate_backend($1, 5000)", pid).Scan(&done)
+			p.Close(context.Background())
+			if err != nil || !done {
+				t.Fatalf("terminating the holder's backend %d: %v, %v", pid, done, err)
+			}
+		}
+		tok, err := l.xactToken(ctx, conn)
+		switch {
+		case end && err == nil:
+			t.Errorf("token %d handed out for a transaction the server had ended", tok)
+		case !end && (err != nil || tok == 0):
+			t.Errorf("a live transaction's token: %d, %v", tok, err)
+		}
+		conn.Conn().Close(context.Background())
+		conn.Release()
+	}
 }
 
 // pitfallConfig is the session-level lock through PgBouncer, unfenced,
