@@ -24,7 +24,7 @@ func every() []bench.Scenario {
 // declare loses its label, kind and direction. (The smoke tests check the
 // records they make through runScenario as well.)
 func TestScenariosDeclareTheirMetrics(t *testing.T) {
-	r, err := results.Load("../../reports/20261207T203950Z/results.json")
+	r, err := results.Load("../../reports/20261207T221911Z/results.json")
 	if err != nil {
 		t.Fatal(err)
 	}
