@@ -1,12 +1,11 @@
 package engine
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/moby/moby/api/pkg/stdcopy"
@@ -35,7 +34,7 @@ func (c *Container) FollowStdout(ctx context.Context, since time.Time, started f
 		since = began
 	}
 	rc, err := c.api.ContainerLogs(ctx, c.ID, client.ContainerLogsOptions{ShowStdout: true, Follow: true,
-		Since: strconv.FormatInt(since.Unix(), 10) + "." + fmt.Sprintf("%09d", since.Nanosecond())})
+		Since: fmt.Sprintf("%d.%09d", since.Unix(), since.Nanosecond())})
 	if err != nil {
 		return fmt.Errorf("bench: logs of %s: %w", c.Name, err)
 	}
@@ -43,39 +42,24 @@ func (c *Container) FollowStdout(ctx context.Context, since time.Time, started f
 	stop := context.AfterFunc(ctx, func() { rc.Close() })
 	defer stop()
 	started(since)
-	w := &lineWriter{line: line}
-	_, err = stdcopy.StdCopy(w, io.Discard, rc)
+	// The stream frames stdout and stderr: stdout goes through a pipe to
+	// a line scanner.
+	pr, pw := io.Pipe()
+	defer pr.Close() // past an over-long line: the copy must not block
+	go func() {
+		_, err := stdcopy.StdCopy(pw, io.Discard, rc)
+		pw.CloseWithError(err)
+	}()
+	sc := bufio.NewScanner(pr)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line(sc.Bytes())
+	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if err != nil {
+	if err := sc.Err(); err != nil {
 		return fmt.Errorf("bench: logs of %s: %w", c.Name, err)
 	}
 	return nil
-}
-
-// lineWriter calls line with each whole line written to it, without its
-// newline; a line is never split across calls.
-type lineWriter struct {
-	line    func([]byte)
-	partial []byte
-}
-
-func (w *lineWriter) Write(p []byte) (int, error) {
-	n := len(p)
-	for {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			w.partial = append(w.partial, p...)
-			return n, nil
-		}
-		if len(w.partial) > 0 {
-			w.partial = append(w.partial, p[:i]...)
-			w.line(w.partial)
-			w.partial = w.partial[:0]
-		} else {
-			w.line(p[:i])
-		}
-		p = p[i+1:]
-	}
 }
