@@ -95,11 +95,12 @@ type Config struct {
 	// hand the same token out again (the soak 20261207T164238Z: token
 	// 1717 granted three times across two kills). A round trip on the held
 	// transaction then proves it outlived the draw: without it a holder
-	// cut off between its grant and its draw drew a token above that of
-	// the holder the server let in meanwhile, whose writes the fence then
-	// refused while the stale holder's went through (the soak
-	// 20261207T232337Z: 2 stale writes accepted, 7 running double holders,
-	// all under client partitions).
+	// whose transaction the server ended between its grant and its draw
+	// (its client cut off) still got a token from the second connection
+	// and believed it held the lock while the next holder was granted,
+	// and the fence took its writes until the new holder's first (the
+	// soak 20261207T232337Z: 2 stale writes accepted, 7 running double
+	// holders, all under client partitions).
 	Xact bool
 	// SimpleProtocol sends every statement with pgx's simple protocol (no
 	// prepared statements), as PgBouncer's transaction pooling before
@@ -221,7 +222,7 @@ func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
 		// transaction. The token follows in a transaction of its own,
 		// whose commit flushes it to the WAL, then one more round trip on
 		// the held transaction proves it still held the lock after the
-		// draw, so that every later grant draws a higher token.
+		// draw.
 		b := &pgx.Batch{}
 		b.Queue("BEGIN")
 		b.Queue("SELECT pg_advisory_xact_lock($1)", id)
@@ -257,8 +258,8 @@ func (l *Locker) Acquire(ctx context.Context, key string) (bench.Held, error) {
 // xactToken draws the token of the transaction-level lock that conn's
 // transaction holds, in a transaction of its own (committed, so flushed
 // to the WAL), and hands it out only once the held transaction answers
-// after the draw: one that ended meanwhile (its client cut off) may have
-// let a later holder draw a lower token.
+// after the draw: one that ended meanwhile (its client cut off) has let
+// the next holder in, and its token would fence nothing out.
 func (l *Locker) xactToken(ctx context.Context, conn *pgxpool.Conn) (uint64, error) {
 	var tok int64
 	if err := l.fence.QueryRow(ctx, "SELECT nextval('"+FenceSequence+"')").Scan(&tok); err != nil {

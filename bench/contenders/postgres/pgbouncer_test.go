@@ -104,8 +104,8 @@ func holdXactToken(t *testing.T, addr string) (uint64, func()) {
 // only while the held transaction still answers after the draw. With its
 // server backend terminated between the grant and the draw (as when its
 // client is cut off and the server lets the next holder in), the draw
-// fails rather than hand out a token drawn after that holder's; with
-// the transaction alive it gives a token.
+// fails rather than hand a token to a holder that no longer holds the
+// lock; with the transaction alive it gives a token.
 func tokenNeedsHeldTransaction(t *testing.T, addr string) {
 	ctx := t.Context()
 	l := openLocker(t, Config{Addr: addr, Lease: quietLease, Fence: true, Xact: true, SimpleProtocol: true, FenceDatabase: PgBouncerFenceDatabase})
