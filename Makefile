@@ -14,7 +14,7 @@ export TESTCONTAINERS_RYUK_DISABLED := true
 # Binaries built into bin/ when their main package exists.
 BINARIES := $(wildcard cmd/monolock cmd/monolockctl cmd/monolock-bench)
 
-.PHONY: build test test-short test-stress bench bench-quick bench-network chaos bench-chaos images lint fuzz clean redis-server postgresql zookeeper cc
+.PHONY: build test test-short test-stress bench bench-quick bench-network chaos bench-chaos images cluster cluster-down test-kubernetes lint fuzz clean redis-server postgresql zookeeper cc
 
 ## build: static binaries (CGO_ENABLED=0) into bin/
 build:
@@ -93,6 +93,24 @@ bench-chaos: redis-server postgresql zookeeper cc
 ## images: build the Docker images (reused when their content is unchanged)
 images: redis-server postgresql zookeeper cc
 	$(GO) run ./cmd/monolock-bench images build
+
+## cluster: a single-node Kubernetes cluster on this machine (needs root), for the
+## kubernetes backend: builds Kubernetes from the Go module proxy into the user cache
+## dir the first time (15-25 min on two cores), then starts in about 15 s; prints
+## the KUBECONFIG to export. An up cluster is reused. State: /var/lib/monolock-bench/kubernetes
+cluster: cc
+	$(GO) run ./cmd/monolock-bench cluster up
+
+## cluster-down: stop that cluster and remove everything it made (processes, mounts,
+## the pods' bridge, iptables rules, cgroups; the host's sysctls put back)
+cluster-down:
+	$(GO) run ./cmd/monolock-bench cluster down
+
+## test-kubernetes: the kubernetes backend's tests against that cluster (started
+## first, left up): servers as pods, faults through the API, worker pods
+test-kubernetes: cluster
+	$(GO) test -race -count=1 -timeout 20m -run 'Kubernetes|Cluster|Agent|Merge' \
+		./bench/backend/kubernetes/... ./bench/contenders/monolock/ ./bench/load/shard/
 
 ## lint: gofmt, go vet, staticcheck
 lint:

@@ -12,6 +12,7 @@
 //	monolock-bench report  DIR/results.json
 //	monolock-bench compare A/results.json[,A2/results.json…] B/results.json[,…]
 //	monolock-bench images  build|clean
+//	monolock-bench cluster up|down|status
 //
 // Exit status: 0 success, 1 a failure while running, 2 bad usage, 130 when
 // interrupted (partial results are kept and marked partial).
@@ -39,6 +40,7 @@ const usage = `usage:
                                             decision verdicts agree; OLD and NEW are each a results.json
                                             or several joined by commas (pooled for the deltas)
   monolock-bench images  build|clean        build the Docker images, or remove what the project created in Docker
+  monolock-bench cluster up|down|status     a single-node Kubernetes cluster on this machine, built offline
 Run "monolock-bench run -h" for the flags of run.
 `
 
@@ -76,6 +78,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return compareCommand(args[1:], stdout, stderr)
 	case "images":
 		return imagesCommand(ctx, args[1:], stdout, stderr)
+	case "cluster":
+		return clusterCommand(ctx, args[1:], stdout, stderr)
 	case "holder":
 		// Hidden: the separate OS process that holds a lock in the
 		// handover scenario, driven over stdin/stdout by the bench.
