@@ -186,3 +186,23 @@ type VirtualIPServer interface {
 	// wrapping ErrNotSupported when the server is on no emulated host.
 	VirtualIP() (VirtualIP, error)
 }
+
+// WorkerRunner is implemented by deployments that can run the bench's own
+// program on hosts of their own (the kubernetes backend's worker pods),
+// to spread a load past what one host's process can open. Safe for
+// concurrent use.
+type WorkerRunner interface {
+	// RunWorkers runs n workers of `monolock-bench worker arg`, each told
+	// its index 0..n−1, waits until every one has ended, and returns
+	// their outputs by index; an error when one failed.
+	RunWorkers(ctx context.Context, n int, arg string) ([]WorkerOutput, error)
+}
+
+// WorkerOutput is what one worker of RunWorkers wrote.
+type WorkerOutput struct {
+	Index int
+	// Node is the host the worker ran on.
+	Node string
+	// Stdout is its standard output.
+	Stdout []byte
+}

@@ -4,7 +4,7 @@
 //
 //	monolock-bench run     [--scenarios latency,throughput,...]
 //	                       [--contenders monolock,redis,redlock,...]
-//	                       [--backend containers|local|external] [--quick]
+//	                       [--backend containers|local|external|kubernetes] [--quick]
 //	                       [--repetitions N] [--out DIR]
 //	                       [--monolock-addr A] [--redis-addr A] [--redlock-addrs A,B,C,D,E]
 //	                       [--workload NAME|FILE,...]
@@ -27,6 +27,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/monolock/monolock-bench/bench/backend/kubernetes/podagent"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/load"
 	"github.com/monolock/monolock-bench/bench/network"
@@ -93,6 +94,22 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		// over several (clients.processes), driven over stdin/stdout.
 		if err := load.ChildMain(ctx, contenderTable(), os.Stdin, stdout); err != nil {
 			fmt.Fprintf(stderr, "monolock-bench workload-client: %v\n", err)
+			return exitFailure
+		}
+		return exitOK
+	case "worker":
+		// Hidden: one shard of a sharded scale variant, in a worker pod
+		// of the kubernetes backend.
+		if err := workerMain(ctx, args[1:], contenderTable(), stdout); err != nil {
+			fmt.Fprintf(stderr, "monolock-bench worker: %v\n", err)
+			return exitFailure
+		}
+		return exitOK
+	case "pod-agent":
+		// Hidden: the supervisor in each server pod of the kubernetes
+		// backend, and the command the bench execs there to reach it.
+		if err := podagent.Main(ctx, args[1:], stdout, slog.Default()); err != nil {
+			fmt.Fprintf(stderr, "monolock-bench pod-agent: %v\n", err)
 			return exitFailure
 		}
 		return exitOK

@@ -94,6 +94,8 @@ func planPhases(o *runOptions, plan networkPlan, asked bool) error {
 			o.notes = append(o.notes, fmt.Sprintf("quick suite: %s under the %s network profile not run: %v", quickScenario, quickProfile.Name, checkNetworkPrivileges(networkPlan{profiles: []network.Profile{quickProfile}}, os.Geteuid())))
 		case o.backend == "external" || len(o.addrs) > 0:
 			o.notes = append(o.notes, fmt.Sprintf("quick suite: %s under the %s network profile not run: external servers cannot be put on emulated hosts", quickScenario, quickProfile.Name))
+		case o.backend == "kubernetes":
+			o.notes = append(o.notes, fmt.Sprintf("quick suite: %s under the %s network profile not run: the kubernetes backend's servers are pods on the cluster's own network, not on emulated hosts", quickScenario, quickProfile.Name))
 		default:
 			o.phases = []phase{{profile: network.Loopback, scenarios: o.scenarios},
 				{profile: quickProfile, scenarios: []bench.Scenario{oneWorkerOnly(o.scenarios[i])}, backend: "local",

@@ -43,6 +43,8 @@ type runOptions struct {
 	scenarios   []bench.Scenario
 	contenders  []bench.Contender
 	backend     string
+	kubeconfig  string // --backend kubernetes
+	runID       string // set when the run starts
 	quick       bool
 	repetitions int
 	out         string
@@ -123,7 +125,8 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		workloadList  = fs.String("workload", "", "comma-separated workloads, ready ("+strings.Join(workload.Ready(), ", ")+") or workload files (YAML or JSON, see bench/workload/ready/job-queue.yaml): the workload scenario runs them; alone, without --scenarios, it is the only scenario")
 		contenderList = fs.String("contenders", "", "comma-separated contenders; default all: "+strings.Join(names(allContenders, contenderName), ","))
 		floors        = fs.Bool("floors", true, "add the baselines "+strings.Join(floorNames, " and ")+" to the selected contenders")
-		backend       = fs.String("backend", "", "containers, local or external; default containers when a Docker engine answers, else local")
+		backend       = fs.String("backend", "", "containers, local, external or kubernetes; default containers when a Docker engine answers, else local")
+		kubeconfig    = fs.String("kubeconfig", "", "--backend kubernetes: the cluster's kubeconfig; default the local cluster of `make cluster` when it runs")
 		quick         = fs.Bool("quick", false, "every scenario and contender, short durations: a few minutes in all")
 		repetitions   = fs.Int("repetitions", 0, fmt.Sprintf("repetitions of every measurement; default %d (%d with --quick)", defaultRepetitions, quickRepetitions))
 		out           = fs.String("out", "", "output directory; default reports/<run-id>")
@@ -203,7 +206,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		}
 		addrFlags = append(addrFlags, "--"+f.addrFlag)
 	}
-	o.backend = *backend
+	o.backend, o.kubeconfig = *backend, *kubeconfig
 	plan, err := parseNetworks(*networkOne, *networkList)
 	if err != nil {
 		return nil, err
@@ -218,8 +221,10 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		return nil, fmt.Errorf("%w: --backend external needs one of %s", errUsage, strings.Join(addrFlags, ", "))
 	case o.backend != "external" && len(o.addrs) > 0:
 		return nil, fmt.Errorf("%w: server addresses are for --backend external, not %q", errUsage, o.backend)
-	case o.backend != "" && o.backend != "containers" && o.backend != "local" && o.backend != "external":
-		return nil, fmt.Errorf("%w: --backend %q: want containers, local or external", errUsage, o.backend)
+	case o.backend != "" && o.backend != "containers" && o.backend != "local" && o.backend != "external" && o.backend != "kubernetes":
+		return nil, fmt.Errorf("%w: --backend %q: want containers, local, external or kubernetes", errUsage, o.backend)
+	case o.kubeconfig != "" && o.backend != "kubernetes":
+		return nil, fmt.Errorf("%w: --kubeconfig is for --backend kubernetes", errUsage)
 	}
 	if o.backend == "external" {
 		// Keep the contenders whose servers were given; an explicitly
@@ -339,6 +344,7 @@ func runSuite(ctx context.Context, o *runOptions, stdout, stderr io.Writer) int 
 		Notes:         o.notes,
 	}
 	res.Environment.Command = os.Args
+	o.runID = res.RunID
 	if o.out == "" {
 		o.out = filepath.Join("reports", res.RunID)
 	}
@@ -420,6 +426,12 @@ func deploy(ctx context.Context, o *runOptions, hosts emulatedHosts, log *slog.L
 			return nil, fmt.Errorf("local backend: %w", err)
 		}
 		d = ld
+	case "kubernetes":
+		kd, err := startKubernetes(ctx, specs, o.runID, o.kubeconfig, log)
+		if err != nil {
+			return nil, err
+		}
+		d = kd
 	case "external":
 		ed := external.New(specs, o.addrs)
 		if err := ed.Check(ctx); err != nil {
