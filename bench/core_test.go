@@ -43,6 +43,11 @@ var allowed = map[string]bool{
 // projectName matches the project's name and module path in any spelling.
 var projectName = regexp.MustCompile(`(?i)github\.com/monolock/monolock-bench|monolock[-_]bench`)
 
+// localCluster builds a Kubernetes cluster for the kubernetes backend's
+// tests: it names etcd as Kubernetes's own datastore (the apiserver's
+// --etcd-servers), never the contender.
+const localCluster = "backend/kubernetes/localcluster"
+
 // coreDirs returns the directories of the contender-neutral packages,
 // relative to bench/.
 func coreDirs(t *testing.T) []string {
@@ -59,6 +64,9 @@ func coreDirs(t *testing.T) []string {
 			if path == skip || d.Name() == "testdata" {
 				return filepath.SkipDir
 			}
+		}
+		if path == localCluster {
+			return filepath.SkipDir
 		}
 		if files, _ := filepath.Glob(filepath.Join(path, "*.go")); len(files) > 0 {
 			dirs = append(dirs, path)

@@ -30,6 +30,10 @@ var ScaleMetrics = scaleMetrics{
 	WaitP99:                    MetricSpec{Name: "wait_p99", Unit: "ms", Better: BetterLower, Label: "wait p99", Kind: KindLatency},
 	ServerCPUMsPer1k:           MetricSpec{Name: "server_cpu_ms_per_1k", Unit: "ms", Better: BetterLower, Label: "coordinator CPU per 1,000 locks", Kind: KindCPU},
 	Failures:                   MetricSpec{Name: "failures", Unit: "count", Better: BetterLower, Label: "failed cycles", Kind: KindCount},
+	Workers:                    MetricSpec{Name: "workers", Unit: "count", Label: "worker processes that made the load", Kind: KindParameter},
+	WorkerHosts:                MetricSpec{Name: "worker_hosts", Unit: "count", Label: "hosts the workers ran on", Kind: KindParameter},
+	OpenAcquireP50:             MetricSpec{Name: "open_acquire_p50", Unit: "us", Better: BetterLower, Label: "acquire p50 while the sessions opened", Kind: KindLatency},
+	OpenAcquireP99:             MetricSpec{Name: "open_acquire_p99", Unit: "us", Better: BetterLower, Label: "acquire p99 while the sessions opened", Kind: KindLatency},
 }
 
 type scaleMetrics struct {
@@ -60,6 +64,10 @@ type scaleMetrics struct {
 	WaitP99                    MetricSpec
 	ServerCPUMsPer1k           MetricSpec
 	Failures                   MetricSpec
+	Workers                    MetricSpec
+	WorkerHosts                MetricSpec
+	OpenAcquireP50             MetricSpec
+	OpenAcquireP99             MetricSpec
 }
 
 // List returns the scale scenario's metrics in declaration order.

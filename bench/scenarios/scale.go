@@ -56,6 +56,9 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 				"time_cap":      "every variant ends for a contender after " + c.timeout.String() + " (" + (c.timeout + c.LongLease).String() + " for idle): a contender that has not opened its C sessions by then records the sessions it reached and the reason",
 				"measure_times": "short windows (a few seconds) to fit the suite's time budget: figures are steady-state rates over whole keep-alive periods, not long-run averages",
 			}
+			if c.Workers > 0 {
+				s["sharded"] = "idle-" + countName(c.ShardedSessions) + "-workers" + strconv.Itoa(c.Workers) + c.leaseSuffix(c.shardedLease()) + ": " + strconv.Itoa(c.ShardedSessions) + " idle holders at lease " + c.shardedLease().String() + ", on keys of their own, opened by " + strconv.Itoa(c.Workers) + " worker processes where the backend runs them (kubernetes: an indexed Job, one shard of C/N sessions each, preferring a node each; skipped elsewhere), starts spread over lease/3, held for the window; sessions held, the open time (the slowest shard's) and the acquire latency while opening (the shards' histograms merged, not averaged) come from the workers' reports, with the count of workers and of the nodes they ran on; no server memory or CPU figures"
+			}
 			return s
 		},
 		Variants: func(quick bool) []bench.Variant {
@@ -81,6 +84,17 @@ func (cfg ScaleConfig) Scenario() bench.Scenario {
 						},
 					})
 				}
+			}
+			if c.Workers > 0 {
+				n, lease := c.ShardedSessions, c.shardedLease()
+				vs = append(vs, bench.Variant{
+					Name: "idle-" + countName(n) + "-workers" + strconv.Itoa(c.Workers) + c.leaseSuffix(lease), Sessions: n / c.Workers, MaxRepetitions: scaleRepetitions,
+					Params:   results.VariantParams{Load: results.LoadIdle, Sessions: n, Keys: n, Lease: lease.String()},
+					Estimate: lease/3 + c.window(lease) + c.stepOverhead() + openCost(n/c.Workers) + workerStart,
+					Run: func(ctx context.Context, env *bench.Env) (results.Raw, error) {
+						return runSharded(ctx, env, c, n, c.Workers, lease)
+					},
+				})
 			}
 			for _, n := range c.Queue {
 				est := func(ct bench.Contender) time.Duration {

@@ -99,6 +99,13 @@ type ScaleConfig struct {
 	// Concurrency bounds the sessions opening at once; default
 	// sessions.DefaultConcurrency.
 	Concurrency int
+	// Workers, when above 0, adds the sharded variant idle-<C>-workers<N>:
+	// ShardedSessions idle holders at ShardedLease opened by Workers
+	// worker processes where the deployment runs them (skipped
+	// elsewhere). Default 0: no sharded variant.
+	Workers int
+	// ShardedSessions is the sharded variant's C; default 10k, quick 2k.
+	ShardedSessions int
 	// reuse skips the fresh restart of the servers before each variant
 	// (quick runs: a restart costs seconds per contender and variant).
 	reuse bool
@@ -162,6 +169,12 @@ func (c ScaleConfig) withDefaults(quick bool) ScaleConfig {
 	}
 	if c.Concurrency <= 0 {
 		c.Concurrency = sessions.DefaultConcurrency
+	}
+	if c.ShardedSessions <= 0 {
+		c.ShardedSessions = 10000
+		if quick {
+			c.ShardedSessions = 2000
+		}
 	}
 	c.reuse = quick
 	c.timeout = scaleTimeout

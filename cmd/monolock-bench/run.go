@@ -127,6 +127,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		floors        = fs.Bool("floors", true, "add the baselines "+strings.Join(floorNames, " and ")+" to the selected contenders")
 		backend       = fs.String("backend", "", "containers, local, external or kubernetes; default containers when a Docker engine answers, else local")
 		kubeconfig    = fs.String("kubeconfig", "", "--backend kubernetes: the cluster's kubeconfig; default the local cluster of `make cluster` when it runs")
+		workers       = fs.Int("worker-pods", 2, "--backend kubernetes: the worker pods that open the idle sessions of the scale scenario's sharded variant (idle-<C>-workers<N>); 0 leaves it out")
 		quick         = fs.Bool("quick", false, "every scenario and contender, short durations: a few minutes in all")
 		repetitions   = fs.Int("repetitions", 0, fmt.Sprintf("repetitions of every measurement; default %d (%d with --quick)", defaultRepetitions, quickRepetitions))
 		out           = fs.String("out", "", "output directory; default reports/<run-id>")
@@ -158,6 +159,12 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 	table.chaosSeed, table.chaosDuration = *chaosSeed, *chaosDuration
 	table.chaosFaults, table.chaosParallel = *chaosFaults, *chaosParallel
 	table.namedContenders = *contenderList != ""
+	if *workers < 0 {
+		return nil, fmt.Errorf("%w: --worker-pods %d < 0", errUsage, *workers)
+	}
+	if *backend == "kubernetes" {
+		table.workers = *workers
+	}
 	if *workloadList != "" {
 		files, err := loadWorkloads(*workloadList, stderr)
 		if err != nil {

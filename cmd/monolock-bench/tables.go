@@ -59,6 +59,9 @@ type tableOptions struct {
 	// namedContenders: --contenders chose the contenders, so the quick
 	// suite does not narrow them to its pair.
 	namedContenders bool
+	// workers (0: none) adds the scale scenario's sharded variant: its
+	// idle sessions opened by this many worker pods (--backend kubernetes).
+	workers int
 }
 
 // scenarioTable lists every scenario in run order. A new scenario is one
@@ -75,7 +78,7 @@ func scenarioTable(o tableOptions) []bench.Scenario {
 		fewerRepetitions(quickWithout(scenarios.FailoverConfig{}.Scenario(), scenarios.FailoverGraceful, scenarios.FailoverPrimaryLost), 1,
 			"no capability or ranking reads it (restart does), and its 2 repetitions in both full runs 20261203T120600Z and 20261203T183025Z were within 4% of each other for every lock but etcd",
 			scenarios.FailoverGraceful),
-		scenarios.Scale(),
+		scenarios.ScaleConfig{Workers: o.workers}.Scenario(),
 		scenarios.ChaosConfig{Holder: o.holder, Seed: o.chaosSeed, Duration: o.chaosDuration, Faults: o.chaosFaults, Parallel: o.chaosParallel, QuickFaults: quickChaosFaults}.Scenario(),
 		scenarios.WorkloadConfig{Workloads: o.workloads, QuickContenders: o.quickPair(), Client: o.client}.Scenario(),
 	}
