@@ -206,3 +206,13 @@ type WorkerOutput struct {
 	// Stdout is its standard output.
 	Stdout []byte
 }
+
+// ClientHoster is implemented by deployments that run client programs on
+// hosts of their own and apply faults to them there (the kubernetes
+// backend's client pods): a crash or a pause through the deployment, host
+// loss as the host's network cut. The runner gives it to every Env as its
+// ClientHost, with RemoteClients set.
+type ClientHoster interface {
+	// ClientHost starts a host named after name for client programs.
+	ClientHost(ctx context.Context, name string) (ClientHost, error)
+}

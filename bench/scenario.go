@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench/results"
@@ -177,6 +178,11 @@ type Env struct {
 	// a host of its own on it for a client process (named after name),
 	// whose link can fail as a real host's does; the caller closes it.
 	ClientHost func(ctx context.Context, name string) (ClientHost, error)
+	// RemoteClients says ClientHost's hosts are machines of their own
+	// whose faults the deployment applies (the kubernetes backend's client
+	// pods, bench.ClientHoster): a scenario runs there every client that
+	// takes a fault, for each fault, not for host loss only.
+	RemoteClients bool
 }
 
 // ClientHost is a host of its own on an emulated network for a client
@@ -191,6 +197,15 @@ type ClientHost interface {
 	// direction again. Both is host loss.
 	Drop(in, out bool) error
 	Close() error
+}
+
+// RemoteClientHost is a ClientHost whose programs run on another machine
+// (a pod): the local process of Command only relays their standard
+// streams, so a signal meant for the program goes through Signal.
+type RemoteClientHost interface {
+	ClientHost
+	// Signal sends sig to the program Command started with name and args.
+	Signal(name string, args []string, sig syscall.Signal) error
 }
 
 // Open opens a fresh Locker of the contender on its servers.

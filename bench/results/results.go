@@ -99,7 +99,7 @@ type Environment struct {
 	// DockerVersion is the engine version, empty unless the containers
 	// backend ran.
 	DockerVersion string `json:"docker_version,omitempty"`
-	// Backend is "containers", "local" or "external".
+	// Backend is "containers", "local", "external" or "kubernetes".
 	Backend string `json:"backend"`
 	// NetworkPath says how the bench reached the servers, e.g.
 	// "loopback 127.0.0.1" or "bridge network, container IP, no docker-proxy".

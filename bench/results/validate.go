@@ -12,7 +12,7 @@ import (
 var ErrInvalid = errors.New("results: invalid")
 
 // Backends a run can use.
-var backends = map[string]bool{"containers": true, "local": true, "external": true}
+var backends = map[string]bool{"containers": true, "local": true, "external": true, "kubernetes": true}
 
 // specMetrics are the metrics named in the spec's table (spec/bench.md,
 // "Interfaces that stay stable"), by scenario: their units are fixed.

@@ -231,7 +231,11 @@ func skipReasons(raws []results.Raw, errs []error, interleaved bool) string {
 func (r *Runner) runStep(ctx context.Context, st *plannedStep) ([]results.Raw, []error) {
 	env := func(c bench.Contender) *bench.Env {
 		servers := r.Deployment.Servers(c.Server.Name)
-		return &bench.Env{Contender: c, Servers: servers, Addrs: bench.Addrs(servers), Lease: r.Lease, Deployment: r.Deployment, OutDir: r.OutDir, ClientHost: r.ClientHost}
+		env := &bench.Env{Contender: c, Servers: servers, Addrs: bench.Addrs(servers), Lease: r.Lease, Deployment: r.Deployment, OutDir: r.OutDir, ClientHost: r.ClientHost}
+		if ch, ok := r.Deployment.(bench.ClientHoster); ok && env.ClientHost == nil {
+			env.ClientHost, env.RemoteClients = ch.ClientHost, true
+		}
+		return env
 	}
 	if st.capped != "" {
 		return []results.Raw{{Contender: st.Contender, Skipped: st.capped}}, []error{nil}

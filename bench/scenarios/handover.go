@@ -215,14 +215,19 @@ func runHandover(ctx context.Context, env *bench.Env, cmd holder.Command, mode s
 
 	t := &handoverTrial{env: env, cmd: cmd, mode: mode, waiter: waiter, probe: probe}
 	switch {
-	case mode == HostLoss && env.ClientHost != nil:
+	case env.ClientHost != nil && (mode == HostLoss || env.RemoteClients && mode != Graceful):
 		// On an emulated network the holder runs on a host of its own,
-		// whose link drops every packet when the host is lost.
+		// whose link drops every packet when the host is lost; where
+		// client hosts are machines of their own (pods), it runs there
+		// for every fault, so the deployment kills, freezes or cuts it.
 		if t.host, err = env.ClientHost(ctx, "holder"); err != nil {
 			return results.Raw{}, err
 		}
 		defer t.host.Close()
 		t.cmd.In = t.host.Command
+		if remote, ok := t.host.(bench.RemoteClientHost); ok {
+			t.cmd.Signal = remote.Signal
+		}
 	case mode == HostLoss:
 		proxy := faultproxy.New()
 		defer proxy.Close()
@@ -276,7 +281,7 @@ type handoverTrial struct {
 	waiter bench.Locker
 	probe  bench.Coordinator // nil: settle pause
 	view   *faultproxy.View  // the holder's links in host-loss mode, else nil
-	host   bench.ClientHost  // the holder's host in host-loss mode on an emulated network, else nil
+	host   bench.ClientHost  // the holder's host in host-loss mode on an emulated network, or for every fault on remote client hosts, else nil
 }
 
 type grant struct {

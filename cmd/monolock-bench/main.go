@@ -27,6 +27,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/monolock/monolock-bench/bench/backend/kubernetes"
 	"github.com/monolock/monolock-bench/bench/backend/kubernetes/podagent"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 	"github.com/monolock/monolock-bench/bench/load"
@@ -105,6 +106,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitFailure
 		}
 		return exitOK
+	case "kube-exec":
+		// Hidden: the local relay of a program the kubernetes backend
+		// runs in a client pod (a handover holder).
+		return kubernetes.ExecMain(ctx, args[1:], os.Stdin, stdout, stderr)
 	case "pod-agent":
 		// Hidden: the supervisor in each server pod of the kubernetes
 		// backend, and the command the bench execs there to reach it.

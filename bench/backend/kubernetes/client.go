@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -56,25 +57,8 @@ func (c *client) agent(ctx context.Context, namespace, pod string, req podagent.
 		return podagent.Response{}, fmt.Errorf("kubernetes: %w", err)
 	}
 	cmd := []string{podagent.Binary, "pod-agent", "ctl", podagent.Socket, string(body)}
-	url := c.api.CoreV1().RESTClient().Post().Resource("pods").Namespace(namespace).Name(pod).SubResource("exec").
-		VersionedParams(&corev1.PodExecOptions{Container: serverContainer, Command: cmd, Stdout: true, Stderr: true}, scheme.ParameterCodec).URL()
-	ws, err := remotecommand.NewWebSocketExecutor(c.config, "GET", url.String())
-	if err != nil {
-		return podagent.Response{}, fmt.Errorf("kubernetes: exec in %s: %w", pod, err)
-	}
-	spdy, err := remotecommand.NewSPDYExecutor(c.config, "POST", url)
-	if err != nil {
-		return podagent.Response{}, fmt.Errorf("kubernetes: exec in %s: %w", pod, err)
-	}
-	exec, err := remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
-		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
-	})
-	if err != nil {
-		return podagent.Response{}, fmt.Errorf("kubernetes: exec in %s: %w", pod, err)
-	}
 	var stdout, stderr bytes.Buffer
-	err = exec.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: &stdout, Stderr: &stderr})
-	if err != nil {
+	if err := c.exec(ctx, namespace, pod, cmd, nil, &stdout, &stderr); err != nil {
 		if ctx.Err() != nil {
 			return podagent.Response{}, ctx.Err()
 		}
@@ -88,4 +72,28 @@ func (c *client) agent(ctx context.Context, namespace, pod string, req podagent.
 		return resp, errors.New(resp.Error)
 	}
 	return resp, nil
+}
+
+// exec runs cmd in the main container of pod through the API server
+// (websocket, else SPDY), with the given streams (a nil stdin sends
+// none), and returns when it ended: an error carrying its exit status
+// (k8s.io/client-go/util/exec.CodeExitError) when it failed.
+func (c *client) exec(ctx context.Context, namespace, pod string, cmd []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	url := c.api.CoreV1().RESTClient().Post().Resource("pods").Namespace(namespace).Name(pod).SubResource("exec").
+		VersionedParams(&corev1.PodExecOptions{Container: serverContainer, Command: cmd, Stdin: stdin != nil, Stdout: true, Stderr: true}, scheme.ParameterCodec).URL()
+	ws, err := remotecommand.NewWebSocketExecutor(c.config, "GET", url.String())
+	if err != nil {
+		return err
+	}
+	spdy, err := remotecommand.NewSPDYExecutor(c.config, "POST", url)
+	if err != nil {
+		return err
+	}
+	exec, err := remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
+		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
+	})
+	if err != nil {
+		return err
+	}
+	return exec.StreamWithContext(ctx, remotecommand.StreamOptions{Stdin: stdin, Stdout: stdout, Stderr: stderr})
 }

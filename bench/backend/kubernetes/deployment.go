@@ -91,6 +91,7 @@ type Options struct {
 // concurrent use.
 type Deployment struct {
 	c          *client
+	kubeconfig string // as given; "" reads the usual places
 	namespace  string
 	run        string
 	agentImage string // the bench's own image: the pod agent and the workers
@@ -121,7 +122,7 @@ func Start(ctx context.Context, specs []*bench.ServerSpec, o Options) (_ *Deploy
 	if err != nil {
 		return nil, err
 	}
-	d := &Deployment{c: c, namespace: "monolock-bench-" + strings.ToLower(o.Run), run: o.Run, pullPolicy: o.PullPolicy, log: o.Log, servers: map[string][]bench.Server{}}
+	d := &Deployment{c: c, kubeconfig: o.Kubeconfig, namespace: "monolock-bench-" + strings.ToLower(o.Run), run: o.Run, pullPolicy: o.PullPolicy, log: o.Log, servers: map[string][]bench.Server{}}
 	if err := d.createNamespace(ctx, o.Run); err != nil {
 		return nil, err
 	}

@@ -45,6 +45,11 @@ type Command struct {
 	// In, when set, makes the child's command in place of exec.Command:
 	// an emulated client host's Command runs the child inside that host.
 	In func(ctx context.Context, name string, args ...string) *exec.Cmd
+	// Signal, when set with In, delivers the child's signals (Kill,
+	// Freeze, Resume) to the program In started with name and args: a
+	// host elsewhere whose local process only relays the streams
+	// (bench.RemoteClientHost).
+	Signal func(name string, args []string, sig syscall.Signal) error
 }
 
 // Spec says what the holder holds.
@@ -62,7 +67,10 @@ type Spec struct {
 // use; Close must be called once the caller is done with it, also after
 // Kill.
 type Process struct {
-	cmd    *exec.Cmd
+	cmd *exec.Cmd
+	// remote signals the child where it runs (Command.Signal), nil for a
+	// local child.
+	remote func(sig syscall.Signal) error
 	stdin  io.WriteCloser
 	lines  chan string   // the child's stdout lines; closed at EOF
 	exited chan struct{} // closed once the child is reaped
@@ -134,6 +142,9 @@ func start(ctx context.Context, c Command, flags []string) (*Process, string, er
 		return nil, "", fmt.Errorf("holder: %w", err)
 	}
 	p := &Process{cmd: cmd, stdin: stdin, lines: make(chan string, 4), exited: make(chan struct{}), stderr: &syncBuffer{}}
+	if c.In != nil && c.Signal != nil {
+		p.remote = func(sig syscall.Signal) error { return c.Signal(c.Path, args, sig) }
+	}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, "", fmt.Errorf("holder: starting %s: %w", c.Path, err)
@@ -247,10 +258,18 @@ func (p *Process) signal(sig syscall.Signal) error {
 		return fmt.Errorf("%w before %v", ErrExited, sig)
 	default:
 	}
-	if err := p.cmd.Process.Signal(sig); err != nil {
+	if err := p.deliver(sig); err != nil {
 		return fmt.Errorf("holder: %v: %w", sig, err)
 	}
 	return nil
+}
+
+// deliver sends sig to the child, where it runs.
+func (p *Process) deliver(sig syscall.Signal) error {
+	if p.remote != nil {
+		return p.remote(sig)
+	}
+	return p.cmd.Process.Signal(sig)
 }
 
 // Close ends the child and reaps it: it resumes a frozen child, asks it to
@@ -264,7 +283,7 @@ func (p *Process) Close() {
 		return
 	}
 	p.closed = true
-	_ = p.cmd.Process.Signal(syscall.SIGCONT)
+	_ = p.deliver(syscall.SIGCONT)
 	_ = p.stdin.Close()
 	t := time.NewTimer(DefaultCloseGrace)
 	defer t.Stop()
@@ -285,6 +304,9 @@ func (p *Process) Close() {
 			}
 		case <-t.C:
 			p.killed = true
+			if p.remote != nil {
+				_ = p.remote(syscall.SIGKILL)
+			}
 			_ = p.cmd.Process.Kill()
 		}
 	}

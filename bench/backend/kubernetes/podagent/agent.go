@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -42,19 +43,20 @@ const (
 	OpUnpause = "unpause" // SIGCONT to it
 	OpCut     = "cut"     // the pod's network interface down, its routes kept
 	OpRestore = "restore" // the interface up again with its routes
-	OpCPU     = "cpu"     // the container's CPU time so far
+	OpSignal  = "signal"  // Signal to every process of the container whose command line is Argv
 )
 
 // Request is one order to the agent, a JSON line on its socket.
 type Request struct {
 	Op string `json:"op"`
-	// Argv is the server's command line, program first (OpStart).
+	// Argv is the server's command line, program first (OpStart), or
+	// that of the processes to signal (OpSignal).
 	Argv []string `json:"argv,omitempty"`
 	// User is "uid" or "uid:gid", numeric, that the server runs as
 	// (OpStart); empty runs it as the agent's user.
 	User string `json:"user,omitempty"`
 	// Signal and Grace are OpStop's graceful signal and how long it has
-	// before SIGKILL.
+	// before SIGKILL; Signal is also OpSignal's.
 	Signal syscall.Signal `json:"signal,omitempty"`
 	Grace  time.Duration  `json:"grace,omitempty"`
 }
@@ -64,8 +66,8 @@ type Response struct {
 	Error string `json:"error,omitempty"`
 	// PID is the server's process after OpStart (0 when none runs).
 	PID int `json:"pid,omitempty"`
-	// CPU is the container's CPU time (OpCPU) and CPUSource where it was
-	// read.
+	// CPU is the container's CPU time (on MetricsPort) and CPUSource
+	// where it was read.
 	CPU       time.Duration `json:"cpu_ns,omitempty"`
 	CPUSource string        `json:"cpu_source,omitempty"`
 }
@@ -91,9 +93,15 @@ func Serve(ctx context.Context, path string, log *slog.Logger) error {
 			a.reap()
 		}
 	}()
+	metrics, err := net.Listen("tcp", ":"+strconv.Itoa(MetricsPort))
+	if err != nil {
+		return fmt.Errorf("podagent: %w", err)
+	}
+	go http.Serve(metrics, http.HandlerFunc(serveCPU))
 	go func() {
 		<-ctx.Done()
 		l.Close()
+		metrics.Close()
 	}()
 	defer a.killGroup()
 	for {
@@ -106,6 +114,25 @@ func Serve(ctx context.Context, path string, log *slog.Logger) error {
 		}
 		a.answer(c)
 	}
+}
+
+// MetricsPort is where the agent answers GET /cpu with the container's
+// CPU time (a Response): the bench reads it before and after every
+// measured window, too often for an exec through the API each time.
+const MetricsPort = 9723
+
+func serveCPU(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/cpu" {
+		http.NotFound(w, r)
+		return
+	}
+	cpu, source, err := containerCPU()
+	resp := Response{CPU: cpu, CPUSource: source}
+	if err != nil {
+		resp.Error = err.Error()
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(resp)
 }
 
 // agent is the supervisor's state. Requests are answered one at a time;
@@ -156,9 +183,8 @@ func (a *agent) do(req Request) (Response, error) {
 		return Response{}, a.cut()
 	case OpRestore:
 		return Response{}, a.restore()
-	case OpCPU:
-		cpu, source, err := containerCPU()
-		return Response{CPU: cpu, CPUSource: source}, err
+	case OpSignal:
+		return Response{}, signalCommand(req.Argv, req.Signal)
 	}
 	return Response{}, fmt.Errorf("podagent: unknown operation %q", req.Op)
 }
@@ -318,6 +344,35 @@ func (a *agent) pause() error {
 		}
 	}
 	return fmt.Errorf("podagent: server %d not stopped a second after SIGSTOP", pid)
+}
+
+// signalCommand sends sig to every process whose command line is argv: a
+// client the bench started in the container by exec, which is no child
+// of the agent.
+func signalCommand(argv []string, sig syscall.Signal) error {
+	want := []byte(strings.Join(argv, "\x00") + "\x00")
+	dirs, err := os.ReadDir("/proc")
+	if err != nil {
+		return fmt.Errorf("podagent: %w", err)
+	}
+	sent := 0
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + d.Name() + "/cmdline")
+		if err != nil || !bytes.Equal(cmdline, want) {
+			continue
+		}
+		if err := syscall.Kill(pid, sig); err == nil {
+			sent++
+		}
+	}
+	if sent == 0 {
+		return fmt.Errorf("podagent: no process runs %q", argv)
+	}
+	return nil
 }
 
 // processState is the state letter in /proc/<pid>/stat, 0 when unreadable.

@@ -3,7 +3,9 @@ package podagent
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -83,8 +85,24 @@ func TestAgent(t *testing.T) {
 	if _, err := Ctl(sock, Request{Op: OpCut}); err == nil {
 		t.Error("cut outside a container: no error")
 	}
-	if cpu := ctl(Request{Op: OpCPU}); cpu.CPU <= 0 || cpu.CPUSource == "" {
-		t.Errorf("cpu: %v from %q", cpu.CPU, cpu.CPUSource)
+	// A process the agent did not start (as one exec'd into the
+	// container) is found by its command line.
+	client := exec.Command(sleep, "61.0123")
+	if err := client.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctl(Request{Op: OpSignal, Argv: []string{sleep, "61.0123"}, Signal: syscall.SIGKILL})
+	// The agent reaps it, as it reaps every orphan of its container.
+	for deadline := time.Now().Add(5 * time.Second); alive(client.Process.Pid); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("signalled client still runs")
+		}
+	}
+	if _, err := Ctl(sock, Request{Op: OpSignal, Argv: []string{sleep, "no-such"}, Signal: syscall.SIGKILL}); err == nil {
+		t.Error("signal to no process: no error")
+	}
+	if cpu, err := ReadCPU(context.Background(), http.DefaultClient, "127.0.0.1"); err != nil || cpu.CPU <= 0 || cpu.CPUSource == "" {
+		t.Errorf("cpu on the metrics port: %+v, %v", cpu, err)
 	}
 }
 

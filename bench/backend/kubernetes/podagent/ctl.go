@@ -2,9 +2,12 @@ package podagent
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -35,6 +38,28 @@ func Ctl(path string, req Request) (Response, error) {
 	var resp Response
 	if err := json.Unmarshal(line, &resp); err != nil {
 		return Response{}, fmt.Errorf("podagent: answer to %s: %w", req.Op, err)
+	}
+	if resp.Error != "" {
+		return resp, fmt.Errorf("%s", resp.Error)
+	}
+	return resp, nil
+}
+
+// ReadCPU asks the agent of the pod at ip for its container's CPU time on
+// MetricsPort.
+func ReadCPU(ctx context.Context, client *http.Client, ip string) (Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+net.JoinHostPort(ip, strconv.Itoa(MetricsPort))+"/cpu", nil)
+	if err != nil {
+		return Response{}, fmt.Errorf("podagent: %w", err)
+	}
+	r, err := client.Do(req)
+	if err != nil {
+		return Response{}, fmt.Errorf("podagent: %w", err)
+	}
+	defer r.Body.Close()
+	var resp Response
+	if err := json.NewDecoder(r.Body).Decode(&resp); err != nil {
+		return Response{}, fmt.Errorf("podagent: cpu of %s: %w", ip, err)
 	}
 	if resp.Error != "" {
 		return resp, fmt.Errorf("%s", resp.Error)
