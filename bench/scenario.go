@@ -204,8 +204,10 @@ type ClientHost interface {
 // streams, so a signal meant for the program goes through Signal.
 type RemoteClientHost interface {
 	ClientHost
-	// Signal sends sig to the program Command started with name and args.
-	Signal(name string, args []string, sig syscall.Signal) error
+	// Signal sends sig to the program Command started with name and args
+	// and returns when it was sent, on the wall clock of the program's
+	// host.
+	Signal(name string, args []string, sig syscall.Signal) (time.Time, error)
 }
 
 // Open opens a fresh Locker of the contender on its servers.

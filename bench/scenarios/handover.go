@@ -147,7 +147,7 @@ func (cfg HandoverConfig) Scenario() bench.Scenario {
 				"holder":           "separate OS process (the bench binary's holder subcommand), same contender code; one process per trial, one fresh key per trial",
 				"waiter":           "in the bench; queued or polling before t0: the contender's waiting counter (its counters setting) rose; without server counters a " + settle.String() + " settle pause",
 				"phase":            "random pause uniform in [0, max(" + phaseMin.String() + ", lease/3)) between waiter ready and t0, for every contender: spreads t0 over the waiter's retry delay and the holder's watchdog/heartbeat period",
-				"t0":               "graceful: before writing the release request to the holder's stdin; crash: before SIGKILL; freeze: before SIGSTOP; host-loss: before blackholing the holder's proxy links",
+				"t0":               "graceful: before writing the release request to the holder's stdin; crash: before SIGKILL; freeze: before SIGSTOP (a holder in a client pod, kubernetes backend: when the pod's agent sent the signal, on the node's wall clock taken onto the bench's monotonic one); host-loss: before blackholing the holder's proxy links (a client pod: before its network cut, whose exec through the API is included)",
 				"figure":           "waiter's grant - t0, bench monotonic clock",
 				"percentiles":      "nearest rank over the successful trials",
 				"failed":           "no grant within 2 leases + 1s (at least " + minGrantBound.String() + "), holder failed to release (graceful), or waiter granted or failed before t0; a holder that cannot start or acquire, or unreadable server counters, fail the step instead",
@@ -391,6 +391,11 @@ func (t *handoverTrial) run(ctx context.Context) (time.Duration, error) {
 	}
 	if err != nil {
 		return 0, err
+	}
+	if at := h.SignalledAt(); !at.IsZero() && (t.mode == Crash || t.mode == Freeze) {
+		// A holder in a pod: its signal left through the API, and t0 is
+		// when the pod's agent sent it.
+		t0 = at
 	}
 	bound := grantBound(t.env.Lease)
 	deadline := time.NewTimer(bound)

@@ -23,6 +23,11 @@ func runSharded(ctx context.Context, env *bench.Env, cfg ScaleConfig, c, workers
 	if !ok {
 		return results.Raw{Skipped: "the backend runs no workers on hosts of their own (the kubernetes backend does)"}, nil
 	}
+	// The bound of a Locker is its server's too (PostgreSQL: a server
+	// process per connection), which the workers share.
+	if most := env.Contender.MaxSessions; most > 0 && c > most {
+		return results.Raw{Skipped: fmt.Sprintf("%d sessions exceed the %d sessions one %s Locker can have at once, which its servers bound for all workers together: %s", c, most, env.Contender.Name, env.Contender.MaxSessionsReason)}, nil
+	}
 	spec := shard.Spec{
 		Contender: env.Contender.Name, Addrs: env.Addrs, Lease: lease,
 		Sessions: c / workers, KeyPrefix: "sharded-" + randomHex() + "-",

@@ -66,11 +66,11 @@ func (h *clientHost) Command(ctx context.Context, name string, args ...string) *
 }
 
 // Signal implements bench.RemoteClientHost.
-func (h *clientHost) Signal(name string, args []string, sig syscall.Signal) error {
+func (h *clientHost) Signal(name string, args []string, sig syscall.Signal) (time.Time, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_, err := h.d.c.agent(ctx, h.d.namespace, h.pod, podagent.Request{Op: podagent.OpSignal, Argv: remoteArgv(args), Signal: sig})
-	return err
+	resp, err := h.d.c.agent(ctx, h.d.namespace, h.pod, podagent.Request{Op: podagent.OpSignal, Argv: remoteArgv(args), Signal: sig})
+	return resp.At, err
 }
 
 // Drop implements bench.ClientHost: both directions are the pod's cut,

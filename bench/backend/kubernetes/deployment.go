@@ -341,7 +341,7 @@ func (d *Deployment) Describe(env *results.Environment) {
 			nodes[srv.node] = true
 		}
 	}
-	env.NetworkPath = fmt.Sprintf("pod addresses on the cluster's network (API server %s, namespace %s, servers on %d node(s): %s); faults by exec through the API into each server's pod agent",
+	env.NetworkPath = fmt.Sprintf("pod addresses on the cluster's network (API server %s, namespace %s, servers on %d node(s): %s); faults by exec through the API into each server's pod agent; the handover holder runs in a client pod of its own, whose crash, freeze and host loss go through the API the same way",
 		d.c.host, d.namespace, len(nodes), strings.Join(slices.Sorted(maps.Keys(nodes)), ", "))
 	env.Images = append(env.Images, d.images...)
 }

@@ -48,8 +48,9 @@ type Command struct {
 	// Signal, when set with In, delivers the child's signals (Kill,
 	// Freeze, Resume) to the program In started with name and args: a
 	// host elsewhere whose local process only relays the streams
-	// (bench.RemoteClientHost).
-	Signal func(name string, args []string, sig syscall.Signal) error
+	// (bench.RemoteClientHost). It returns when the signal was sent, on
+	// that host's wall clock.
+	Signal func(name string, args []string, sig syscall.Signal) (time.Time, error)
 }
 
 // Spec says what the holder holds.
@@ -69,12 +70,14 @@ type Spec struct {
 type Process struct {
 	cmd *exec.Cmd
 	// remote signals the child where it runs (Command.Signal), nil for a
-	// local child.
-	remote func(sig syscall.Signal) error
-	stdin  io.WriteCloser
-	lines  chan string   // the child's stdout lines; closed at EOF
-	exited chan struct{} // closed once the child is reaped
-	stderr *syncBuffer
+	// local child; signalledAt is when its last signal was sent.
+	remote      func(sig syscall.Signal) (time.Time, error)
+	signalMu    sync.Mutex // not closeMu: Close signals while it holds that
+	signalledAt time.Time
+	stdin       io.WriteCloser
+	lines       chan string   // the child's stdout lines; closed at EOF
+	exited      chan struct{} // closed once the child is reaped
+	stderr      *syncBuffer
 	// waitErr is the child's exit (cmd.Wait), set before exited closes.
 	waitErr error
 
@@ -143,7 +146,7 @@ func start(ctx context.Context, c Command, flags []string) (*Process, string, er
 	}
 	p := &Process{cmd: cmd, stdin: stdin, lines: make(chan string, 4), exited: make(chan struct{}), stderr: &syncBuffer{}}
 	if c.In != nil && c.Signal != nil {
-		p.remote = func(sig syscall.Signal) error { return c.Signal(c.Path, args, sig) }
+		p.remote = func(sig syscall.Signal) (time.Time, error) { return c.Signal(c.Path, args, sig) }
 	}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
@@ -266,10 +269,27 @@ func (p *Process) signal(sig syscall.Signal) error {
 
 // deliver sends sig to the child, where it runs.
 func (p *Process) deliver(sig syscall.Signal) error {
-	if p.remote != nil {
-		return p.remote(sig)
+	if p.remote == nil {
+		return p.cmd.Process.Signal(sig)
 	}
-	return p.cmd.Process.Signal(sig)
+	at, err := p.remote(sig)
+	if err == nil {
+		// Its host's wall clock, taken onto this process's monotonic one.
+		p.signalMu.Lock()
+		p.signalledAt = time.Now().Add(-time.Now().Round(0).Sub(at))
+		p.signalMu.Unlock()
+	}
+	return err
+}
+
+// SignalledAt returns when the last Kill, Freeze or Resume reached a
+// child running elsewhere (Command.Signal), from its host's wall clock,
+// or the zero time for a local child, whose signal is sent when the call
+// starts.
+func (p *Process) SignalledAt() time.Time {
+	p.signalMu.Lock()
+	defer p.signalMu.Unlock()
+	return p.signalledAt
 }
 
 // Close ends the child and reaps it: it resumes a frozen child, asks it to
@@ -305,7 +325,7 @@ func (p *Process) Close() {
 		case <-t.C:
 			p.killed = true
 			if p.remote != nil {
-				_ = p.remote(syscall.SIGKILL)
+				_, _ = p.remote(syscall.SIGKILL)
 			}
 			_ = p.cmd.Process.Kill()
 		}

@@ -66,6 +66,8 @@ type Response struct {
 	Error string `json:"error,omitempty"`
 	// PID is the server's process after OpStart (0 when none runs).
 	PID int `json:"pid,omitempty"`
+	// At is when OpSignal's signal was sent, on the pod's wall clock.
+	At time.Time `json:"at,omitzero"`
 	// CPU is the container's CPU time (on MetricsPort) and CPUSource
 	// where it was read.
 	CPU       time.Duration `json:"cpu_ns,omitempty"`
@@ -184,7 +186,8 @@ func (a *agent) do(req Request) (Response, error) {
 	case OpRestore:
 		return Response{}, a.restore()
 	case OpSignal:
-		return Response{}, signalCommand(req.Argv, req.Signal)
+		at, err := signalCommand(req.Argv, req.Signal)
+		return Response{At: at}, err
 	}
 	return Response{}, fmt.Errorf("podagent: unknown operation %q", req.Op)
 }
@@ -348,14 +351,14 @@ func (a *agent) pause() error {
 
 // signalCommand sends sig to every process whose command line is argv: a
 // client the bench started in the container by exec, which is no child
-// of the agent.
-func signalCommand(argv []string, sig syscall.Signal) error {
+// of the agent. It returns when the first was signalled.
+func signalCommand(argv []string, sig syscall.Signal) (time.Time, error) {
 	want := []byte(strings.Join(argv, "\x00") + "\x00")
 	dirs, err := os.ReadDir("/proc")
 	if err != nil {
-		return fmt.Errorf("podagent: %w", err)
+		return time.Time{}, fmt.Errorf("podagent: %w", err)
 	}
-	sent := 0
+	var at time.Time
 	for _, d := range dirs {
 		pid, err := strconv.Atoi(d.Name())
 		if err != nil || pid == os.Getpid() {
@@ -365,14 +368,14 @@ func signalCommand(argv []string, sig syscall.Signal) error {
 		if err != nil || !bytes.Equal(cmdline, want) {
 			continue
 		}
-		if err := syscall.Kill(pid, sig); err == nil {
-			sent++
+		if err := syscall.Kill(pid, sig); err == nil && at.IsZero() {
+			at = time.Now()
 		}
 	}
-	if sent == 0 {
-		return fmt.Errorf("podagent: no process runs %q", argv)
+	if at.IsZero() {
+		return at, fmt.Errorf("podagent: no process runs %q", argv)
 	}
-	return nil
+	return at, nil
 }
 
 // processState is the state letter in /proc/<pid>/stat, 0 when unreadable.
