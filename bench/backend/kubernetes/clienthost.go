@@ -33,7 +33,7 @@ var clientHosts atomic.Int64
 func (d *Deployment) ClientHost(ctx context.Context, name string) (bench.ClientHost, error) {
 	pod := podName("client-" + name + "-" + strconv.FormatInt(clientHosts.Add(1), 10))
 	spec := &bench.ServerSpec{Name: pod}
-	p := podSpec(pod, spec, 0, d.agentImage, d.agentImage, Options{Run: d.run, PullPolicy: d.pullPolicy})
+	p := podSpec(pod, spec, d.agentImage, d.agentImage, d.run)
 	if _, err := d.c.api.CoreV1().Pods(d.namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 		return nil, fmt.Errorf("kubernetes: create client pod %s: %w", pod, err)
 	}

@@ -76,13 +76,10 @@ type Options struct {
 	// case, and every object carries it as LabelRun.
 	Run string
 	// Publish makes an image of the Docker engine available to the
-	// cluster's nodes and returns the reference pods use: a local cluster
-	// imports it into its node's runtime; a cluster with a registry is
-	// given a pushed copy. Required.
+	// cluster's nodes and returns the reference pods use: the local
+	// cluster imports it into its node's runtime. Required. The pods
+	// never pull (imagePullPolicy Never).
 	Publish func(ctx context.Context, ref string) (string, error)
-	// PullPolicy of the pods' images: Never (the default) for imported
-	// images, IfNotPresent or Always for a registry's.
-	PullPolicy corev1.PullPolicy
 	// Log receives progress; default slog.Default().
 	Log *slog.Logger
 }
@@ -95,7 +92,6 @@ type Deployment struct {
 	namespace  string
 	run        string
 	agentImage string // the bench's own image: the pod agent and the workers
-	pullPolicy corev1.PullPolicy
 	log        *slog.Logger
 	specs      []string // in start order, for Describe
 	images     []results.Image
@@ -112,9 +108,6 @@ func Start(ctx context.Context, specs []*bench.ServerSpec, o Options) (_ *Deploy
 	if o.Publish == nil {
 		return nil, errors.New("kubernetes: Options.Publish is required")
 	}
-	if o.PullPolicy == "" {
-		o.PullPolicy = corev1.PullNever
-	}
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
@@ -122,7 +115,7 @@ func Start(ctx context.Context, specs []*bench.ServerSpec, o Options) (_ *Deploy
 	if err != nil {
 		return nil, err
 	}
-	d := &Deployment{c: c, kubeconfig: o.Kubeconfig, namespace: "monolock-bench-" + strings.ToLower(o.Run), run: o.Run, pullPolicy: o.PullPolicy, log: o.Log, servers: map[string][]bench.Server{}}
+	d := &Deployment{c: c, kubeconfig: o.Kubeconfig, namespace: "monolock-bench-" + strings.ToLower(o.Run), run: o.Run, log: o.Log, servers: map[string][]bench.Server{}}
 	if err := d.createNamespace(ctx, o.Run); err != nil {
 		return nil, err
 	}
@@ -198,7 +191,7 @@ func (d *Deployment) startSpec(ctx context.Context, o Options, spec *bench.Serve
 	srvs := make([]*server, spec.Count())
 	for i := range srvs {
 		name := podName(spec.ServerName(i))
-		pod := podSpec(name, spec, i, image, agentImage, o)
+		pod := podSpec(name, spec, image, agentImage, o.Run)
 		if _, err := d.c.api.CoreV1().Pods(d.namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 			return nil, fmt.Errorf("kubernetes: create pod %s: %w", name, err)
 		}
@@ -235,12 +228,12 @@ func podName(server string) string {
 	return strings.ToLower(strings.ReplaceAll(server, "_", "-"))
 }
 
-// podSpec is the pod of replica i of spec: the agent copied in by an init
+// podSpec is the pod named name of a server of spec: the agent copied in by an init
 // container, then the server's image running the agent, as root with
 // CAP_NET_ADMIN for the cut (the server itself runs as the image's user).
-// Replicas of one run prefer different nodes.
-func podSpec(name string, spec *bench.ServerSpec, i int, image, agentImage string, o Options) *corev1.Pod {
-	labels := map[string]string{LabelManagedBy: managedBy, LabelRun: o.Run, labelServer: name}
+// The pods of one run prefer different nodes.
+func podSpec(name string, spec *bench.ServerSpec, image, agentImage, run string) *corev1.Pod {
+	labels := map[string]string{LabelManagedBy: managedBy, LabelRun: run, labelServer: name}
 	root := int64(0)
 	no := false
 	grace := int64(stopGrace / time.Second)
@@ -264,14 +257,14 @@ func podSpec(name string, spec *bench.ServerSpec, i int, image, agentImage strin
 			EnableServiceLinks:            &no,
 			TerminationGracePeriodSeconds: &grace,
 			SecurityContext:               &corev1.PodSecurityContext{Sysctls: sysctls},
-			Affinity:                      spreadOver(map[string]string{LabelRun: o.Run}),
+			Affinity:                      spreadOver(map[string]string{LabelRun: run}),
 			InitContainers: []corev1.Container{{
-				Name: agentContainer, Image: agentImage, ImagePullPolicy: o.PullPolicy,
+				Name: agentContainer, Image: agentImage, ImagePullPolicy: corev1.PullNever,
 				Command:      []string{"/monolock-bench", "pod-agent", "install", podagent.Dir},
 				VolumeMounts: mount,
 			}},
 			Containers: []corev1.Container{{
-				Name: serverContainer, Image: image, ImagePullPolicy: o.PullPolicy,
+				Name: serverContainer, Image: image, ImagePullPolicy: corev1.PullNever,
 				Command:      []string{podagent.Binary, "pod-agent", "serve", podagent.Socket},
 				Ports:        ports,
 				VolumeMounts: mount,

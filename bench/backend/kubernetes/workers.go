@@ -46,7 +46,7 @@ func (d *Deployment) RunWorkers(ctx context.Context, n int, arg string) ([]bench
 					EnableServiceLinks:           &no,
 					Affinity:                     spreadOver(map[string]string{"monolock-bench/job": name}),
 					Containers: []corev1.Container{{
-						Name: "worker", Image: d.agentImage, ImagePullPolicy: d.pullPolicy,
+						Name: "worker", Image: d.agentImage, ImagePullPolicy: corev1.PullNever,
 						Command: []string{"/monolock-bench", "worker", arg},
 					}},
 				},

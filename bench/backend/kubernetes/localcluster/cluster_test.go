@@ -21,6 +21,9 @@ import (
 var hostSysctls = []string{"vm/overcommit_memory", "vm/panic_on_oom", "kernel/panic", "kernel/panic_on_oops",
 	"kernel/keys/root_maxkeys", "kernel/keys/root_maxbytes", "net/ipv4/ip_forward"}
 
+// testStateDir is where TestClusterRunsAPod starts a cluster of its own.
+var testStateDir = filepath.Join(filepath.Dir(localcluster.DefaultStateDir), "kubernetes-test")
+
 // TestClusterRunsAPod runs a pod of the pause image on the cluster that
 // is up, or on one it starts (and then stops, checking that nothing is
 // left on the host). It never builds Kubernetes: without the cached
@@ -57,7 +60,10 @@ func TestClusterRunsAPod(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		c, err = localcluster.Up(ctx, localcluster.Options{BinDir: bin, Etcd: etcdServer})
+		// A state dir of its own: the tests that reuse a cluster (they look
+		// in the default one) must not find this one, which goes down
+		// under them when this test ends.
+		c, err = localcluster.Up(ctx, localcluster.Options{BinDir: bin, Etcd: etcdServer, StateDir: testStateDir})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -66,7 +66,8 @@ type Response struct {
 	Error string `json:"error,omitempty"`
 	// PID is the server's process after OpStart (0 when none runs).
 	PID int `json:"pid,omitempty"`
-	// At is when OpSignal's signal was sent, on the pod's wall clock.
+	// At is the instant just before OpSignal's signal was sent, on the
+	// pod's wall clock.
 	At time.Time `json:"at,omitzero"`
 	// CPU is the container's CPU time (on MetricsPort) and CPUSource
 	// where it was read.
@@ -351,7 +352,8 @@ func (a *agent) pause() error {
 
 // signalCommand sends sig to every process whose command line is argv: a
 // client the bench started in the container by exec, which is no child
-// of the agent. It returns when the first was signalled.
+// of the agent. It returns the instant just before the first was
+// signalled.
 func signalCommand(argv []string, sig syscall.Signal) (time.Time, error) {
 	want := []byte(strings.Join(argv, "\x00") + "\x00")
 	dirs, err := os.ReadDir("/proc")
@@ -368,8 +370,11 @@ func signalCommand(argv []string, sig syscall.Signal) (time.Time, error) {
 		if err != nil || !bytes.Equal(cmdline, want) {
 			continue
 		}
+		// The instant before the signal: the killed process's peers may
+		// run before the agent does again.
+		before := time.Now()
 		if err := syscall.Kill(pid, sig); err == nil && at.IsZero() {
-			at = time.Now()
+			at = before
 		}
 	}
 	if at.IsZero() {
