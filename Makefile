@@ -14,7 +14,7 @@ export TESTCONTAINERS_RYUK_DISABLED := true
 # Binaries built into bin/ when their main package exists.
 BINARIES := $(wildcard cmd/monolock cmd/monolockctl cmd/monolock-bench)
 
-.PHONY: build test test-short test-stress bench bench-quick bench-network chaos bench-chaos images cluster cluster-down test-kubernetes lint fuzz clean redis-server postgresql zookeeper cc
+.PHONY: build test test-short test-stress bench bench-quick bench-network chaos bench-chaos images cluster cluster-down test-kubernetes lint fuzz clean redis-server postgresql zookeeper cc cni-plugins
 
 ## build: static binaries (CGO_ENABLED=0) into bin/
 build:
@@ -98,7 +98,7 @@ images: redis-server postgresql zookeeper cc
 ## kubernetes backend: builds Kubernetes from the Go module proxy into the user cache
 ## dir the first time (15-25 min on two cores), then starts in about 15 s; prints
 ## the KUBECONFIG to export. An up cluster is reused. State: /var/lib/monolock-bench/kubernetes
-cluster: cc
+cluster: cc cni-plugins
 	$(GO) run ./cmd/monolock-bench cluster up
 
 ## cluster-down: stop that cluster and remove everything it made (processes, mounts,
@@ -147,6 +147,21 @@ redis-server:
 		else \
 			echo "redis-server is missing: install it (Debian/Ubuntu: sudo apt-get install -y redis-server; macOS: brew install redis)," >&2; \
 			echo "or set MONOLOCK_BENCH_REDIS_IMAGE to a Redis image the Docker engine has." >&2; \
+			exit 1; \
+		fi; \
+	fi
+
+# The CNI plugins (bridge, host-local, loopback) of the local Kubernetes
+# cluster's pod network: Debian's containernetworking-plugins.
+cni-plugins:
+	@if ! [ -x /usr/lib/cni/bridge ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing containernetworking-plugins with apt-get"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			apt-get -o DPkg::Lock::Timeout=300 update -qq && \
+			apt-get -o DPkg::Lock::Timeout=300 install -y -qq containernetworking-plugins >/dev/null; \
+		else \
+			echo "the CNI plugins are missing: install them (Debian/Ubuntu: sudo apt-get install -y containernetworking-plugins)" >&2; \
 			exit 1; \
 		fi; \
 	fi

@@ -149,6 +149,11 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 			return nil, fmt.Errorf("localcluster: %w", err)
 		}
 	}
+	for _, plugin := range []string{"bridge", "host-local", "loopback"} {
+		if _, err := os.Stat(filepath.Join(cniBinDir, plugin)); err != nil {
+			return nil, fmt.Errorf("localcluster: the CNI plugin %s is missing (Debian: apt-get install containernetworking-plugins; make cluster installs it): %w", plugin, err)
+		}
+	}
 	l := layout{dir: filepath.Clean(opts.StateDir)}
 	unlock, err := lockStateDir(l)
 	if err != nil {
