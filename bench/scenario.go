@@ -208,6 +208,10 @@ type RemoteClientHost interface {
 	// and returns when it was sent, on the wall clock of the program's
 	// host.
 	Signal(name string, args []string, sig syscall.Signal) (time.Time, error)
+	// BenchHost is the bench host's address as programs on this host
+	// reach it, on which the bench listens for them (a store they write
+	// to).
+	BenchHost() string
 }
 
 // Open opens a fresh Locker of the contender on its servers.

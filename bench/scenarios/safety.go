@@ -39,6 +39,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"sync"
@@ -207,11 +208,26 @@ func runSafety(ctx context.Context, env *bench.Env, cmd holder.Command, variant 
 	}
 	s := &safetyRun{env: env, counts: map[string]int{}}
 	var err error
-	if s.fenced, err = guardedstore.Listen("", true); err != nil {
+	listen := "" // the stores' address: the bench's loopback
+	if variant == Pause && env.RemoteClients && env.ClientHost != nil {
+		// Holder A runs on a client host of its own (a pod), where its
+		// freeze goes through the deployment; it writes to the stores
+		// at the bench's address there.
+		host, err := env.ClientHost(ctx, "safety-holder")
+		if err != nil {
+			return results.Raw{}, err
+		}
+		defer host.Close()
+		if remote, ok := host.(bench.RemoteClientHost); ok && remote.BenchHost() != "" {
+			cmd.In, cmd.Signal = host.Command, remote.Signal
+			listen = net.JoinHostPort(remote.BenchHost(), "0")
+		}
+	}
+	if s.fenced, err = guardedstore.Listen(listen, true); err != nil {
 		return results.Raw{}, err
 	}
 	defer s.fenced.Close()
-	if s.unfenced, err = guardedstore.Listen("", false); err != nil {
+	if s.unfenced, err = guardedstore.Listen(listen, false); err != nil {
 		return results.Raw{}, err
 	}
 	defer s.unfenced.Close()

@@ -59,6 +59,11 @@ func (s *safetyRun) pauseTrial(ctx context.Context, cmd holder.Command, b bench.
 	if err := a.Freeze(); err != nil {
 		return err
 	}
+	if at := a.SignalledAt(); !at.IsZero() {
+		// A holder in a pod: frozen when its agent sent the signal, not
+		// when the exec through the API began.
+		frozenAt = check.Now() - check.Mono(time.Since(at))
+	}
 	hb, bAt, err := acquireWithin(ctx, b, key, s.grantBound())
 	if errors.Is(err, errNotGranted) {
 		// The lock stays with the frozen holder: safe, not available.

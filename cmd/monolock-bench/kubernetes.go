@@ -30,7 +30,7 @@ func startKubernetes(ctx context.Context, specs []*bench.ServerSpec, run, kubeco
 	}
 	log.Info("monolock-bench: kubernetes backend", "kubeconfig", kubeconfig, "api", local.Server())
 	d, err := kubernetes.Start(ctx, specs, kubernetes.Options{
-		Kubeconfig: kubeconfig, Run: run, Log: log,
+		Kubeconfig: kubeconfig, Run: run, Log: log, BenchHost: local.BenchHost(),
 		Publish: func(ctx context.Context, ref string) (string, error) { return ref, local.Import(ctx, ref) },
 	})
 	if err != nil {

@@ -73,6 +73,9 @@ func (h *clientHost) Signal(name string, args []string, sig syscall.Signal) (tim
 	return resp.At, err
 }
 
+// BenchHost implements bench.RemoteClientHost.
+func (h *clientHost) BenchHost() string { return h.d.benchHost }
+
 // Drop implements bench.ClientHost: both directions are the pod's cut,
 // neither its restore; one direction alone the pod cannot drop.
 func (h *clientHost) Drop(in, out bool) error {

@@ -80,6 +80,10 @@ type Options struct {
 	// cluster imports it into its node's runtime. Required. The pods
 	// never pull (imagePullPolicy Never).
 	Publish func(ctx context.Context, ref string) (string, error)
+	// BenchHost is the bench host's address as pods reach it, which the
+	// bench can listen on (the local cluster: its pod network's gateway);
+	// "" when pods cannot reach the bench.
+	BenchHost string
 	// Log receives progress; default slog.Default().
 	Log *slog.Logger
 }
@@ -92,6 +96,7 @@ type Deployment struct {
 	namespace  string
 	run        string
 	agentImage string // the bench's own image: the pod agent and the workers
+	benchHost  string // Options.BenchHost
 	log        *slog.Logger
 	specs      []string // in start order, for Describe
 	images     []results.Image
@@ -115,7 +120,7 @@ func Start(ctx context.Context, specs []*bench.ServerSpec, o Options) (_ *Deploy
 	if err != nil {
 		return nil, err
 	}
-	d := &Deployment{c: c, kubeconfig: o.Kubeconfig, namespace: "monolock-bench-" + strings.ToLower(o.Run), run: o.Run, log: o.Log, servers: map[string][]bench.Server{}}
+	d := &Deployment{c: c, kubeconfig: o.Kubeconfig, namespace: "monolock-bench-" + strings.ToLower(o.Run), run: o.Run, benchHost: o.BenchHost, log: o.Log, servers: map[string][]bench.Server{}}
 	if err := d.createNamespace(ctx, o.Run); err != nil {
 		return nil, err
 	}

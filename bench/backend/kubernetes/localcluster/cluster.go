@@ -24,6 +24,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,6 +130,12 @@ func (c *Cluster) Kubectl() string { return filepath.Join(c.info.BinDir, "kubect
 
 // Started returns when the cluster finished starting.
 func (c *Cluster) Started() time.Time { return c.info.Started }
+
+// BenchHost is this host's address on the pods' bridge, which pods reach
+// it at: PodSubnet's first address.
+func (c *Cluster) BenchHost() string {
+	return netip.MustParsePrefix(PodSubnet).Addr().Next().String()
+}
 
 // Down stops the cluster and removes everything it made (see Down).
 func (c *Cluster) Down(ctx context.Context) error { return Down(ctx, c.l.dir, c.log) }
