@@ -107,8 +107,8 @@ cluster-down:
 	$(GO) run ./cmd/monolock-bench cluster down
 
 ## test-kubernetes: the kubernetes backend's tests against that cluster (started
-## first, left up): servers as pods, faults through the API, the handover holder
-## in a client pod, worker pods (about a minute and a half once the cluster runs)
+## first, left up): servers as pods, faults through the API, the handover and safety holders
+## in client pods, worker pods (about two minutes once the cluster runs)
 test-kubernetes: cluster
 	$(GO) test -race -count=1 -timeout 20m -run 'Kubernetes|Cluster|Agent|Merge' \
 		./bench/backend/kubernetes/... ./bench/contenders/monolock/ ./bench/load/shard/ ./bench/scenarios/
