@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -114,6 +116,30 @@ type ServerArgs struct {
 	// reached at a peer's host also answers clients there on its Port.
 	PeerListen string
 	Peers      []string
+}
+
+// ImageCommand is the command of replica i in an image of the spec, as
+// the containers and kubernetes backends run it: listening on every
+// interface at the spec's ports, its peers at peers (their hosts, one per
+// replica, known before any starts). An image with an entrypoint (the
+// static Go images, an Image hook's) takes it as its arguments; an
+// Executable's image runs the Executable first.
+func (s *ServerSpec) ImageCommand(i int, peers []string) []string {
+	args := ServerArgs{Listen: "0.0.0.0:" + strconv.Itoa(s.Port), Replica: i}
+	if s.OpsPort != 0 {
+		args.Ops = "0.0.0.0:" + strconv.Itoa(s.OpsPort)
+	}
+	if s.PeerPort != 0 {
+		args.PeerListen = "0.0.0.0:" + strconv.Itoa(s.PeerPort)
+		for _, p := range peers {
+			args.Peers = append(args.Peers, net.JoinHostPort(p, strconv.Itoa(s.PeerPort)))
+		}
+	}
+	cmd := s.Args(args)
+	if s.GoPackage == "" && s.Image == nil {
+		cmd = append([]string{s.Executable}, cmd...)
+	}
+	return cmd
 }
 
 // Count returns the number of servers of the spec.

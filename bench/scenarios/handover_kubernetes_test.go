@@ -2,15 +2,11 @@ package scenarios
 
 import (
 	"context"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/backend/kubernetes"
-	"github.com/monolock/monolock-bench/bench/backend/kubernetes/localcluster"
+	"github.com/monolock/monolock-bench/bench/benchtest"
 	"github.com/monolock/monolock-bench/bench/contenders/monolock"
 	"github.com/monolock/monolock-bench/bench/faults/holder"
 )
@@ -22,32 +18,10 @@ import (
 // sees tells them apart: a crashed holder's connection closes at once, a
 // frozen or cut one ends only with its lease.
 func TestHandoverOnKubernetes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs a Kubernetes cluster")
-	}
+	d := benchtest.StartKubernetes(t, monolock.Server)
+	bin := benchtest.BenchProgram(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cluster, up, err := localcluster.Running(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !up {
-		t.Skip("no local cluster runs (make cluster)")
-	}
-	// The holder's local relay is the bench's own program.
-	bin := filepath.Join(t.TempDir(), "monolock-bench")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/monolock/monolock-bench/cmd/monolock-bench")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	d, err := kubernetes.Start(ctx, []*bench.ServerSpec{monolock.Server}, kubernetes.Options{
-		Kubeconfig: cluster.Kubeconfig(), Run: "handover" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36),
-		Publish: func(ctx context.Context, ref string) (string, error) { return ref, cluster.Import(ctx, ref) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
 
 	const lease = 2 * time.Second
 	cmd := holder.Command{Path: bin, Args: []string{"holder"}}
@@ -91,31 +65,10 @@ func TestHandoverOnKubernetes(t *testing.T) {
 // write the frozen holder makes after its resume, which the unfenced
 // store takes.
 func TestSafetyOnKubernetes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs a Kubernetes cluster")
-	}
+	d := benchtest.StartKubernetes(t, monolock.Server)
+	bin := benchtest.BenchProgram(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cluster, up, err := localcluster.Running(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !up {
-		t.Skip("no local cluster runs (make cluster)")
-	}
-	bin := filepath.Join(t.TempDir(), "monolock-bench")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/monolock/monolock-bench/cmd/monolock-bench")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	d, err := kubernetes.Start(ctx, []*bench.ServerSpec{monolock.Server}, kubernetes.Options{
-		Kubeconfig: cluster.Kubeconfig(), Run: "safety" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36), BenchHost: cluster.BenchHost(),
-		Publish: func(ctx context.Context, ref string) (string, error) { return ref, cluster.Import(ctx, ref) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
 
 	const lease = 2 * time.Second
 	cmd := holder.Command{Path: bin, Args: []string{"holder"}}

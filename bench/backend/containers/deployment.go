@@ -11,10 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net"
 	"net/netip"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -163,22 +161,11 @@ func programOf(spec *bench.ServerSpec) engine.ProgramImage {
 // static Go images, an Image hook's) takes the arguments alone as its
 // command.
 func containerSpec(spec *bench.ServerSpec, i int, img engine.Image, peers []string) engine.Spec {
-	args := bench.ServerArgs{Listen: "0.0.0.0:" + strconv.Itoa(spec.Port), Replica: i}
 	var ports []int
 	if spec.OpsPort != 0 {
-		args.Ops = "0.0.0.0:" + strconv.Itoa(spec.OpsPort)
 		ports = []int{spec.OpsPort}
 	}
-	if spec.PeerPort != 0 {
-		args.PeerListen = "0.0.0.0:" + strconv.Itoa(spec.PeerPort)
-		for _, p := range peers {
-			args.Peers = append(args.Peers, net.JoinHostPort(p, strconv.Itoa(spec.PeerPort)))
-		}
-	}
-	cmd := spec.Args(args)
-	if spec.GoPackage == "" && spec.Image == nil {
-		cmd = append([]string{spec.Executable}, cmd...)
-	}
+	cmd := spec.ImageCommand(i, peers)
 	cs := engine.Spec{Name: spec.ServerName(i), Image: img, Cmd: cmd, Port: spec.Port, Ports: ports, Sysctls: spec.Sysctls,
 		StopSignal: unix.SignalName(spec.GracefulSignal()), Ready: engine.TCPReady}
 	if spec.Ready != nil {

@@ -20,9 +20,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"net"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -302,21 +300,7 @@ func spreadOver(labels map[string]string) *corev1.Affinity {
 // gives it: listening on every interface at the spec's ports, its peers at
 // their pod addresses; an image's entrypoint first.
 func serverArgv(spec *bench.ServerSpec, i int, runtime engine.ImageRuntime, peers []string) []string {
-	args := bench.ServerArgs{Listen: "0.0.0.0:" + strconv.Itoa(spec.Port), Replica: i}
-	if spec.OpsPort != 0 {
-		args.Ops = "0.0.0.0:" + strconv.Itoa(spec.OpsPort)
-	}
-	if spec.PeerPort != 0 {
-		args.PeerListen = "0.0.0.0:" + strconv.Itoa(spec.PeerPort)
-		for _, p := range peers {
-			args.Peers = append(args.Peers, net.JoinHostPort(p, strconv.Itoa(spec.PeerPort)))
-		}
-	}
-	cmd := spec.Args(args)
-	if spec.GoPackage == "" && spec.Image == nil {
-		cmd = append([]string{spec.Executable}, cmd...)
-	}
-	return append(slices.Clone(runtime.Entrypoint), cmd...)
+	return append(slices.Clone(runtime.Entrypoint), spec.ImageCommand(i, peers)...)
 }
 
 // Servers implements bench.Deployment.

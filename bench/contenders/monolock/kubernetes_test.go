@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"net"
 	"net/netip"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/monolock/monolock-bench/bench"
-	"github.com/monolock/monolock-bench/bench/backend/kubernetes"
-	"github.com/monolock/monolock-bench/bench/backend/kubernetes/localcluster"
+	"github.com/monolock/monolock-bench/bench/benchtest"
 	"github.com/monolock/monolock-bench/bench/load/shard"
 	"github.com/monolock/monolock-bench/bench/results"
 	"github.com/monolock/monolock-bench/monolock"
@@ -27,30 +25,9 @@ var podRange = netip.MustParsePrefix("198.19.255.0/24")
 // and a restart serves again at the same pod address. Then two worker
 // pods open idle sessions on it, and their reports merge.
 func TestKubernetes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs a Kubernetes cluster")
-	}
+	d := benchtest.StartKubernetes(t, Server)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cluster, up, err := localcluster.Running(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !up {
-		t.Skip("no local cluster runs (make cluster)")
-	}
-	d, err := kubernetes.Start(ctx, []*bench.ServerSpec{Server}, kubernetes.Options{
-		Kubeconfig: cluster.Kubeconfig(), Run: "test" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36),
-		Publish: func(ctx context.Context, ref string) (string, error) { return ref, cluster.Import(ctx, ref) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := d.Close(); err != nil {
-			t.Error(err)
-		}
-	})
 	var env results.Environment
 	d.Describe(&env)
 	if env.Backend != "kubernetes" || len(env.Servers) != 1 {
