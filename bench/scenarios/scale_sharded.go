@@ -6,7 +6,6 @@ package scenarios
 // backend's worker pods), so that the load passes one host's socket cap.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -44,7 +43,7 @@ func runSharded(ctx context.Context, env *bench.Env, cfg ScaleConfig, c, workers
 	}
 	reports := make([]shard.Report, len(outs))
 	for i, o := range outs {
-		if reports[i], err = lastReport(o.Stdout); err != nil {
+		if reports[i], err = shard.ReadReport(o.Stdout); err != nil {
 			return results.Raw{}, fmt.Errorf("worker %d on %s: %w", o.Index, o.Node, err)
 		}
 	}
@@ -79,19 +78,6 @@ func runSharded(ctx context.Context, env *bench.Env, cfg ScaleConfig, c, workers
 		raw.Errors = load.NoteError(raw.Errors, fmt.Sprintf("%d of %d sessions held after the window (%d ended, %d waiting)", m.Held, m.Sessions, m.Lost, m.Waiting))
 	}
 	return raw, nil
-}
-
-// lastReport is the last line of a worker's output that holds its report
-// (its log lines may come before or after).
-func lastReport(out []byte) (shard.Report, error) {
-	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
-	for i := len(lines) - 1; i >= 0; i-- {
-		var r shard.Report
-		if json.Unmarshal(lines[i], &r) == nil && r.Sessions > 0 {
-			return r, nil
-		}
-	}
-	return shard.Report{}, fmt.Errorf("no report in its output (%d bytes)", len(out))
 }
 
 // workerStart is what the plan adds for the workers' Job: pods scheduled,

@@ -38,8 +38,7 @@ func (d *Deployment) ClientHost(ctx context.Context, name string) (bench.ClientH
 		return nil, fmt.Errorf("kubernetes: create client pod %s: %w", pod, err)
 	}
 	h := &clientHost{d: d, pod: pod}
-	s := &server{d: d, name: pod, pod: pod, spec: spec}
-	if err := s.waitRunning(ctx); err != nil {
+	if _, err := d.waitPod(ctx, pod); err != nil {
 		h.Close()
 		return nil, err
 	}

@@ -39,9 +39,9 @@ import (
 
 // Labels on everything the backend creates.
 const (
-	LabelManagedBy = "app.kubernetes.io/managed-by"
+	labelManagedBy = "app.kubernetes.io/managed-by"
 	managedBy      = "monolock-bench"
-	LabelRun       = "monolock-bench/run"
+	labelRun       = "monolock-bench/run"
 	labelServer    = "monolock-bench/server"
 )
 
@@ -71,7 +71,7 @@ type Options struct {
 	// ~/.kube/config.
 	Kubeconfig string
 	// Run names the run: the namespace is monolock-bench-<run>, lower
-	// case, and every object carries it as LabelRun.
+	// case, and every object carries it as the label monolock-bench/run.
 	Run string
 	// Publish makes an image of the Docker engine available to the
 	// cluster's nodes and returns the reference pods use: the local
@@ -172,7 +172,7 @@ func (d *Deployment) publish(ctx context.Context, o Options, role string, build 
 }
 
 func (d *Deployment) createNamespace(ctx context.Context, run string) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: d.namespace, Labels: map[string]string{LabelManagedBy: managedBy, LabelRun: run}}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: d.namespace, Labels: map[string]string{labelManagedBy: managedBy, labelRun: run}}}
 	if _, err := d.c.api.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("kubernetes: create namespace %s: %w", d.namespace, err)
 	}
@@ -236,7 +236,7 @@ func podName(server string) string {
 // CAP_NET_ADMIN for the cut (the server itself runs as the image's user).
 // The pods of one run prefer different nodes.
 func podSpec(name string, spec *bench.ServerSpec, image, agentImage, run string) *corev1.Pod {
-	labels := map[string]string{LabelManagedBy: managedBy, LabelRun: run, labelServer: name}
+	labels := map[string]string{labelManagedBy: managedBy, labelRun: run, labelServer: name}
 	root := int64(0)
 	no := false
 	grace := int64(stopGrace / time.Second)
@@ -260,7 +260,7 @@ func podSpec(name string, spec *bench.ServerSpec, image, agentImage, run string)
 			EnableServiceLinks:            &no,
 			TerminationGracePeriodSeconds: &grace,
 			SecurityContext:               &corev1.PodSecurityContext{Sysctls: sysctls},
-			Affinity:                      spreadOver(map[string]string{LabelRun: run}),
+			Affinity:                      spreadOver(map[string]string{labelRun: run}),
 			InitContainers: []corev1.Container{{
 				Name: agentContainer, Image: agentImage, ImagePullPolicy: corev1.PullNever,
 				Command:      []string{"/monolock-bench", "pod-agent", "install", podagent.Dir},

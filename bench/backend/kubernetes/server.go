@@ -51,27 +51,35 @@ func (s *server) OpsAddr() string {
 
 // waitRunning waits until the pod runs and notes its address and node.
 func (s *server) waitRunning(ctx context.Context) error {
-	pods := s.d.c.api.CoreV1().Pods(s.d.namespace)
+	p, err := s.d.waitPod(ctx, s.pod)
+	if err == nil {
+		s.ip, s.node = p.Status.PodIP, p.Spec.NodeName
+	}
+	return err
+}
+
+// waitPod waits until pod runs with an address and returns it.
+func (d *Deployment) waitPod(ctx context.Context, pod string) (*corev1.Pod, error) {
+	pods := d.c.api.CoreV1().Pods(d.namespace)
 	var last *corev1.Pod
 	err := poll(ctx, podStartTimeout, func() (bool, error) {
-		p, err := pods.Get(ctx, s.pod, metav1.GetOptions{})
+		p, err := pods.Get(ctx, pod, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
 		last = p
 		switch p.Status.Phase {
 		case corev1.PodRunning:
-			s.ip, s.node = p.Status.PodIP, p.Spec.NodeName
-			return s.ip != "", nil
+			return p.Status.PodIP != "", nil
 		case corev1.PodFailed, corev1.PodSucceeded:
-			return false, fmt.Errorf("kubernetes: pod %s ended: %s", s.pod, podProblem(p))
+			return false, fmt.Errorf("kubernetes: pod %s ended: %s", pod, podProblem(p))
 		}
 		return false, nil
 	})
 	if err != nil && last != nil && ctx.Err() == nil {
-		return fmt.Errorf("kubernetes: pod %s not running (%s): %w", s.pod, podProblem(last), err)
+		return nil, fmt.Errorf("kubernetes: pod %s not running (%s): %w", pod, podProblem(last), err)
 	}
-	return err
+	return last, err
 }
 
 // podProblem says why a pod is not running, from its status.

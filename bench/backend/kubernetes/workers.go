@@ -29,7 +29,7 @@ func (d *Deployment) RunWorkers(ctx context.Context, n int, arg string) ([]bench
 		return nil, fmt.Errorf("kubernetes: %d workers", n)
 	}
 	name := "workers-" + strconv.FormatInt(workerJobs.Add(1), 10)
-	labels := map[string]string{LabelManagedBy: managedBy, LabelRun: d.run, "monolock-bench/job": name}
+	labels := map[string]string{labelManagedBy: managedBy, labelRun: d.run, "monolock-bench/job": name}
 	count := int32(n)
 	none := int32(0)
 	indexed := batchv1.IndexedCompletion

@@ -123,8 +123,8 @@ func TestKubernetes(t *testing.T) {
 	}
 	var reports []shard.Report
 	for _, o := range outs {
-		var r shard.Report
-		if err := json.Unmarshal(o.Stdout, &r); err != nil {
+		r, err := shard.ReadReport(o.Stdout)
+		if err != nil {
 			t.Fatalf("worker %d on %s: %v: %s", o.Index, o.Node, err, o.Stdout)
 		}
 		reports = append(reports, r)

@@ -7,7 +7,9 @@
 package shard
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -55,6 +57,19 @@ type Report struct {
 	CPU time.Duration `json:"cpu_ns"`
 	// Acquire is the latency of every granted Acquire, in microseconds.
 	Acquire results.Histogram `json:"acquire"`
+}
+
+// ReadReport finds a worker's report in its output: the last line that
+// holds one (the worker's log lines may come before or after it).
+func ReadReport(out []byte) (Report, error) {
+	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		var r Report
+		if json.Unmarshal(lines[i], &r) == nil && r.Sessions > 0 {
+			return r, nil
+		}
+	}
+	return Report{}, fmt.Errorf("shard: no report in the worker's output (%d bytes)", len(out))
 }
 
 // acquireMax bounds the recorded acquire latency (µs): a minute.

@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -71,5 +72,22 @@ func TestMergeRefuses(t *testing.T) {
 	r := handMade(t, 0, "w", 1, 0, time.Second, 5)
 	if _, err := Merge([]Report{r, r}); err == nil {
 		t.Error("one shard twice: no error")
+	}
+}
+
+// TestReadReport finds the report among a worker pod's log lines.
+func TestReadReport(t *testing.T) {
+	r := handMade(t, 1, "w", 3, 0, time.Second, 7)
+	line, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append(append([]byte("time=... level=INFO msg=opening\n"), line...), "\ntime=... level=INFO msg=closed\n"...)
+	got, err := ReadReport(out)
+	if err != nil || got.Shard != 1 || got.Held != 3 {
+		t.Errorf("ReadReport: %+v, %v; want shard 1 holding 3", got, err)
+	}
+	if _, err := ReadReport([]byte("level=ERROR msg=failed\n")); err == nil {
+		t.Error("an output without a report: no error")
 	}
 }

@@ -310,6 +310,12 @@ func goCommand(ctx context.Context, dir string, args ...string) ([]byte, error) 
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off")
+	return output(ctx, cmd)
+}
+
+// output runs cmd and returns its standard output; a failure carries the
+// command line and the tail of its standard error.
+func output(ctx context.Context, cmd *exec.Cmd) ([]byte, error) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -317,7 +323,7 @@ func goCommand(ctx context.Context, dir string, args ...string) ([]byte, error) 
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("localcluster: go %s: %w\n%s", strings.Join(args, " "), err, tail(stderr.Bytes(), 4000))
+		return nil, fmt.Errorf("localcluster: %s %s: %w: %s", filepath.Base(cmd.Path), strings.Join(cmd.Args[1:], " "), err, strings.TrimSpace(string(tail(stderr.Bytes(), 4000))))
 	}
 	return out, nil
 }

@@ -525,15 +525,5 @@ func renderResolvConf() []byte {
 // runCtr runs containerd's CLI against the node's containerd, in the CRI
 // plugin's namespace.
 func runCtr(ctx context.Context, ctr string, l layout, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, ctr, append([]string{"--address", l.containerdSocket(), "--namespace", ImageNamespace}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("localcluster: ctr %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
+	return output(ctx, exec.CommandContext(ctx, ctr, append([]string{"--address", l.containerdSocket(), "--namespace", ImageNamespace}, args...)...))
 }
