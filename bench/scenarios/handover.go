@@ -224,10 +224,7 @@ func runHandover(ctx context.Context, env *bench.Env, cmd holder.Command, mode s
 			return results.Raw{}, err
 		}
 		defer t.host.Close()
-		t.cmd.In = t.host.Command
-		if remote, ok := t.host.(bench.RemoteClientHost); ok {
-			t.cmd.Signal = remote.Signal
-		}
+		t.cmd = t.cmd.On(t.host)
 	case mode == HostLoss:
 		proxy := faultproxy.New()
 		defer proxy.Close()

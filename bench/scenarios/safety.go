@@ -219,7 +219,7 @@ func runSafety(ctx context.Context, env *bench.Env, cmd holder.Command, variant 
 		}
 		defer host.Close()
 		if remote, ok := host.(bench.RemoteClientHost); ok && remote.BenchHost() != "" {
-			cmd.In, cmd.Signal = host.Command, remote.Signal
+			cmd = cmd.On(host)
 			listen = net.JoinHostPort(remote.BenchHost(), "0")
 		}
 	}

@@ -24,6 +24,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/monolock/monolock-bench/bench"
 )
 
 // ErrExited is wrapped by Start and Released when the child exited before
@@ -51,6 +53,17 @@ type Command struct {
 	// (bench.RemoteClientHost). It returns when the signal was sent, on
 	// that host's wall clock.
 	Signal func(name string, args []string, sig syscall.Signal) (time.Time, error)
+}
+
+// On returns c with its child run on host h, and the child's signals
+// delivered there when h runs its programs on another machine
+// (bench.RemoteClientHost).
+func (c Command) On(h bench.ClientHost) Command {
+	c.In = h.Command
+	if remote, ok := h.(bench.RemoteClientHost); ok {
+		c.Signal = remote.Signal
+	}
+	return c
 }
 
 // Spec says what the holder holds.
